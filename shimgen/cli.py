@@ -1,0 +1,66 @@
+"""Command line: parse, call one library function, map errors to exit codes.
+
+Exit codes: 0 success, 1 findings or stale outputs, 2 bad input or usage. This is the only module
+that turns exceptions into exit codes; a traceback is shown only with --debug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from shimgen import __version__
+from shimgen.commands import COMMANDS
+from shimgen.errors import ShimgenError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep its one line
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="shimgen",
+        description="Prefix a C-ABI shim library from one config, and prove it on the compiled binary.",
+    )
+    parser.add_argument("--version", action="version", version=f"shimgen {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"shimgen.commands.{name}")
+        module.configure_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "execute", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.execute(args))
+    except ShimgenError as exc:
+        if args.debug:
+            raise
+        for line in str(exc).split("; ") if hasattr(exc, "problems") else [str(exc)]:
+            print(f"shimgen: error: {line}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("shimgen: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the one place that turns surprises into a line
+        if args.debug:
+            raise
+        print(f"shimgen: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        return 2
+
+
+def entry() -> None:
+    sys.exit(main())

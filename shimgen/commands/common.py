@@ -1,0 +1,32 @@
+"""Options and helpers shared by several subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-c",
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="shimgen.toml or pyproject.toml (default: nearest shimgen.toml from here upwards, "
+        "else a pyproject.toml with [tool.shimgen])",
+    )
+
+
+def load(args: argparse.Namespace, *, default_to_bundled: bool = False):
+    """The Config named by -c, found from the current directory, or (if allowed) the bundled one."""
+    from shimgen.config import find_config, load_config
+    from shimgen.errors import ConfigError
+    from shimgen.resources import default_config
+
+    try:
+        path = find_config(Path.cwd(), args.config)
+    except ConfigError:
+        if args.config is not None or not default_to_bundled:
+            raise
+        path = default_config()
+    return load_config(path)

@@ -1,0 +1,38 @@
+"""Typed errors. Library code raises these; only the CLI turns them into exit codes."""
+
+from __future__ import annotations
+
+
+class ShimgenError(Exception):
+    """Base of every error shimgen reports to a user (exit code 2 unless said otherwise)."""
+
+    exit_code = 2
+
+
+class ConfigError(ShimgenError):
+    """The config is missing, malformed or inconsistent.
+
+    ``problems`` holds every problem found, one line each, so they are all reported at once.
+    """
+
+    def __init__(self, problems: list[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class InputError(ShimgenError):
+    """A file given to shimgen cannot be used: not a binary, truncated, corrupt, unreadable."""
+
+
+class UsageError(ShimgenError):
+    """A bad combination of command-line options."""
+
+
+class ToolError(ShimgenError):
+    """An external tool (CMake, Ninja, a compiler) failed."""
+
+
+class StaleOutputs(ShimgenError):
+    """``generate --check`` found outputs that differ from what the config produces."""
+
+    exit_code = 1

@@ -1,0 +1,286 @@
+"""Find the declarations a header marks with the export macro.
+
+A C preprocessor would pick one branch of each ``#if``; a shim set must hold the names of every
+branch (a CUDA-only shim is still a shim of the library). So this scanner does not preprocess: it
+tokenizes the header (comments, strings and line continuations handled), drops preprocessor
+directive lines (which keeps the code of all branches), and splits the rest into top-level
+declarations. A declaration is a shim when it contains the export-macro token; its name is the
+declarator's identifier: the last identifier at the outermost parenthesis level that is followed by
+a parameter list, skipping attribute spellings, so macros in return types
+(``RET(int) name(...)``) and function-pointer parameters (``void (*cb)(int)``) do not confuse it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen.errors import ConfigError
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
+  | (?P<punct>::|->|\.\.\.|[^\sA-Za-z0-9_])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+# Identifiers followed by '(...)' that are never the declared name.
+_NOT_A_NAME = frozenset(
+    {
+        "__attribute__",
+        "__attribute",
+        "__declspec",
+        "__asm__",
+        "__asm",
+        "asm",
+        "alignas",
+        "_Alignas",
+        "noexcept",
+        "throw",
+        "decltype",
+        "__typeof__",
+        "typeof",
+        "sizeof",
+        "_Static_assert",
+        "static_assert",
+        # Keywords and built-in types: 'void (*name(void))(int)' must not yield 'void'.
+        "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+        "bool", "_Bool", "const", "volatile", "restrict", "__restrict", "__restrict__",
+        "struct", "union", "enum", "extern", "static", "inline", "__inline__", "return",
+        "if", "while", "for", "switch", "auto", "register",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    name: str
+    file: Path
+    line: int
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    line: int
+
+
+def scan_header(path: Path, export_macro: str) -> list[Declaration]:
+    """Every declaration in ``path`` that carries ``export_macro``, in file order."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read header: {exc.strerror or exc}") from None
+    return scan_text(text, export_macro, path)
+
+
+def scan_text(text: str, export_macro: str, path: Path = Path("<string>")) -> list[Declaration]:
+    tokens = _tokenize(_drop_directives(text))
+    found: list[Declaration] = []
+    for statement in _statements(tokens):
+        if not any(t.kind == "ident" and t.text == export_macro for t in statement):
+            continue
+        if statement[0].text in ("typedef", "using"):
+            continue
+        name = _declarator_name(statement, export_macro)
+        if name is not None:
+            found.append(Declaration(name.text, path, name.line))
+    return found
+
+
+def _drop_directives(text: str) -> str:
+    """Blank out preprocessor lines (with their continuations), keeping line numbers."""
+    text = text.replace("\r\n", "\n")
+    out: list[str] = []
+    in_directive = False
+    in_block_comment = False
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if in_directive or (not in_block_comment and stripped.startswith("#")):
+            in_directive = line.rstrip().endswith("\\")
+            out.append("")
+            continue
+        # Track block comments so a '#' inside one is not taken for a directive.
+        position = 0
+        while True:
+            if in_block_comment:
+                end = line.find("*/", position)
+                if end < 0:
+                    break
+                in_block_comment = False
+                position = end + 2
+            else:
+                start = line.find("/*", position)
+                line_comment = line.find("//", position)
+                if start < 0 or (0 <= line_comment < start):
+                    break
+                in_block_comment = True
+                position = start + 2
+        out.append(line)
+    return "\n".join(out).replace("\\\n", " \n")
+
+
+def _tokenize(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    line = 1
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "punct"
+        value = match.group()
+        if kind not in ("ws", "comment"):
+            tokens.append(_Token(kind, value, line))
+        line += value.count("\n")
+    return tokens
+
+
+def _statements(tokens: list[_Token]) -> list[list[_Token]]:
+    """Split into top-level declarations: at ';' outside parentheses, or at a '{...}' body.
+
+    ``extern "C" {`` and ``namespace x {`` open scopes whose contents are scanned as top level.
+    """
+    statements: list[list[_Token]] = []
+    current: list[_Token] = []
+    depth = 0
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.text in ("(", "["):
+            depth += 1
+        elif token.text in (")", "]"):
+            depth = max(0, depth - 1)
+        if depth == 0 and token.text == "{":
+            if _opens_scope(current):
+                current = []
+                index += 1
+                continue
+            # A function body or an aggregate: the declaration ends here; skip the braces.
+            statements.append(current)
+            current = []
+            index = _skip_braces(tokens, index)
+            # '= {...};' or 'struct x {...} y;' continue to the ';', which closes nothing new.
+            if index < len(tokens) and tokens[index].text == ";":
+                index += 1
+            continue
+        if depth == 0 and token.text == "}":
+            # End of an extern "C" / namespace scope.
+            if current:
+                statements.append(current)
+            current = []
+            index += 1
+            continue
+        if depth == 0 and token.text == ";":
+            if current:
+                statements.append(current)
+            current = []
+            index += 1
+            continue
+        current.append(token)
+        index += 1
+    if current:
+        statements.append(current)
+    return [s for s in statements if s]
+
+
+def _opens_scope(prefix: list[_Token]) -> bool:
+    texts = [t.text for t in prefix]
+    if len(texts) == 2 and texts[0] == "extern" and prefix[1].kind == "string":
+        return True
+    return bool(texts) and texts[0] in ("namespace", "inline") and "namespace" in texts[:2]
+
+
+def _skip_braces(tokens: list[_Token], index: int) -> int:
+    depth = 0
+    while index < len(tokens):
+        if tokens[index].text == "{":
+            depth += 1
+        elif tokens[index].text == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return index
+
+
+def _declarator_name(statement: list[_Token], export_macro: str) -> _Token | None:
+    # Cut an initializer ('= value') so its identifiers are not taken for the name.
+    depth = 0
+    for position, token in enumerate(statement):
+        if token.text in ("(", "["):
+            depth += 1
+        elif token.text in (")", "]"):
+            depth -= 1
+        elif token.text == "=" and depth == 0:
+            statement = statement[:position]
+            break
+    for level in range(0, 4):
+        candidate = _last_called_ident(statement, level, export_macro)
+        if candidate is not None:
+            return candidate
+    # A variable: the last identifier at the outermost level.
+    idents = [t for t in _at_level(statement, 0) if t.kind == "ident" and t.text != export_macro]
+    return idents[-1] if idents else None
+
+
+def _at_level(statement: list[_Token], level: int) -> list[_Token]:
+    depth = 0
+    picked: list[_Token] = []
+    for token in statement:
+        if token.text in ("(", "["):
+            if depth == level:
+                picked.append(token)
+            depth += 1
+            continue
+        if token.text in (")", "]"):
+            depth -= 1
+            continue
+        if depth == level:
+            picked.append(token)
+    return picked
+
+
+def _last_called_ident(statement: list[_Token], level: int, export_macro: str) -> _Token | None:
+    """The last identifier at parenthesis depth ``level`` immediately followed by '('."""
+    depth = 0
+    best: _Token | None = None
+    for position, token in enumerate(statement[:-1]):
+        if token.text in ("(", "["):
+            depth += 1
+            continue
+        if token.text in (")", "]"):
+            depth -= 1
+            continue
+        if (
+            depth == level
+            and token.kind == "ident"
+            and statement[position + 1].text == "("
+            and token.text not in _NOT_A_NAME
+            and token.text != export_macro
+            and not _is_macro_call_in_type(statement, position)
+        ):
+            best = token
+    return best
+
+
+def _is_macro_call_in_type(statement: list[_Token], position: int) -> bool:
+    """True when 'X(...)' at ``position`` is followed by more declarator: a macro in the type."""
+    depth = 0
+    for index in range(position + 1, len(statement)):
+        text = statement[index].text
+        if text == "(":
+            depth += 1
+        elif text == ")":
+            depth -= 1
+            if depth == 0:
+                rest = statement[index + 1 :]
+                # 'RET(int) name(args)': an identifier then a parameter list follows.
+                return any(
+                    t.kind == "ident" and t.text not in _NOT_A_NAME and n.text == "("
+                    for t, n in zip(rest, rest[1:])
+                ) or any(t.kind == "ident" and t.text not in _NOT_A_NAME for t in rest[:1])
+    return False

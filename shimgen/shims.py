@@ -1,0 +1,99 @@
+"""The shim set: which names are shims, their prefixed names, which are required, where declared.
+
+Pure logic over a ``Config``; the only I/O is reading the configured headers.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen.config import Config
+from shimgen.errors import ConfigError
+from shimgen.files import is_within
+from shimgen.headers import scan_header
+
+
+@dataclass(frozen=True)
+class Shim:
+    name: str
+    """The plain name, as the source spells it (``aoti_torch_empty_strided``)."""
+    prefixed: str
+    """The exported name (``executorch_aoti_torch_empty_strided``)."""
+    required: bool
+    declared_in: str | None
+    """'header.h:12' relative to the config's directory, or None when listed in ``symbols``."""
+
+
+@dataclass(frozen=True)
+class ShimSet:
+    prefix: str
+    shims: tuple[Shim, ...]
+    """Sorted by plain name."""
+    exports: tuple[str, ...]
+    """Extra, non-shim exports (sorted)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.shims)
+
+    @property
+    def required(self) -> tuple[Shim, ...]:
+        return tuple(s for s in self.shims if s.required)
+
+    def exported_names(self) -> tuple[str, ...]:
+        """What the linker export lists hold: every prefixed shim, then the extra exports."""
+        return tuple(sorted({s.prefixed for s in self.shims} | set(self.exports)))
+
+
+def header_files(config: Config) -> list[Path]:
+    """The headers matched by ``config.headers``, sorted, each inside the project directory."""
+    files: set[Path] = set()
+    for pattern in config.headers:
+        matches = [p for p in config.root.glob(pattern) if p.is_file()]
+        if not matches:
+            raise ConfigError(f"{config.path}: headers: '{pattern}' matches no file under {config.root}")
+        for match in matches:
+            if not is_within(match, config.root):
+                raise ConfigError(f"{config.path}: headers: '{match}' leaves the project directory {config.root}")
+            files.add(match)
+    return sorted(files)
+
+
+def resolve_shims(config: Config) -> ShimSet:
+    """Union of explicit symbols and header declarations, with 'required' applied."""
+    declared: dict[str, str | None] = {name: None for name in config.symbols}
+    problems: list[str] = []
+    for header in header_files(config):
+        for declaration in scan_header(header, config.export_macro):
+            where = f"{header.relative_to(config.root).as_posix()}:{declaration.line}"
+            # A name declared again (in another #if branch, say) keeps its first location.
+            if not declared.get(declaration.name):
+                declared[declaration.name] = where
+    for name in declared:
+        if name.startswith(config.prefix):
+            problems.append(f"{config.path}: shim '{name}' already carries the prefix '{config.prefix}'")
+    if not declared:
+        problems.append(f"{config.path}: the shim set is empty (no 'symbols', and no declaration marked "
+                        f"{config.export_macro} in the headers)")
+    prefixed = {config.prefix + name for name in declared}
+    for name in sorted(prefixed & set(declared)):
+        problems.append(f"{config.path}: prefixed name '{name}' collides with a declared shim of that name")
+
+    required_names = set(declared)
+    if config.required is not None:
+        required_names = set()
+        for item in config.required:
+            matched = {n for n in declared if fnmatch.fnmatchcase(n, item)}
+            if not matched:
+                problems.append(f"{config.path}: required: '{item}' matches no shim in the set")
+            required_names |= matched
+    if problems:
+        raise ConfigError(problems)
+
+    shims = tuple(
+        Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where)
+        for name, where in sorted(declared.items())
+    )
+    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))))
