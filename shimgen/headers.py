@@ -101,10 +101,26 @@ def _drop_directives(text: str) -> str:
     out: list[str] = []
     in_directive = False
     in_block_comment = False
+    # '#if 0' sections are dead in every configuration: skip them like comments. Depth counts
+    # nested conditionals inside the dead section so its own '#endif' does not end it.
+    dead_depth = 0
     for line in text.split("\n"):
         stripped = line.lstrip()
         if in_directive or (not in_block_comment and stripped.startswith("#")):
+            directive = re.sub(r"^#\s*", "", stripped)
+            keyword = directive.split(None, 1)[0] if directive else ""
+            if not in_directive:
+                if dead_depth:
+                    if keyword.startswith("if"):
+                        dead_depth += 1
+                    elif keyword == "endif" or (dead_depth == 1 and keyword in ("else", "elif")):
+                        dead_depth -= 1
+                elif re.fullmatch(r"if\s+0\s*(//.*|/\*.*)?", directive):
+                    dead_depth = 1
             in_directive = line.rstrip().endswith("\\")
+            out.append("")
+            continue
+        if dead_depth:
             out.append("")
             continue
         # Track block comments so a '#' inside one is not taken for a directive.
@@ -277,10 +293,8 @@ def _is_macro_call_in_type(statement: list[_Token], position: int) -> bool:
         elif text == ")":
             depth -= 1
             if depth == 0:
-                rest = statement[index + 1 :]
-                # 'RET(int) name(args)': an identifier then a parameter list follows.
-                return any(
-                    t.kind == "ident" and t.text not in _NOT_A_NAME and n.text == "("
-                    for t, n in zip(rest, rest[1:])
-                ) or any(t.kind == "ident" and t.text not in _NOT_A_NAME for t in rest[:1])
+                # 'RET(int) name(args)': more declarator (an identifier) follows at this level.
+                # Attributes after the parameter list ('__attribute__((x(...)))') do not count.
+                rest = _at_level(statement[index + 1 :], 0)
+                return any(t.kind == "ident" and t.text not in _NOT_A_NAME for t in rest)
     return False
