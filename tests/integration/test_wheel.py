@@ -1,0 +1,60 @@
+"""A non-editable install works outside the checkout: templates, cmake/ and runtime/ ship in the wheel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory) -> Path:
+    """A fresh venv (reusing this interpreter's packages for speed) with shimgen installed from the
+    checkout, non-editable. Shared with other tests that need the wheel as users get it."""
+    pytest.importorskip("scikit_build_core")
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    result = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-cache-dir", "-q", str(REPO)],
+        capture_output=True, text=True, cwd=venv,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return venv
+
+
+def run_in(venv: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_installed_package_is_the_wheel_not_the_checkout(installed_venv, tmp_path):
+    result = run_in(installed_venv, installed_venv / "bin" / "python", "-c",
+                    "import shimgen, shimgen.resources as r; print(shimgen.__file__); print(r.templates_dir());"
+                    "print(r.cmake_dir()); print(r.runtime_dir())", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.split()
+    assert all(str(installed_venv) in line for line in lines), lines
+    assert not any(str(REPO) in line for line in lines)
+
+
+def test_installed_console_script_generates_from_the_bundled_config(installed_venv, tmp_path):
+    out = tmp_path / "out"
+    version = run_in(installed_venv, installed_venv / "bin" / "shimgen", "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("shimgen ")
+    bundled = run_in(installed_venv, installed_venv / "bin" / "python", "-c",
+                     "import shimgen.resources as r; print(r.default_config())", cwd=tmp_path).stdout.strip()
+    result = run_in(installed_venv, installed_venv / "bin" / "shimgen", "generate", "-c", bundled, "-o", out,
+                    cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "executorch_aoti_torch_empty_strided" in (out / "shimgen.map").read_text()
+    cmake_dir = run_in(installed_venv, installed_venv / "bin" / "shimgen", "cmake-dir", cwd=tmp_path).stdout.strip()
+    assert Path(cmake_dir).is_dir() and str(installed_venv) in cmake_dir
