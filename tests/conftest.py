@@ -1,16 +1,11 @@
-"""Shared fixtures: run the CLI in-process, write configs, find tools."""
+"""Shared fixtures: run the CLI in-process, write configs, golden-file updates."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -25,31 +20,12 @@ def run_cli(capsys):
     """Call shimgen.cli.main in-process and capture its exit code and output."""
     from shimgen.cli import main
 
-    def run(*argv: str) -> CliResult:
+    def run(*argv) -> CliResult:
         code = main([str(a) for a in argv])
         captured = capsys.readouterr()
         return CliResult(code, captured.out, captured.err)
 
     return run
-
-
-def run_shimgen(*argv: str, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """Run shimgen in a fresh interpreter (for crash/traceback checks)."""
-    return subprocess.run(
-        [sys.executable, "-m", "shimgen", *map(str, argv)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
-        **kwargs,
-    )
-
-
-def require_tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.skip(f"{name} is not installed")
-    return path
 
 
 @pytest.fixture

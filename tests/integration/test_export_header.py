@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_tool
+from tests.support import require_tool
 from shimgen.config import load_config
 from shimgen.generate import generate
 

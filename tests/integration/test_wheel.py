@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from tests.support import REPO
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import pytest
 
 from shimgen.config import find_config, load_config
 from shimgen.errors import ConfigError
-from conftest import run_shimgen
+from tests.support import run_shimgen
 
 MINIMAL = 'prefix = "executorch_"\nsymbols = ["aoti_torch_empty_strided"]\n'
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_shimgen
+from tests.support import REPO, run_shimgen
 from shimgen.config import load_config
 from shimgen.generate import generate, render
 from shimgen.shims import resolve_shims
