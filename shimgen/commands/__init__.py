@@ -7,4 +7,5 @@ COMMANDS = [
     "init",
     "generate",
     "cmake_dir",
+    "build",
 ]
