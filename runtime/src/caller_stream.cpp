@@ -15,7 +15,9 @@ namespace {
 struct CallerState {
   bool selected = false;
   void* stream = nullptr;
-  int32_t device = -1;  // device the stream belongs to; -1: every device (legacy default stream)
+  // Device the stream belongs to: -1 every device (the legacy default stream), -2 not looked up
+  // yet. Looked up lazily, at the first CUDA use, so selecting a stream costs no CUDA call.
+  int32_t device = -1;
   uint64_t seq = 0;
   uint64_t depth = 0;
 };
@@ -45,7 +47,14 @@ void restore_current_stream_slot(int32_t device, CurrentStreamSlot previous) {
 
 void* effective_stream(int32_t device) noexcept {
   CurrentStreamSlot current = current_stream_slot(device);
-  const CallerState& caller = t_caller;
+  CallerState& caller = t_caller;
+  if (caller.selected && caller.device == -2) {
+    try {
+      caller.device = cuda_stream_device(caller.stream);
+    } catch (...) {
+      caller.device = -1;  // not a stream CUDA knows: the CUDA call using it reports the error
+    }
+  }
   if (caller.selected && (caller.device < 0 || caller.device == device) && caller.seq > current.seq) return caller.stream;
   return current.stream;
 }
@@ -66,7 +75,7 @@ SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_create(vo
                                                                               ShimgenCallerStreamGuardHandle* ret_guard) {
   return run_guarded(__func__, [&] {
     require(ret_guard != nullptr, "ret_guard is null");
-    int32_t device = stream != nullptr ? cuda_stream_device(stream) : -1;
+    int32_t device = stream != nullptr ? -2 : -1;
     auto* guard = new ShimgenCallerStreamGuardOpaque{t_caller, t_caller.depth + 1, std::this_thread::get_id()};
     t_caller = CallerState{true, stream, device, ++t_seq, t_caller.depth + 1};
     *ret_guard = guard;
