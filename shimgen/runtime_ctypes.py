@@ -152,3 +152,15 @@ class Runtime:
         out = c_void_p()
         self.check(self.shim("aoti_torch_get_current_cuda_stream")(device, ctypes.byref(out)), "get_current_cuda_stream")
         return out.value or 0
+
+
+def cuda_device_count() -> int:
+    """Devices the CUDA driver reports (0 without a driver or GPU); initialises no CUDA runtime."""
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if driver.cuInit(0) != 0 or driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
