@@ -30,6 +30,7 @@ class Cuda:
     rt: Runtime
     kit: ctypes.CDLL
     devices: int
+    native_tests: str
 
     def stream(self, device: int = 0) -> int:
         out = c_void_p()
@@ -64,4 +65,4 @@ def cuda(tmp_path_factory) -> Cuda:
     kit.tk_stream_query.argtypes = [c_void_p]
     kit.tk_stream_sync.argtypes = [c_void_p]
     kit.tk_stream_destroy.argtypes = [c_void_p]
-    return Cuda(rt, kit, DEVICES)
+    return Cuda(rt, kit, DEVICES, listing["native_tests"])

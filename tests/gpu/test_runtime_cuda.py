@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
 import time
 from ctypes import byref, c_void_p
 
@@ -154,3 +155,9 @@ def test_stream_guards_and_caller_guards_nest(cuda):
     assert rt.current_cuda_stream(0) == 0
     for s in (s1, s2, s3):
         cuda.kit.tk_stream_destroy(s)
+
+
+@pytest.mark.parametrize("case", ["no_guard", "null_is_selection", "nesting", "per_thread", "stress", "prefixed_calls"])
+def test_native_contract_in_cuda_build(cuda, case):
+    completed = subprocess.run([cuda.native_tests, case], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
