@@ -308,7 +308,8 @@ def _hidden_names(static: _Section, names: list[str], read_table, layout: _Layou
     """Which of ``names`` the static symbol table defines without exporting (local or hidden)."""
     raw, strings = read_table(static, ".symtab")
     # Most lookups are for one or two names in a table of 500k: skip the parse when no name occurs.
-    wanted = {n for n in names if b"\0" + n.encode() + b"\0" in b"\0" + strings}
+    # Only "name\0" is searched: linkers merge suffixes, so "helper" may live inside "use_helper".
+    wanted = {n for n in names if n.encode() + b"\0" in strings}
     if not wanted:
         return ()
     text = _decode_table(strings)

@@ -15,6 +15,7 @@ from shimgen.check.policy import Policy
 from shimgen.check.rules import ERROR, RULES, Finding
 
 REPORT_SCHEMA = "shimgen-check/1"
+SCHEMA_FILE = "report.schema.json"  # shipped beside this module; the JSON report validates against it
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
@@ -129,6 +130,12 @@ def report_data(report: Report) -> dict:
             "exit_code": report.exit_code,
         },
     }
+
+
+def schema_path():
+    from pathlib import Path
+
+    return Path(__file__).with_name(SCHEMA_FILE)
 
 
 def render_json(report: Report) -> str:

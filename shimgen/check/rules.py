@@ -241,3 +241,7 @@ def rules_markdown(rules: Iterable[Rule] = RULES.values()) -> str:
         title = rule.title + (" (--strict only)" if rule.strict_only else "")
         lines.append(f"| {rule.code} | {rule.severity} | {title} | {rule.explanation} | {rule.hint} |")
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m shimgen.check.rules  → the docs table
+    print(rules_markdown(), end="")
