@@ -171,7 +171,13 @@ def read_artifacts(build_dir: Path) -> tuple[Path, ...]:
 
 
 def dynamic_exports(path: Path) -> set[str]:
-    """Names a shared library defines in its dynamic symbol table (LIEF, dynamic symbols only)."""
+    """Names a shared library exports: shimgen.binary's fast reader, else LIEF (dynamic symbols only)."""
+    try:
+        from shimgen.binary.load import load_paths
+    except ImportError:
+        pass
+    else:
+        return set().union(*(binary.exports for binary in load_paths([path])))
     import lief
 
     parser_config = lief.ELF.ParserConfig()
