@@ -57,6 +57,28 @@ def test_native(built, case):
         assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
 
 
+def test_c_consumer(built):
+    program = _tests_listing(built.build_dir)["c_consumer"]
+    completed = subprocess.run([program], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0 and "c_consumer: ok" in completed.stdout, completed.stdout + completed.stderr
+
+
+def test_consumers_hold_no_copy_of_the_runtime(built):
+    """The thread-local lives in the shared library only: consumers define none of its symbols."""
+    if shutil.which("nm") is None:
+        pytest.skip("nm not installed")
+    listing = _tests_listing(built.build_dir)
+    for program in (listing["native_tests"], listing["c_consumer"]):
+        output = subprocess.run(["nm", "-C", "--defined-only", program], capture_output=True, text=True).stdout
+        defined = {line.split(maxsplit=2)[-1] for line in output.splitlines() if len(line.split()) >= 3}
+        assert not {name for name in defined if name.startswith(("shimgen_runtime_", "executorch_", "aoti_torch"))}
+        assert not {name for name in defined if name.endswith(("::t_caller", "::t_seq", "::t_current"))}
+        undefined = subprocess.run(["nm", "-u", program], capture_output=True, text=True).stdout
+        assert "shimgen_runtime_shim_call_count" in undefined
+    library = subprocess.run(["nm", "-C", str(built.artifacts[0].path)], capture_output=True, text=True).stdout
+    assert "::t_caller" in library  # (static symbol table: the one copy of the thread-local)
+
+
 def test_caller_stream_c_abi_from_python(rt):
     selected, stream = c_int32(7), c_void_p(0x99)
     get = rt.api("shimgen_runtime_get_caller_stream")
