@@ -135,7 +135,11 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
     configured = changed or not cmake_driver.is_configured(build_dir)
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
-        cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+        try:
+            cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+        except ToolError:
+            init_cache.unlink(missing_ok=True)  # so the next run configures again, not just builds
+            raise
     else:
         echo("[2/4] configure: up to date")
     echo("[3/4] build")
