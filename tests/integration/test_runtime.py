@@ -356,7 +356,8 @@ def test_build_cli_bad_config_is_one_line(tmp_path):
 @pytest.mark.skipif(find_nvcc() is None, reason="no nvcc")
 def test_cuda_build_compiles_and_links(tmp_path):
     """With a toolkit, the CUDA backend compiles (sm_90 + PTX) and links libcudart; no GPU needed."""
-    result = build(load_config(default_config()), BuildOptions(tmp_path / "cuda", cuda="on", jobs=2),
+    result = build(load_config(default_config()),
+                   BuildOptions(tmp_path / "cuda", cuda="on", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
                    echo=lambda line: None)
     library = result.artifacts[0].path
     assert result.cuda and result.check.exit_code == 0 and result.artifacts[0].prefixed_exports == 75
@@ -370,3 +371,19 @@ def test_cuda_build_compiles_and_links(tmp_path):
     assert rt.api("shimgen_runtime_has_cuda")() == 1
     handle = rt.empty([3, 3])
     rt.delete(handle)
+
+    # A library that calls cudart without DT_NEEDED (like an AOTI CUDA model) loads only once the
+    # runtime was loaded RTLD_GLOBAL: the runtime's libcudart then serves it.
+    user = _tests_listing(tmp_path / "cuda")["cudart_user"]
+    assert "libcudart" not in subprocess.run(["readelf", "-dW", user], capture_output=True, text=True).stdout
+    probe = (
+        "import ctypes, sys\n"
+        "if sys.argv[1] == 'global': ctypes.CDLL(sys.argv[2], mode=ctypes.RTLD_GLOBAL)\n"
+        "user = ctypes.CDLL(sys.argv[3])\n"
+        "count = ctypes.c_int(-1)\n"
+        "print('status', user.cudart_user_device_count(ctypes.byref(count)))\n"
+    )
+    alone = subprocess.run([sys.executable, "-c", probe, "alone", str(library), user], capture_output=True, text=True)
+    assert alone.returncode != 0 and "undefined symbol: cudaGetDeviceCount" in alone.stderr
+    loaded = subprocess.run([sys.executable, "-c", probe, "global", str(library), user], capture_output=True, text=True)
+    assert loaded.returncode == 0 and "status" in loaded.stdout, loaded.stderr
