@@ -7,4 +7,7 @@ COMMANDS = [
     "init",
     "generate",
     "cmake_dir",
+    "check_symbols",
+    "symbols",
+    "build",
 ]
