@@ -25,7 +25,7 @@ function(shimgen_check_symbols target)
 
   get_property(command GLOBAL PROPERTY SHIMGEN_COMMAND)
   get_property(has_check GLOBAL PROPERTY SHIMGEN_HAS_CHECK_SYMBOLS)
-  if(has_check STREQUAL "")
+  if("${has_check}" STREQUAL "")
     execute_process(COMMAND ${command} check-symbols --help
                     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
     if(rc EQUAL 0)

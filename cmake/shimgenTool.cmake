@@ -42,7 +42,7 @@ macro(_shimgen_find_command _shimgen_cmake_dir)
     if(_shimgen_status)
       set(SHIMGEN_COMMAND ${SHIMGEN_EXECUTABLE})
     else()
-      set(_SHIMGEN_COMMAND_PROBLEM
+      string(CONCAT _SHIMGEN_COMMAND_PROBLEM
           "SHIMGEN_EXECUTABLE='${SHIMGEN_EXECUTABLE}' does not run `shimgen --version`. "
           "Point it at the shimgen script, or unset it to search automatically.")
     endif()
@@ -67,7 +67,7 @@ macro(_shimgen_find_command _shimgen_cmake_dir)
       endif()
     endif()
     if(NOT SHIMGEN_COMMAND)
-      set(_SHIMGEN_COMMAND_PROBLEM
+      string(CONCAT _SHIMGEN_COMMAND_PROBLEM
           "Could not run the shimgen command line (looked beside ${_shimgen_cmake_dir}, in the "
           "Python that CMake knows, and on PATH). Try: python -m pip install shimgen (into the "
           "Python environment this build uses), or set SHIMGEN_EXECUTABLE to the shimgen script.")

@@ -18,7 +18,7 @@ endmacro()
 
 # _shimgen_require_target(<function> <name>): fail unless <name> is an existing target.
 function(_shimgen_require_target fn name)
-  if(name STREQUAL "")
+  if("${name}" STREQUAL "")
     message(FATAL_ERROR "${fn}: the first argument must be a target name.")
   endif()
   if(NOT TARGET "${name}")
@@ -30,9 +30,9 @@ endfunction()
 # prefix target <from> (default: the latest call) into <out-prefix>_{DIR,MANIFEST,VERSION_SCRIPT,
 # EXPORTED_SYMBOLS_LIST,DEF_FILE}.
 function(_shimgen_generated fn out from)
-  if(from STREQUAL "")
+  if("${from}" STREQUAL "")
     get_property(from GLOBAL PROPERTY SHIMGEN_LAST_PREFIX_TARGET)
-    if(from STREQUAL "")
+    if("${from}" STREQUAL "")
       message(FATAL_ERROR "${fn}: no shimgen_generate() call yet. "
                           "Call shimgen_generate(CONFIG shimgen.toml) before ${fn}().")
     endif()
