@@ -129,7 +129,6 @@ def libtorch_cpu() -> Path:
     return path
 
 
-@pytest.mark.slow
 def test_prefixed_plugin_binds_to_the_shim_library_beside_real_libtorch(
     libtorch_cpu: Path, shim_library: Path, prefixed_plugin: Path
 ) -> None:
@@ -138,7 +137,6 @@ def test_prefixed_plugin_binds_to_the_shim_library_beside_real_libtorch(
     assert result["symbol"] == "acme_aoti_torch_dtype_float32"
 
 
-@pytest.mark.slow
 def test_negative_control_plain_plugin_binds_to_real_libtorch(
     libtorch_cpu: Path, shim_library: Path, plain_plugin: Path
 ) -> None:
