@@ -62,7 +62,7 @@ function(shimgen_check_symbols target)
   # onto the POST_BUILD line, so a failed check can also move the binary aside: otherwise a
   # Makefile build would see an up-to-date file next time and skip the check.
   get_property(cmake_dir GLOBAL PROPERTY SHIMGEN_CMAKE_DIR)
-  set(script "${CMAKE_CURRENT_BINARY_DIR}/shimgen_check/${target}-$<CONFIG>.cmake")
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/shimgen_check/${target}$<$<BOOL:$<CONFIG>>:-$<CONFIG>>.cmake")
   file(GENERATE OUTPUT "${script}" CONTENT
 "set(SHIMGEN_CHECK_TARGET [==[${target}]==])
 set(SHIMGEN_CHECK_FILE [==[$<TARGET_FILE:${target}>]==])
