@@ -8,32 +8,17 @@ pytest down. The shim layer is examples/cmake-consumer, built with the CMake pac
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e._collision import (IMPOSTOR_RESULT, IMPOSTOR_SOURCE, SHIM_RESULT, libtorch_cpu_path, probe,
+                                 same_file)
 from tests.e2e._native import EXAMPLE, build_example, c_compiler, run
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the probe uses ELF dynamic-linking semantics", allow_module_level=True)
-
-PROBE = Path(__file__).with_name("collision_probe.py")
-
-# The impostor returns values that differ from the real shims (6, 4, 0), so behaviour tells the two
-# apart as well as dladdr() does.
-IMPOSTOR_SOURCE = """
-#include <stdint.h>
-int32_t aoti_torch_dtype_float32(void) { return 1006; }
-int32_t aoti_torch_dtype_int64(void) { return 1004; }
-int32_t aoti_torch_device_type_cpu(void) { return 1000; }
-"""
-SHIM_RESULT = 6 * 100 + 4 * 10 + 0
-IMPOSTOR_RESULT = 1006 * 100 + 1004 * 10 + 1000
 
 
 @pytest.fixture(scope="module")
@@ -74,20 +59,6 @@ def impostor(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
-def probe(plugin: Path, *, global_libs: tuple[Path, ...] = (), local_libs: tuple[Path, ...] = ()) -> dict:
-    command = [sys.executable, str(PROBE)]
-    command += [arg for lib in global_libs for arg in ("--global", str(lib))]
-    command += [arg for lib in local_libs for arg in ("--local", str(lib))]
-    command.append(str(plugin))
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"probe crashed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def same_file(a: str, b: Path) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def test_prefixed_plugin_binds_to_the_shim_library_despite_the_impostor(
     impostor: Path, shim_library: Path, prefixed_plugin: Path
 ) -> None:
@@ -113,17 +84,9 @@ def test_plain_plugin_alone_cannot_reach_the_prefixed_library(shim_library: Path
     assert "load_error" in result and "aoti_torch_" in result["load_error"], result
 
 
-def _libtorch_cpu() -> Path | None:
-    spec = importlib.util.find_spec("torch")  # no import: only the library file is needed
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "lib" / "libtorch_cpu.so"
-    return path if path.is_file() else None
-
-
 @pytest.fixture(scope="module")
 def libtorch_cpu() -> Path:
-    path = _libtorch_cpu()
+    path = libtorch_cpu_path()
     if path is None:
         pytest.skip("torch is not installed (libtorch_cpu.so exports the plain aoti_torch_* names)")
     return path
