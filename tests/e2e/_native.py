@@ -3,6 +3,7 @@ cmake-consumer example built against this checkout's CMake package."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -45,6 +46,7 @@ def run(command: list[str | os.PathLike], *, cwd: Path | None = None, env: dict 
     return result
 
 
+@functools.lru_cache(maxsize=None)
 def has_check_symbols() -> bool:
     """Whether this checkout's shimgen has `check-symbols` (merged from another branch)."""
     result = subprocess.run([sys.executable, "-m", "shimgen", "check-symbols", "--help"], cwd=REPO,

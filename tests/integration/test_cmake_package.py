@@ -134,6 +134,13 @@ def test_find_package_twice_and_version_request(cases_dir: Path) -> None:
     assert "0.1.0" in flat(too_new.stderr)
 
 
+def test_executable_given_as_a_command_list(cases_dir: Path) -> None:
+    result = run_case(cases_dir, 'message(STATUS "RESULT ${SHIMGEN_COMMAND}")',
+                      f"-DSHIMGEN_EXECUTABLE={sys.executable};-m;shimgen", build_name="build-list-exe")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"RESULT {sys.executable};-m;shimgen" in result.stdout
+
+
 def test_unusable_executable_says_what_to_do(cases_dir: Path) -> None:
     result = run_case(cases_dir, "", "-DSHIMGEN_EXECUTABLE=/nonexistent/shimgen", build_name="build-bad-exe")
     assert result.returncode != 0
@@ -196,6 +203,19 @@ def test_example_reruns_the_generator_when_a_header_changes(tmp_path: Path) -> N
     assert not any(name.startswith("aoti_torch_") for name in names)
 
 
+def test_example_reruns_the_generator_when_the_config_changes(tmp_path: Path) -> None:
+    c_compiler()
+    source = copy_example(tmp_path)
+    build_dir = tmp_path / "build"
+    configure(source, build_dir, f"-Dshimgen_DIR={CMAKE_DIR}", f"-DSHIMGEN_CHECK_SYMBOLS={checks()}", env=python_env())
+    build(build_dir, env=python_env())
+    config = source / "shimgen.toml"
+    config.write_text(config.read_text().replace('prefix = "acme_"', 'prefix = "acme2_"'))
+    build(build_dir, env=python_env())
+    names = exported(build_dir / "libacme_shims.so")
+    assert "acme2_aoti_torch_dtype_float32" in names and "acme_aoti_torch_dtype_float32" not in names
+
+
 def test_legacy_whole_archive_flags_keep_every_shim(tmp_path: Path) -> None:
     c_compiler()
     build_dir = tmp_path / "build"
@@ -226,26 +246,27 @@ def test_without_link_whole_the_unreferenced_shims_are_dropped(tmp_path: Path) -
 
 @pytest.mark.skipif(not has_check_symbols(), reason="`shimgen check-symbols` is not in this checkout yet")
 @pytest.mark.parametrize(
-    ("defect", "target_file"),
+    ("old", "new", "target_file"),
     [
-        # The plugin compiled without the prefix: it imports the plain names.
-        ("target_compile_options(acme_model PRIVATE -UAOTI_SHIM_SYMBOL_PREFIX)", "libacme_model.so"),
-        # The shims linked without whole-archive: the required shims are not retained.
-        ("set(SHIMGEN_DEFECT_NO_WHOLE_ARCHIVE ON)", "libacme_shims.so"),
+        # The plugin compiled without the prefix: it imports the plain names (SG004).
+        ("target_link_libraries(acme_model PRIVATE acme_shims)",
+         "target_link_libraries(acme_model PRIVATE acme_shims)\n"
+         "target_compile_options(acme_model PRIVATE -UAOTI_SHIM_SYMBOL_PREFIX)",
+         "libacme_model.so"),
+        # The shims linked without whole-archive: no required shim is retained (SG002).
+        ("shimgen_link_whole(acme_shims acme_shims_objects)",
+         "target_link_libraries(acme_shims PRIVATE acme_shims_objects)",
+         "libacme_shims.so"),
     ],
     ids=["plugin-without-prefix", "library-without-whole-archive"],
 )
-def test_a_finding_fails_the_build(tmp_path: Path, defect: str, target_file: str) -> None:
+def test_a_finding_fails_the_build(tmp_path: Path, old: str, new: str, target_file: str) -> None:
     c_compiler()
     source = copy_example(tmp_path)
     cmakelists = source / "CMakeLists.txt"
     text = cmakelists.read_text()
-    if "NO_WHOLE_ARCHIVE" in defect:
-        text = text.replace("shimgen_link_whole(acme_shims acme_shims_objects)",
-                            "target_link_libraries(acme_shims PRIVATE acme_shims_objects)")
-    else:
-        text += defect + "\n"
-    cmakelists.write_text(text)
+    assert old in text
+    cmakelists.write_text(text.replace(old, new))
     build_dir = tmp_path / "build"
     configure(source, build_dir, f"-Dshimgen_DIR={CMAKE_DIR}", env=python_env())
     result = build(build_dir, env=python_env(), check=False)
@@ -257,3 +278,4 @@ def test_a_finding_fails_the_build(tmp_path: Path, defect: str, target_file: str
     assert (build_dir / f"{target_file}.shimgen-rejected").exists()
     again = build(build_dir, env=python_env(), check=False)
     assert again.returncode != 0
+    assert "has the findings listed above" in flat(again.stdout + again.stderr)
