@@ -9,4 +9,5 @@ COMMANDS = [
     "cmake_dir",
     "check_symbols",
     "symbols",
+    "build",
 ]
