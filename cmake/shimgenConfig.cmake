@@ -27,6 +27,8 @@
 #   SHIMGEN_EXECUTABLE     the shimgen command to run (a list: `python3;-m;shimgen` works too);
 #                          found automatically when not set.
 #   SHIMGEN_CHECK_SYMBOLS  OFF turns shimgen_check_symbols() into a no-op (default ON).
+#   SHIMGEN_LEGACY_WHOLE_ARCHIVE  ON makes shimgen_link_whole() use the linker's own flags even
+#                          where $<LINK_LIBRARY:WHOLE_ARCHIVE> exists (CMake >= 3.24).
 # Variables set:
 #   shimgen_FOUND, shimgen_VERSION, SHIMGEN_COMMAND (the command list the functions run).
 
@@ -50,11 +52,17 @@ unset(_shimgen_loaded)
 
 # find_package() sets shimgen_VERSION from shimgenConfigVersion.cmake.
 
+# The functions record the policies in force where they are defined: define them under the
+# policies this package was written for, whatever the consumer's cmake_minimum_required says.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.21...3.31)
+
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenTool.cmake")
 _shimgen_find_command("${CMAKE_CURRENT_LIST_DIR}")
 if(NOT SHIMGEN_COMMAND)
   set(shimgen_FOUND FALSE)
   set(shimgen_NOT_FOUND_MESSAGE "${_SHIMGEN_COMMAND_PROBLEM}")
+  cmake_policy(POP)
   return()
 endif()
 
@@ -70,4 +78,5 @@ if(NOT shimgen_FIND_QUIETLY)
   message(STATUS "Found shimgen ${shimgen_VERSION}: ${_shimgen_command_text}")
   unset(_shimgen_command_text)
 endif()
+cmake_policy(POP)
 set(shimgen_FOUND TRUE)
