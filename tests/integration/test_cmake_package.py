@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._native import (CMAKE_DIR, EXAMPLE, REPO, build, c_compiler, configure, has_check_symbols,
-                               pip_cmake, python_env)
+from tests.e2e._native import CMAKE_DIR, EXAMPLE, build, c_compiler, configure, has_check_symbols, python_env
 
 CONFIG = 'prefix = "demo_"\nsymbols = ["aoti_torch_one", "aoti_torch_two"]\n'
 

@@ -9,7 +9,6 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import venv
 import zipfile
 from pathlib import Path
