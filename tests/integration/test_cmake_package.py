@@ -215,6 +215,25 @@ def test_example_reruns_the_generator_when_the_config_changes(tmp_path: Path) ->
     assert "acme2_aoti_torch_dtype_float32" in names and "acme_aoti_torch_dtype_float32" not in names
 
 
+@pytest.mark.parametrize("export_only", [True, False], ids=["export-only", "control-without"])
+def test_export_only_hides_everything_but_the_shims(tmp_path: Path, export_only: bool) -> None:
+    c_compiler()
+    source = copy_example(tmp_path)
+    with (source / "src" / "version.c").open("a") as handle:
+        handle.write("int32_t acme_internal_helper(void) { return 2; }\n")  # default visibility
+    cmakelists = source / "CMakeLists.txt"
+    text = cmakelists.read_text().replace("shimgen_check_symbols(", "# shimgen_check_symbols(")
+    if not export_only:
+        text = text.replace("shimgen_export_only(acme_shims)", "")
+    cmakelists.write_text(text)
+    build_dir = tmp_path / "build"
+    configure(source, build_dir, f"-Dshimgen_DIR={CMAKE_DIR}", env=python_env())
+    build(build_dir, env=python_env())
+    names = exported(build_dir / "libacme_shims.so")
+    assert {"acme_aoti_torch_dtype_float32", "acme_shims_abi_version"} <= names
+    assert ("acme_internal_helper" in names) is not export_only
+
+
 def test_legacy_whole_archive_flags_keep_every_shim(tmp_path: Path) -> None:
     c_compiler()
     build_dir = tmp_path / "build"
