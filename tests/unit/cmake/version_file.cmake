@@ -1,0 +1,47 @@
+# cmake -P unit script: shimgenConfigVersion.cmake accepts and rejects requested versions the way
+# find_package() asks. Run by tests/unit/test_cmake_package_files.py with -DCMAKE_DIR=<cmake/>.
+function(expect request expected)
+  # Simulate what find_package(shimgen <request>) sets before loading the version file.
+  foreach(var PACKAGE_FIND_VERSION PACKAGE_FIND_VERSION_MAJOR PACKAGE_FIND_VERSION_MINOR
+              PACKAGE_FIND_VERSION_COUNT PACKAGE_FIND_VERSION_RANGE PACKAGE_VERSION_EXACT)
+    unset(${var})
+  endforeach()
+  if(request MATCHES "^([0-9]+)\\.\\.\\.([0-9.]+)$")
+    set(PACKAGE_FIND_VERSION_RANGE "${request}")
+    set(PACKAGE_FIND_VERSION_RANGE_MIN INCLUDE)
+    set(PACKAGE_FIND_VERSION_RANGE_MAX INCLUDE)
+    set(PACKAGE_FIND_VERSION_MIN "${CMAKE_MATCH_1}")
+    set(PACKAGE_FIND_VERSION_MAX "${CMAKE_MATCH_2}")
+    set(PACKAGE_FIND_VERSION "${CMAKE_MATCH_1}")
+  elseif(NOT request STREQUAL "")
+    set(PACKAGE_FIND_VERSION "${request}")
+    string(REPLACE "." ";" parts "${request}")
+    list(LENGTH parts PACKAGE_FIND_VERSION_COUNT)
+    list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+    if(PACKAGE_FIND_VERSION_COUNT GREATER 1)
+      list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)
+    endif()
+  endif()
+  include("${CMAKE_DIR}/shimgenConfigVersion.cmake")
+  if(NOT PACKAGE_VERSION STREQUAL VERSION_UNDER_TEST)
+    message(FATAL_ERROR "PACKAGE_VERSION is ${PACKAGE_VERSION}, expected ${VERSION_UNDER_TEST}")
+  endif()
+  if(NOT "${PACKAGE_VERSION_COMPATIBLE}" STREQUAL "${expected}")
+    message(FATAL_ERROR "request '${request}': compatible=${PACKAGE_VERSION_COMPATIBLE}, expected ${expected}")
+  endif()
+  message(STATUS "ok: '${request}' -> ${expected}")
+endfunction()
+
+# VERSION_UNDER_TEST is shimgen.__version__; the cases below assume a 0.1.x version.
+if(NOT VERSION_UNDER_TEST MATCHES "^0\\.1\\.")
+  message(FATAL_ERROR "update tests/unit/cmake/version_file.cmake for version ${VERSION_UNDER_TEST}")
+endif()
+expect("" TRUE)
+expect("0" TRUE)
+expect("0.1" TRUE)
+expect("${VERSION_UNDER_TEST}" TRUE)
+expect("0.0.9" FALSE)   # 0.x: minor versions are incompatible
+expect("0.2" FALSE)     # newer than this
+expect("1.0" FALSE)
+expect("0...1.0" TRUE)
+expect("0...0.0.5" FALSE)

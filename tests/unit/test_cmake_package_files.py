@@ -1,0 +1,64 @@
+"""The CMake package's files, without a compiler: the version file matches shimgen.__version__,
+and the `cmake -P` unit scripts in tests/unit/cmake/ pass."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import shimgen
+
+REPO = Path(__file__).resolve().parents[2]
+CMAKE_DIR = REPO / "cmake"
+SCRIPTS = sorted((Path(__file__).parent / "cmake").glob("*.cmake"))
+
+
+def cmake() -> str:
+    try:
+        import cmake as cmake_package
+
+        return str(Path(cmake_package.CMAKE_BIN_DIR) / "cmake")
+    except ImportError:
+        found = shutil.which("cmake")
+        if found is None:
+            pytest.skip("cmake is not installed")
+        return found
+
+
+def test_version_file_matches_the_package() -> None:
+    text = (CMAKE_DIR / "shimgenConfigVersion.cmake").read_text()
+    match = re.search(r'set\(PACKAGE_VERSION "([^"]+)"\)', text)
+    assert match, "shimgenConfigVersion.cmake sets no PACKAGE_VERSION"
+    assert match.group(1) == shimgen.__version__, "bump cmake/shimgenConfigVersion.cmake with shimgen/__init__.py"
+
+
+def test_cmake_dir_command_prints_the_package_directory() -> None:
+    result = subprocess.run([sys.executable, "-m", "shimgen", "cmake-dir"], capture_output=True, text=True,
+                            cwd=REPO, check=True)
+    directory = Path(result.stdout.strip())
+    assert directory == CMAKE_DIR
+    assert (directory / "shimgenConfig.cmake").is_file()
+    assert (directory / "shimgenConfigVersion.cmake").is_file()
+
+
+def test_config_documents_every_public_function() -> None:
+    doc = (CMAKE_DIR / "shimgenConfig.cmake").read_text().split("\n\n")[0]
+    defined = set()
+    for path in CMAKE_DIR.glob("*.cmake"):
+        defined |= set(re.findall(r"^function\((shimgen_\w+)", path.read_text(), re.MULTILINE))
+    assert defined == {"shimgen_generate", "shimgen_link_whole", "shimgen_export_only", "shimgen_check_symbols"}
+    for name in defined:
+        assert f"#   {name}(" in doc, f"{name} is missing from the doc block of shimgenConfig.cmake"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+def test_cmake_script(script: Path, tmp_path: Path) -> None:
+    result = subprocess.run([cmake(), f"-DCMAKE_DIR={CMAKE_DIR}", f"-DWORK={tmp_path}",
+                             f"-DVERSION_UNDER_TEST={shimgen.__version__}", "-P", str(script)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
