@@ -13,8 +13,9 @@ Files without section headers (sstrip'ed) are left to LIEF (``NoSections``).
 from __future__ import annotations
 
 import struct
+import sys
 from collections.abc import Iterable
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 from operator import add
 
 from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
@@ -251,18 +252,59 @@ def _rows(raw: bytes, layout: _Layout) -> list[tuple[int, int, int, int]]:
     return [(n, i, o, s) for (n, _v, _z, i, o, s) in layout.sym.iter_unpack(raw)]
 
 
+def _flags(test) -> bytes:
+    """A bytes.translate table mapping each byte value to 1 where ``test(value)`` holds, else 0."""
+    return bytes(1 if test(value) else 0 for value in range(256))
+
+
+_EXPORT_BINDING = _flags(test=lambda b: b >> 4 in EXPORT_BINDINGS)
+_IMPORT_BINDING = _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS)
+_EXPORT_VISIBILITY = _flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES)
+_IS_TLS = _flags(test=lambda b: b & 0xF == STT_TLS)
+_NONZERO = _flags(test=bool)
+
+
+def _select(raw: bytes, layout: _Layout) -> tuple[list[int], list[int], list[int]]:
+    """Name offsets of the exports, the imports and the thread-local exports of one table.
+
+    Column-wise, at C speed: each field is a strided slice of the table (every 24th byte is an
+    st_info), classified with bytes.translate and combined as big integers; itertools.compress
+    picks the offsets. A Python loop over libtorch_cpu.so's 75k entries alone costs 25 ms.
+    Entries with an empty name (offset 0) are dropped.
+    """
+    entry = layout.sym.size
+    count = len(raw) // entry
+    native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
+    if not native or count == 0:
+        rows = _rows(raw, layout)
+        exports = [r for r in rows if r[3] != SHN_UNDEF and r[0] and r[1] >> 4 in EXPORT_BINDINGS
+                   and r[2] & 3 in EXPORT_VISIBILITIES]
+        imports = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
+        return [r[0] for r in exports], imports, [r[0] for r in exports if r[1] & 0xF == STT_TLS]
+    info_at = 4 if layout.is64 else 12  # st_info; st_other and st_shndx follow it in both classes
+    names = memoryview(raw).cast("I")[0::entry // 4].tolist()
+
+    def column(offset: int, table: bytes) -> int:
+        return int.from_bytes(raw[info_at + offset::entry].translate(table), "little")
+
+    defined = column(2, _NONZERO) | column(3, _NONZERO)  # st_shndx != SHN_UNDEF, either byte order
+    ones = int.from_bytes(b"\x01" * count, "little")
+    export_mask = column(0, _EXPORT_BINDING) & column(1, _EXPORT_VISIBILITY) & defined
+    import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
+    tls_mask = export_mask & column(0, _IS_TLS)
+
+    def pick(mask: int) -> list[int]:
+        return list(filter(None, compress(names, mask.to_bytes(count, "little"))))
+
+    return pick(export_mask), pick(import_mask), pick(tls_mask)
+
+
 def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool):
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
     text = _decode_table(strings)
     limit = len(text)
     find = text.find
-    rows = _rows(raw, layout)
-    # Comprehensions rather than one loop: this runs over 75k entries within a 90 ms budget.
-    export_rows = [r for r in rows if r[3] != SHN_UNDEF and r[0] and r[1] >> 4 in EXPORT_BINDINGS
-                   and r[2] & 3 in EXPORT_VISIBILITIES]
-    import_offsets = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
-    export_offsets = [r[0] for r in export_rows]
-    tls_offsets = [r[0] for r in export_rows if r[1] & 0xF == STT_TLS]
+    export_offsets, import_offsets, tls_offsets = _select(raw, layout)
     offsets = export_offsets + import_offsets
     if offsets and max(offsets) >= limit:
         raise bad(f"corrupt: a {what} name offset ({max(offsets)}) lies outside its string table ({limit} bytes)")
@@ -286,7 +328,7 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
         tls = frozenset(_fix_name(n) for n in tls)
     symbols: list[Symbol] = []
     if detail:
-        for st_name, st_info, st_other, st_shndx in rows:
+        for st_name, st_info, st_other, st_shndx in _rows(raw, layout):
             if st_name == 0 or st_name >= limit or find("\0", st_name) < 0:
                 continue
             binding, visibility, defined = st_info >> 4, st_other & 3, st_shndx != SHN_UNDEF
