@@ -15,10 +15,9 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Iterable
-from itertools import accumulate, compress, repeat
-from operator import add
+from itertools import compress
 
-from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
+from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
 from shimgen.errors import InputError
 
 ELF_MAGIC = b"\x7fELF"
@@ -191,7 +190,7 @@ def read_elf(
             if e_type == ET_DYN:
                 raise bad("shared library has no dynamic symbol table (.dynsym); is it a static or stripped stub?")
             # A static executable: it neither exports nor imports anything.
-            return Binary(path, member, "ELF", kind, frozenset(), frozenset(), has_static_table=table_of(SHT_SYMTAB) is not None)
+            return Binary(path, member, "ELF", kind, EMPTY, EMPTY, has_static_table=table_of(SHT_SYMTAB) is not None)
         what = ".dynsym"
 
     raw, strings = read_table(table, what)
@@ -202,7 +201,7 @@ def read_elf(
 
     hidden: tuple[str, ...] = ()
     static = table if e_type == ET_REL else table_of(SHT_SYMTAB)
-    missing = sorted(set(hidden_of) - set(exports))
+    missing = _not_exported(hidden_of, exports)
     if missing and static is not None:
         hidden = _hidden_names(static, missing, read_table, layout, bad)
     return Binary(
@@ -217,6 +216,18 @@ def read_elf(
         has_static_table=static is not None,
         symbols=tuple(symbols),
     )
+
+
+def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
+    """The ``names`` not among ``exports``, sorted; searches only what they have in common."""
+    import os.path
+
+    names = sorted(set(names))
+    if not names:
+        return []
+    common = os.path.commonprefix(names)
+    present = set(exports.starting_with(common)) if common else exports
+    return [n for n in names if n not in present]
 
 
 def _has_interp(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
@@ -310,22 +321,9 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
         raise bad(f"corrupt: a {what} name offset ({max(offsets)}) lies outside its string table ({limit} bytes)")
     if offsets and max(offsets) > text.rfind("\0"):
         raise bad(f"corrupt: a {what} name is not terminated inside its string table")
-    # Names by offset: one C-speed split of the table, then dict lookups. Offsets into the middle
-    # of a string (linkers merge common suffixes) fall back to a search.
-    parts = text.split("\0")
-    starts = accumulate(map(add, map(len, parts), repeat(1)), initial=0)
-    by_offset = dict(zip(starts, parts))
-    names = list(map(by_offset.get, offsets))
-    if None in names:
-        names = [name if name is not None else _name_at(text, offset, bad, what)
-                 for name, offset in zip(names, offsets)]
-    exports = frozenset(names[:len(export_offsets)])
-    imports = frozenset(names[len(export_offsets):]) - exports
-    tls = frozenset(by_offset.get(o) or _name_at(text, o, bad, what) for o in tls_offsets)
-    if not text.isascii():
-        exports = frozenset(_fix_name(n) for n in exports)
-        imports = frozenset(_fix_name(n) for n in imports)
-        tls = frozenset(_fix_name(n) for n in tls)
+    exports = Names.from_table(text, export_offsets)
+    imports = Names(_fix_name(_name_at(text, o, bad, what)) for o in import_offsets)
+    tls = Names(_fix_name(_name_at(text, o, bad, what)) for o in tls_offsets)
     symbols: list[Symbol] = []
     if detail:
         for st_name, st_info, st_other, st_shndx in _rows(raw, layout):

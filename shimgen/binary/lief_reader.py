@@ -23,7 +23,7 @@ from shimgen.binary.elf import (
     BINDING_NAMES,
     VISIBILITY_NAMES,
 )
-from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
+from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
 from shimgen.errors import InputError
 
 # Mach-O nlist n_type bits.
@@ -105,7 +105,6 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
             symbols.append(Symbol(name, defined, BINDING_NAMES.get(info_binding, f"binding{info_binding}"),
                                   VISIBILITY_NAMES[visibility], TYPE_NAMES.get(type_value, "other"),
                                   is_export, is_import))
-    imports -= exports
     hidden: set[str] = set()
     static = list(elf.symtab_symbols) if file_type != 1 else table
     missing = set(hidden_of) - exports
@@ -115,7 +114,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
                 int(sym.binding.value) == STB_LOCAL or int(sym.visibility.value) not in EXPORT_VISIBILITIES
             ):
                 hidden.add(sym.name)
-    return Binary(path, member, "ELF", kind, frozenset(exports), frozenset(imports), frozenset(tls),
+    return Binary(path, member, "ELF", kind, Names(exports), Names(imports), Names(tls),
                   tuple(sorted(hidden)), bool(static), tuple(symbols))
 
 
@@ -207,7 +206,7 @@ def _macho_binary(macho, path: str, member: str | None, where: str, hidden_of: s
                                   "notype", is_export, is_import))
     hidden -= exports
     imports -= exports
-    return Binary(path, member, "Mach-O", kind, frozenset(exports), frozenset(imports), frozenset(),
+    return Binary(path, member, "Mach-O", kind, Names(exports), Names(imports), EMPTY,
                   tuple(sorted(hidden)), True, tuple(symbols))
 
 
@@ -234,5 +233,5 @@ def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool =
     if detail:
         symbols = [Symbol(n, True, "global", "default", "notype", True, False) for n in sorted(exports)] + [
             Symbol(n, False, "global", "default", "notype", False, True) for n in sorted(imports)]
-    return Binary(path, member, "PE", SHARED if is_dll else EXECUTABLE, frozenset(exports),
-                  frozenset(imports) - frozenset(exports), frozenset(), (), False, tuple(symbols))
+    return Binary(path, member, "PE", SHARED if is_dll else EXECUTABLE, Names(exports),
+                  Names(imports - exports), EMPTY, (), False, tuple(symbols))

@@ -13,6 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shimgen.binary.model import Names
 from shimgen.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -180,6 +181,8 @@ def names_starting(names: Collection[str], start: str) -> list[str]:
     on 74k names a C-speed search beats a Python loop several times over."""
     if not names:
         return []
+    if isinstance(names, Names):
+        return names.starting_with(start)
     text, members = _joined(names if isinstance(names, frozenset) else tuple(names))
     needle = "\n" + start
     found: set[str] = set()

@@ -51,7 +51,7 @@ class Report:
 def make_report(policy: Policy, binaries: list[Binary], findings: list[Finding], *, strict: bool) -> Report:
     per_file = Counter((f.path, f.member) for f in findings)
     files = tuple(
-        FileSummary(b.path, b.member, b.format, b.kind, len(b.exports), len(b.imports),
+        FileSummary(b.path, b.member, b.format, b.kind, b.exports.count(), b.imports.count(),
                     len(policy.prefixed_shims_among(b.exports)),
                     per_file[(b.path, b.member)])
         for b in binaries

@@ -142,6 +142,11 @@ def _providers(policy: Policy, binaries: Sequence[Binary]) -> list[Binary]:
     return [b for b in binaries if b.linked and policy.prefixed_shims_among(b.exports)]
 
 
+def _exported_prefixed(policy: Policy, linked: Sequence[Binary]) -> set[str]:
+    """Every export carrying the prefix, across ``linked`` (what SG002 and SG008 look names up in)."""
+    return {n for b in linked for n in policy.prefixed_among(b.exports)}
+
+
 def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
     """SG002 / SG003: each required shim must be exported, prefixed, by some linked binary.
 
@@ -153,7 +158,7 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
     if not policy.required:
         return []
     linked = [b for b in binaries if b.linked]
-    exported = {n for b in linked for n in b.exports}
+    exported = _exported_prefixed(policy, linked)
     missing = [n for n in policy.required_prefixed if n not in exported]
     if not missing:
         return []
@@ -211,7 +216,7 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
               if not policy.is_double_prefixed(name)]
     if not wanted or not _providers(policy, linked):
         return []
-    exported = {n for b in linked for n in b.exports}
+    exported = _exported_prefixed(policy, linked)
     return [_finding("SG008", name, binary, "no binary checked exports it")
             for binary, name in wanted if name not in exported]
 
