@@ -238,11 +238,9 @@ def _has_interp(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, si
     return any(layout.phdr_type.unpack_from(buf, phoff + i * phentsize)[0] == PT_INTERP for i in range(phnum))
 
 
-def _name_at(text: str, offset: int, bad, what: str) -> str:
-    stop = text.find("\0", offset)
-    if stop < 0:
-        raise bad(f"corrupt: a {what} name is not terminated inside its string table")
-    return text[offset:stop]
+def _bytes_name_at(strings: bytes, offset: int) -> str:
+    """The name at ``offset`` (checked by the caller to be NUL-terminated inside ``strings``)."""
+    return strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
 
 
 def _decode_table(strings: bytes) -> str:
@@ -312,20 +310,21 @@ def _select(raw: bytes, layout: _Layout) -> tuple[list[int], list[int], list[int
 
 def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool):
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
-    text = _decode_table(strings)
-    limit = len(text)
-    find = text.find
+    limit = len(strings)
     export_offsets, import_offsets, tls_offsets = _select(raw, layout)
     offsets = export_offsets + import_offsets
     if offsets and max(offsets) >= limit:
         raise bad(f"corrupt: a {what} name offset ({max(offsets)}) lies outside its string table ({limit} bytes)")
-    if offsets and max(offsets) > text.rfind("\0"):
+    if offsets and max(offsets) > strings.rfind(b"\0"):
         raise bad(f"corrupt: a {what} name is not terminated inside its string table")
-    exports = Names.from_table(text, export_offsets)
-    imports = Names(_fix_name(_name_at(text, o, bad, what)) for o in import_offsets)
-    tls = Names(_fix_name(_name_at(text, o, bad, what)) for o in tls_offsets)
+    # Exports stay in the string table until asked for (74k of them in libtorch_cpu.so).
+    exports = Names.from_table(strings, export_offsets)
+    imports = Names(_bytes_name_at(strings, o) for o in import_offsets)
+    tls = Names(_bytes_name_at(strings, o) for o in tls_offsets)
     symbols: list[Symbol] = []
     if detail:
+        text = _decode_table(strings)
+        find = text.find
         for st_name, st_info, st_other, st_shndx in _rows(raw, layout):
             if st_name == 0 or st_name >= limit or find("\0", st_name) < 0:
                 continue

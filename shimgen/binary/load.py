@@ -6,11 +6,9 @@ bytes, never by suffix. Zip members are read in memory under caps on count and s
 
 from __future__ import annotations
 
-import io
 import mmap
 import os
 import struct
-import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,6 +237,8 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
 
 
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
+    import zipfile  # only wheels pay for it
+
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:

@@ -40,16 +40,16 @@ class Names(Set):
         self._offsets: frozenset[int] = frozenset()
 
     @classmethod
-    def from_table(cls, text: str, offsets: Iterable[int]) -> Names:
-        """``text``: a string table decoded as latin-1 (byte offset = character offset), whose
-        every offset in ``offsets`` the caller has checked to be NUL-terminated inside it."""
+    def from_table(cls, strings: bytes, offsets: Iterable[int]) -> Names:
+        """``strings``: a string table, in which the caller has checked that every offset in
+        ``offsets`` starts a NUL-terminated name."""
         names = cls.__new__(cls)
-        names._names, names._text, names._offsets = None, text, frozenset(offsets)
+        names._names, names._text, names._offsets = None, strings, frozenset(offsets)
         return names
 
     def _all(self) -> frozenset[str]:
         if self._names is None:
-            text = self._text or ""
+            text = (self._text or b"").decode("latin-1")  # latin-1: byte offset = character offset
             # One C-speed split of the table, then dict lookups; offsets into the middle of a
             # string (linkers merge common suffixes) fall back to a search.
             parts = text.split("\0")
@@ -62,15 +62,21 @@ class Names(Set):
 
     def starting_with(self, literal: str) -> list[str]:
         """The names that begin with ``literal``, sorted."""
-        if self._names is not None or not literal or not literal.isascii():
+        if self._names is not None or not literal:
             return sorted(n for n in self._all() if n.startswith(literal))
-        text, offsets, found = self._text or "", self._offsets, set()
-        at = text.find(literal)
+        strings, offsets, found = self._text or b"", self._offsets, set()
+        needle = literal.encode("utf-8")
+        at = strings.find(needle)
         while at >= 0:  # every occurrence, overlapping ones too: a name may start anywhere
             if at in offsets:
-                found.add(_from_latin1(text[at:text.index("\0", at)]))
-            at = text.find(literal, at + 1)
+                found.add(strings[at:strings.index(b"\0", at)].decode("utf-8", "backslashreplace"))
+            at = strings.find(needle, at + 1)
         return sorted(found)
+
+    @property
+    def materialized(self) -> bool:
+        """Whether every name has been built as a string (tests use it to keep the fast path fast)."""
+        return self._names is not None
 
     def count(self) -> int:
         """How many names, cheaply: for a string table, the distinct offsets (equal to the distinct

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
 
 from shimgen.binary.model import Names
 from shimgen.errors import InputError, UsageError
