@@ -4,7 +4,6 @@ SARIF 2.1.0. Rendering is pure: report in, string out; the CLI decides where it 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 
@@ -139,6 +138,8 @@ def schema_path():
 
 
 def render_json(report: Report) -> str:
+    import json
+
     return json.dumps(report_data(report), indent=2) + "\n"
 
 
@@ -181,6 +182,8 @@ def render_sarif(report: Report) -> str:
             "results": results,
         }],
     }
+    import json
+
     return json.dumps(document, indent=2) + "\n"
 
 
