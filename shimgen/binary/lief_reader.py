@@ -9,6 +9,7 @@ MemoryError (callers never pass one). A parse that yields nothing is an InputErr
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterable
 
@@ -150,7 +151,10 @@ def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: 
         if not is_fat:
             _macho_checks(raw, slice_where)
         _macho_bounds(macho, len(raw) if not is_fat else None, slice_where)
-        binaries.append(_macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail))
+        binary = _macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail)
+        if is_fat:
+            binary = dataclasses.replace(binary, slice_of=where)
+        binaries.append(binary)
     return binaries
 
 

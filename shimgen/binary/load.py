@@ -232,7 +232,8 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
             continue  # archives may carry non-object members (e.g. a .def); they hold no symbols
         binaries.extend(load_bytes(body, path, inner, hidden_of=hidden_of, detail=detail))
     if not binaries:
-        raise InputError(f"{where}: archive holds no object file ({count} members)")
+        raise InputError(f"{where}: archive holds no ELF or Mach-O object ({count} members; COFF objects "
+                         "are not read: check the linked DLL instead)")
     return binaries
 
 

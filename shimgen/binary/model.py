@@ -150,6 +150,9 @@ class Binary:
     """Whether a static symbol table was present (so an empty ``hidden`` means something)."""
     symbols: tuple[Symbol, ...] = ()
     """Per-symbol detail; filled only when the reader was asked for it."""
+    slice_of: str | None = None
+    """For one architecture of a fat Mach-O file: that file (its display name). Slices are
+    alternatives, never loaded together, so set rules count them as one binary."""
 
     def __post_init__(self) -> None:
         # Accept any iterable of names (tests write frozensets); store Names.
@@ -161,6 +164,11 @@ class Binary:
     @property
     def display(self) -> str:
         return f"{self.path}({self.member})" if self.member else self.path
+
+    @property
+    def identity(self) -> str:
+        """What set rules count as one binary: a fat file's slices share one identity."""
+        return self.slice_of or self.display
 
     @property
     def linked(self) -> bool:

@@ -90,6 +90,9 @@ def macho(tmp_path_factory):
     run(CLANG, "-target", "arm64-apple-macos11", "-c", d / "m.c", "-o", d / "arm.o")
     if LIPO:
         run(LIPO, "-create", d / "x86.o", d / "arm.o", "-output", d / "fat.o")
+        run(CLANG, "-target", "arm64-apple-macos11", "-fuse-ld=lld", "-shared", "-nostdlib", d / "m.c", "-o",
+            d / "arm.dylib", "-Wl,-undefined,dynamic_lookup")
+        run(LIPO, "-create", d / "m.dylib", d / "arm.dylib", "-output", d / "fat.dylib")
     return d
 
 
@@ -123,3 +126,23 @@ def test_macho_truncated_is_bad_input(macho, tmp_path):
         bad.write_bytes(data[:cut])
         with pytest.raises(InputError):
             load_paths([bad])
+
+
+@needs_clang
+def test_macho_fat_dylib_slices_are_not_duplicate_providers(macho):
+    if not (macho / "fat.dylib").exists():
+        pytest.skip("llvm-lipo missing (apt-get install llvm)")
+    report = check_paths([macho / "fat.dylib"], POLICY)
+    assert sorted(s.member for s in report.files) == ["arm64", "x86_64"]
+    found = sorted((f.code, f.symbol, f.member) for f in report.findings)
+    assert ("SG007", P + "aoti_torch_a", "arm64") not in found
+    assert {c for c, _, _ in found} == {"SG001", "SG003", "SG004"}
+    assert len(found) == 6  # each finding once per slice
+
+
+@needs_clang
+def test_llvm_bitcode_object_is_bad_input(tmp_path):
+    (tmp_path / "l.c").write_text("int lto_only(void){return 1;}\n")
+    run(CLANG, "-flto", "-c", tmp_path / "l.c", "-o", tmp_path / "l.o")
+    with pytest.raises(InputError, match="bitcode"):
+        load_paths([tmp_path / "l.o"])
