@@ -45,3 +45,13 @@ def test_rules_on_a_table_backed_binary_do_not_build_every_name():
     assert sorted(f.symbol for f in report.findings) == ["aoti_torch_a", "aoti_torch_b"]
     assert report.files[0].shims == 1 and report.files[0].exports == 6
     assert not binary.exports.materialized
+
+
+def test_sniff_tells_fat_mach_o_from_java_class_files():
+    from shimgen.binary.load import sniff
+
+    assert sniff(b"\xca\xfe\xba\xbe\x00\x00\x00\x02") == "Mach-O"
+    assert sniff(b"\xca\xfe\xba\xbe\x00\x00\x00\x3d") is None  # a Java 17 class file
+    assert sniff(b"\x7fELF\x02\x01\x01\x00") == "ELF"
+    assert sniff(b"!<arch>\n") == "archive" and sniff(b"PK\x03\x04....") == "zip"
+    assert sniff(b"#!/bin/sh") is None and sniff(b"") is None
