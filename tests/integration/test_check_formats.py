@@ -8,7 +8,6 @@ from __future__ import annotations
 import glob
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
