@@ -175,25 +175,10 @@ def read_artifacts(build_dir: Path) -> tuple[Path, ...]:
 
 
 def dynamic_exports(path: Path) -> set[str]:
-    """Names a shared library exports: shimgen.binary's fast reader, else LIEF (dynamic symbols only)."""
-    try:
-        from shimgen.binary.load import load_paths
-    except ImportError:
-        pass
-    else:
-        return set().union(*(binary.exports for binary in load_paths([path])))
-    import lief
+    """Names a shared library exports, read by check-symbols' own reader."""
+    from shimgen.binary.load import load_paths
 
-    parser_config = lief.ELF.ParserConfig()
-    parser_config.parse_relocations = False
-    parser_config.parse_symtab_symbols = False
-    parser_config.parse_notes = False
-    parser_config.parse_overlay = False
-    parser_config.parse_symbol_versions = False
-    binary = lief.ELF.parse(str(path), parser_config)
-    if binary is None:
-        raise ToolError(f"{path}: not an ELF file LIEF can read")
-    return {s.name for s in binary.dynamic_symbols if s.name and s.shndx != 0}
+    return set().union(*(binary.exports for binary in load_paths([path])))
 
 
 def count_prefixed_exports(path: Path, shimset: ShimSet) -> int:
@@ -202,25 +187,8 @@ def count_prefixed_exports(path: Path, shimset: ShimSet) -> int:
 
 
 def check_symbols(paths: Sequence[Path], config: Config, shimset: ShimSet) -> CheckOutcome:
-    """Run check-symbols (shimgen.check) on the artifacts; a minimal built-in check until it exists."""
-    try:
-        from shimgen.check import Policy, check_paths, render_text
-    except ImportError:
-        return _minimal_check(paths, config, shimset)
+    """Run check-symbols on the artifacts with the policy of the config that built them."""
+    from shimgen.check import Policy, check_paths, render_text
+
     report = check_paths(list(paths), Policy.from_config(config, shimset))
     return CheckOutcome(report.exit_code, render_text(report, color=False))
-
-
-def _minimal_check(paths: Sequence[Path], config: Config, shimset: ShimSet) -> CheckOutcome:
-    import fnmatch
-
-    lines: list[str] = []
-    for path in paths:
-        exported = dynamic_exports(path)
-        unprefixed = sorted(n for n in exported if any(fnmatch.fnmatchcase(n, p) for p in config.patterns))
-        missing = sorted(s.prefixed for s in shimset.required if s.prefixed not in exported)
-        lines += [f"{path}: error: unprefixed shim exported: {name}" for name in unprefixed]
-        lines += [f"{path}: error: required shim missing: {name}" for name in missing]
-    if lines:
-        return CheckOutcome(1, "\n".join(lines))
-    return CheckOutcome(0, f"ok: {len(paths)} file(s), no findings (built-in check; shimgen.check not installed)")
