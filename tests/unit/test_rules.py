@@ -220,10 +220,11 @@ def test_sarif_has_rule_descriptors_from_metadata_and_results():
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
 
 
-def test_docs_rule_table_matches_metadata():
-    doc = (ROOT / "docs" / "check-symbols.md").read_text()
+@pytest.mark.parametrize("doc_path", ["docs/check-symbols.md", "README.md"])
+def test_docs_rule_table_matches_metadata(doc_path):
+    doc = (ROOT / doc_path).read_text()
     table = re.search(r"<!-- rules:begin -->\n(.*?)<!-- rules:end -->", doc, re.S)
-    assert table, "docs/check-symbols.md lacks the rules:begin/rules:end markers"
+    assert table, f"{doc_path} lacks the rules:begin/rules:end markers"
     assert table.group(1) == rules_markdown(), "regenerate with: python -m shimgen.check.rules"
 
 
