@@ -7,4 +7,6 @@ COMMANDS = [
     "init",
     "generate",
     "cmake_dir",
+    "prefix_imports",
+    "run",
 ]
