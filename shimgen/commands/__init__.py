@@ -7,6 +7,7 @@ COMMANDS = [
     "init",
     "generate",
     "cmake_dir",
+    "build",
     "prefix_imports",
     "run",
 ]

@@ -1,0 +1,235 @@
+// The device backend of a CUDA build. Allocations, frees and copies run on the effective stream
+// (the caller's selection, else the runtime's current stream of the device); pinned memory is
+// cudaHostAlloc'd and freed with cudaFreeHost.
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "internal.h"
+
+namespace shimgen::rt {
+
+// strided_copy.cu
+void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src, const int64_t* src_strides,
+                         const std::vector<int64_t>& sizes, size_t itemsize, cudaStream_t stream);
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  (void)cudaGetLastError();  // clear the sticky-free error so the next call starts clean
+  int32_t code = status == cudaErrorMemoryAllocation ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA;
+  fail(code, std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+}
+
+// Makes `device` current for a scope, restoring the previous device after.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int32_t device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~DeviceScope() {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) (void)cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+bool pools_supported(int32_t device) {
+  int value = 0;
+  return cudaDeviceGetAttribute(&value, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && value != 0;
+}
+
+cudaStream_t stream_for(int32_t device) { return static_cast<cudaStream_t>(effective_stream(device)); }
+
+bool dense_same_layout(const View& dst, const View& src, const std::vector<int64_t>& sizes, int64_t numel) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] != 1 && dst.strides[i] != src.strides[i]) return false;
+    span += (sizes[i] - 1) * dst.strides[i];
+  }
+  return span == numel;  // no gaps, no overlap, no broadcast: one contiguous block
+}
+
+bool is_contiguous(const int64_t* strides, const std::vector<int64_t>& sizes) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] != 1 && strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i];
+  }
+  return strides;
+}
+
+// A temporary contiguous buffer on a device (or the host, device -1), freed at scope exit.
+class Scratch {
+ public:
+  Scratch(int32_t device_type, int32_t device, size_t nbytes) : device_type_(device_type), device_(device) {
+    if (device_type == kCPU) {
+      data_ = static_cast<char*>(std::malloc(nbytes));
+      if (!data_) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "staging allocation failed");
+    } else {
+      data_ = static_cast<char*>(cuda_malloc(device, nbytes));
+    }
+  }
+  ~Scratch() {
+    if (device_type_ == kCPU) std::free(data_);
+    else cuda_free(device_, data_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  char* data() const { return data_; }
+
+ private:
+  int32_t device_type_;
+  int32_t device_;
+  char* data_ = nullptr;
+};
+
+// One contiguous block from src to dst (any of host/device), ordered after the work already on
+// both sides' streams and, when blocking, finished before returning.
+void copy_block(const View& dst, const View& src, size_t nbytes, bool non_blocking) {
+  const bool dst_dev = dst.device_type == kCUDA;
+  const bool src_dev = src.device_type == kCUDA;
+  const int32_t device = dst_dev ? dst.device_index : src.device_index;
+  DeviceScope scope(device);
+  cudaStream_t stream = stream_for(device);
+  cudaEvent_t ready = nullptr;
+  if (dst_dev && src_dev && dst.device_index != src.device_index) {
+    // Cross-device: the copy (on dst's stream) waits for pending work on src's stream.
+    cudaStream_t src_stream = stream_for(src.device_index);
+    {
+      DeviceScope src_scope(src.device_index);
+      check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+      check(cudaEventRecord(ready, src_stream), "cudaEventRecord");
+    }
+    check(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent");
+  }
+  cudaError_t status = cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, stream);
+  if (ready) (void)cudaEventDestroy(ready);
+  check(status, "cudaMemcpyAsync");
+  // Pageable host memory must not be touched by the caller before the copy ends; device-only
+  // copies and pinned host memory may stay asynchronous when asked.
+  bool host_pageable = (!dst_dev && !dst.pinned) || (!src_dev && !src.pinned);
+  if (!non_blocking || host_pageable) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+}
+
+}  // namespace
+
+bool cuda_built() noexcept { return true; }
+
+int32_t cuda_get_device() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
+void cuda_set_device(int32_t device) { check(cudaSetDevice(device), "cudaSetDevice"); }
+
+int32_t cuda_resolve_device(int32_t device_index) {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (device_index < 0) return cuda_get_device();
+  require(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
+                                    std::to_string(count) + " device(s))");
+  return device_index;
+}
+
+int32_t cuda_stream_device(void* stream) {
+  int device = -1;
+  check(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device), "cudaStreamGetDevice (not a valid stream?)");
+  return device;
+}
+
+void* cuda_malloc(int32_t device, size_t nbytes) {
+  DeviceScope scope(device);
+  void* ptr = nullptr;
+  if (pools_supported(device)) {
+    check(cudaMallocAsync(&ptr, nbytes, stream_for(device)), "cudaMallocAsync");
+  } else {
+    check(cudaMalloc(&ptr, nbytes), "cudaMalloc");
+  }
+  return ptr;
+}
+
+void cuda_free(int32_t device, void* ptr) noexcept {
+  if (ptr == nullptr) return;
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) return;
+  if (previous != device) (void)cudaSetDevice(device);
+  // Stream-ordered: the memory returns to the pool once the work queued before it has run.
+  if (pools_supported(device)) (void)cudaFreeAsync(ptr, stream_for(device));
+  else (void)cudaFree(ptr);
+  if (previous != device) (void)cudaSetDevice(previous);
+}
+
+void* pinned_malloc(size_t nbytes) {
+  void* ptr = nullptr;
+  // Portable: page-locked for every device, not only the current one.
+  check(cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable), "cudaHostAlloc");
+  return ptr;
+}
+
+void pinned_free(void* ptr, size_t) noexcept { (void)cudaFreeHost(ptr); }
+
+void copy_views(const View& dst, const View& src, const std::vector<int64_t>& sizes, size_t itemsize,
+                bool non_blocking) {
+  if (dst.device_type == kCPU && src.device_type == kCPU) {
+    host_strided_copy(dst.data, dst.strides, src.data, src.strides, sizes, itemsize);
+    return;
+  }
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  const size_t nbytes = static_cast<size_t>(numel) * itemsize;
+  if (dense_same_layout(dst, src, sizes, numel)) {
+    copy_block(dst, src, nbytes, non_blocking);
+    return;
+  }
+  if (dst.device_type == kCUDA && src.device_type == kCUDA && dst.device_index == src.device_index) {
+    DeviceScope scope(dst.device_index);
+    cudaStream_t stream = stream_for(dst.device_index);
+    launch_strided_copy(dst.data, dst.strides, src.data, src.strides, sizes, itemsize, stream);
+    if (!non_blocking) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return;
+  }
+  // Different layouts across host/devices: gather src into a contiguous block on its side, move
+  // the block, scatter it into dst on its side. Always synchronous.
+  const std::vector<int64_t> packed = contiguous_strides(sizes);
+  const bool src_packed = is_contiguous(src.strides, sizes);
+  const bool dst_packed = is_contiguous(dst.strides, sizes);
+  std::unique_ptr<Scratch> src_tmp, dst_tmp;
+  View from = src;
+  if (!src_packed) {
+    src_tmp = std::make_unique<Scratch>(src.device_type, src.device_index, nbytes);
+    View packed_view{src_tmp->data(), packed.data(), src.device_type, src.device_index, false};
+    copy_views(packed_view, src, sizes, itemsize, false);
+    from = packed_view;
+  }
+  from.strides = packed.data();
+  View to = dst;
+  if (!dst_packed) {
+    dst_tmp = std::make_unique<Scratch>(dst.device_type, dst.device_index, nbytes);
+    to = View{dst_tmp->data(), packed.data(), dst.device_type, dst.device_index, false};
+  }
+  to.strides = packed.data();
+  copy_block(to, from, nbytes, false);
+  if (!dst_packed) copy_views(dst, to, sizes, itemsize, false);
+}
+
+}  // namespace shimgen::rt

@@ -1,0 +1,135 @@
+// Internal declarations shared by the runtime's translation units. Nothing here is exported.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "shimgen_runtime/runtime.h"
+#include "shimgen_runtime/shim.h"
+#include "shimgen_runtime/shim_cuda.h"
+
+namespace shimgen::rt {
+
+constexpr int32_t kCPU = 0;
+constexpr int32_t kCUDA = 1;
+
+// Thrown inside a shim; the shim boundary turns it into the return code and the last error.
+struct ShimError : std::runtime_error {
+  ShimError(int32_t code, const std::string& message) : std::runtime_error(message), code(code) {}
+  int32_t code;
+};
+
+[[noreturn]] void fail(int32_t code, const std::string& message);
+inline void require(bool ok, const std::string& message) {
+  if (!ok) fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, message);
+}
+
+void count_shim_call() noexcept;
+void set_last_error(const char* shim, const char* message) noexcept;
+
+// Runs body(); maps exceptions to an error code and the thread's last error. Outputs are written
+// by the body only after every check passed, so a failure leaves them untouched.
+template <class Body>
+AOTITorchError run_guarded(const char* shim, Body&& body) noexcept {
+  try {
+    body();
+    return AOTI_TORCH_SUCCESS;
+  } catch (const ShimError& e) {
+    set_last_error(shim, e.what());
+    return e.code;
+  } catch (const std::bad_alloc&) {
+    set_last_error(shim, "out of memory");
+    return SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    set_last_error(shim, e.what());
+    return SHIMGEN_RUNTIME_ERROR_INTERNAL;
+  } catch (...) {
+    set_last_error(shim, "unknown exception");
+    return SHIMGEN_RUNTIME_ERROR_INTERNAL;
+  }
+}
+
+// A shim entry: counted (shimgen_runtime_shim_call_count), then guarded.
+template <class Body>
+AOTITorchError guarded(const char* shim, Body&& body) noexcept {
+  count_shim_call();
+  return run_guarded(shim, static_cast<Body&&>(body));
+}
+
+// Element size of a dtype code, or 0 when the code is unknown.
+size_t element_size(int32_t dtype) noexcept;
+
+enum class MemoryKind { kHost, kHostPinned, kDevice, kBorrowed };
+
+// One allocation, shared by every tensor handle and view made from it.
+struct Storage {
+  void* data = nullptr;
+  int64_t nbytes = 0;
+  int32_t device_type = kCPU;
+  int32_t device_index = -1;
+  MemoryKind kind = MemoryKind::kHost;
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+};
+
+struct Tensor {
+  std::shared_ptr<Storage> storage;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  int64_t storage_offset = 0;  // in elements
+  int32_t dtype = 6;
+
+  int64_t numel() const;
+  size_t itemsize() const { return element_size(dtype); }
+  char* data() const { return static_cast<char*>(storage->data) + storage_offset * static_cast<int64_t>(itemsize()); }
+  bool is_contiguous() const;
+  bool is_non_overlapping_and_dense() const;
+};
+
+Tensor* unwrap(AtenTensorHandle handle, const char* what);
+AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept;
+
+// ---- Memory and copies on a device: implemented by backend_cuda.cpp or backend_cpu_only.cpp ----
+bool cuda_built() noexcept;
+int32_t cuda_get_device();
+void cuda_set_device(int32_t device);
+int32_t cuda_resolve_device(int32_t device_index);    // -1 -> current device; validates the index
+void* cuda_malloc(int32_t device, size_t nbytes);     // on the effective stream of device
+void cuda_free(int32_t device, void* ptr) noexcept;   // on the effective stream of device
+void* pinned_malloc(size_t nbytes);                   // page-locked host memory
+void pinned_free(void* ptr, size_t nbytes) noexcept;
+// Copies a strided view: dst/src are element pointers, strides in elements, src strides may be 0
+// (broadcast). Handles every combination of CPU and CUDA pointers.
+struct View {
+  char* data;
+  const int64_t* strides;
+  int32_t device_type;
+  int32_t device_index;
+  bool pinned;
+};
+void copy_views(const View& dst, const View& src, const std::vector<int64_t>& sizes, size_t itemsize,
+                bool non_blocking);
+// Strided copy between two host views (used by the CUDA backend for staging too).
+void host_strided_copy(char* dst, const int64_t* dst_strides, const char* src, const int64_t* src_strides,
+                       const std::vector<int64_t>& sizes, size_t itemsize) noexcept;
+
+// ---- Streams (caller_stream.cpp) ----
+// The stream CUDA work for `device` must use on this thread (caller selection or current stream).
+void* effective_stream(int32_t device) noexcept;
+// The caller's selection, as the stream guards see it: stream, device (-1: any) and sequence.
+struct CurrentStreamSlot {
+  void* stream = nullptr;
+  uint64_t seq = 0;  // 0: never set (the legacy default stream)
+};
+CurrentStreamSlot current_stream_slot(int32_t device) noexcept;
+CurrentStreamSlot set_current_stream_slot(int32_t device, void* stream) ;  // returns the previous slot
+void restore_current_stream_slot(int32_t device, CurrentStreamSlot previous);
+// Device a CUDA stream belongs to; -1 for the legacy default stream (belongs to every device).
+int32_t cuda_stream_device(void* stream);
+
+}  // namespace shimgen::rt

@@ -1,0 +1,380 @@
+// Tensor handles: metadata, allocation, views and copies.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "internal.h"
+
+namespace shimgen::rt {
+
+Storage::~Storage() {
+  if (data == nullptr) return;
+  switch (kind) {
+    case MemoryKind::kHost:
+      std::free(data);
+      break;
+    case MemoryKind::kHostPinned:
+      pinned_free(data, static_cast<size_t>(nbytes));
+      break;
+    case MemoryKind::kDevice:
+      cuda_free(device_index, data);
+      break;
+    case MemoryKind::kBorrowed:
+      break;
+  }
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;  // a size-1 dimension's stride never matters
+    if (strides[i] != expected) return sizes[i] == 0 ? true : false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+bool Tensor::is_non_overlapping_and_dense() const {
+  // Dense: some permutation of the dimensions is contiguous.
+  std::vector<size_t> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t i : order) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+Tensor* unwrap(AtenTensorHandle handle, const char* what) {
+  require(handle != nullptr, std::string(what) + " is a null tensor handle");
+  return reinterpret_cast<Tensor*>(handle);
+}
+
+AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept {
+  return reinterpret_cast<AtenTensorHandle>(tensor.release());
+}
+
+namespace {
+
+constexpr int64_t kMaxDims = 64;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void check_dtype(int32_t dtype) {
+  require(element_size(dtype) != 0, "unknown dtype code " + str(dtype));
+}
+
+// Reads and validates sizes/strides; null strides means contiguous (as in PyTorch's shims).
+void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, std::vector<int64_t>& sizes,
+                std::vector<int64_t>& strides) {
+  require(ndim >= 0 && ndim <= kMaxDims, "ndim " + str(ndim) + " is out of range [0, " + str(kMaxDims) + "]");
+  require(ndim == 0 || sizes_ptr != nullptr, "sizes_ptr is null");
+  sizes.assign(sizes_ptr, sizes_ptr + ndim);
+  for (int64_t i = 0; i < ndim; ++i) require(sizes[i] >= 0, "size " + str(sizes[i]) + " at dim " + str(i) + " is negative");
+  strides.resize(static_cast<size_t>(ndim));
+  if (strides_ptr != nullptr) {
+    for (int64_t i = 0; i < ndim; ++i) {
+      require(strides_ptr[i] >= 0, "stride " + str(strides_ptr[i]) + " at dim " + str(i) + " is negative");
+      strides[i] = strides_ptr[i];
+    }
+  } else {
+    int64_t s = 1;
+    for (int64_t i = ndim; i-- > 0;) {
+      strides[i] = s;
+      s *= sizes[i] > 0 ? sizes[i] : 1;
+    }
+  }
+}
+
+// Elements from the first to one past the last addressed element (0 when the tensor is empty).
+int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    span += (sizes[i] - 1) * strides[i];
+  }
+  return span;
+}
+
+// Byte count for an allocation of `elements`, rejecting overflow.
+size_t byte_count(int64_t elements, size_t itemsize) {
+  require(elements >= 0 && static_cast<uint64_t>(elements) <= std::numeric_limits<int64_t>::max() / itemsize,
+          "tensor too large");
+  return static_cast<size_t>(elements) * itemsize;
+}
+
+void check_device(int32_t device_type, int32_t device_index) {
+  if (device_type == kCPU) return;
+  if (device_type == kCUDA) {
+    if (!cuda_built()) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "CUDA tensor requested, but this runtime was built without CUDA");
+    return;
+  }
+  (void)device_index;
+  fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "device type " + str(device_type) + " is not supported (CPU=0, CUDA=1)");
+}
+
+std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int32_t dtype,
+                                 int32_t device_type, int32_t device_index, bool pinned) {
+  check_dtype(dtype);
+  check_device(device_type, device_index);
+  auto tensor = std::make_unique<Tensor>();
+  read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
+  tensor->dtype = dtype;
+  auto storage = std::make_shared<Storage>();
+  storage->nbytes = static_cast<int64_t>(byte_count(span_elements(tensor->sizes, tensor->strides), element_size(dtype)));
+  storage->device_type = device_type;
+  size_t nbytes = static_cast<size_t>(storage->nbytes);
+  if (pinned) {
+    require(device_type == kCPU, "pinned memory is host memory: device_type must be CPU (0), not " + str(device_type));
+    storage->kind = MemoryKind::kHostPinned;
+    storage->data = nbytes ? pinned_malloc(nbytes) : nullptr;
+  } else if (device_type == kCPU) {
+    storage->kind = MemoryKind::kHost;
+    if (nbytes) {
+      // 64-byte aligned, like c10's CPU allocator (vectorized kernels rely on it).
+      storage->data = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
+      if (!storage->data) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + str(storage->nbytes) + " bytes failed");
+    }
+  } else {
+    storage->device_index = cuda_resolve_device(device_index);
+    storage->kind = MemoryKind::kDevice;
+    storage->data = nbytes ? cuda_malloc(storage->device_index, nbytes) : nullptr;
+  }
+  tensor->storage = std::move(storage);
+  return tensor;
+}
+
+std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,
+                                  int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index) {
+  check_dtype(dtype);
+  check_device(device_type, device_index);
+  require(storage_offset >= 0, "storage_offset " + str(storage_offset) + " is negative");
+  auto tensor = std::make_unique<Tensor>();
+  read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
+  int64_t span = span_elements(tensor->sizes, tensor->strides);
+  require(data != nullptr || span == 0, "data is null for a non-empty tensor");
+  tensor->dtype = dtype;
+  tensor->storage_offset = storage_offset;
+  auto storage = std::make_shared<Storage>();
+  storage->data = data;
+  storage->nbytes = static_cast<int64_t>(byte_count(storage_offset + span, element_size(dtype)));
+  storage->device_type = device_type;
+  storage->device_index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
+  storage->kind = MemoryKind::kBorrowed;
+  tensor->storage = std::move(storage);
+  return tensor;
+}
+
+View view_of(const Tensor& t) {
+  return View{t.data(), t.strides.data(), t.storage->device_type, t.storage->device_index,
+              t.storage->kind == MemoryKind::kHostPinned};
+}
+
+// A new tensor on self's device holding a copy of self, with the given strides.
+std::unique_ptr<Tensor> copy_with_strides(const Tensor& self, const std::vector<int64_t>& strides) {
+  auto out = allocate(static_cast<int64_t>(self.sizes.size()), self.sizes.data(), strides.data(), self.dtype,
+                      self.storage->device_type, self.storage->device_index, false);
+  if (self.numel() > 0) copy_views(view_of(*out), view_of(self), self.sizes, self.itemsize(), false);
+  return out;
+}
+
+}  // namespace
+}  // namespace shimgen::rt
+
+using namespace shimgen::rt;
+
+extern "C" {
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
+  return guarded(__func__, [&] { delete unwrap(tensor, "tensor"); });
+}
+
+#define SHIMGEN_GETTER(name, type, expr)                                   \
+  AOTI_SHIM_EXPORT AOTITorchError name(AtenTensorHandle tensor, type* ret) { \
+    return guarded(#name, [&] {                                            \
+      const Tensor* t = unwrap(tensor, "tensor");                          \
+      require(ret != nullptr, "output pointer is null");                   \
+      *ret = (expr);                                                       \
+    });                                                                    \
+  }
+
+SHIMGEN_GETTER(aoti_torch_get_data_ptr, void*, static_cast<void*>(t->data()))
+SHIMGEN_GETTER(aoti_torch_get_storage_size, int64_t, t->storage->nbytes)
+SHIMGEN_GETTER(aoti_torch_get_storage_numel, int64_t, t->storage->nbytes / static_cast<int64_t>(t->itemsize()))
+SHIMGEN_GETTER(aoti_torch_get_dim, int64_t, static_cast<int64_t>(t->sizes.size()))
+SHIMGEN_GETTER(aoti_torch_get_numel, int64_t, t->numel())
+SHIMGEN_GETTER(aoti_torch_get_sizes, int64_t*, const_cast<int64_t*>(t->sizes.data()))
+SHIMGEN_GETTER(aoti_torch_get_strides, int64_t*, const_cast<int64_t*>(t->strides.data()))
+SHIMGEN_GETTER(aoti_torch_get_dtype, int32_t, t->dtype)
+SHIMGEN_GETTER(aoti_torch_get_device_type, int32_t, t->storage->device_type)
+SHIMGEN_GETTER(aoti_torch_get_device_index, int32_t, t->storage->device_index)
+SHIMGEN_GETTER(aoti_torch_get_layout, int32_t, (static_cast<void>(t), 0))  // strided: the only layout here
+SHIMGEN_GETTER(aoti_torch_get_storage_offset, int64_t, t->storage_offset)
+SHIMGEN_GETTER(aoti_torch_is_contiguous, bool, t->is_contiguous())
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int64_t d, int64_t* ret_size) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(tensor, "tensor");
+    require(ret_size != nullptr, "output pointer is null");
+    int64_t dim = static_cast<int64_t>(t->sizes.size());
+    require(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    *ret_size = t->sizes[static_cast<size_t>(d < 0 ? d + dim : d)];
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d, int64_t* ret_stride) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(tensor, "tensor");
+    require(ret_stride != nullptr, "output pointer is null");
+    int64_t dim = static_cast<int64_t>(t->sizes.size());
+    require(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    *ret_stride = t->strides[static_cast<size_t>(d < 0 ? d + dim : d)];
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle, AtenTensorHandle* new_handle) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(orig_handle, "orig_handle");
+    require(new_handle != nullptr, "new_handle is null");
+    *new_handle = wrap(std::make_unique<Tensor>(*t));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
+                                                               const int64_t* sizes_ptr, const int64_t* strides_ptr,
+                                                               int64_t storage_offset, AtenTensorHandle* ret_new_tensor) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(self, "self");
+    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    auto view = std::make_unique<Tensor>();
+    require(strides_ptr != nullptr || ndim == 0, "strides_ptr is null");
+    read_shape(ndim, sizes_ptr, strides_ptr, view->sizes, view->strides);
+    view->storage = t->storage;
+    view->dtype = t->dtype;
+    view->storage_offset = t->storage_offset + storage_offset;
+    require(view->storage_offset >= 0, "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
+    // PyTorch does not check; a view past the storage would read or write foreign memory.
+    int64_t end = (view->storage_offset + span_elements(view->sizes, view->strides)) * static_cast<int64_t>(view->itemsize());
+    require(view->numel() == 0 || end <= t->storage->nbytes,
+            "view ends at byte " + std::to_string(end) + ", past the storage's " + std::to_string(t->storage->nbytes) + " bytes");
+    *ret_new_tensor = wrap(std::move(view));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,
+                                                         int32_t dtype, int32_t device_type, int32_t device_index,
+                                                         AtenTensorHandle* ret_new_tensor) {
+  return guarded(__func__, [&] {
+    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    *ret_new_tensor = wrap(allocate(ndim, sizes_ptr, strides_ptr, dtype, device_type, device_index, false));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(int64_t ndim, const int64_t* sizes_ptr,
+                                                                const int64_t* strides_ptr, int32_t dtype,
+                                                                int32_t device_type, int32_t device_index,
+                                                                AtenTensorHandle* ret_new_tensor) {
+  return guarded(__func__, [&] {
+    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    *ret_new_tensor = wrap(allocate(ndim, sizes_ptr, strides_ptr, dtype, device_type, device_index, true));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob(void* data, int64_t ndim, const int64_t* sizes_ptr,
+                                                                   const int64_t* strides_ptr, int64_t storage_offset,
+                                                                   int32_t dtype, int32_t device_type,
+                                                                   int32_t device_index, AtenTensorHandle* ret) {
+  return guarded(__func__, [&] {
+    require(ret != nullptr, "ret is null");
+    *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
+    void* data, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int64_t storage_offset,
+    int32_t dtype, int32_t device_type, int32_t device_index, AtenTensorHandle* ret, int32_t layout,
+    const uint8_t* opaque_metadata, int64_t opaque_metadata_size) {
+  return guarded(__func__, [&] {
+    require(ret != nullptr, "ret is null");
+    // Only strided tensors exist here; MKLDNN's opaque metadata has no meaning without oneDNN.
+    if (layout != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "layout " + std::to_string(layout) + " is not supported (strided=0 only)");
+    (void)opaque_metadata;
+    require(opaque_metadata_size >= 0, "opaque_metadata_size is negative");
+    *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle* ret) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(self, "self");
+    require(ret != nullptr, "ret is null");
+    // torch.clone() preserves the layout of dense tensors and makes anything else contiguous.
+    std::vector<int64_t> strides = t->strides;
+    if (!t->is_non_overlapping_and_dense()) {
+      int64_t s = 1;
+      for (size_t i = t->sizes.size(); i-- > 0;) {
+        strides[i] = s;
+        s *= t->sizes[i] > 0 ? t->sizes[i] : 1;
+      }
+    }
+    *ret = wrap(copy_with_strides(*t, strides));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle* ret) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(self, "self");
+    require(ret != nullptr, "ret is null");
+    // Same sizes and strides, even overlapping or gapped ones: copy the whole addressed span.
+    int64_t span = span_elements(t->sizes, t->strides);
+    std::vector<int64_t> one{span};
+    std::vector<int64_t> unit{1};
+    auto flat_src = Tensor{t->storage, one, unit, t->storage_offset, t->dtype};
+    auto flat = copy_with_strides(flat_src, unit);
+    flat->sizes = t->sizes;
+    flat->strides = t->strides;
+    *ret = wrap(std::move(flat));
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
+  return guarded(__func__, [&] {
+    const Tensor* dst = unwrap(self, "self");
+    const Tensor* from = unwrap(src, "src");
+    if (dst->dtype != from->dtype) {
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype conversion in copy_ is not supported (self dtype " +
+                                                  std::to_string(dst->dtype) + ", src dtype " + std::to_string(from->dtype) + ")");
+    }
+    check_device(dst->storage->device_type, dst->storage->device_index);
+    check_device(from->storage->device_type, from->storage->device_index);
+    // Broadcast src to self's sizes (right-aligned; size-1 or missing dimensions get stride 0).
+    size_t nd = dst->sizes.size();
+    require(from->sizes.size() <= nd, "src has more dimensions than self");
+    std::vector<int64_t> src_strides(nd, 0);
+    size_t lead = nd - from->sizes.size();
+    for (size_t i = 0; i < from->sizes.size(); ++i) {
+      int64_t have = from->sizes[i], want = dst->sizes[lead + i];
+      require(have == want || have == 1, "src size " + std::to_string(have) + " cannot broadcast to self size " +
+                                             std::to_string(want) + " at dim " + std::to_string(lead + i));
+      src_strides[lead + i] = have == 1 && want != 1 ? 0 : from->strides[i];
+    }
+    if (dst->numel() == 0) return;
+    View d = view_of(*dst);
+    View s = view_of(*from);
+    s.strides = src_strides.data();
+    copy_views(d, s, dst->sizes, dst->itemsize(), non_blocking != 0);
+  });
+}
+
+}  // extern "C"

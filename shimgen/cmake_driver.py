@@ -1,0 +1,105 @@
+"""Run CMake and Ninja: find them, write the init cache, configure, build.
+
+Knows nothing of shimgen.toml (``build.py`` joins the config to this driver). Prefers the PyPI
+``cmake`` and ``ninja`` packages, so no system CMake is needed; falls back to the tools on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen.errors import ToolError
+from shimgen.files import write_if_changed
+
+Echo = Callable[[str], None]
+
+INIT_CACHE_NAME = "shimgen-init.cmake"
+
+
+@dataclass(frozen=True)
+class Tools:
+    cmake: Path
+    ninja: Path
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    value: str
+    type: str = "STRING"
+
+
+def find_tools() -> Tools:
+    """CMake and Ninja: the PyPI packages' binaries first, then PATH."""
+    cmake = _package_binary("cmake", "CMAKE_BIN_DIR", "cmake") or _which("cmake")
+    ninja = _package_binary("ninja", "BIN_DIR", "ninja") or _which("ninja")
+    if cmake is None:
+        raise ToolError("CMake not found. Try: python -m pip install cmake")
+    if ninja is None:
+        raise ToolError("Ninja not found. Try: python -m pip install ninja")
+    return Tools(cmake=cmake, ninja=ninja)
+
+
+def _package_binary(module: str, attribute: str, name: str) -> Path | None:
+    try:
+        package = __import__(module)
+        directory = Path(getattr(package, attribute))
+    except (ImportError, AttributeError, TypeError):
+        return None
+    candidate = directory / (name + (".exe" if os.name == "nt" else ""))
+    return candidate if candidate.is_file() else None
+
+
+def _which(name: str) -> Path | None:
+    found = shutil.which(name)
+    return Path(found) if found else None
+
+
+def run(command: Sequence[str | os.PathLike[str]], *, cwd: Path | None = None, echo: Echo = print) -> None:
+    """The one subprocess wrapper: logs ``RUN: <cmd>``, streams the tool's output, raises on failure."""
+    argv = [os.fspath(part) for part in command]
+    echo(f"RUN: {shlex.join(argv)}")
+    sys.stdout.flush()
+    try:
+        completed = subprocess.run(argv, cwd=cwd, check=False)
+    except OSError as exc:
+        raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    if completed.returncode != 0:
+        raise ToolError(f"{Path(argv[0]).name} failed with exit code {completed.returncode} (command: {shlex.join(argv)})")
+
+
+def init_cache_text(entries: Mapping[str, CacheEntry]) -> str:
+    """An init-cache script (cmake -C). FORCE so a changed option reaches an existing cache too."""
+    lines = ["# written by shimgen build; passed to cmake -C"]
+    for name in sorted(entries):
+        entry = entries[name]
+        value = entry.value.replace("\\", "/").replace('"', '\\"')
+        lines.append(f'set({name} "{value}" CACHE {entry.type} "" FORCE)')
+    return "\n".join(lines) + "\n"
+
+
+def write_init_cache(build_dir: Path, entries: Mapping[str, CacheEntry]) -> tuple[Path, bool]:
+    """Write the init cache; returns its path and whether it changed."""
+    path = build_dir / INIT_CACHE_NAME
+    return path, write_if_changed(path, init_cache_text(entries).encode())
+
+
+def is_configured(build_dir: Path) -> bool:
+    return (build_dir / "CMakeCache.txt").is_file() and (build_dir / "build.ninja").is_file()
+
+
+def configure(tools: Tools, source_dir: Path, build_dir: Path, init_cache: Path, *, echo: Echo = print) -> None:
+    run([tools.cmake, "-S", source_dir, "-B", build_dir, "-G", "Ninja", "-C", init_cache], echo=echo)
+
+
+def build(tools: Tools, build_dir: Path, *, jobs: int | None = None, echo: Echo = print) -> None:
+    command: list[str | os.PathLike[str]] = [tools.cmake, "--build", build_dir]
+    if jobs:
+        command += ["-j", str(jobs)]
+    run(command, echo=echo)

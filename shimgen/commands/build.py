@@ -1,0 +1,38 @@
+"""shimgen build: generate, configure with CMake + Ninja, build, and check the built library."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from shimgen.commands.common import add_config_option, load
+
+
+def configure_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "build", help="build the shim runtime (or the config's CMake project) and check its symbols"
+    )
+    add_config_option(parser)
+    parser.add_argument("-B", "--build-dir", type=Path, default=Path("build") / "shimgen", metavar="DIR",
+                        help="build directory (default: build/shimgen)")
+    parser.add_argument("--cuda", choices=("auto", "on", "off"), default="auto",
+                        help="build the CUDA backend: auto (when nvcc is found), on, off (default: auto)")
+    parser.add_argument("--build-type", choices=("Release", "Debug", "RelWithDebInfo", "MinSizeRel"),
+                        default="Release", help="CMAKE_BUILD_TYPE (default: Release)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel build jobs")
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: argparse.Namespace) -> int:
+    from shimgen.build import BuildOptions, build
+
+    config = load(args, default_to_bundled=True)
+    result = build(config, BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type,
+                                        jobs=args.jobs))
+    if result.check.text:
+        print(result.check.text)
+    print(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")
+    for artifact in result.artifacts:
+        print(f"  {artifact.path}: {artifact.prefixed_exports}/{result.shim_count} prefixed shims exported")
+    print(f"  check-symbols: {'passed' if result.check.exit_code == 0 else 'FAILED'}")
+    return result.check.exit_code

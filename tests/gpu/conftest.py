@@ -1,0 +1,68 @@
+"""GPU test fixtures: skip without a CUDA device; build the runtime with CUDA once per session."""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import byref, c_int, c_void_p
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from shimgen.build import BuildOptions, build, find_nvcc
+from shimgen.config import load_config
+from shimgen.resources import default_config
+from shimgen.runtime_ctypes import Runtime, cuda_device_count
+
+
+DEVICES = cuda_device_count()
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason="no CUDA device")
+    for item in items:
+        if "gpu" in item.keywords and DEVICES == 0:
+            item.add_marker(skip)
+
+
+@dataclass
+class Cuda:
+    rt: Runtime
+    kit: ctypes.CDLL
+    devices: int
+    native_tests: str
+
+    def stream(self, device: int = 0) -> int:
+        out = c_void_p()
+        assert self.kit.tk_stream_create(device, byref(out)) == 0
+        return out.value
+
+    def attributes(self, pointer: int) -> tuple[int, int]:
+        kind, device = c_int(-1), c_int(-1)
+        assert self.kit.tk_pointer_attributes(c_void_p(pointer), byref(kind), byref(device)) == 0
+        return kind.value, device.value
+
+    def current_device(self) -> int:
+        out = c_int(-1)
+        assert self.kit.tk_get_device(byref(out)) == 0
+        return out.value
+
+
+@pytest.fixture(scope="session")
+def cuda(tmp_path_factory) -> Cuda:
+    if DEVICES == 0:
+        pytest.skip("no CUDA device")
+    if find_nvcc() is None:
+        pytest.skip("no nvcc to build the CUDA runtime")
+    build_dir = tmp_path_factory.mktemp("runtime-cuda")
+    result = build(load_config(default_config()),
+                   BuildOptions(build_dir, cuda="on", jobs=8, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
+    assert result.cuda and result.check.exit_code == 0, result.check.text
+    listing = dict(line.split("=", 1) for line in (build_dir / "shimgen-tests.txt").read_text().splitlines() if "=" in line)
+    rt = Runtime(result.artifacts[0].path, "executorch_", mode=ctypes.RTLD_GLOBAL)
+    kit = ctypes.CDLL(listing["testkit"])
+    kit.tk_spin.argtypes = [c_void_p, ctypes.c_uint64]
+    kit.tk_stream_query.argtypes = [c_void_p]
+    kit.tk_stream_sync.argtypes = [c_void_p]
+    kit.tk_stream_destroy.argtypes = [c_void_p]
+    return Cuda(rt, kit, DEVICES, listing["native_tests"])

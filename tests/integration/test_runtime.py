@@ -1,0 +1,350 @@
+"""The shim runtime, built once (CPU-only) with `shimgen build`, tested natively and through ctypes."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from ctypes import byref, c_bool, c_int32, c_int64, c_void_p
+from pathlib import Path
+
+import pytest
+
+from shimgen.build import BuildOptions, build, find_nvcc
+from shimgen.config import load_config
+from shimgen.resources import default_config, runtime_dir
+from shimgen.runtime_ctypes import Runtime, int64_array
+from shimgen.shims import resolve_shims
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+FLOAT32, INT64, UINT8 = 6, 4, 0
+INVALID, UNSUPPORTED, STATE = 2, 3, 6
+
+
+def _tests_listing(build_dir: Path) -> dict[str, str]:
+    text = (build_dir / "shimgen-tests.txt").read_text()
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    build_dir = tmp_path_factory.mktemp("runtime-cpu")
+    config = load_config(default_config())
+    result = build(config, BuildOptions(build_dir, cuda="off", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
+                   echo=lambda line: None)
+    assert result.check.exit_code == 0, result.check.text
+    return result
+
+
+@pytest.fixture(scope="module")
+def rt(built) -> Runtime:
+    return Runtime(built.artifacts[0].path, "executorch_")
+
+
+# ---- caller-stream contract: compiled C++ consumers ----
+
+@pytest.mark.parametrize("case", ["no_guard", "null_is_selection", "nesting", "per_thread", "stress", "prefixed_calls"])
+def test_native(built, case):
+    program = _tests_listing(built.build_dir)["native_tests"]
+    completed = subprocess.run([program, case], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    if case == "stress":
+        assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
+
+
+def test_caller_stream_c_abi_from_python(rt):
+    selected, stream = c_int32(7), c_void_p(0x99)
+    get = rt.api("shimgen_runtime_get_caller_stream")
+    assert get(byref(selected), byref(stream)) == 0 and selected.value == 0 and stream.value == 0x99  # untouched
+    guard = rt.caller_stream_guard(None)
+    assert get(byref(selected), byref(stream)) == 0 and selected.value == 1 and stream.value is None
+    rt.end_caller_stream_guard(guard)
+    assert get(byref(selected), byref(stream)) == 0 and selected.value == 0
+    assert get(None, byref(stream)) == INVALID
+
+
+# ---- tensors ----
+
+def test_dtype_and_device_codes(rt):
+    expected = {"dtype_float32": 6, "dtype_int64": 4, "dtype_bfloat16": 15, "dtype_bool": 11, "dtype_uint64": 29,
+                "dtype_float8_e4m3fn": 24, "dtype_complex128": 10, "device_type_cpu": 0, "device_type_cuda": 1,
+                "device_type_meta": 14, "layout_strided": 0, "layout_jagged": 7, "memory_format_channels_last": 2}
+    assert {name: rt.shim("aoti_torch_" + name)() for name in expected} == expected
+    assert rt.shim("aoti_torch_dtype_element_size")(10) == 16
+    assert rt.shim("aoti_torch_dtype_element_size")(99) == 0
+
+
+def test_codes_equal_libtorch(rt):
+    """Every getter the runtime exports returns what the real libtorch returns (loaded side by side)."""
+    torch = pytest.importorskip("torch")
+    libtorch = ctypes.CDLL(str(Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"))
+    shims = resolve_shims(load_config(default_config())).names
+    getters = [n for n in shims if re.match(r"aoti_torch_(dtype|device_type|layout|memory_format)_", n)
+               and n != "aoti_torch_dtype_element_size"]
+    compared = 0
+    for name in getters:
+        theirs = getattr(libtorch, name, None)
+        if theirs is None:
+            continue
+        theirs.restype = c_int32
+        assert rt.shim(name)() == theirs(), name
+        compared += 1
+    assert compared >= 35
+
+
+def test_empty_strided_round_trip(rt):
+    handle = rt.empty([2, 3, 4], [1, 2, 6], dtype=INT64)
+    assert rt.sizes(handle) == [2, 3, 4]
+    assert rt.strides(handle) == [1, 2, 6]
+    assert rt.scalar(handle, "aoti_torch_get_dim") == 3
+    assert rt.scalar(handle, "aoti_torch_get_numel") == 24
+    assert rt.scalar(handle, "aoti_torch_get_storage_offset") == 0
+    assert rt.scalar(handle, "aoti_torch_get_storage_size") == 24 * 8
+    assert rt.scalar(handle, "aoti_torch_get_dtype", c_int32) == INT64
+    assert rt.scalar(handle, "aoti_torch_get_device_type", c_int32) == 0
+    assert rt.scalar(handle, "aoti_torch_get_device_index", c_int32) == -1
+    assert rt.scalar(handle, "aoti_torch_is_contiguous", c_bool) is False
+    assert rt.data_ptr(handle) % 64 == 0
+    rt.delete(handle)
+    contiguous = rt.empty([5, 7])
+    assert rt.strides(contiguous) == [7, 1] and rt.scalar(contiguous, "aoti_torch_is_contiguous", c_bool) is True
+    rt.delete(contiguous)
+
+
+def test_reinterpret_view_shares_storage_and_outlives_base(rt):
+    base = rt.empty([4, 4])
+    data = (ctypes.c_float * 16).from_address(rt.data_ptr(base))
+    for i in range(16):
+        data[i] = float(i)
+    view = c_void_p()
+    code = rt.shim("aoti_torch__reinterpret_tensor")(base, 2, int64_array([2, 2]), int64_array([4, 1]), 5, byref(view))
+    assert code == 0
+    assert rt.scalar(view.value, "aoti_torch_get_storage_offset") == 5
+    assert rt.data_ptr(view.value) == rt.data_ptr(base) + 5 * 4
+    # The offset adds to the base's offset (PyTorch's offset_increment).
+    nested = c_void_p()
+    assert rt.shim("aoti_torch__reinterpret_tensor")(view.value, 1, int64_array([2]), int64_array([1]), 3, byref(nested)) == 0
+    assert rt.scalar(nested.value, "aoti_torch_get_storage_offset") == 8
+    rt.delete(base)  # the views keep the storage alive
+    clone = c_void_p()
+    assert rt.shim("aoti_torch_clone")(view.value, byref(clone)) == 0
+    values = (ctypes.c_float * 4).from_address(rt.data_ptr(clone.value))
+    assert list(values) == [5.0, 6.0, 9.0, 10.0]
+    assert rt.strides(clone.value) == [2, 1]
+    for handle in (view.value, nested.value, clone.value):
+        rt.delete(handle)
+
+
+def test_new_handle_and_blob(rt):
+    buffer = (ctypes.c_float * 12)(*range(12))
+    blob = c_void_p()
+    code = rt.shim("aoti_torch_create_tensor_from_blob_v2")(ctypes.addressof(buffer), 2, int64_array([2, 3]),
+                                                            int64_array([3, 1]), 6, FLOAT32, 0, 0, byref(blob), 0, None, 0)
+    assert code == 0
+    assert rt.data_ptr(blob.value) == ctypes.addressof(buffer) + 24
+    assert rt.scalar(blob.value, "aoti_torch_get_storage_size") == 12 * 4
+    other = c_void_p()
+    assert rt.shim("aoti_torch_new_tensor_handle")(blob.value, byref(other)) == 0
+    rt.delete(blob.value)
+    assert rt.data_ptr(other.value) == ctypes.addressof(buffer) + 24 and rt.sizes(other.value) == [2, 3]
+    preserved = c_void_p()
+    assert rt.shim("aoti_torch_clone_preserve_strides")(other.value, byref(preserved)) == 0
+    assert list((ctypes.c_float * 6).from_address(rt.data_ptr(preserved.value))) == [6, 7, 8, 9, 10, 11]
+    rt.delete(other.value)
+    rt.delete(preserved.value)
+    assert list(buffer) == list(range(12))  # borrowed memory is never freed or changed
+
+
+def test_copy_strided_and_broadcast(rt):
+    src = rt.empty([3, 4])
+    values = (ctypes.c_float * 12).from_address(rt.data_ptr(src))
+    for i in range(12):
+        values[i] = i * 1.5
+    transposed = rt.empty([3, 4], [1, 3])
+    rt.copy_(transposed, src)
+    out = (ctypes.c_float * 12).from_address(rt.data_ptr(transposed))
+    assert [out[c * 3 + r] for r in range(3) for c in range(4)] == [i * 1.5 for i in range(12)]
+    row = rt.empty([4])
+    broadcast_src = rt.empty([1, 4])
+    b = (ctypes.c_float * 4).from_address(rt.data_ptr(broadcast_src))
+    for i in range(4):
+        b[i] = 100 + i
+    rt.copy_(src, broadcast_src)
+    assert list(values) == [100.0, 101.0, 102.0, 103.0] * 3
+    for handle in (src, transposed, row, broadcast_src):
+        rt.delete(handle)
+
+
+def test_errors_leave_outputs_untouched(rt):
+    sentinel = 0x5EED
+    out = c_void_p(sentinel)
+    empty = rt.shim("aoti_torch_empty_strided")
+    sizes = int64_array([2, 2])
+    rt.api("shimgen_runtime_clear_last_error")()
+    assert empty(2, sizes, None, 77, 0, 0, byref(out)) == INVALID and out.value == sentinel
+    assert "unknown dtype code 77" in rt.last_error()
+    assert empty(2, int64_array([2, -1]), None, FLOAT32, 0, 0, byref(out)) == INVALID and out.value == sentinel
+    assert "negative" in rt.last_error()
+    assert empty(2, sizes, None, FLOAT32, 1, 0, byref(out)) == UNSUPPORTED and out.value == sentinel
+    assert "built without CUDA" in rt.last_error()
+    assert empty(2, sizes, None, FLOAT32, 0, 0, None) == INVALID
+    dim = c_int64(-3)
+    assert rt.shim("aoti_torch_get_dim")(None, byref(dim)) == INVALID and dim.value == -3
+    assert "null tensor handle" in rt.last_error()
+    assert rt.shim("aoti_torch_delete_tensor_object")(None) == INVALID
+    a, b = rt.empty([2, 2]), rt.empty([2, 2], dtype=INT64)
+    assert rt.shim("aoti_torch_copy_")(a, b, 0) == UNSUPPORTED and "dtype conversion" in rt.last_error()
+    c = rt.empty([3])
+    assert rt.shim("aoti_torch_copy_")(a, c, 0) == INVALID and "broadcast" in rt.last_error()
+    assert rt.shim("aoti_torch__reinterpret_tensor")(a, 1, int64_array([5]), int64_array([1]), 0, byref(out)) == INVALID
+    assert out.value == sentinel and "past the storage" in rt.last_error()
+    guard = c_void_p(sentinel)
+    assert rt.shim("aoti_torch_create_cuda_guard")(0, byref(guard)) == UNSUPPORTED and guard.value == sentinel
+    stream = c_void_p(sentinel)
+    assert rt.shim("aoti_torch_get_current_cuda_stream")(0, byref(stream)) == UNSUPPORTED and stream.value == sentinel
+    for handle in (a, b, c):
+        rt.delete(handle)
+
+
+def test_last_error_is_per_thread(rt):
+    import threading
+
+    rt.api("shimgen_runtime_clear_last_error")()
+    seen = []
+
+    def fail_here():
+        rt.shim("aoti_torch_delete_tensor_object")(None)
+        seen.append(rt.last_error())
+
+    worker = threading.Thread(target=fail_here)
+    worker.start()
+    worker.join()
+    assert "null tensor handle" in seen[0]
+    assert rt.last_error() == ""
+
+
+def test_grad_mode_is_per_thread_and_calls_are_counted(rt):
+    import threading
+
+    before = rt.calls()
+    set_enabled, is_enabled = rt.shim("aoti_torch_grad_mode_set_enabled"), rt.shim("aoti_torch_grad_mode_is_enabled")
+    assert is_enabled() is True
+    set_enabled(False)
+    other = []
+    thread = threading.Thread(target=lambda: other.append(is_enabled()))
+    thread.start()
+    thread.join()
+    assert is_enabled() is False and other == [True]
+    set_enabled(True)
+    assert rt.calls() == before + 5
+
+
+def test_pinned_cpu_build_locks_pages(rt):
+    """CPU-only build: pinned = mlock(2)ed host memory (VmLck grows), never a silent pageable fallback."""
+
+    def locked_kb() -> int:
+        match = re.search(r"VmLck:\s+(\d+) kB", Path("/proc/self/status").read_text())
+        return int(match.group(1))
+
+    before = locked_kb()
+    handle = c_void_p()
+    code = rt.shim("aoti_torch_empty_strided_pinned")(1, int64_array([1 << 18]), None, FLOAT32, 0, 0, byref(handle))
+    if code != 0:  # RLIMIT_MEMLOCK too small: the allocation must fail loudly instead
+        assert code == 4 and "RLIMIT_MEMLOCK" in rt.last_error()
+        return
+    assert locked_kb() - before >= 1024
+    rt.delete(handle.value)
+    assert locked_kb() == before
+    bad = c_void_p(1)
+    assert rt.shim("aoti_torch_empty_strided_pinned")(1, int64_array([4]), None, FLOAT32, 1, 0, byref(bad)) != 0
+    assert bad.value == 1
+
+
+# ---- symbols ----
+
+def _dynamic_exports(path: Path) -> set[str]:
+    output = subprocess.run(["nm", "-D", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in output.splitlines() if line.strip()}
+
+
+def test_exports_prefixed_only(built):
+    if shutil.which("nm") is None:
+        pytest.skip("nm not installed")
+    exported = _dynamic_exports(built.artifacts[0].path)
+    shimset = resolve_shims(load_config(default_config()))
+    assert {s.prefixed for s in shimset.shims} <= exported
+    assert not {n for n in exported if n.startswith("aoti_torch_")}
+    # Nothing in the library references layout_sparse_bsc: it is present only because the archive
+    # was whole-archived (retention).
+    assert "executorch_aoti_torch_layout_sparse_bsc" in exported
+    assert exported == {s.prefixed for s in shimset.shims} | set(shimset.exports)
+    assert built.artifacts[0].prefixed_exports == len(shimset.shims)
+
+
+# ---- shimgen build: no-op rebuild, prefix change, CLI ----
+
+def test_second_build_does_no_work(built):
+    command = [sys.executable, "-m", "shimgen", "build", "-B", str(built.build_dir), "--cuda", "off", "-j", "2"]
+    # The fixture built with the tests on; the CLI run must keep that cache entry, so pass it the same way.
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    start = time.perf_counter()
+    first = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO)
+    assert first.returncode == 0, first.stdout + first.stderr
+    start = time.perf_counter()
+    second = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO)
+    elapsed = time.perf_counter() - start
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "configure: up to date" in second.stdout and "ninja: no work to do" in second.stdout
+    assert "wrote" not in second.stdout
+    assert "75/75 prefixed shims exported" in second.stdout and "check-symbols: passed" in second.stdout
+    print(f"no-op shimgen build: {elapsed:.2f} s")
+    assert elapsed < 1.5
+
+
+def test_prefix_change_leaves_no_trace(tmp_path):
+    project = tmp_path / "runtime"
+    shutil.copytree(runtime_dir(), project, ignore=shutil.ignore_patterns("build*", "__pycache__"))
+    toml = project / "shimgen.toml"
+    toml.write_text(toml.read_text().replace('prefix = "executorch_"', 'prefix = "oldpfx_"'))
+    options = BuildOptions(tmp_path / "build", cuda="off", jobs=2)
+    first = build(load_config(toml), options, echo=lambda line: None)
+    library = first.artifacts[0].path
+    assert b"oldpfx_aoti_torch_empty_strided" in library.read_bytes()
+    toml.write_text(toml.read_text().replace('prefix = "oldpfx_"', 'prefix = "newpfx_"'))
+    second = build(load_config(toml), options, echo=lambda line: None)
+    data = second.artifacts[0].path.read_bytes()
+    assert b"newpfx_aoti_torch_empty_strided" in data
+    assert b"oldpfx" not in data
+    assert second.check.exit_code == 0 and second.artifacts[0].prefixed_exports == 75
+
+
+def test_build_cli_bad_config_is_one_line(tmp_path):
+    completed = subprocess.run([sys.executable, "-m", "shimgen", "build", "-c", str(tmp_path / "missing.toml"),
+                                "-B", str(tmp_path / "b")], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1 and "config file not found" in completed.stderr
+
+
+@pytest.mark.skipif(find_nvcc() is None, reason="no nvcc")
+def test_cuda_build_compiles_and_links(tmp_path):
+    """With a toolkit, the CUDA backend compiles (sm_90 + PTX) and links libcudart; no GPU needed."""
+    result = build(load_config(default_config()), BuildOptions(tmp_path / "cuda", cuda="on", jobs=2),
+                   echo=lambda line: None)
+    library = result.artifacts[0].path
+    assert result.cuda and result.check.exit_code == 0 and result.artifacts[0].prefixed_exports == 75
+    dynamic = subprocess.run(["readelf", "-dW", str(library)], capture_output=True, text=True).stdout
+    assert "libcudart.so" in dynamic
+    sections = subprocess.run(["readelf", "-SW", str(library)], capture_output=True, text=True).stdout
+    assert ".nv_fatbin" in sections
+    assert b"sm_90" in library.read_bytes() or b"compute_90" in library.read_bytes()
+    # Loads and serves CPU tensors without a GPU; a CUDA tensor fails with a clear error when none.
+    rt = Runtime(library, "executorch_")
+    assert rt.api("shimgen_runtime_has_cuda")() == 1
+    handle = rt.empty([3, 3])
+    rt.delete(handle)
