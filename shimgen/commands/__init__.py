@@ -10,4 +10,6 @@ COMMANDS = [
     "build",
     "prefix_imports",
     "run",
+    "check_symbols",
+    "symbols",
 ]

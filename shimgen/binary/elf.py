@@ -1,0 +1,329 @@
+"""A fast, read-only ELF symbol-table reader (struct over an mmap or bytes; no LIEF).
+
+Why it exists: ``check-symbols`` on libtorch_cpu.so (434 MB, 74k dynamic exports) must finish
+within 1.5x ``nm -D``; ``import lief`` alone takes longer than that. A test proves this reader
+gives exactly the answer of the LIEF reader (shimgen.binary.lief_reader) on every binary the tests
+build and on torch's libraries.
+
+It trusts nothing in the file: every offset, size, count and string is bounds-checked, and any
+inconsistency raises InputError naming the file. It only reads; it never loads or runs anything.
+Files without section headers (sstrip'ed) are left to LIEF (``NoSections``).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from itertools import accumulate, repeat
+from operator import add
+
+from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
+from shimgen.errors import InputError
+
+ELF_MAGIC = b"\x7fELF"
+
+ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
+SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHT_DYNSYM = 2, 3, 8, 11
+PT_INTERP = 3
+SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
+STT_TLS = 6
+STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
+
+EXPORT_BINDINGS = frozenset((STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE))
+IMPORT_BINDINGS = frozenset((STB_GLOBAL, STB_WEAK))
+EXPORT_VISIBILITIES = frozenset((STV_DEFAULT, STV_PROTECTED))
+
+BINDING_NAMES = {STB_LOCAL: "local", STB_GLOBAL: "global", STB_WEAK: "weak", STB_GNU_UNIQUE: "unique"}
+VISIBILITY_NAMES = {STV_DEFAULT: "default", STV_INTERNAL: "internal", STV_HIDDEN: "hidden", STV_PROTECTED: "protected"}
+TYPE_NAMES = {0: "notype", 1: "object", 2: "func", 5: "object", STT_TLS: "tls", 10: "func"}
+
+# Slim LTO objects (gcc -flto without -ffat-lto-objects) carry only this marker symbol natively.
+LTO_MARKERS = (b"__gnu_lto_slim", b"__gnu_lto_v1")
+
+
+class NoSections(Exception):
+    """The file has no section headers; the caller falls back to LIEF (which reads PT_DYNAMIC)."""
+
+
+class _Layout:
+    """Struct formats for one ELF class and byte order."""
+
+    def __init__(self, is64: bool, endian: str) -> None:
+        e = endian
+        self.is64 = is64
+        if is64:
+            self.ehdr = struct.Struct(e + "HHIQQQIHHHHHH")  # after e_ident
+            self.shdr = struct.Struct(e + "IIQQQQIIQQ")
+            self.phdr_type = struct.Struct(e + "I")
+            self.sym = struct.Struct(e + "IBBHQQ")
+            self.sym_short = struct.Struct(e + "IBBH16x")  # name, info, other, shndx
+        else:
+            self.ehdr = struct.Struct(e + "HHIIIIIHHHHHH")
+            self.shdr = struct.Struct(e + "IIIIIIIIII")
+            self.phdr_type = struct.Struct(e + "I")
+            self.sym = struct.Struct(e + "IIIBBH")
+            self.sym_short = None
+
+
+_LAYOUTS = {(c, d): _Layout(c == 2, "<" if d == 1 else ">") for c in (1, 2) for d in (1, 2)}
+
+
+class _Section:
+    __slots__ = ("name", "type", "offset", "size", "link", "entsize")
+
+    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int) -> None:
+        self.name, self.type, self.offset, self.size, self.link, self.entsize = name, type_, offset, size, link, entsize
+
+
+def is_elf(head: bytes) -> bool:
+    return head[:4] == ELF_MAGIC
+
+
+def read_elf(
+    buf,
+    path: str,
+    member: str | None = None,
+    *,
+    hidden_of: Iterable[str] = (),
+    detail: bool = False,
+) -> Binary:
+    """Read the symbol view of one ELF file held in ``buf`` (bytes or mmap).
+
+    Shared libraries and executables are read from ``.dynsym``; objects from ``.symtab``.
+    ``hidden_of``: names to look up in the static symbol table (``.symtab``) when they are not
+    exported, to tell "kept but hidden" from "not kept" (rule SG003 vs SG002).
+    """
+    where = f"{path}({member})" if member else path
+
+    def bad(reason: str) -> InputError:
+        return InputError(f"{where}: {reason}")
+
+    size = len(buf)
+    if size < 16 or bytes(buf[:4]) != ELF_MAGIC:
+        raise bad("not an ELF file")
+    ei_class, ei_data, ei_version = buf[4], buf[5], buf[6]
+    layout = _LAYOUTS.get((ei_class, ei_data))
+    if layout is None or ei_version != 1:
+        raise bad(f"corrupt ELF header (class {ei_class}, data {ei_data}, version {ei_version})")
+    if size < 16 + layout.ehdr.size:
+        raise bad(f"truncated: {size} bytes, shorter than the ELF header")
+    (e_type, _machine, _version, _entry, e_phoff, e_shoff, _flags, _ehsize, e_phentsize, e_phnum,
+     e_shentsize, e_shnum, e_shstrndx) = layout.ehdr.unpack_from(buf, 16)
+    if e_type not in (ET_REL, ET_EXEC, ET_DYN):
+        raise bad(f"unsupported ELF file type {e_type} (not an object, executable or shared library)")
+    if e_shoff == 0:
+        raise NoSections(where)
+
+    if e_shentsize < layout.shdr.size:
+        raise bad(f"corrupt ELF header: section header size {e_shentsize} < {layout.shdr.size}")
+    if e_shoff + layout.shdr.size > size:
+        raise bad(f"truncated: section headers at offset {e_shoff}, beyond the end of the file ({size} bytes)")
+    first = layout.shdr.unpack_from(buf, e_shoff)
+    if e_shnum == 0:  # extended numbering: the count lives in section 0's sh_size
+        e_shnum = first[5]
+    if e_shstrndx == SHN_XINDEX:
+        e_shstrndx = first[6]
+    if e_shnum == 0:
+        raise NoSections(where)
+    end = e_shoff + e_shnum * e_shentsize
+    if end > size or e_shnum > 1_000_000:
+        raise bad(f"truncated: {e_shnum} section headers end at offset {end}, beyond the end of the file ({size} bytes)")
+    sections = []
+    for index in range(e_shnum):
+        (sh_name, sh_type, _f, _a, sh_offset, sh_size, sh_link, _i, _al, sh_entsize) = layout.shdr.unpack_from(
+            buf, e_shoff + index * e_shentsize
+        )
+        sections.append(_Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize))
+
+    def section_bytes(section: _Section, what: str) -> bytes:
+        if section.type == SHT_NOBITS:
+            raise bad(f"corrupt: {what} has no bytes in the file (SHT_NOBITS)")
+        if section.offset + section.size > size:
+            raise bad(f"truncated: {what} ends at offset {section.offset + section.size}, "
+                      f"beyond the end of the file ({size} bytes)")
+        return bytes(buf[section.offset:section.offset + section.size])
+
+    def section_names() -> list[bytes]:
+        if e_shstrndx >= e_shnum or e_shstrndx == SHN_UNDEF:
+            return []
+        table = section_bytes(sections[e_shstrndx], "section name table")
+        names = []
+        for section in sections:
+            stop = table.find(b"\0", section.name)
+            names.append(table[section.name:stop] if 0 <= section.name < len(table) and stop >= 0 else b"")
+        return names
+
+    def table_of(sh_type: int) -> _Section | None:
+        found = [s for s in sections if s.type == sh_type]
+        if len(found) > 1:
+            raise bad(f"corrupt: {len(found)} symbol tables of type {sh_type}, expected one")
+        return found[0] if found else None
+
+    def read_table(section: _Section, what: str):
+        """(entries, string table as str) of one symbol table, checked."""
+        if section.entsize != layout.sym.size:
+            raise bad(f"corrupt: {what} entry size {section.entsize}, expected {layout.sym.size}")
+        if section.size % layout.sym.size:
+            raise bad(f"corrupt: {what} size {section.size} is not a multiple of its entry size")
+        raw = section_bytes(section, what)
+        if not 0 < section.link < e_shnum or sections[section.link].type != SHT_STRTAB:
+            raise bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
+        strings = section_bytes(sections[section.link], f"string table of {what}")
+        return raw, strings
+
+    kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[e_type]
+    if e_type == ET_DYN and _has_interp(buf, layout, e_phoff, e_phentsize, e_phnum, size, bad):
+        kind = EXECUTABLE  # a PIE executable
+
+    if e_type == ET_REL:
+        table = table_of(SHT_SYMTAB)
+        if table is None:
+            if any(n.startswith(b".gnu.lto_") for n in section_names()):
+                raise bad("object holds only LTO bitcode, no native symbol table; check the linked library "
+                          "instead, or compile with -ffat-lto-objects")
+            raise bad("object file has no symbol table")
+        what = ".symtab"
+    else:
+        table = table_of(SHT_DYNSYM)
+        if table is None:
+            if e_type == ET_DYN:
+                raise bad("shared library has no dynamic symbol table (.dynsym); is it a static or stripped stub?")
+            # A static executable: it neither exports nor imports anything.
+            return Binary(path, member, "ELF", kind, frozenset(), frozenset(), has_static_table=table_of(SHT_SYMTAB) is not None)
+        what = ".dynsym"
+
+    raw, strings = read_table(table, what)
+    if e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
+        raise bad("object holds only LTO bitcode, no native symbol table; check the linked library instead, "
+                  "or compile with -ffat-lto-objects")
+    exports, imports, tls, symbols = _classify(raw, strings, layout, bad, what, detail)
+
+    hidden: tuple[str, ...] = ()
+    static = table if e_type == ET_REL else table_of(SHT_SYMTAB)
+    missing = sorted(set(hidden_of) - set(exports))
+    if missing and static is not None:
+        hidden = _hidden_names(static, missing, read_table, layout, bad)
+    return Binary(
+        path=path,
+        member=member,
+        format="ELF",
+        kind=kind,
+        exports=exports,
+        imports=imports,
+        tls=tls,
+        hidden=hidden,
+        has_static_table=static is not None,
+        symbols=tuple(symbols),
+    )
+
+
+def _has_interp(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
+    if phnum == 0 or phoff == 0:
+        return False
+    if phentsize < (56 if layout.is64 else 32) or phoff + phnum * phentsize > size or phnum >= 0xFFFF:
+        raise bad(f"truncated or corrupt program headers ({phnum} at offset {phoff})")
+    return any(layout.phdr_type.unpack_from(buf, phoff + i * phentsize)[0] == PT_INTERP for i in range(phnum))
+
+
+def _name_at(text: str, offset: int, bad, what: str) -> str:
+    stop = text.find("\0", offset)
+    if stop < 0:
+        raise bad(f"corrupt: a {what} name is not terminated inside its string table")
+    return text[offset:stop]
+
+
+def _decode_table(strings: bytes) -> str:
+    # latin-1 maps byte offsets 1:1 to character offsets, so st_name indexes the str directly.
+    return strings.decode("latin-1")
+
+
+def _fix_name(name: str) -> str:
+    if name.isascii():
+        return name
+    return name.encode("latin-1").decode("utf-8", "backslashreplace")
+
+
+def _rows(raw: bytes, layout: _Layout) -> list[tuple[int, int, int, int]]:
+    """(st_name, st_info, st_other, st_shndx) of every entry."""
+    if layout.sym_short is not None:
+        return list(layout.sym_short.iter_unpack(raw))
+    return [(n, i, o, s) for (n, _v, _z, i, o, s) in layout.sym.iter_unpack(raw)]
+
+
+def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool):
+    """Split one symbol table into export names, import names, TLS export names (+ detail)."""
+    text = _decode_table(strings)
+    limit = len(text)
+    find = text.find
+    rows = _rows(raw, layout)
+    # Comprehensions rather than one loop: this runs over 75k entries within a 90 ms budget.
+    export_rows = [r for r in rows if r[3] != SHN_UNDEF and r[0] and r[1] >> 4 in EXPORT_BINDINGS
+                   and r[2] & 3 in EXPORT_VISIBILITIES]
+    import_offsets = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
+    export_offsets = [r[0] for r in export_rows]
+    tls_offsets = [r[0] for r in export_rows if r[1] & 0xF == STT_TLS]
+    offsets = export_offsets + import_offsets
+    if offsets and max(offsets) >= limit:
+        raise bad(f"corrupt: a {what} name offset ({max(offsets)}) lies outside its string table ({limit} bytes)")
+    if offsets and max(offsets) > text.rfind("\0"):
+        raise bad(f"corrupt: a {what} name is not terminated inside its string table")
+    # Names by offset: one C-speed split of the table, then dict lookups. Offsets into the middle
+    # of a string (linkers merge common suffixes) fall back to a search.
+    parts = text.split("\0")
+    starts = accumulate(map(add, map(len, parts), repeat(1)), initial=0)
+    by_offset = dict(zip(starts, parts))
+    names = list(map(by_offset.get, offsets))
+    if None in names:
+        names = [name if name is not None else _name_at(text, offset, bad, what)
+                 for name, offset in zip(names, offsets)]
+    exports = frozenset(names[:len(export_offsets)])
+    imports = frozenset(names[len(export_offsets):]) - exports
+    tls = frozenset(by_offset.get(o) or _name_at(text, o, bad, what) for o in tls_offsets)
+    if not text.isascii():
+        exports = frozenset(_fix_name(n) for n in exports)
+        imports = frozenset(_fix_name(n) for n in imports)
+        tls = frozenset(_fix_name(n) for n in tls)
+    symbols: list[Symbol] = []
+    if detail:
+        for st_name, st_info, st_other, st_shndx in rows:
+            if st_name == 0 or st_name >= limit or find("\0", st_name) < 0:
+                continue
+            binding, visibility, defined = st_info >> 4, st_other & 3, st_shndx != SHN_UNDEF
+            if binding == STB_LOCAL and (st_info & 0xF) in (3, 4):  # section and file symbols
+                continue
+            symbols.append(Symbol(
+                name=_fix_name(text[st_name:find("\0", st_name)]),
+                defined=defined,
+                binding=BINDING_NAMES.get(binding, f"binding{binding}"),
+                visibility=VISIBILITY_NAMES[visibility],
+                type=TYPE_NAMES.get(st_info & 0xF, "other"),
+                is_export=defined and binding in EXPORT_BINDINGS and visibility in EXPORT_VISIBILITIES,
+                is_import=not defined and binding in IMPORT_BINDINGS,
+            ))
+    return exports, imports, tls, symbols
+
+
+def _hidden_names(static: _Section, names: list[str], read_table, layout: _Layout, bad) -> tuple[str, ...]:
+    """Which of ``names`` the static symbol table defines without exporting (local or hidden)."""
+    raw, strings = read_table(static, ".symtab")
+    # Most lookups are for one or two names in a table of 500k: skip the parse when no name occurs.
+    # Only "name\0" is searched: linkers merge suffixes, so "helper" may live inside "use_helper".
+    wanted = {n for n in names if n.encode() + b"\0" in strings}
+    if not wanted:
+        return ()
+    text = _decode_table(strings)
+    limit = len(text)
+    found = set()
+    for st_name, st_info, st_other, st_shndx in _rows(raw, layout):
+        if st_name == 0 or st_shndx == SHN_UNDEF:
+            continue
+        if st_name >= limit:
+            raise bad(f"corrupt: a .symtab name offset ({st_name}) lies outside its string table ({limit} bytes)")
+        stop = text.find("\0", st_name)
+        if stop < 0:
+            raise bad("corrupt: a .symtab name is not terminated inside its string table")
+        name = text[st_name:stop]
+        if name in wanted and (st_info >> 4 == STB_LOCAL or (st_other & 3) not in EXPORT_VISIBILITIES):
+            found.add(name)
+    return tuple(sorted(found))

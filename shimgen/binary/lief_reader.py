@@ -1,0 +1,219 @@
+"""LIEF-based symbol reader for every format: ELF (the reference the fast reader is proven
+against, and the fallback for files without section headers), Mach-O (fat too) and PE.
+
+LIEF 1.0.0 pitfalls guarded here (see FACTS.md): ``exported``/``imported`` miss GNU_UNIQUE, NOTYPE
+and TLS symbols (so we classify from binding/visibility/section index ourselves); a truncated file
+parses to a Binary with nothing in it; a missing or empty file gives None; a directory raises
+MemoryError (callers never pass one). A parse that yields nothing is an InputError, never "clean".
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+
+from shimgen.binary.elf import (
+    EXPORT_BINDINGS,
+    EXPORT_VISIBILITIES,
+    IMPORT_BINDINGS,
+    SHN_UNDEF,
+    STB_LOCAL,
+    STT_TLS,
+    TYPE_NAMES,
+    BINDING_NAMES,
+    VISIBILITY_NAMES,
+)
+from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
+from shimgen.errors import InputError
+
+# Mach-O nlist n_type bits.
+N_STAB, N_PEXT, N_TYPE, N_EXT = 0xE0, 0x10, 0x0E, 0x01
+N_UNDF, N_SECT = 0x0, 0xE
+MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE = 1, 2, 6, 8
+
+
+def _lief():
+    import lief  # 0.3 s to import: only paid for formats the fast reader does not cover
+
+    lief.logging.disable()
+    return lief
+
+
+def _raw(data: bytes):
+    # LIEF takes bytes directly; a memoryview or mmap is copied once.
+    return data if isinstance(data, bytes) else bytes(data)
+
+
+def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_of: Iterable[str] = (),
+                  detail: bool = False) -> Binary:
+    lief = _lief()
+    where = f"{path}({member})" if member else path
+    hidden_of = frozenset(hidden_of)
+    config = lief.ELF.ParserConfig()
+    # Only what the rules need: on libtorch_cpu.so relocations and .symtab cost seconds.
+    config.parse_relocations = False
+    config.parse_notes = False
+    config.parse_overlay = False
+    config.parse_symbol_versions = False
+    config.parse_symtab_symbols = True if (data[16:18] in (b"\x01\x00", b"\x00\x01") or hidden_of) else False
+    elf = lief.ELF.parse(_raw(data), config)
+    if elf is None:
+        raise InputError(f"{where}: not a readable ELF file (corrupt or truncated)")
+    header = elf.header
+    file_type = int(header.file_type.value)
+    sections = list(elf.sections)
+    segments = list(elf.segments)
+    if not sections and not segments:
+        raise InputError(f"{where}: truncated or corrupt ELF file (no sections and no segments could be read)")
+    for segment in segments:
+        if segment.file_offset + segment.physical_size > len(data):
+            raise InputError(f"{where}: truncated: a segment ends beyond the end of the file")
+    if file_type == 1:
+        kind, table = OBJECT, list(elf.symtab_symbols)
+        if any(s.name.startswith(".gnu.lto_") for s in sections) and not table or any(
+            s.name in ("__gnu_lto_slim", "__gnu_lto_v1") for s in table
+        ):
+            raise InputError(f"{where}: object holds only LTO bitcode, no native symbol table")
+        if not table:
+            raise InputError(f"{where}: object file has no symbol table")
+    elif file_type in (2, 3):
+        kind = SHARED if file_type == 3 else EXECUTABLE
+        if file_type == 3 and any(int(s.type.value) == 3 for s in segments):  # PT_INTERP: PIE
+            kind = EXECUTABLE
+        table = list(elf.dynamic_symbols)
+        if not table and file_type == 3:
+            raise InputError(f"{where}: shared library has no dynamic symbol table (.dynsym)")
+    else:
+        raise InputError(f"{where}: unsupported ELF file type {file_type}")
+
+    exports, imports, tls, symbols = set(), set(), set(), []
+    for sym in table:
+        name = sym.name
+        info_binding = int(sym.binding.value)
+        visibility = int(sym.visibility.value)
+        defined = sym.shndx != SHN_UNDEF
+        is_export = bool(name) and defined and info_binding in EXPORT_BINDINGS and visibility in EXPORT_VISIBILITIES
+        is_import = bool(name) and not defined and info_binding in IMPORT_BINDINGS
+        type_value = int(sym.type.value)
+        if is_export:
+            exports.add(name)
+            if type_value == STT_TLS:
+                tls.add(name)
+        elif is_import:
+            imports.add(name)
+        if detail and name and not (info_binding == STB_LOCAL and type_value in (3, 4)):
+            symbols.append(Symbol(name, defined, BINDING_NAMES.get(info_binding, f"binding{info_binding}"),
+                                  VISIBILITY_NAMES[visibility], TYPE_NAMES.get(type_value, "other"),
+                                  is_export, is_import))
+    imports -= exports
+    hidden: set[str] = set()
+    static = list(elf.symtab_symbols) if file_type != 1 else table
+    missing = set(hidden_of) - exports
+    if missing:
+        for sym in static:
+            if sym.name in missing and sym.shndx != SHN_UNDEF and (
+                int(sym.binding.value) == STB_LOCAL or int(sym.visibility.value) not in EXPORT_VISIBILITIES
+            ):
+                hidden.add(sym.name)
+    return Binary(path, member, "ELF", kind, frozenset(exports), frozenset(imports), frozenset(tls),
+                  tuple(sorted(hidden)), bool(static), tuple(symbols))
+
+
+def _macho_checks(data: bytes, where: str) -> None:
+    """LIEF accepts truncated Mach-O files; check the header and load commands fit in the file."""
+    if len(data) < 28:
+        raise InputError(f"{where}: truncated Mach-O header ({len(data)} bytes)")
+    magic = data[:4]
+    endian = "<" if magic in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
+    is64 = magic in (b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf")
+    ncmds, sizeofcmds = struct.unpack_from(endian + "II", data, 16)
+    header = 32 if is64 else 28
+    if header + sizeofcmds > len(data):
+        raise InputError(f"{where}: truncated: load commands end at {header + sizeofcmds}, file has {len(data)} bytes")
+
+
+def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: Iterable[str] = (),
+               detail: bool = False) -> list[Binary]:
+    """Every slice of a (fat) Mach-O file; a fat file's slices are named by architecture."""
+    lief = _lief()
+    where = f"{path}({member})" if member else path
+    raw = _raw(data)
+    fat = lief.MachO.parse(raw)
+    if fat is None or fat.size == 0:
+        raise InputError(f"{where}: not a readable Mach-O file (corrupt or truncated)")
+    is_fat = raw[:4] in (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
+    binaries = []
+    for index in range(fat.size):
+        macho = fat.at(index)
+        arch = str(macho.header.cpu_type).rsplit(".", 1)[-1].lower()
+        slice_member = (f"{member}:{arch}" if member else arch) if is_fat else member
+        slice_where = f"{path}({slice_member})" if slice_member else path
+        if not is_fat:
+            _macho_checks(raw, slice_where)
+        binaries.append(_macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail))
+    return binaries
+
+
+def _macho_binary(macho, path: str, member: str | None, where: str, hidden_of: set[str], detail: bool) -> Binary:
+    file_type = int(macho.header.file_type.value)
+    kind = {MH_OBJECT: OBJECT, MH_EXECUTE: EXECUTABLE, MH_DYLIB: SHARED, MH_BUNDLE: SHARED}.get(file_type)
+    if kind is None:
+        raise InputError(f"{where}: unsupported Mach-O file type {file_type}")
+    if not list(macho.commands):
+        raise InputError(f"{where}: truncated or corrupt Mach-O file (no load commands)")
+    exports, imports, hidden, symbols = set(), set(), set(), []
+    for sym in macho.symbols:
+        n_type = sym.raw_type
+        if n_type & N_STAB:
+            continue  # debugger entries
+        name = sym.name
+        if name.startswith("_"):
+            name = name[1:]  # the C compiler's leading underscore; the rules speak C names
+        if not name:
+            continue
+        kind_bits = n_type & N_TYPE
+        defined = kind_bits != N_UNDF or (kind == OBJECT and sym.value != 0)  # common symbols
+        external = bool(n_type & N_EXT)
+        is_export = defined and external and not n_type & N_PEXT
+        is_import = not defined and external
+        if is_export:
+            exports.add(name)
+        elif is_import:
+            imports.add(name)
+        elif defined and name in hidden_of:
+            hidden.add(name)
+        if detail:
+            symbols.append(Symbol(name, defined, "global" if external else "local",
+                                  "hidden" if n_type & N_PEXT or not external else "default",
+                                  "notype", is_export, is_import))
+    hidden -= exports
+    imports -= exports
+    return Binary(path, member, "Mach-O", kind, frozenset(exports), frozenset(imports), frozenset(),
+                  tuple(sorted(hidden)), True, tuple(symbols))
+
+
+def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool = False) -> Binary:
+    lief = _lief()
+    where = f"{path}({member})" if member else path
+    raw = _raw(data)
+    pe = lief.PE.parse(raw)
+    if pe is None:
+        raise InputError(f"{where}: not a readable PE file (corrupt or truncated)")
+    sections = list(pe.sections)
+    if not sections:
+        raise InputError(f"{where}: truncated or corrupt PE file (no sections)")
+    for section in sections:
+        if section.pointerto_raw_data + section.sizeof_raw_data > len(raw):
+            raise InputError(f"{where}: truncated: section {section.name} ends beyond the end of the file")
+    is_dll = pe.header.has_characteristic(lief.PE.Header.CHARACTERISTICS.DLL)
+    exports: set[str] = set()
+    if pe.has_exports:
+        exports = {entry.name for entry in pe.get_export().entries if entry.name}
+    imports = {entry.name for library in pe.imports for entry in library.entries
+               if not entry.is_ordinal and entry.name}
+    symbols = []
+    if detail:
+        symbols = [Symbol(n, True, "global", "default", "notype", True, False) for n in sorted(exports)] + [
+            Symbol(n, False, "global", "default", "notype", False, True) for n in sorted(imports)]
+    return Binary(path, member, "PE", SHARED if is_dll else EXECUTABLE, frozenset(exports),
+                  frozenset(imports) - frozenset(exports), frozenset(), (), False, tuple(symbols))

@@ -1,0 +1,279 @@
+"""Turn PATHs into Binary values: files, static archives, directories, wheels/zips.
+
+Reading only: nothing is loaded, executed or extracted to disk. Binaries are recognised by magic
+bytes, never by suffix. Zip members are read in memory under caps on count and size.
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import struct
+import zipfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen.binary import elf
+from shimgen.binary.model import Binary
+from shimgen.errors import InputError
+
+AR_MAGIC = b"!<arch>\n"
+THIN_AR_MAGIC = b"!<thin>\n"
+ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+MACHO_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")
+FAT_MAGICS = (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
+LLVM_BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what a zip may make us read into memory (a wheel is untrusted input)."""
+
+    zip_members: int = 20_000
+    member_bytes: int = 1 << 30  # libtorch_cpu.so is 434 MB
+    total_bytes: int = 4 << 30
+    max_ratio: int = 200  # uncompressed / compressed; beyond it, a zip bomb
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def sniff(head: bytes) -> str | None:
+    """The container or format a file's first bytes announce, or None for anything else."""
+    if head[:4] == elf.ELF_MAGIC:
+        return "ELF"
+    if head[:4] in MACHO_MAGICS:
+        return "Mach-O"
+    if head[:4] in FAT_MAGICS:
+        # Java class files share 0xCAFEBABE; a fat header's arch count is small, a class's version is not.
+        if len(head) >= 8 and 0 < struct.unpack(">I", head[4:8])[0] < 64:
+            return "Mach-O"
+        return None
+    if head[:2] == b"MZ":
+        return "PE"
+    if head[:8] == AR_MAGIC:
+        return "archive"
+    if head[:8] == THIN_AR_MAGIC:
+        return "thin-archive"
+    if head[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC):
+        return "zip"
+    if head[:4] in LLVM_BITCODE_MAGICS:
+        return "bitcode"
+    return None
+
+
+def load_paths(paths: Sequence[Path | str], *, hidden_of: Iterable[str] = (), detail: bool = False,
+               limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
+    """Every binary in ``paths``, in a stable order. Raises InputError for unusable input."""
+    hidden_of = frozenset(hidden_of)
+    binaries: list[Binary] = []
+    for path in paths:
+        binaries.extend(load_path(Path(path), hidden_of=hidden_of, detail=detail, limits=limits))
+    return binaries
+
+
+def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bool = False,
+              limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
+    name = str(path)
+    if path.is_dir():
+        found = list(_walk(path, hidden_of, detail, limits))
+        if not found:
+            raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, archive or zip)")
+        return found
+    if not path.exists():
+        raise InputError(f"{name}: no such file")
+    if not path.is_file():
+        raise InputError(f"{name}: not a regular file")
+    return _load_file(path, name, hidden_of, detail, limits, required=True)
+
+
+def _walk(root: Path, hidden_of, detail, limits) -> Iterator[Binary]:
+    # Symlinks are skipped: libfoo.so -> libfoo.so.1 would otherwise be checked twice and look like
+    # two providers of every symbol.
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for file in sorted(files):
+            path = Path(directory) / file
+            if path.is_symlink() or not path.is_file():
+                continue
+            yield from _load_file(path, str(path), hidden_of, detail, limits, required=False)
+
+
+def _head(path: Path, name: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(8)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror}") from None
+
+
+def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bool) -> list[Binary]:
+    head = _head(path, name)
+    kind = sniff(head)
+    if kind is None:
+        if not required:
+            return []
+        if not head:
+            raise InputError(f"{name}: empty file, not a binary")
+        raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic)")
+    if kind == "zip":
+        return _load_zip(path, name, hidden_of, detail, limits)
+    try:
+        with open(path, "rb") as handle:
+            # mmap: the fast reader touches only the symbol tables of a 434 MB library.
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{name}: cannot read: {exc}") from None
+    try:
+        return load_bytes(data, name, None, hidden_of=hidden_of, detail=detail, limits=limits)
+    finally:
+        data.close()
+
+
+def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str] = frozenset(),
+               detail: bool = False, limits: Limits = DEFAULT_LIMITS, nested: bool = False) -> list[Binary]:
+    """Binaries held in ``data`` (bytes or mmap), named ``path`` (``member`` inside it)."""
+    where = f"{path}({member})" if member else path
+    kind = sniff(bytes(data[:8]))
+    if kind == "ELF":
+        try:
+            return [elf.read_elf(data, path, member, hidden_of=hidden_of, detail=detail)]
+        except elf.NoSections:
+            from shimgen.binary.lief_reader import read_elf_lief
+
+            return [read_elf_lief(data, path, member, hidden_of=hidden_of, detail=detail)]
+    if kind == "Mach-O":
+        from shimgen.binary.lief_reader import read_macho
+
+        return read_macho(data, path, member, hidden_of=hidden_of, detail=detail)
+    if kind == "PE":
+        from shimgen.binary.lief_reader import read_pe
+
+        return [read_pe(data, path, member, detail=detail)]
+    if kind == "archive":
+        return _load_archive(data, path, member, hidden_of, detail)
+    if kind == "thin-archive":
+        raise InputError(f"{where}: thin archive (members live in other files); pass the member objects instead")
+    if kind == "bitcode":
+        raise InputError(f"{where}: LLVM bitcode (LTO) object, no native symbol table; check the linked library "
+                         "instead, or compile without -flto")
+    if kind == "zip" and not nested:
+        raise InputError(f"{where}: a zip inside a zip is not read")
+    raise InputError(f"{where}: not a binary (no ELF, Mach-O, PE or archive magic)")
+
+
+def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
+    """(name, offset, size) of each object in a System V / GNU / BSD ``ar`` archive, checked."""
+    size = len(data)
+    offset = len(AR_MAGIC)
+    long_names = b""
+    while offset < size:
+        if offset + 60 > size:
+            raise InputError(f"{where}: truncated archive: member header at {offset} runs past the end")
+        header = bytes(data[offset:offset + 60])
+        if header[58:60] != b"`\n":
+            raise InputError(f"{where}: corrupt archive: bad member header at offset {offset}")
+        raw_name = header[:16].rstrip(b" ")
+        try:
+            length = int(header[48:58].strip() or b"-1")
+        except ValueError:
+            length = -1
+        if length < 0:
+            raise InputError(f"{where}: corrupt archive: bad member size at offset {offset}")
+        start = offset + 60
+        end = start + length
+        if end > size:
+            raise InputError(f"{where}: truncated archive: member at {offset} ends at {end}, file has {size} bytes")
+        name_bytes = raw_name
+        if raw_name == b"//":
+            long_names = bytes(data[start:end])
+            name_bytes = b""
+        elif raw_name in (b"/", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED"):
+            name_bytes = b""  # the archive's symbol index, not a member
+        elif raw_name.startswith(b"#1/"):  # BSD: the name precedes the data
+            try:
+                name_length = int(raw_name[3:])
+            except ValueError:
+                raise InputError(f"{where}: corrupt archive: bad BSD name at offset {offset}") from None
+            if name_length > length:
+                raise InputError(f"{where}: corrupt archive: BSD name longer than its member at offset {offset}")
+            name_bytes = bytes(data[start:start + name_length]).rstrip(b"\0")
+            start += name_length
+            if name_bytes.startswith(b"__.SYMDEF"):
+                name_bytes = b""
+        elif raw_name.startswith(b"/") and raw_name[1:].isdigit():  # GNU: offset into the long names
+            index = int(raw_name[1:])
+            stop = long_names.find(b"/\n", index)
+            if index >= len(long_names) or stop < 0:
+                raise InputError(f"{where}: corrupt archive: long name offset {index} out of range")
+            name_bytes = long_names[index:stop]
+        elif raw_name.endswith(b"/"):
+            name_bytes = raw_name[:-1]
+        if name_bytes:
+            yield name_bytes.decode("utf-8", "backslashreplace"), start, end - start
+        offset = end + (end & 1)  # members are 2-byte aligned
+
+
+def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> list[Binary]:
+    where = f"{path}({member})" if member else path
+    binaries: list[Binary] = []
+    seen: dict[str, int] = {}
+    count = 0
+    for name, start, length in archive_members(data, where):
+        count += 1
+        # Archives may hold two members of one name (a.o from two directories): number repeats.
+        seen[name] = seen.get(name, 0) + 1
+        label = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        inner = f"{member}:{label}" if member else label
+        body = data[start:start + length]
+        kind = sniff(bytes(body[:8]))
+        if kind not in ("ELF", "Mach-O", "PE", "bitcode"):
+            continue  # archives may carry non-object members (e.g. a .def); they hold no symbols
+        binaries.extend(load_bytes(body, path, inner, hidden_of=hidden_of, detail=detail))
+    if not binaries:
+        raise InputError(f"{where}: archive holds no object file ({count} members)")
+    return binaries
+
+
+def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise InputError(f"{name}: corrupt zip: {exc}") from None
+    with archive:
+        infos = [info for info in archive.infolist() if not info.is_dir()]
+        if len(infos) > limits.zip_members:
+            raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
+        binaries: list[Binary] = []
+        total = 0
+        for info in sorted(infos, key=lambda i: i.filename):
+            if info.file_size > limits.member_bytes:
+                raise InputError(f"{name}({info.filename}): member of {info.file_size} bytes exceeds the limit "
+                                 f"of {limits.member_bytes}")
+            if info.compress_size and info.file_size / info.compress_size > limits.max_ratio and info.file_size > 1 << 20:
+                raise InputError(f"{name}({info.filename}): compression ratio above {limits.max_ratio}; refusing a "
+                                 "possible zip bomb")
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                continue  # a symlink entry: its target is checked where it lies
+            try:
+                with archive.open(info) as handle:
+                    head = handle.read(8)
+                    kind = sniff(head)
+                    if kind is None or kind == "zip":
+                        continue
+                    # Read at most one byte past the declared size: the header may lie.
+                    body = head + handle.read(limits.member_bytes + 1 - len(head))
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+                raise InputError(f"{name}({info.filename}): cannot read member: {exc}") from None
+            if len(body) > limits.member_bytes:
+                raise InputError(f"{name}({info.filename}): member exceeds the limit of {limits.member_bytes} bytes")
+            total += len(body)
+            if total > limits.total_bytes:
+                raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
+            binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail, nested=True))
+    if not binaries:
+        raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
+    return binaries

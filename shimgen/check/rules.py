@@ -1,0 +1,247 @@
+"""The rules: pure functions from (Policy, [Binary]) to [Finding].
+
+Rule metadata (code, severity, title, hint) is data (``RULES``): the README table, the SARIF rule
+descriptors and the text output all come from it. Per-binary rules look at one Binary; set rules
+(SG002, SG007, SG008) look at every binary given together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from shimgen.binary.model import OBJECT, Binary
+from shimgen.check.policy import Policy
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    severity: str
+    title: str
+    hint: str
+    explanation: str
+    strict_only: bool = False
+
+
+RULES: dict[str, Rule] = {r.code: r for r in (
+    Rule("SG001", ERROR, "unprefixed shim exported",
+         "compile this library with the prefix definition (shimgen::prefix / -D<macro>=<prefix>) and "
+         "include the generated export.h in every shim source",
+         "A name matching a shim pattern is exported without the prefix: it collides with libtorch's."),
+    Rule("SG002", ERROR, "required shim missing",
+         "link the shim objects whole (shimgen_apply_prefix / --whole-archive / alwayslink) so the "
+         "linker keeps every shim",
+         "A required prefixed shim is exported by none of the binaries checked."),
+    Rule("SG003", ERROR, "required shim hidden",
+         "mark the declaration with the export macro (default visibility), or add it to the version "
+         "script / export list",
+         "The static symbol table shows the required shim was linked in, but hidden or local."),
+    Rule("SG004", ERROR, "unprefixed shim imported",
+         "compile the consumer with the prefix definition so it calls the prefixed name",
+         "A consumer compiled without the define would bind to whichever library exports the plain name first."),
+    Rule("SG005", ERROR, "double prefix",
+         "define the prefix macro once (the export.h guard handles double inclusion); do not also "
+         "rename with -D or objcopy",
+         "A name carries the prefix twice."),
+    Rule("SG006", ERROR, "foreign export",
+         "hide it (-fvisibility=hidden, a version script) or list it under 'allow' in shimgen.toml",
+         "Under --strict, an export that is neither a prefixed shim nor allowed (libstdc++ internals "
+         "exported from a shim library have crashed other libraries in the same process).",
+         strict_only=True),
+    Rule("SG007", ERROR, "duplicate provider",
+         "define it in one library only; link the shim archive PRIVATE, not PUBLIC, so it is not "
+         "copied into every dependent",
+         "The same prefixed shim, or the same thread-local symbol, is defined by more than one binary."),
+    Rule("SG008", ERROR, "unresolved import",
+         "add the shim to the provider's shim set, or check the provider is among the PATHs",
+         "A prefixed shim imported by one binary is provided by none of the binaries checked."),
+)}
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    symbol: str
+    path: str
+    member: str | None
+    message: str
+    """One line saying what is wrong with this symbol here (the rule's title plus detail)."""
+
+    @property
+    def rule(self) -> Rule:
+        return RULES[self.code]
+
+    @property
+    def severity(self) -> str:
+        return RULES[self.code].severity
+
+    @property
+    def hint(self) -> str:
+        return RULES[self.code].hint
+
+
+def _finding(code: str, symbol: str, binary: Binary, detail: str = "") -> Finding:
+    title = RULES[code].title
+    return Finding(code, symbol, binary.path, binary.member, f"{title}: {detail}" if detail else title)
+
+
+# Per-binary rules ----------------------------------------------------------------------------------------
+
+
+def unprefixed_exports(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG001."""
+    prefix = policy.prefix
+    return [_finding("SG001", name, binary, f"export it as {prefix}{name}")
+            for name in sorted(policy.shims_among(binary.exports)) if not name.startswith(prefix)]
+
+
+def unprefixed_imports(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG004."""
+    prefix = policy.prefix
+    return [_finding("SG004", name, binary, f"expected {prefix}{name}")
+            for name in sorted(policy.shims_among(binary.imports)) if not name.startswith(prefix)]
+
+
+def double_prefixed(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG005, on exports and imports alike."""
+    doubled = policy.prefix + policy.prefix
+    names = sorted({*policy.prefixed_among(binary.exports, doubled), *policy.prefixed_among(binary.imports, doubled)})
+    return [_finding("SG005", name, binary, f"expected {name[len(policy.prefix):]}") for name in names]
+
+
+def foreign_exports(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG006 (--strict): exports of a linked binary that are neither prefixed shims nor allowed.
+    Names another rule already reports (SG001, SG005) are left to that rule."""
+    if not binary.linked:
+        return []  # an object's globals are not exports until a linker says so
+    prefix = policy.prefix
+    doubled = prefix + prefix
+    found = []
+    for name in sorted(binary.exports):
+        if name.startswith(doubled) or policy.is_prefixed_shim(name) or policy.is_allowed(name):
+            continue
+        if not name.startswith(prefix) and policy.is_shim(name):
+            continue
+        found.append(_finding("SG006", name, binary))
+    return found
+
+
+PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
+    unprefixed_exports, unprefixed_imports, double_prefixed,
+)
+
+
+# Set rules ---------------------------------------------------------------------------------------------
+
+
+def _providers(policy: Policy, binaries: Sequence[Binary]) -> list[Binary]:
+    """Linked binaries that export at least one prefixed shim."""
+    return [b for b in binaries if b.linked and policy.prefixed_shims_among(b.exports)]
+
+
+def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
+    """SG002 / SG003: each required shim must be exported, prefixed, by some linked binary.
+
+    Which binaries answer for a missing shim: the providers (linked binaries exporting a prefixed
+    shim); when there is none, every linked binary that imports no shim (a shim library that lost
+    all its shims still counts; a consumer does not). A missing shim that a static symbol table
+    shows hidden is SG003; when an archive given alongside defines it, the finding names the member.
+    """
+    if not policy.required:
+        return []
+    linked = [b for b in binaries if b.linked]
+    exported = {n for b in linked for n in b.exports}
+    missing = [n for n in policy.required_prefixed if n not in exported]
+    if not missing:
+        return []
+    candidates = _providers(policy, linked) or [
+        b for b in linked
+        if not any(policy.is_shim(n) or policy.is_prefixed_shim(n) for n in b.imports)
+    ]
+    members: dict[str, list[Binary]] = {}
+    for b in binaries:
+        if b.kind == OBJECT:
+            for name in b.exports:
+                members.setdefault(name, []).append(b)
+    findings = []
+    for binary in candidates:
+        for name in missing:
+            if name in binary.hidden:
+                findings.append(_finding("SG003", name, binary, "present in the static symbol table, but hidden or local"))
+                continue
+            where = members.get(name)
+            detail = (f"defined in {where[0].display}, which the linker dropped" if where
+                      else "not in the dynamic symbol table")
+            findings.append(_finding("SG002", name, binary, detail))
+    return findings
+
+
+def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
+    """SG007: a prefixed shim or a thread-local symbol defined by more than one linked binary."""
+    if sum(1 for b in binaries if b.linked) < 2:
+        return []
+    owners: dict[str, list[Binary]] = {}
+    for binary in binaries:
+        if not binary.linked:
+            continue  # an archive given alongside its library defines everything twice, on purpose
+        for name in {*binary.tls, *policy.prefixed_shims_among(binary.exports)}:
+            owners.setdefault(name, []).append(binary)
+    findings = []
+    for name, found in sorted(owners.items()):
+        if len(found) < 2:
+            continue
+        for binary in found:
+            others = ", ".join(o.display for o in found if o is not binary)
+            what = "thread-local symbol" if name in binary.tls else "shim"
+            findings.append(_finding("SG007", name, binary, f"{what} also defined by {others}"))
+    return findings
+
+
+def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
+    """SG008: a prefixed shim imported by a linked binary and exported by none.
+
+    Only meaningful when a provider is among the binaries: checking a consumer alone says nothing
+    about where its imports will come from.
+    """
+    linked = [b for b in binaries if b.linked]
+    wanted = [(binary, name) for binary in linked for name in policy.prefixed_shims_among(binary.imports)
+              if not policy.is_double_prefixed(name)]
+    if not wanted or not _providers(policy, linked):
+        return []
+    exported = {n for b in linked for n in b.exports}
+    return [_finding("SG008", name, binary, "no binary checked exports it")
+            for binary, name in wanted if name not in exported]
+
+
+SET_RULES: tuple[Callable[[Policy, Sequence[Binary]], list[Finding]], ...] = (
+    missing_required, duplicate_providers, unresolved_imports,
+)
+
+
+def run_rules(policy: Policy, binaries: Sequence[Binary], *, strict: bool = False) -> list[Finding]:
+    """Every finding, per binary in input order, then the set rules; stable for identical input."""
+    findings: list[Finding] = []
+    for binary in binaries:
+        for rule in PER_BINARY:
+            findings.extend(rule(policy, binary))
+        if strict:
+            findings.extend(foreign_exports(policy, binary))
+    for set_rule in SET_RULES:
+        findings.extend(set_rule(policy, binaries))
+    return findings
+
+
+def rules_markdown(rules: Iterable[Rule] = RULES.values()) -> str:
+    """The rule table for the docs, generated from RULES (a test keeps the docs in step)."""
+    lines = ["| code | severity | title | what it means | fix |", "| --- | --- | --- | --- | --- |"]
+    for rule in rules:
+        title = rule.title + (" (--strict only)" if rule.strict_only else "")
+        lines.append(f"| {rule.code} | {rule.severity} | {title} | {rule.explanation} | {rule.hint} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m shimgen.check.rules  → the docs table
+    print(rules_markdown(), end="")

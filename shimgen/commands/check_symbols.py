@@ -1,0 +1,86 @@
+"""shimgen check-symbols: prove on compiled binaries that the shims are prefixed, kept and alone."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from shimgen.commands.common import add_config_option
+
+
+def configure_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check-symbols",
+        help="check binaries: shims prefixed, required shims kept, no plain shim imported",
+        description="Check shared libraries, executables, objects, archives, directories and wheels "
+        "against the shim policy. Exit 0 clean, 1 error findings, 2 bad input.",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    source = parser.add_mutually_exclusive_group()
+    add_config_option(source)
+    source.add_argument("--manifest", type=Path, metavar="FILE", help="manifest.json written by 'shimgen generate'")
+    source.add_argument("--prefix", metavar="P", help="check against this prefix only (no config)")
+    parser.add_argument("--pattern", action="append", default=[], metavar="GLOB",
+                        help="with --prefix: a shim name glob (repeatable; default aoti_torch_*)")
+    parser.add_argument("--strict", action="store_true", help="also report foreign exports (SG006)")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the report here (atomically)")
+    parser.set_defaults(execute=execute)
+
+
+def policy_from_args(args: argparse.Namespace):
+    """The Policy named by -c / --manifest / --prefix, or a config found from here; else UsageError."""
+    from shimgen.check.policy import Policy
+    from shimgen.errors import ConfigError, UsageError
+
+    if args.pattern and not args.prefix:
+        raise UsageError("--pattern needs --prefix (a config or manifest carries its own patterns)")
+    if args.prefix is not None:
+        return Policy.from_options(args.prefix, tuple(args.pattern))
+    if args.manifest is not None:
+        return Policy.from_manifest(args.manifest)
+    from shimgen.config import find_config, load_config
+    from shimgen.shims import resolve_shims
+
+    try:
+        path = find_config(Path.cwd(), args.config)
+    except ConfigError as exc:
+        if args.config is not None:
+            raise
+        raise UsageError(
+            "no policy to check against: pass -c shimgen.toml, --manifest generated/manifest.json, "
+            "or --prefix PREFIX [--pattern GLOB] (no shimgen.toml found from here upwards)"
+        ) from exc
+    config = load_config(path)
+    return Policy.from_config(config, resolve_shims(config))
+
+
+def use_color(stream) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def execute(args: argparse.Namespace) -> int:
+    from shimgen.check import check_paths, render_json, render_sarif, render_text
+
+    policy = policy_from_args(args)
+    report = check_paths(args.paths, policy, strict=args.strict)
+    if args.format == "json":
+        text = render_json(report)
+    elif args.format == "sarif":
+        text = render_sarif(report)
+    else:
+        text = render_text(report, color=args.output is None and use_color(sys.stdout))
+    if args.output is not None:
+        from shimgen.files import write_if_changed
+
+        write_if_changed(args.output, text.encode())
+        print(f"shimgen: {len(report.findings)} finding(s); report written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return report.exit_code

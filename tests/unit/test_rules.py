@@ -1,0 +1,233 @@
+"""Every rule on hand-made Binary values (no compiler), plus policy, renderers, schema, docs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from shimgen.binary.model import Binary
+from shimgen.check import check_binaries, render_json, render_sarif, render_text
+from shimgen.check.policy import Policy, names_starting
+from shimgen.check.report import schema_path
+from shimgen.check.rules import RULES, rules_markdown, run_rules
+from shimgen.errors import InputError, UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+P = "executorch_"
+
+
+def so(path="lib.so", exports=(), imports=(), tls=(), hidden=(), kind="shared", member=None):
+    return Binary(path, member, "ELF", kind, frozenset(exports), frozenset(imports), frozenset(tls), tuple(hidden))
+
+
+def obj(path, member, exports=(), imports=()):
+    return so(path, exports, imports, kind="object", member=member)
+
+
+POLICY = Policy(P, patterns=("aoti_torch_*",), shims=("aoti_torch_a", "aoti_torch_b"),
+                required=("aoti_torch_a", "aoti_torch_b"), allow=("my_runtime_*",), exports=("caller_stream_set",))
+
+
+def codes(findings):
+    return sorted((f.code, f.symbol) for f in findings)
+
+
+def test_clean_library_has_no_findings():
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b"], imports=["malloc"])
+    assert run_rules(POLICY, [lib], strict=True) == []
+
+
+def test_sg001_unprefixed_shim_exported():
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b", "aoti_torch_c", "other"])
+    assert codes(run_rules(POLICY, [lib])) == [("SG001", "aoti_torch_c")]
+
+
+def test_sg001_explicit_shim_name_outside_patterns():
+    policy = Policy(P, shims=("make_thing",))
+    assert codes(run_rules(policy, [so(exports=["make_thing", "make_things"])])) == [("SG001", "make_thing")]
+
+
+def test_sg002_required_missing_and_sg003_hidden():
+    lib = so(exports=[P + "aoti_torch_a"], hidden=[])
+    assert codes(run_rules(POLICY, [lib])) == [("SG002", P + "aoti_torch_b")]
+    hidden = so(exports=[P + "aoti_torch_a"], hidden=[P + "aoti_torch_b"])
+    assert codes(run_rules(POLICY, [hidden])) == [("SG003", P + "aoti_torch_b")]
+
+
+def test_sg002_names_the_dropped_archive_member():
+    lib = so(exports=[P + "aoti_torch_a"])
+    kept = obj("libshim.a", "a.o", exports=[P + "aoti_torch_a"])
+    dropped = obj("libshim.a", "b.o", exports=[P + "aoti_torch_b"])
+    (finding,) = run_rules(POLICY, [lib, kept, dropped])
+    assert finding.code == "SG002" and "libshim.a(b.o)" in finding.message and "dropped" in finding.message
+
+
+def test_sg002_total_loss_is_reported_on_the_library():
+    # A shim library that lost every shim still answers; a consumer does not.
+    empty = so("libshim.so", exports=["unrelated"])
+    consumer = so("model.so", imports=[P + "aoti_torch_a"])
+    found = run_rules(POLICY, [empty, consumer])
+    assert {(f.code, f.path) for f in found} == {("SG002", "libshim.so")}
+    assert len(found) == 2
+
+
+def test_sg002_not_applied_to_consumers_alone_or_without_required():
+    consumer = so("model.so", imports=[P + "aoti_torch_a"])
+    assert run_rules(POLICY, [consumer]) == []
+    assert run_rules(Policy(P, patterns=("aoti_torch_*",)), [so(exports=["x"])]) == []
+
+
+def test_sg004_unprefixed_shim_imported():
+    model = so("model.so", imports=["aoti_torch_a", P + "aoti_torch_b", "free"])
+    assert codes(run_rules(POLICY, [model])) == [("SG004", "aoti_torch_a")]
+
+
+def test_sg005_double_prefix_on_exports_and_imports():
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b", P + P + "aoti_torch_x"], imports=[P + P + "aoti_torch_y"])
+    assert codes(run_rules(POLICY, [lib], strict=True)) == [
+        ("SG005", P + P + "aoti_torch_x"), ("SG005", P + P + "aoti_torch_y")]
+
+
+def test_sg006_only_under_strict_and_respects_allow_exports_and_linker_symbols():
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b", "helper", "my_runtime_init", "caller_stream_set", "_init",
+                      "_ZNSt6vectorIiSaIiEED2Ev"])
+    assert run_rules(POLICY, [lib]) == []
+    assert codes(run_rules(POLICY, [lib], strict=True)) == [("SG006", "_ZNSt6vectorIiSaIiEED2Ev"), ("SG006", "helper")]
+
+
+def test_sg006_ignores_objects_and_defers_to_sg001():
+    assert run_rules(POLICY, [obj("x.a", "x.o", exports=["helper"])], strict=True) == []
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b", "aoti_torch_c"])
+    assert codes(run_rules(POLICY, [lib], strict=True)) == [("SG001", "aoti_torch_c")]
+
+
+def test_sg007_duplicate_shim_and_thread_local():
+    one = so("one.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b", "stream"], tls=["stream"])
+    two = so("two.so", exports=[P + "aoti_torch_a", "stream"], tls=["stream"])
+    found = run_rules(POLICY, [one, two])
+    assert sorted((f.code, f.symbol, f.path) for f in found) == [
+        ("SG007", P + "aoti_torch_a", "one.so"), ("SG007", P + "aoti_torch_a", "two.so"),
+        ("SG007", "stream", "one.so"), ("SG007", "stream", "two.so")]
+    assert any("thread-local" in f.message for f in found)
+
+
+def test_sg007_ignores_archives_given_alongside():
+    lib = so(exports=[P + "aoti_torch_a", P + "aoti_torch_b"])
+    member = obj("libshim.a", "a.o", exports=[P + "aoti_torch_a", P + "aoti_torch_b"])
+    assert run_rules(POLICY, [lib, member]) == []
+
+
+def test_sg008_unresolved_prefixed_import():
+    provider = so("libshim.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b"])
+    consumer = so("model.so", imports=[P + "aoti_torch_a", P + "aoti_torch_zz"])
+    assert codes(run_rules(POLICY, [provider, consumer])) == [("SG008", P + "aoti_torch_zz")]
+    # Without a provider among the paths there is nothing to resolve against.
+    assert run_rules(POLICY, [consumer]) == []
+
+
+def test_findings_are_deterministic_and_sorted_per_rule():
+    lib = so(exports=[f"aoti_torch_{c}" for c in "zyxw"])
+    policy = Policy(P, patterns=("aoti_torch_*",))
+    first = [f.symbol for f in run_rules(policy, [lib])]
+    assert first == sorted(first) and len(first) == 4
+
+
+def test_names_starting_is_exact_even_with_newlines_in_names():
+    names = frozenset(["aoti_torch_a", "x\naoti_torch_evil", "aoti_torchx", "b"])
+    assert names_starting(names, "aoti_torch_") == ["aoti_torch_a"]
+    assert names_starting(["a", "ab", "ba"], "a") == ["a", "ab"]
+
+
+@pytest.mark.parametrize("pattern", ["aoti_torch_*", "*_stream*", "a?ti_*", "[ab]oti_*", "[!b]oti_torch_e*", "x[", "[]]"])
+def test_shims_among_agrees_with_is_shim(pattern):
+    names = ["aoti_torch_empty", "boti_x", "cuda_stream_get", "executorch_aoti_torch_empty", "x[", "]", "zzz"]
+    policy = Policy(P, patterns=(pattern,), shims=("zzz",))
+    assert sorted(policy.shims_among(names)) == sorted(n for n in names if policy.is_shim(n))
+
+
+def test_policy_rejects_bad_prefix_and_manifest(tmp_path):
+    with pytest.raises(UsageError):
+        Policy("__bad")
+    bad = tmp_path / "manifest.json"
+    bad.write_text('{"schema": "other"}')
+    with pytest.raises(InputError, match="not a shimgen manifest"):
+        Policy.from_manifest(bad)
+    bad.write_text("{")
+    with pytest.raises(InputError, match="not valid JSON"):
+        Policy.from_manifest(bad)
+
+
+def test_policy_from_config_and_manifest_agree(tmp_path):
+    from shimgen.config import load_config
+    from shimgen.generate import manifest_text
+    from shimgen.shims import resolve_shims
+
+    (tmp_path / "shimgen.toml").write_text(
+        'prefix = "ex_"\nsymbols = ["aoti_torch_a", "aoti_torch_b"]\nrequired = ["aoti_torch_a"]\nallow = ["ok_*"]\n')
+    config = load_config(tmp_path / "shimgen.toml")
+    shimset = resolve_shims(config)
+    (tmp_path / "manifest.json").write_text(manifest_text(config, shimset))
+    a = Policy.from_config(config, shimset)
+    b = Policy.from_manifest(tmp_path / "manifest.json")
+    for field in ("prefix", "patterns", "shims", "required", "allow", "exports"):
+        assert getattr(a, field) == getattr(b, field), field
+    assert a.required == ("aoti_torch_a",)
+
+
+def _sample_report(strict=True):
+    lib = so("lib.so", exports=["aoti_torch_c", "_ZNSt6vectorIiSaIiEED2Ev", P + "aoti_torch_a"])
+    member = obj("libshim.a", "b.o", exports=[P + "aoti_torch_b"])
+    return check_binaries([lib, member], POLICY, strict=strict)
+
+
+def test_report_exit_code_and_text_grouping():
+    report = _sample_report()
+    assert report.exit_code == 1
+    text = render_text(report, color=False)
+    assert "\033[" not in text
+    assert text.splitlines()[0].startswith("lib.so")
+    assert "SG001 aoti_torch_c" in text and "std::vector<int, std::allocator<int> >::~vector()" in text
+    assert "\033[31m" in render_text(report, color=True)
+    clean = check_binaries([so(exports=[P + "aoti_torch_a", P + "aoti_torch_b"])], POLICY)
+    assert clean.exit_code == 0 and render_text(clean).startswith("clean:")
+
+
+def test_json_report_validates_against_shipped_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(schema_path().read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    data = json.loads(render_json(_sample_report()))
+    jsonschema.validate(data, schema)
+    assert data["summary"]["by_code"]["SG001"] == 1 and data["summary"]["exit_code"] == 1
+    assert {f["code"] for f in data["findings"]} == {"SG001", "SG002", "SG006"}
+    # The schema is strict: a renamed field would fail validation.
+    data["files"][0]["exprts"] = data["files"][0].pop("exports")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
+
+
+def test_sarif_has_rule_descriptors_from_metadata_and_results():
+    sarif = json.loads(render_sarif(_sample_report()))
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == list(RULES)
+    for result in run["results"]:
+        assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note")
+        assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+
+
+def test_docs_rule_table_matches_metadata():
+    doc = (ROOT / "docs" / "check-symbols.md").read_text()
+    table = re.search(r"<!-- rules:begin -->\n(.*?)<!-- rules:end -->", doc, re.S)
+    assert table, "docs/check-symbols.md lacks the rules:begin/rules:end markers"
+    assert table.group(1) == rules_markdown(), "regenerate with: python -m shimgen.check.rules"
+
+
+def test_rule_metadata_is_complete():
+    assert list(RULES) == [f"SG00{i}" for i in range(1, 9)]
+    for rule in RULES.values():
+        assert rule.severity in ("error", "warning") and rule.title and rule.hint and "\n" not in rule.hint
