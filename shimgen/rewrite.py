@@ -16,7 +16,7 @@ import os
 import stat
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -177,8 +177,12 @@ def read_dynamic_symbols(path: Path, where: str | None = None) -> list[DynSymbol
     return _symbols(_parse(path, where or str(path)))
 
 
+Verifier = Callable[[Path, str], None]
+"""Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
+
+
 def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str],
-                provided: frozenset[str] | None, where: str) -> MemberResult:
+                provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
     binary = _parse(source, where)
     plan = plan_renames(_symbols(binary), patterns, prefix, where=where)
     wanted = dict(plan.renames)
@@ -189,6 +193,8 @@ def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str]
     os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
     # Verify what was written, read back fresh, never the in-memory object.
     imports = verify_imports(read_dynamic_symbols(target, where), patterns, prefix, provided, where=where)
+    if verify is not None:
+        verify(target, where)
     return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
 
 
@@ -197,7 +203,7 @@ def _model_members(names: Sequence[str]) -> list[str]:
 
 
 def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequence[str],
-                   provided: frozenset[str] | None = None) -> RewriteResult:
+                   provided: frozenset[str] | None = None, verify: Verifier | None = None) -> RewriteResult:
     """Rewrite ``source`` (.so or .pt2) into ``output``; nothing is written unless every check passes."""
     source, output = Path(source), Path(output)
     where = str(source)
@@ -217,10 +223,10 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequenc
         work = Path(scratch)
         if magic == ELF_MAGIC:
             staged = work / "out.so"
-            members = (_rewrite_so(source, staged, prefix, patterns, provided, where),)
+            members = (_rewrite_so(source, staged, prefix, patterns, provided, where, verify),)
         elif magic == ZIP_MAGIC:
             staged = work / "out.pt2"
-            members = _rewrite_pt2(source, staged, work, prefix, patterns, provided, where)
+            members = _rewrite_pt2(source, staged, work, prefix, patterns, provided, where, verify)
         else:
             raise InputError(f"{where}: neither an ELF shared object nor a .pt2 (zip) package")
         os.replace(staged, output)  # same directory as the output: atomic
@@ -228,7 +234,7 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequenc
 
 
 def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: Sequence[str],
-                 provided: frozenset[str] | None, where: str) -> tuple[MemberResult, ...]:
+                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> tuple[MemberResult, ...]:
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -247,7 +253,7 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: 
                 member_in.write_bytes(archive.read(name))
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 raise InputError(f"{where}: cannot read member {name} ({exc})") from None
-            result = _rewrite_so(member_in, member_out, prefix, patterns, provided, f"{where}:{name}")
+            result = _rewrite_so(member_in, member_out, prefix, patterns, provided, f"{where}:{name}", verify)
             results.append(MemberResult(name, result.renamed, result.imports))
             rewritten[name] = member_out
         # Members keep their order, names, dates and compression: torch writes them stored
@@ -269,4 +275,20 @@ def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteRes
 
     shims = resolve_shims(config)
     provided = frozenset(shim.prefixed for shim in shims.shims)
-    return prefix_imports(source, output, prefix=config.prefix, patterns=config.patterns, provided=provided)
+    return prefix_imports(source, output, prefix=config.prefix, patterns=config.patterns, provided=provided,
+                          verify=checker(config, shims))
+
+
+def checker(config, shims) -> Verifier:
+    """check-symbols as a verifier: any error finding on the rewritten .so rejects it."""
+    from shimgen.check import Policy, check_paths
+
+    policy = Policy.from_config(config, shims)
+
+    def verify(path: Path, where: str) -> None:
+        report = check_paths([path], policy)
+        if report.exit_code != 0:
+            found = [f"{f.code} {f.symbol}" for f in report.findings]
+            raise InputError(f"{where}: check-symbols rejects the rewritten binary: {_some(found)}")
+
+    return verify
