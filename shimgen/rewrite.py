@@ -256,17 +256,24 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: 
             result = _rewrite_so(member_in, member_out, prefix, patterns, provided, f"{where}:{name}", verify)
             results.append(MemberResult(name, result.renamed, result.imports))
             rewritten[name] = member_out
-        # Members keep their order, names, dates and compression: torch writes them stored
-        # (uncompressed), and the runtime's loader maps the .so straight out of the archive.
-        with zipfile.ZipFile(staged, "w") as out:
-            for info in infos:
-                data = rewritten[info.filename].read_bytes() if info.filename in rewritten else archive.read(info)
-                copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-                copy.compress_type = info.compress_type
-                copy.external_attr = info.external_attr
-                copy.create_system = info.create_system
-                out.writestr(copy, data)
+        write_package(archive, rewritten, staged)
     return tuple(results)
+
+
+def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path) -> None:
+    """A copy of ``archive`` at ``staged`` with some members' bytes replaced by files.
+
+    Members keep their order, names, dates and compression: torch writes them stored
+    (uncompressed), and the runtime's loader copies the .so straight out of the mapped archive.
+    """
+    with zipfile.ZipFile(staged, "w") as out:
+        for info in archive.infolist():
+            data = replacements[info.filename].read_bytes() if info.filename in replacements else archive.read(info)
+            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            copy.compress_type = info.compress_type
+            copy.external_attr = info.external_attr
+            copy.create_system = info.create_system
+            out.writestr(copy, data)
 
 
 def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteResult:

@@ -10,6 +10,7 @@ COMMANDS = [
     "build",
     "prefix_imports",
     "run",
+    "recompile",
     "check_symbols",
     "symbols",
 ]
