@@ -16,6 +16,9 @@ from pathlib import Path
 from shimgen.errors import InputError, ShimgenError
 
 RUNTIME_ENV = "SHIMGEN_RUNTIME"
+# AOTInductor's generated code validates input dtype/sizes/strides only when this is set (non-"0"),
+# and reads it once per model library. Unchecked, a wrong-shaped input is read out of bounds.
+CHECK_INPUTS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
 RUNTIME_NAME = "libshimgen_runtime.so"
 
 # numpy dtype name -> the shim that returns PyTorch's code for it (asked of the runtime, not hard-coded).
@@ -200,8 +203,10 @@ class Model:
         code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
                                       device.encode(), num_models, ctypes.byref(self._ptr))
         if code != 0:
-            raise InputError((lib.shimgen_model_last_error() or b"").decode(errors="replace")
-                             or f"{self.path}: cannot open the model")
+            message = (lib.shimgen_model_last_error() or b"").decode(errors="replace") or f"{self.path}: cannot open"
+            if "undefined symbol: aoti_torch_" in message:
+                message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
+            raise InputError(message)
         count = ctypes.c_size_t()
         lib.shimgen_model_num_inputs(self._ptr, ctypes.byref(count))
         self.num_inputs = count.value

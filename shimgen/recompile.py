@@ -179,12 +179,13 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
         assembly.write_text(_blob_assembly(blob))
 
         extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
-        objects, jobs = [], []
+        objects, jobs, openmp = [], [], False
         for index, name in enumerate(cpps):
             cpp = work / PurePosixPath(name).name
             text = archive.read(name).decode("utf-8", errors="replace")
             cpp.write_text(text)
             command = compile_flags(text, f"{where}:{name}")
+            openmp = openmp or "-fopenmp" in command.flags
             obj = work / f"{index}.o"
             cxx = compiler or command.compiler
             jobs.append((_run([cxx, *command.flags, *extra, "-c", str(cpp), "-o", str(obj)], name), name))
@@ -194,7 +195,9 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
         for process, name in jobs:
             _wait(process, name)
         linked = work / "model.so"
-        link = _run([compiler or "g++", "-shared", "-fPIC", *map(str, objects), str(blob_obj), "-o", str(linked)],
+        # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
+        link = _run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *map(str, objects),
+                     str(blob_obj), "-o", str(linked)],
                     "the model .so")
         _wait(link, "the model .so (link)")
 

@@ -205,10 +205,10 @@ struct shimgen_model {
   // The model's own message for its last failure, if it exports AOTInductorGetLastError.
   std::string model_error() const {
     const char* message = nullptr;
-    if (last_error_fn != nullptr && last_error_fn(&message) == 0 && message != nullptr && *message != '\0') {
-      return std::string(": ") + message;
-    }
-    return {};
+    if (last_error_fn == nullptr || last_error_fn(&message) != 0 || message == nullptr) return {};
+    std::string text(message);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text.empty() ? text : ": " + text;
   }
 
   ~shimgen_model() {

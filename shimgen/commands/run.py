@@ -30,8 +30,13 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.model import load_inputs, open_model, save_outputs
+    import os
 
+    from shimgen.model import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
+
+    # AOTInductor models check their inputs' dtype, sizes and strides only when this is set; without
+    # it a wrong-shaped .npy is read out of bounds. A smoke test should check (user's setting wins).
+    os.environ.setdefault(CHECK_INPUTS_ENV, "1")
     inputs = load_inputs(args.input)
     with open_model(args.model, runtime=args.runtime, device=args.device) as model:
         outputs = model.run(inputs)
