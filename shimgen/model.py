@@ -8,6 +8,7 @@ numpy arrays and their handles freed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 from collections.abc import Iterable, Sequence
@@ -86,6 +87,9 @@ class Runtime:
         self._shim("aoti_torch_get_data_ptr", [_handle, ctypes.POINTER(ctypes.c_void_p)])
         self._shim("aoti_torch_get_dtype", [_handle, ctypes.POINTER(ctypes.c_int32)])
         self._shim("aoti_torch_get_device_type", [_handle, ctypes.POINTER(ctypes.c_int32)])
+        self._shim("aoti_torch_empty_strided", [ctypes.c_int64, _i64p, _i64p, ctypes.c_int32, ctypes.c_int32,
+                                                ctypes.c_int32, ctypes.POINTER(_handle)])
+        self._shim("aoti_torch_copy_", [_handle, _handle, ctypes.c_int32])
         for fn, res, args in (
             ("shimgen_model_open", ctypes.c_int32,
              [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]),
@@ -99,6 +103,8 @@ class Runtime:
             ("shimgen_model_last_error", ctypes.c_char_p, []),
             ("shimgen_runtime_last_error", ctypes.c_char_p, []),
             ("shimgen_runtime_shim_call_count", ctypes.c_uint64, []),
+            ("shimgen_runtime_caller_stream_guard_create", ctypes.c_int32, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
+            ("shimgen_runtime_caller_stream_guard_delete", ctypes.c_int32, [ctypes.c_void_p]),
         ):
             try:
                 func = getattr(lib, fn)
@@ -106,6 +112,7 @@ class Runtime:
                 raise InputError(f"{self.path}: not shimgen's runtime (no {fn})") from None
             func.restype, func.argtypes = res, args
         self.cpu = self._code("aoti_torch_device_type_cpu")
+        self.cuda = self._code("aoti_torch_device_type_cuda")
         self.dtype_codes: dict[str, int] = {}
         for name, shim in _DTYPE_SHIMS.items():
             try:
@@ -154,9 +161,56 @@ class Runtime:
                     "aoti_torch_create_tensor_from_blob_v2")
         return out
 
+    @contextlib.contextmanager
+    def caller_stream(self, stream: int | None):
+        """Selects ``stream`` (a cudaStream_t; None: no selection) for this thread's runtime work."""
+        if stream is None:
+            yield
+            return
+        guard = ctypes.c_void_p()
+        self._check(self.lib.shimgen_runtime_caller_stream_guard_create(stream, ctypes.byref(guard)),
+                    "shimgen_runtime_caller_stream_guard_create")
+        try:
+            yield
+        finally:
+            self.lib.shimgen_runtime_caller_stream_guard_delete(guard)
+
+    def copy_to(self, handle, device_type: int, device_index: int = 0):
+        """A new contiguous tensor on the given device holding ``handle``'s values (aoti_torch_copy_)."""
+        dim = ctypes.c_int64()
+        sizes = _i64p()
+        dtype = ctypes.c_int32()
+        self._check(self.get_dim(handle, ctypes.byref(dim)), "aoti_torch_get_dim")
+        self._check(self.get_sizes(handle, ctypes.byref(sizes)), "aoti_torch_get_sizes")
+        self._check(self.get_dtype(handle, ctypes.byref(dtype)), "aoti_torch_get_dtype")
+        shape = [sizes[i] for i in range(dim.value)]
+        strides, step = [0] * len(shape), 1
+        for i in reversed(range(len(shape))):
+            strides[i], step = step, step * max(shape[i], 1)
+        out = _handle()
+        n = max(len(shape), 1)
+        self._check(self.empty_strided(dim.value, (ctypes.c_int64 * n)(*shape), (ctypes.c_int64 * n)(*strides),
+                                       dtype.value, device_type, device_index, ctypes.byref(out)),
+                    "aoti_torch_empty_strided")
+        code = self.copy_(out, handle, 0)
+        if code != 0:
+            self.delete(out)
+            self._check(code, "aoti_torch_copy_")
+        return out
+
     def array_from_tensor(self, handle):
-        """A numpy copy of a CPU tensor (any strides); the handle stays the caller's."""
+        """A numpy copy of a tensor (any strides; device tensors are copied to the host first); the
+        handle stays the caller's."""
         import numpy as np
+
+        device = ctypes.c_int32()
+        self._check(self.get_device_type(handle, ctypes.byref(device)), "aoti_torch_get_device_type")
+        if device.value != self.cpu:
+            host = self.copy_to(handle, self.cpu)
+            try:
+                return self.array_from_tensor(host)
+            finally:
+                self.delete(host)
 
         dim, numel = ctypes.c_int64(), ctypes.c_int64()
         sizes, strides = _i64p(), _i64p()
@@ -169,8 +223,6 @@ class Runtime:
         self._check(self.get_data_ptr(handle, ctypes.byref(data)), "aoti_torch_get_data_ptr")
         self._check(self.get_dtype(handle, ctypes.byref(dtype)), "aoti_torch_get_dtype")
         self._check(self.get_device_type(handle, ctypes.byref(device)), "aoti_torch_get_device_type")
-        if device.value != self.cpu:
-            raise ModelError(f"output on device type {device.value}; only CPU outputs convert to numpy")
         name = self.dtype_names.get(dtype.value)
         if name is None:
             raise ModelError(f"output dtype code {dtype.value} has no numpy equivalent")
@@ -198,6 +250,7 @@ class Model:
                  num_models: int = 1) -> None:
         self.runtime = runtime
         self.path = Path(path)
+        self.device_type, self.device_index = parse_device(device, runtime)
         self._ptr = ctypes.c_void_p()
         lib = runtime.lib
         code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
@@ -224,25 +277,36 @@ class Model:
         return [outs[i] for i in range(self.num_outputs)]
 
     def run(self, inputs: Sequence, stream: int | None = None) -> list:
-        """numpy arrays in (C-contiguous copies are made where needed), numpy arrays out."""
+        """numpy arrays in (C-contiguous copies are made where needed), numpy arrays out.
+
+        For a CUDA model the inputs are copied to the device and the outputs back, all on
+        ``stream`` (a cudaStream_t, selected as the caller's stream) when one is given."""
         import numpy as np
 
         if len(inputs) != self.num_inputs:
             raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
+        rt = self.runtime
         # AOTInductor kernels index inputs with the strides they were compiled for (contiguous),
         # checking them only when asked to: hand them contiguous memory.
         arrays = [np.ascontiguousarray(a) for a in inputs]
-        handles = [self.runtime.tensor_from_array(a) for a in arrays]
-        try:
-            outputs = self.run_handles(handles, stream)
-        finally:
-            for h in handles:
-                self.runtime.delete(h)
-        try:
-            return [self.runtime.array_from_tensor(h) for h in outputs]
-        finally:
-            for h in outputs:
-                self.runtime.delete(h)
+        handles: list = []
+        outputs: list = []
+        with rt.caller_stream(stream):
+            try:
+                for array in arrays:
+                    host = rt.tensor_from_array(array)
+                    if self.device_type == rt.cpu:
+                        handles.append(host)
+                        continue
+                    try:
+                        handles.append(rt.copy_to(host, self.device_type, self.device_index))
+                    finally:
+                        rt.delete(host)
+                outputs = self.run_handles(handles, stream)
+                return [rt.array_from_tensor(h) for h in outputs]
+            finally:
+                for h in [*handles, *outputs]:
+                    rt.delete(h)
 
     def close(self) -> None:
         if self._ptr:
@@ -260,6 +324,14 @@ class Model:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown may have torn ctypes down
             pass
+
+
+def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
+    """'cpu', 'cuda' or 'cuda:N' -> (device type code, index)."""
+    kind, _, index = device.partition(":")
+    if kind not in ("cpu", "cuda") or (index and not index.isdigit()) or (kind == "cpu" and index not in ("", "0")):
+        raise InputError(f"device '{device}': expected cpu, cuda or cuda:N")
+    return (runtime.cpu if kind == "cpu" else runtime.cuda), int(index or 0)
 
 
 def default_prefix() -> str:
