@@ -147,7 +147,8 @@ def _parse(path: Path, where: str):
 
     lief.logging.disable()
     try:
-        head = path.read_bytes()[:4]
+        with path.open("rb") as handle:
+            head = handle.read(4)
     except OSError as exc:
         raise InputError(f"{where}: cannot read: {exc.strerror}") from None
     if head != ELF_MAGIC:
@@ -219,7 +220,11 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequenc
     except OSError as exc:
         raise InputError(f"{where}: cannot read: {exc.strerror}") from None
 
-    with tempfile.TemporaryDirectory(prefix=".shimgen-rewrite-", dir=output.parent) as scratch:
+    try:
+        scratch_dir = tempfile.TemporaryDirectory(prefix=".shimgen-rewrite-", dir=output.parent)
+    except OSError as exc:
+        raise InputError(f"{output}: cannot write in {output.parent}: {exc.strerror}") from None
+    with scratch_dir as scratch:
         work = Path(scratch)
         if magic == ELF_MAGIC:
             staged = work / "out.so"
