@@ -135,7 +135,11 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
     configured = changed or not cmake_driver.is_configured(build_dir)
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
-        cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+        try:
+            cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+        except ToolError:
+            init_cache.unlink(missing_ok=True)  # so the next run configures again, not just builds
+            raise
     else:
         echo("[2/4] configure: up to date")
     echo("[3/4] build")
@@ -171,7 +175,13 @@ def read_artifacts(build_dir: Path) -> tuple[Path, ...]:
 
 
 def dynamic_exports(path: Path) -> set[str]:
-    """Names a shared library defines in its dynamic symbol table (LIEF, dynamic symbols only)."""
+    """Names a shared library exports: shimgen.binary's fast reader, else LIEF (dynamic symbols only)."""
+    try:
+        from shimgen.binary.load import load_paths
+    except ImportError:
+        pass
+    else:
+        return set().union(*(binary.exports for binary in load_paths([path])))
     import lief
 
     parser_config = lief.ELF.ParserConfig()

@@ -33,10 +33,11 @@ int64_t Tensor::numel() const {
 }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // as in PyTorch: an empty tensor is contiguous
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (sizes[i] == 1) continue;  // a size-1 dimension's stride never matters
-    if (strides[i] != expected) return sizes[i] == 0 ? true : false;
+    if (strides[i] != expected) return false;
     expected *= sizes[i];
   }
   return true;
@@ -44,6 +45,7 @@ bool Tensor::is_contiguous() const {
 
 bool Tensor::is_non_overlapping_and_dense() const {
   // Dense: some permutation of the dimensions is contiguous.
+  if (numel() == 0) return true;
   std::vector<size_t> order(sizes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });

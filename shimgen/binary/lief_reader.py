@@ -150,8 +150,27 @@ def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: 
         slice_where = f"{path}({slice_member})" if slice_member else path
         if not is_fat:
             _macho_checks(raw, slice_where)
+        _macho_bounds(macho, len(raw) if not is_fat else None, slice_where)
         binaries.append(_macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail))
     return binaries
+
+
+def _macho_bounds(macho, size: int | None, where: str) -> None:
+    """LIEF 1.0.0 returns an empty binary for a cut file: check what it read lies inside the file."""
+    if size is None:  # a fat slice: LIEF bounds each slice by the fat header; check within the slice
+        size = macho.original_size if hasattr(macho, "original_size") else None
+    if size is None:
+        return
+    for segment in macho.segments:
+        if segment.file_offset + segment.file_size > size:
+            raise InputError(f"{where}: truncated: segment {segment.name} ends at "
+                             f"{segment.file_offset + segment.file_size}, file has {size} bytes")
+    if macho.has_symbol_command:
+        command = macho.symbol_command
+        ends = (command.symbol_offset + command.numberof_symbols * (16 if macho.header.is_64bit else 12),
+                command.strings_offset + command.strings_size)
+        if max(ends) > size:
+            raise InputError(f"{where}: truncated: the symbol table ends at {max(ends)}, file has {size} bytes")
 
 
 def _macho_binary(macho, path: str, member: str | None, where: str, hidden_of: set[str], detail: bool) -> Binary:

@@ -21,7 +21,7 @@ DEVICES = cuda_device_count()
 def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason="no CUDA device")
     for item in items:
-        if "gpu" in item.keywords and DEVICES == 0:
+        if item.get_closest_marker("gpu") is not None and DEVICES == 0:
             item.add_marker(skip)
 
 

@@ -57,6 +57,28 @@ def test_native(built, case):
         assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
 
 
+def test_c_consumer(built):
+    program = _tests_listing(built.build_dir)["c_consumer"]
+    completed = subprocess.run([program], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0 and "c_consumer: ok" in completed.stdout, completed.stdout + completed.stderr
+
+
+def test_consumers_hold_no_copy_of_the_runtime(built):
+    """The thread-local lives in the shared library only: consumers define none of its symbols."""
+    if shutil.which("nm") is None:
+        pytest.skip("nm not installed")
+    listing = _tests_listing(built.build_dir)
+    for program in (listing["native_tests"], listing["c_consumer"]):
+        output = subprocess.run(["nm", "-C", "--defined-only", program], capture_output=True, text=True).stdout
+        defined = {line.split(maxsplit=2)[-1] for line in output.splitlines() if len(line.split()) >= 3}
+        assert not {name for name in defined if name.startswith(("shimgen_runtime_", "executorch_", "aoti_torch"))}
+        assert not {name for name in defined if name.endswith(("::t_caller", "::t_seq", "::t_current"))}
+        undefined = subprocess.run(["nm", "-u", program], capture_output=True, text=True).stdout
+        assert "shimgen_runtime_shim_call_count" in undefined
+    library = subprocess.run(["nm", "-C", str(built.artifacts[0].path)], capture_output=True, text=True).stdout
+    assert "::t_caller" in library  # (static symbol table: the one copy of the thread-local)
+
+
 def test_caller_stream_c_abi_from_python(rt):
     selected, stream = c_int32(7), c_void_p(0x99)
     get = rt.api("shimgen_runtime_get_caller_stream")
@@ -334,7 +356,8 @@ def test_build_cli_bad_config_is_one_line(tmp_path):
 @pytest.mark.skipif(find_nvcc() is None, reason="no nvcc")
 def test_cuda_build_compiles_and_links(tmp_path):
     """With a toolkit, the CUDA backend compiles (sm_90 + PTX) and links libcudart; no GPU needed."""
-    result = build(load_config(default_config()), BuildOptions(tmp_path / "cuda", cuda="on", jobs=2),
+    result = build(load_config(default_config()),
+                   BuildOptions(tmp_path / "cuda", cuda="on", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
                    echo=lambda line: None)
     library = result.artifacts[0].path
     assert result.cuda and result.check.exit_code == 0 and result.artifacts[0].prefixed_exports == 75
@@ -348,3 +371,19 @@ def test_cuda_build_compiles_and_links(tmp_path):
     assert rt.api("shimgen_runtime_has_cuda")() == 1
     handle = rt.empty([3, 3])
     rt.delete(handle)
+
+    # A library that calls cudart without DT_NEEDED (like an AOTI CUDA model) loads only once the
+    # runtime was loaded RTLD_GLOBAL: the runtime's libcudart then serves it.
+    user = _tests_listing(tmp_path / "cuda")["cudart_user"]
+    assert "libcudart" not in subprocess.run(["readelf", "-dW", user], capture_output=True, text=True).stdout
+    probe = (
+        "import ctypes, sys\n"
+        "if sys.argv[1] == 'global': ctypes.CDLL(sys.argv[2], mode=ctypes.RTLD_GLOBAL)\n"
+        "user = ctypes.CDLL(sys.argv[3])\n"
+        "count = ctypes.c_int(-1)\n"
+        "print('status', user.cudart_user_device_count(ctypes.byref(count)))\n"
+    )
+    alone = subprocess.run([sys.executable, "-c", probe, "alone", str(library), user], capture_output=True, text=True)
+    assert alone.returncode != 0 and "undefined symbol: cudaGetDeviceCount" in alone.stderr
+    loaded = subprocess.run([sys.executable, "-c", probe, "global", str(library), user], capture_output=True, text=True)
+    assert loaded.returncode == 0 and "status" in loaded.stdout, loaded.stderr

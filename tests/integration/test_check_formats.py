@@ -1,0 +1,125 @@
+"""check-symbols on real PE (mingw-w64) and Mach-O (clang + lld, fat via llvm-lipo) binaries.
+
+CI installs the tools: apt-get install -y mingw-w64 clang lld llvm. Without them these tests skip.
+"""
+
+from __future__ import annotations
+
+import glob
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shimgen.binary.load import load_paths
+from shimgen.check import Policy, check_paths
+from shimgen.errors import InputError
+
+P = "executorch_"
+POLICY = Policy(P, patterns=("aoti_torch_*",), shims=("aoti_torch_a", "aoti_torch_h"),
+                required=("aoti_torch_a", "aoti_torch_h"))
+
+MINGW = shutil.which("x86_64-w64-mingw32-gcc")
+CLANG = shutil.which("clang")
+LLD = shutil.which("ld.lld")
+LIPO = shutil.which("llvm-lipo") or next(iter(sorted(glob.glob("/usr/bin/llvm-lipo-*"))), None)
+
+needs_mingw = pytest.mark.skipif(MINGW is None, reason="x86_64-w64-mingw32-gcc missing (apt-get install mingw-w64)")
+needs_clang = pytest.mark.skipif(CLANG is None or LLD is None, reason="clang/ld.lld missing (apt-get install clang lld)")
+
+
+def codes(paths, strict=False):
+    return sorted((f.code, f.symbol) for f in check_paths(paths, POLICY, strict=strict).findings)
+
+
+def run(*cmd):
+    subprocess.run([str(c) for c in cmd], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def pe(tmp_path_factory):
+    if MINGW is None:
+        pytest.skip("x86_64-w64-mingw32-gcc missing (apt-get install mingw-w64)")
+    d = tmp_path_factory.mktemp("pe")
+    (d / "dep.c").write_text("__declspec(dllexport) int aoti_torch_c(void){return 3;}\n")
+    (d / "s.c").write_text(
+        f"__declspec(dllexport) int {P}aoti_torch_a(void){{return 1;}}\n"
+        "__declspec(dllexport) int aoti_torch_b(void){return 2;}\n"
+        f"int {P}aoti_torch_h(void){{return 4;}}\n"  # no dllexport: not exported
+        "int aoti_torch_c(void);\nint use(void){return aoti_torch_c();}\n")
+    run(MINGW, "-shared", d / "dep.c", "-o", d / "dep.dll", f"-Wl,--out-implib,{d / 'libdep.a'}")
+    run(MINGW, "-shared", d / "s.c", "-o", d / "s.dll", f"-L{d}", "-ldep")
+    return d
+
+
+@needs_mingw
+def test_pe_dll_exports_and_imports(pe):
+    (binary,) = load_paths([pe / "s.dll"])
+    assert binary.format == "PE" and binary.kind == "shared"
+    assert binary.exports == {P + "aoti_torch_a", "aoti_torch_b"}
+    assert "aoti_torch_c" in binary.imports
+    assert codes([pe / "s.dll"]) == [("SG001", "aoti_torch_b"), ("SG002", P + "aoti_torch_h"),
+                                     ("SG004", "aoti_torch_c")]
+
+
+@needs_mingw
+def test_pe_truncated_is_bad_input(pe, tmp_path):
+    data = (pe / "s.dll").read_bytes()
+    for cut in (4096, len(data) // 2):
+        bad = tmp_path / f"cut{cut}.dll"
+        bad.write_bytes(data[:cut])
+        with pytest.raises(InputError):
+            load_paths([bad])
+
+
+@pytest.fixture(scope="module")
+def macho(tmp_path_factory):
+    if CLANG is None or LLD is None:
+        pytest.skip("clang/ld.lld missing (apt-get install clang lld)")
+    d = tmp_path_factory.mktemp("macho")
+    vis = '__attribute__((visibility("{}")))'
+    (d / "m.c").write_text(
+        f"{vis.format('default')} int {P}aoti_torch_a(void){{return 1;}}\n"
+        f"{vis.format('default')} int aoti_torch_b(void){{return 2;}}\n"
+        f"{vis.format('hidden')} int {P}aoti_torch_h(void){{return 3;}}\n"
+        f"int aoti_torch_c(void);\n{vis.format('default')} int use(void){{return aoti_torch_c() + {P}aoti_torch_h();}}\n")
+    run(CLANG, "-target", "x86_64-apple-macos11", "-fuse-ld=lld", "-shared", "-nostdlib", d / "m.c", "-o",
+        d / "m.dylib", "-Wl,-undefined,dynamic_lookup")
+    run(CLANG, "-target", "x86_64-apple-macos11", "-c", d / "m.c", "-o", d / "x86.o")
+    run(CLANG, "-target", "arm64-apple-macos11", "-c", d / "m.c", "-o", d / "arm.o")
+    if LIPO:
+        run(LIPO, "-create", d / "x86.o", d / "arm.o", "-output", d / "fat.o")
+    return d
+
+
+@needs_clang
+def test_macho_dylib_underscore_stripped_and_hidden_is_sg003(macho):
+    (binary,) = load_paths([macho / "m.dylib"])
+    assert binary.format == "Mach-O" and binary.kind == "shared"
+    assert {P + "aoti_torch_a", "aoti_torch_b", "use"} <= binary.exports
+    assert not any(n.startswith("_" + P) for n in binary.exports)
+    assert codes([macho / "m.dylib"]) == [("SG001", "aoti_torch_b"), ("SG003", P + "aoti_torch_h"),
+                                          ("SG004", "aoti_torch_c")]
+    assert ("SG006", "use") in codes([macho / "m.dylib"], strict=True)
+
+
+@needs_clang
+def test_macho_fat_object_gives_one_result_per_slice(macho):
+    if not (macho / "fat.o").exists():
+        pytest.skip("llvm-lipo missing (apt-get install llvm)")
+    slices = load_paths([macho / "fat.o"])
+    assert sorted(b.member for b in slices) == ["arm64", "x86_64"]
+    for binary in slices:
+        assert binary.kind == "object" and "aoti_torch_b" in binary.exports and "aoti_torch_c" in binary.imports
+        assert P + "aoti_torch_h" not in binary.exports  # hidden visibility = private extern
+
+
+@needs_clang
+def test_macho_truncated_is_bad_input(macho, tmp_path):
+    data = (macho / "m.dylib").read_bytes()
+    for cut in (16, 4096, len(data) // 2):
+        bad = tmp_path / f"cut{cut}.dylib"
+        bad.write_bytes(data[:cut])
+        with pytest.raises(InputError):
+            load_paths([bad])

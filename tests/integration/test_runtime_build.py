@@ -1,0 +1,99 @@
+"""shimgen build's driver logic that needs no compiler: init cache, options, nvcc lookup, artifacts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shimgen import build as build_module
+from shimgen import cmake_driver
+from shimgen.build import BuildOptions, build, cache_entries, read_artifacts
+from shimgen.cmake_driver import CacheEntry, init_cache_text, run, write_init_cache
+from shimgen.config import load_config
+from shimgen.errors import ToolError, UsageError
+from shimgen.resources import default_config
+
+
+def test_init_cache_forces_sorted_quoted_entries():
+    text = init_cache_text({"B": CacheEntry('say "hi"'), "A": CacheEntry("C:\\x", "PATH")})
+    lines = text.splitlines()
+    assert lines[1] == 'set(A "C:/x" CACHE PATH "" FORCE)'
+    assert lines[2] == 'set(B "say \\"hi\\"" CACHE STRING "" FORCE)'
+
+
+def test_init_cache_written_only_when_changed(tmp_path):
+    entries = {"X": CacheEntry("1")}
+    path, changed = write_init_cache(tmp_path, entries)
+    assert changed and path.name == "shimgen-init.cmake"
+    mtime = path.stat().st_mtime_ns
+    assert write_init_cache(tmp_path, entries)[1] is False and path.stat().st_mtime_ns == mtime
+    assert write_init_cache(tmp_path, {"X": CacheEntry("2")})[1] is True
+
+
+def test_cache_entries_carry_prefix_independent_settings(tmp_path):
+    config = load_config(default_config())
+    tools = cmake_driver.Tools(cmake=Path("/x/cmake"), ninja=Path("/x/ninja"))
+    entries = cache_entries(BuildOptions(tmp_path, build_type="Debug", cache=(("EXTRA", "ON"),)), config,
+                            tmp_path / "generated", tools, None)
+    assert entries["CMAKE_BUILD_TYPE"].value == "Debug"
+    assert entries["SHIMGEN_RUNTIME_CUDA"].value == "OFF" and "CMAKE_CUDA_COMPILER" not in entries
+    assert entries["CMAKE_MAKE_PROGRAM"].value == "/x/ninja"
+    assert entries["SHIMGEN_RUNTIME_OUTPUT_NAME"].value == "shimgen_runtime"
+    assert entries["EXTRA"].value == "ON"
+    with_cuda = cache_entries(BuildOptions(tmp_path), config, tmp_path, tools, Path("/cuda/bin/nvcc"))
+    assert with_cuda["SHIMGEN_RUNTIME_CUDA"].value == "ON"
+    assert with_cuda["CMAKE_CUDA_COMPILER"].value == "/cuda/bin/nvcc"
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(cuda="maybe"), "--cuda must be one of"),
+    (dict(build_type="Fast"), "--build-type must be one of"),
+    (dict(jobs=0), "-j must be at least 1"),
+])
+def test_bad_options_are_usage_errors(tmp_path, options, message):
+    with pytest.raises(UsageError, match=message):
+        build(load_config(default_config()), BuildOptions(tmp_path / "b", **options), echo=lambda line: None)
+
+
+def test_cuda_on_without_nvcc_is_a_tool_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(build_module, "find_nvcc", lambda: None)
+    with pytest.raises(ToolError, match="no nvcc was found"):
+        build(load_config(default_config()), BuildOptions(tmp_path / "b", cuda="on"), echo=lambda line: None)
+    assert not (tmp_path / "b").exists()  # nothing written before the options were checked
+
+
+def test_run_logs_and_raises_one_line(tmp_path):
+    lines: list[str] = []
+    run(["true"], echo=lines.append)
+    assert lines == ["RUN: true"]
+    with pytest.raises(ToolError, match=r"false failed with exit code 1 \(command: false\)"):
+        run(["false"], echo=lines.append)
+    with pytest.raises(ToolError, match="cannot run"):
+        run([str(tmp_path / "missing-tool")], echo=lines.append)
+
+
+def test_artifacts_listing(tmp_path):
+    library = tmp_path / "libx.so"
+    library.write_bytes(b"")
+    (tmp_path / "shimgen-artifacts.txt").write_text(f"{library}\n")
+    assert read_artifacts(tmp_path) == (library,)
+    library.unlink()
+    with pytest.raises(ToolError, match="produced no library"):
+        read_artifacts(tmp_path)
+
+
+def test_failed_configure_is_retried_next_run(tmp_path):
+    """A CMake error is one ToolError line, and the next run configures again instead of building."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_x"]\n')
+    (project / "CMakeLists.txt").write_text('cmake_minimum_required(VERSION 3.24)\nproject(p NONE)\n'
+                                            'message(FATAL_ERROR "deliberate")\n')
+    options = BuildOptions(tmp_path / "b")
+    lines: list[str] = []
+    for _ in range(2):
+        with pytest.raises(ToolError, match="cmake failed with exit code 1"):
+            build(load_config(project / "shimgen.toml"), options, echo=lines.append)
+    assert sum(1 for line in lines if line.startswith("[2/4] configure /")) == 2
+    assert (tmp_path / "b" / "generated" / "export.h").is_file()
