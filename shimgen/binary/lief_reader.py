@@ -9,22 +9,16 @@ MemoryError (callers never pass one). A parse that yields nothing is an InputErr
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterable
 
-from shimgen.binary.elf import (
-    EXPORT_BINDINGS,
-    EXPORT_VISIBILITIES,
-    IMPORT_BINDINGS,
-    SHN_UNDEF,
-    STB_LOCAL,
-    STT_TLS,
-    TYPE_NAMES,
-    BINDING_NAMES,
-    VISIBILITY_NAMES,
-)
-from shimgen.binary.model import EXECUTABLE, OBJECT, SHARED, Binary, Symbol
+from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
 from shimgen.errors import InputError
+
+_LIEF_BINDINGS = {"GLOBAL": "global", "WEAK": "weak", "LOCAL": "local", "GNU_UNIQUE": "unique"}
+_LIEF_TYPES = {"NOTYPE": "notype", "OBJECT": "object", "FUNC": "func", "COMMON": "object", "TLS": "tls",
+               "GNU_IFUNC": "func"}
 
 # Mach-O nlist n_type bits.
 N_STAB, N_PEXT, N_TYPE, N_EXT = 0xE0, 0x10, 0x0E, 0x01
@@ -86,36 +80,38 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
     else:
         raise InputError(f"{where}: unsupported ELF file type {file_type}")
 
+    # Classified here from LIEF's own enums, independently of the fast reader's constants, so the
+    # equality test between the two readers is a real cross-check.
+    binding_enum, visibility_enum, type_enum = lief.ELF.Symbol.BINDING, lief.ELF.Symbol.VISIBILITY, lief.ELF.Symbol.TYPE
+    export_bindings = {binding_enum.GLOBAL, binding_enum.WEAK, binding_enum.GNU_UNIQUE}
+    import_bindings = {binding_enum.GLOBAL, binding_enum.WEAK}
+    export_visibilities = {visibility_enum.DEFAULT, visibility_enum.PROTECTED}
     exports, imports, tls, symbols = set(), set(), set(), []
     for sym in table:
         name = sym.name
-        info_binding = int(sym.binding.value)
-        visibility = int(sym.visibility.value)
-        defined = sym.shndx != SHN_UNDEF
-        is_export = bool(name) and defined and info_binding in EXPORT_BINDINGS and visibility in EXPORT_VISIBILITIES
-        is_import = bool(name) and not defined and info_binding in IMPORT_BINDINGS
-        type_value = int(sym.type.value)
+        defined = sym.shndx != 0  # SHN_UNDEF
+        is_export = bool(name) and defined and sym.binding in export_bindings and sym.visibility in export_visibilities
+        is_import = bool(name) and not defined and sym.binding in import_bindings
         if is_export:
             exports.add(name)
-            if type_value == STT_TLS:
+            if sym.type == type_enum.TLS:
                 tls.add(name)
         elif is_import:
             imports.add(name)
-        if detail and name and not (info_binding == STB_LOCAL and type_value in (3, 4)):
-            symbols.append(Symbol(name, defined, BINDING_NAMES.get(info_binding, f"binding{info_binding}"),
-                                  VISIBILITY_NAMES[visibility], TYPE_NAMES.get(type_value, "other"),
-                                  is_export, is_import))
-    imports -= exports
+        if detail and name and not (sym.binding == binding_enum.LOCAL and sym.type in (type_enum.SECTION, type_enum.FILE)):
+            symbols.append(Symbol(name, defined, _LIEF_BINDINGS.get(str(sym.binding).rsplit(".", 1)[-1], "other"),
+                                  str(sym.visibility).rsplit(".", 1)[-1].lower(),
+                                  _LIEF_TYPES.get(str(sym.type).rsplit(".", 1)[-1], "other"), is_export, is_import))
     hidden: set[str] = set()
     static = list(elf.symtab_symbols) if file_type != 1 else table
     missing = set(hidden_of) - exports
     if missing:
         for sym in static:
-            if sym.name in missing and sym.shndx != SHN_UNDEF and (
-                int(sym.binding.value) == STB_LOCAL or int(sym.visibility.value) not in EXPORT_VISIBILITIES
+            if sym.name in missing and sym.shndx != 0 and (
+                sym.binding == binding_enum.LOCAL or sym.visibility not in export_visibilities
             ):
                 hidden.add(sym.name)
-    return Binary(path, member, "ELF", kind, frozenset(exports), frozenset(imports), frozenset(tls),
+    return Binary(path, member, "ELF", kind, Names(exports), Names(imports), Names(tls),
                   tuple(sorted(hidden)), bool(static), tuple(symbols))
 
 
@@ -151,7 +147,10 @@ def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: 
         if not is_fat:
             _macho_checks(raw, slice_where)
         _macho_bounds(macho, len(raw) if not is_fat else None, slice_where)
-        binaries.append(_macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail))
+        binary = _macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail)
+        if is_fat:
+            binary = dataclasses.replace(binary, slice_of=where)
+        binaries.append(binary)
     return binaries
 
 
@@ -207,7 +206,7 @@ def _macho_binary(macho, path: str, member: str | None, where: str, hidden_of: s
                                   "notype", is_export, is_import))
     hidden -= exports
     imports -= exports
-    return Binary(path, member, "Mach-O", kind, frozenset(exports), frozenset(imports), frozenset(),
+    return Binary(path, member, "Mach-O", kind, Names(exports), Names(imports), EMPTY,
                   tuple(sorted(hidden)), True, tuple(symbols))
 
 
@@ -234,5 +233,5 @@ def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool =
     if detail:
         symbols = [Symbol(n, True, "global", "default", "notype", True, False) for n in sorted(exports)] + [
             Symbol(n, False, "global", "default", "notype", False, True) for n in sorted(imports)]
-    return Binary(path, member, "PE", SHARED if is_dll else EXECUTABLE, frozenset(exports),
-                  frozenset(imports) - frozenset(exports), frozenset(), (), False, tuple(symbols))
+    return Binary(path, member, "PE", SHARED if is_dll else EXECUTABLE, Names(exports),
+                  Names(imports - exports), EMPTY, (), False, tuple(symbols))

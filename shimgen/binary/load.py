@@ -6,11 +6,9 @@ bytes, never by suffix. Zip members are read in memory under caps on count and s
 
 from __future__ import annotations
 
-import io
 import mmap
 import os
 import struct
-import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +46,9 @@ def sniff(head: bytes) -> str | None:
     if head[:4] in MACHO_MAGICS:
         return "Mach-O"
     if head[:4] in FAT_MAGICS:
-        # Java class files share 0xCAFEBABE; a fat header's arch count is small, a class's version is not.
-        if len(head) >= 8 and 0 < struct.unpack(">I", head[4:8])[0] < 64:
+        # Java class files share 0xCAFEBABE: there the next word is the class version (45 and up),
+        # in a fat header the architecture count (a handful), so the cut-off lies between.
+        if len(head) >= 8 and 0 < struct.unpack(">I", head[4:8])[0] < 20:
             return "Mach-O"
         return None
     if head[:2] == b"MZ":
@@ -134,7 +133,7 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
 
 
 def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str] = frozenset(),
-               detail: bool = False, limits: Limits = DEFAULT_LIMITS, nested: bool = False) -> list[Binary]:
+               detail: bool = False, limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
     """Binaries held in ``data`` (bytes or mmap), named ``path`` (``member`` inside it)."""
     where = f"{path}({member})" if member else path
     kind = sniff(bytes(data[:8]))
@@ -160,8 +159,8 @@ def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str]
     if kind == "bitcode":
         raise InputError(f"{where}: LLVM bitcode (LTO) object, no native symbol table; check the linked library "
                          "instead, or compile without -flto")
-    if kind == "zip" and not nested:
-        raise InputError(f"{where}: a zip inside a zip is not read")
+    if kind == "zip":
+        raise InputError(f"{where}: a zip inside an archive or zip is not read")
     raise InputError(f"{where}: not a binary (no ELF, Mach-O, PE or archive magic)")
 
 
@@ -234,11 +233,14 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
             continue  # archives may carry non-object members (e.g. a .def); they hold no symbols
         binaries.extend(load_bytes(body, path, inner, hidden_of=hidden_of, detail=detail))
     if not binaries:
-        raise InputError(f"{where}: archive holds no object file ({count} members)")
+        raise InputError(f"{where}: archive holds no ELF or Mach-O object ({count} members; COFF objects "
+                         "are not read: check the linked DLL instead)")
     return binaries
 
 
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
+    import zipfile  # only wheels pay for it
+
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -273,7 +275,7 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[
             total += len(body)
             if total > limits.total_bytes:
                 raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
-            binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail, nested=True))
+            binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
     if not binaries:
         raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
     return binaries

@@ -4,20 +4,110 @@ Export and import are decided by the readers from binding, visibility and sectio
 from LIEF's ``exported``/``imported`` flags, which miss GNU_UNIQUE, NOTYPE and TLS symbols).
 Names are kept as the C source spells them: Mach-O's leading underscore is already stripped.
 
-``Binary`` keeps names in frozensets rather than one object per symbol: libtorch_cpu.so has 74k
-exports, and building 74k objects costs more than the whole time budget of ``check-symbols``.
+``Binary`` keeps names in sets (``Names``) rather than one object per symbol: libtorch_cpu.so has
+74k exports, and building 74k objects costs more than the whole time budget of ``check-symbols``.
 Per-symbol detail (``Symbol``) is only read when asked for (``shimgen symbols``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import add
 
 # Binary.kind values.
 SHARED = "shared"  # shared library / DLL / dylib
 EXECUTABLE = "executable"
 OBJECT = "object"  # relocatable object, standalone or an archive member
 LINKED_KINDS = (SHARED, EXECUTABLE)
+
+
+class Names(Set):
+    """An immutable set of symbol names.
+
+    Either a plain frozenset, or (from the fast ELF reader) a string table plus the offsets of the
+    names in it, turned into strings only when something needs all of them. The rules mostly ask
+    ``starting_with(literal)``, which the table answers by searching its text: checking
+    libtorch_cpu.so's 74k exports then never builds 74k strings (that alone takes 40 ms).
+    """
+
+    __slots__ = ("_names", "_text", "_offsets")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._names: frozenset[str] | None = frozenset(names)
+        self._text: str | None = None
+        self._offsets: frozenset[int] = frozenset()
+
+    @classmethod
+    def from_table(cls, strings: bytes, offsets: Iterable[int]) -> Names:
+        """``strings``: a string table, in which the caller has checked that every offset in
+        ``offsets`` starts a NUL-terminated name."""
+        names = cls.__new__(cls)
+        names._names, names._text, names._offsets = None, strings, frozenset(offsets)
+        return names
+
+    def _all(self) -> frozenset[str]:
+        if self._names is None:
+            text = (self._text or b"").decode("latin-1")  # latin-1: byte offset = character offset
+            # One C-speed split of the table, then dict lookups; offsets into the middle of a
+            # string (linkers merge common suffixes) fall back to a search.
+            parts = text.split("\0")
+            by_offset = dict(zip(accumulate(map(add, map(len, parts), repeat(1)), initial=0), parts))
+            found = [by_offset.get(o) for o in self._offsets]
+            if None in found:
+                found = [n if n is not None else text[o:text.index("\0", o)] for n, o in zip(found, self._offsets)]
+            self._names = frozenset(found if text.isascii() else map(_from_latin1, found))
+        return self._names
+
+    def starting_with(self, literal: str) -> list[str]:
+        """The names that begin with ``literal``, sorted."""
+        if self._names is not None or not literal:
+            return sorted(n for n in self._all() if n.startswith(literal))
+        strings, offsets, found = self._text or b"", self._offsets, set()
+        needle = literal.encode("utf-8")
+        at = strings.find(needle)
+        while at >= 0:  # every occurrence, overlapping ones too: a name may start anywhere
+            if at in offsets:
+                found.add(strings[at:strings.index(b"\0", at)].decode("utf-8", "backslashreplace"))
+            at = strings.find(needle, at + 1)
+        return sorted(found)
+
+    @property
+    def materialized(self) -> bool:
+        """Whether every name has been built as a string (tests use it to keep the fast path fast)."""
+        return self._names is not None
+
+    def count(self) -> int:
+        """How many names, cheaply: for a string table, the distinct offsets (equal to the distinct
+        names for every table a linker writes, since linkers store each string once)."""
+        return len(self._offsets) if self._names is None else len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __bool__(self) -> bool:  # without materialising: `if binary.exports` is common
+        return bool(self._offsets) if self._names is None else bool(self._names)
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"Names({sorted(self._all())!r})"
+
+
+EMPTY = Names()
+
+
+def _from_latin1(name: str) -> str:
+    """Names are bytes; tables are decoded as latin-1 for offsets, shown as UTF-8."""
+    return name if name.isascii() else name.encode("latin-1").decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True)
@@ -46,12 +136,12 @@ class Binary:
     """Inside ``path``: an archive member, a zip member, a fat slice ('arm64'), or a chain of them."""
     format: str  # ELF, Mach-O, PE
     kind: str  # shared, executable, object
-    exports: frozenset[str]
-    """Defined symbols visible to other modules. Sets, not sorted tuples: sorting 74k names costs
-    more than reading them; whatever is shown to a user is sorted where it is rendered."""
-    imports: frozenset[str]
-    """Undefined symbols this binary needs from others, and does not itself export."""
-    tls: frozenset[str] = frozenset()
+    exports: Names
+    """Defined symbols visible to other modules. A set, not a sorted tuple: sorting 74k names
+    costs more than reading them; whatever is shown to a user is sorted where it is rendered."""
+    imports: Names
+    """Undefined symbols this binary needs from others."""
+    tls: Names = EMPTY
     """The exports that are thread-local variables."""
     hidden: tuple[str, ...] = ()
     """Names of interest that a static symbol table shows defined but hidden or local (sorted).
@@ -60,10 +150,25 @@ class Binary:
     """Whether a static symbol table was present (so an empty ``hidden`` means something)."""
     symbols: tuple[Symbol, ...] = ()
     """Per-symbol detail; filled only when the reader was asked for it."""
+    slice_of: str | None = None
+    """For one architecture of a fat Mach-O file: that file (its display name). Slices are
+    alternatives, never loaded together, so set rules count them as one binary."""
+
+    def __post_init__(self) -> None:
+        # Accept any iterable of names (tests write frozensets); store Names.
+        for field in ("exports", "imports", "tls"):
+            value = getattr(self, field)
+            if not isinstance(value, Names):
+                object.__setattr__(self, field, Names(value))
 
     @property
     def display(self) -> str:
         return f"{self.path}({self.member})" if self.member else self.path
+
+    @property
+    def identity(self) -> str:
+        """What set rules count as one binary: a fat file's slices share one identity."""
+        return self.slice_of or self.display
 
     @property
     def linked(self) -> bool:

@@ -4,7 +4,6 @@ SARIF 2.1.0. Rendering is pure: report in, string out; the CLI decides where it 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 
@@ -51,7 +50,7 @@ class Report:
 def make_report(policy: Policy, binaries: list[Binary], findings: list[Finding], *, strict: bool) -> Report:
     per_file = Counter((f.path, f.member) for f in findings)
     files = tuple(
-        FileSummary(b.path, b.member, b.format, b.kind, len(b.exports), len(b.imports),
+        FileSummary(b.path, b.member, b.format, b.kind, b.exports.count(), b.imports.count(),
                     len(policy.prefixed_shims_among(b.exports)),
                     per_file[(b.path, b.member)])
         for b in binaries
@@ -139,6 +138,8 @@ def schema_path():
 
 
 def render_json(report: Report) -> str:
+    import json
+
     return json.dumps(report_data(report), indent=2) + "\n"
 
 
@@ -181,6 +182,8 @@ def render_sarif(report: Report) -> str:
             "results": results,
         }],
     }
+    import json
+
     return json.dumps(document, indent=2) + "\n"
 
 

@@ -142,6 +142,11 @@ def _providers(policy: Policy, binaries: Sequence[Binary]) -> list[Binary]:
     return [b for b in binaries if b.linked and policy.prefixed_shims_among(b.exports)]
 
 
+def _exported_prefixed(policy: Policy, linked: Sequence[Binary]) -> set[str]:
+    """Every export carrying the prefix, across ``linked`` (what SG002 and SG008 look names up in)."""
+    return {n for b in linked for n in policy.prefixed_among(b.exports)}
+
+
 def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
     """SG002 / SG003: each required shim must be exported, prefixed, by some linked binary.
 
@@ -153,9 +158,13 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
     if not policy.required:
         return []
     linked = [b for b in binaries if b.linked]
-    exported = {n for b in linked for n in b.exports}
-    missing = [n for n in policy.required_prefixed if n not in exported]
-    if not missing:
+    # Slices of a fat file are checked one by one (each architecture must hold every shim); the
+    # other binaries together.
+    together = [b for b in linked if b.slice_of is None]
+    exported = _exported_prefixed(policy, together)
+    own = {id(b): set(policy.prefixed_among(b.exports)) for b in linked if b.slice_of is not None}
+    required = policy.required_prefixed
+    if all(n in exported for n in required) and all(all(n in names for n in required) for names in own.values()):
         return []
     candidates = _providers(policy, linked) or [
         b for b in linked
@@ -168,20 +177,21 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
                 members.setdefault(name, []).append(b)
     findings = []
     for binary in candidates:
-        for name in missing:
+        have = own.get(id(binary), exported)
+        for name in (n for n in required if n not in have):
             if name in binary.hidden:
                 findings.append(_finding("SG003", name, binary, "present in the static symbol table, but hidden or local"))
                 continue
             where = members.get(name)
             detail = (f"defined in {where[0].display}, which the linker dropped" if where
-                      else "not in the dynamic symbol table")
+                      else "not exported")
             findings.append(_finding("SG002", name, binary, detail))
     return findings
 
 
 def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
     """SG007: a prefixed shim or a thread-local symbol defined by more than one linked binary."""
-    if sum(1 for b in binaries if b.linked) < 2:
+    if len({b.identity for b in binaries if b.linked}) < 2:
         return []
     owners: dict[str, list[Binary]] = {}
     for binary in binaries:
@@ -191,10 +201,10 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
             owners.setdefault(name, []).append(binary)
     findings = []
     for name, found in sorted(owners.items()):
-        if len(found) < 2:
+        if len({b.identity for b in found}) < 2:  # the slices of one fat file are one provider
             continue
         for binary in found:
-            others = ", ".join(o.display for o in found if o is not binary)
+            others = ", ".join(sorted({o.identity for o in found if o.identity != binary.identity}))
             what = "thread-local symbol" if name in binary.tls else "shim"
             findings.append(_finding("SG007", name, binary, f"{what} also defined by {others}"))
     return findings
@@ -211,7 +221,7 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
               if not policy.is_double_prefixed(name)]
     if not wanted or not _providers(policy, linked):
         return []
-    exported = {n for b in linked for n in b.exports}
+    exported = _exported_prefixed(policy, linked)
     return [_finding("SG008", name, binary, "no binary checked exports it")
             for binary, name in wanted if name not in exported]
 

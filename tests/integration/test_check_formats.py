@@ -8,7 +8,6 @@ from __future__ import annotations
 import glob
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -90,6 +89,9 @@ def macho(tmp_path_factory):
     run(CLANG, "-target", "arm64-apple-macos11", "-c", d / "m.c", "-o", d / "arm.o")
     if LIPO:
         run(LIPO, "-create", d / "x86.o", d / "arm.o", "-output", d / "fat.o")
+        run(CLANG, "-target", "arm64-apple-macos11", "-fuse-ld=lld", "-shared", "-nostdlib", d / "m.c", "-o",
+            d / "arm.dylib", "-Wl,-undefined,dynamic_lookup")
+        run(LIPO, "-create", d / "m.dylib", d / "arm.dylib", "-output", d / "fat.dylib")
     return d
 
 
@@ -123,3 +125,51 @@ def test_macho_truncated_is_bad_input(macho, tmp_path):
         bad.write_bytes(data[:cut])
         with pytest.raises(InputError):
             load_paths([bad])
+
+
+@needs_clang
+def test_macho_fat_dylib_slices_are_not_duplicate_providers(macho):
+    if not (macho / "fat.dylib").exists():
+        pytest.skip("llvm-lipo missing (apt-get install llvm)")
+    report = check_paths([macho / "fat.dylib"], POLICY)
+    assert sorted(s.member for s in report.files) == ["arm64", "x86_64"]
+    found = sorted((f.code, f.symbol, f.member) for f in report.findings)
+    assert ("SG007", P + "aoti_torch_a", "arm64") not in found
+    assert {c for c, _, _ in found} == {"SG001", "SG003", "SG004"}
+    assert len(found) == 6  # each finding once per slice
+
+
+@needs_clang
+def test_llvm_bitcode_object_is_bad_input(tmp_path):
+    (tmp_path / "l.c").write_text("int lto_only(void){return 1;}\n")
+    run(CLANG, "-flto", "-c", tmp_path / "l.c", "-o", tmp_path / "l.o")
+    with pytest.raises(InputError, match="bitcode"):
+        load_paths([tmp_path / "l.o"])
+
+
+@needs_clang
+@pytest.mark.parametrize("target", ["i386-linux-gnu", "powerpc-linux-gnu", "aarch64_be-linux-gnu", "x86_64-linux-gnu"])
+def test_fast_elf_reader_equals_lief_on_32_bit_and_big_endian_elf(tmp_path, target):
+    """The fast reader's 32-bit layout and its foreign-byte-order path, cross-checked with LIEF."""
+    from shimgen.binary.elf import read_elf
+    from shimgen.binary.lief_reader import read_elf_lief
+
+    source = tmp_path / "e.c"
+    source.write_text(
+        f'__attribute__((visibility("default"))) int {P}aoti_torch_a(void){{return 1;}}\n'
+        f'__attribute__((visibility("default"))) __thread int {P}tls;\n'
+        f"int {P}aoti_torch_h(void){{return 2;}}\nint aoti_torch_c(void);\n"
+        f'__attribute__((visibility("default"))) int use(void){{return aoti_torch_c() + {P}aoti_torch_h();}}\n')
+    library, obj = tmp_path / "e.so", tmp_path / "e.o"
+    run(CLANG, "-target", target, "-fPIC", "-fvisibility=hidden", "-fuse-ld=lld", "-shared", "-nostdlib", source,
+        "-o", library)
+    run(CLANG, "-target", target, "-fPIC", "-fvisibility=hidden", "-c", source, "-o", obj)
+    interest = frozenset({P + "aoti_torch_a", P + "aoti_torch_h"})
+    for path in (library, obj):
+        data = path.read_bytes()
+        fast, slow = read_elf(data, str(path), hidden_of=interest), read_elf_lief(data, str(path), hidden_of=interest)
+        assert {P + "aoti_torch_a", P + "tls", "use"} <= fast.exports
+        assert "aoti_torch_c" in fast.imports and fast.tls == {P + "tls"}
+        for field in ("kind", "exports", "imports", "tls", "hidden"):
+            assert getattr(fast, field) == getattr(slow, field), (path.name, field)
+    assert read_elf(library.read_bytes(), "e.so", hidden_of=interest).hidden == (P + "aoti_torch_h",)

@@ -74,3 +74,16 @@ def test_fast_reader_equals_lief_on_torch_libraries(name):
     assert fast.exports == slow.exports
     assert fast.imports == slow.imports
     assert fast.tls == slow.tls
+
+
+def test_the_libtorch_check_never_builds_all_74k_names():
+    """The performance shape the benchmark relies on: rules search the string table."""
+    from shimgen.binary.load import load_paths
+    from shimgen.check import Policy, check_binaries
+
+    lib = torch_lib() / "libtorch_cpu.so"
+    if not lib.exists():
+        pytest.skip("torch has no libtorch_cpu.so")
+    (binary,) = load_paths([lib])
+    report = check_binaries([binary], Policy.from_options("executorch_", ("aoti_torch_*",)))
+    assert report.findings and not binary.exports.materialized

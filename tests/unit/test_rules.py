@@ -231,3 +231,15 @@ def test_rule_metadata_is_complete():
     assert list(RULES) == [f"SG00{i}" for i in range(1, 9)]
     for rule in RULES.values():
         assert rule.severity in ("error", "warning") and rule.title and rule.hint and "\n" not in rule.hint
+
+
+def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
+    both = [P + "aoti_torch_a", P + "aoti_torch_b"]
+    x86 = Binary("fat.dylib", "x86_64", "Mach-O", "shared", frozenset(both), frozenset(), slice_of="fat.dylib")
+    arm = Binary("fat.dylib", "arm64", "Mach-O", "shared", frozenset(both[:1]), frozenset(), slice_of="fat.dylib")
+    found = run_rules(POLICY, [x86, arm])
+    assert [(f.code, f.symbol, f.member) for f in found] == [("SG002", P + "aoti_torch_b", "arm64")]
+    other = so("other.dylib", exports=[P + "aoti_torch_a"])
+    dup = [f for f in run_rules(POLICY, [x86, arm, other]) if f.code == "SG007"]
+    assert {f.member for f in dup} == {"x86_64", "arm64", None}
+    assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
