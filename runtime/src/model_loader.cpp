@@ -254,10 +254,16 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
       for (const auto& entry : sos) names += (names.empty() ? "" : ", ") + entry.first;
       return path + ": choose a model by name; the package holds: " + names;
     }
-    if (sos[chosen].size() != 1) return path + ": model '" + chosen + "' has more than one .so";
+    // One .so per model is the rule; should there be several, the model is the *.wrapper.so.
+    const Member* library = sos[chosen].size() == 1 ? sos[chosen][0] : nullptr;
+    for (const Member* m : sos[chosen]) {
+      if (library == nullptr && ends_with(m->name, ".wrapper.so")) library = m;
+    }
+    if (library == nullptr) return path + ": model '" + chosen + "' has several .so files and no *.wrapper.so";
     for (const Member& m : members) {
       if (model_of(m.name) != chosen) continue;
-      const bool is_so = ends_with(m.name, ".so");
+      const bool is_so = &m == library;
+      if (!is_so && ends_with(m.name, ".so")) continue;
       if (!is_so && !ends_with(m.name, ".cubin") && !ends_with(m.name, ".fatbin")) continue;
       if (m.data == nullptr) return path + ": member " + m.name + " is compressed; the loader needs it stored";
       wanted.push_back(Member{is_so ? std::string("model.so") : base_name(m.name), m.data, m.size});
