@@ -8,6 +8,7 @@ the compiling process, never in the one that runs the models.
 from __future__ import annotations
 
 import ctypes
+import ctypes
 import importlib.util
 import json
 import os
@@ -254,7 +255,7 @@ def test_open_rejects_bad_files(rt, tmp_path, models):
     with pytest.raises(InputError, match="neither a .pt2"):
         Model(rt, not_zip)
     truncated = tmp_path / "t.pt2"
-    truncated.write_bytes((models / "pointwise.rewritten.pt2").read_bytes()[:5000])
+    truncated.write_bytes((models / "pointwise.pt2").read_bytes()[:5000])
     with pytest.raises(InputError, match="zip"):
         Model(rt, truncated)
     empty_zip = tmp_path / "e.pt2"
@@ -325,3 +326,46 @@ def test_rewrite_refuses_shims_the_runtime_lacks(models, tmp_path):
     with pytest.raises(InputError, match="executorch_aoti_torch_cpu_mm_out"):
         prefix_imports_with_config(models / "matmul.pt2", out, load_config(config_path))
     assert not out.exists() and not list(tmp_path.glob(".shimgen-*"))
+
+
+def test_failed_open_leaves_no_private_directory(rt, models, prefixed, tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    with pytest.raises(InputError, match="undefined symbol"):
+        Model(rt, models / "pointwise.pt2")
+    with Model(rt, prefixed["rewrite/pointwise"]) as model:
+        assert model.so_path.parent.parent == tmp_path
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- the CPU fallback ops the matmul model needs ----
+
+def _call(rt, name, *args):
+    function = getattr(rt.lib, PREFIX + name)
+    function.restype = ctypes.c_int32
+    return function(*args)
+
+
+def test_cpu_matmul_ops_agree_with_numpy_on_views(rt):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 7))
+    b = rng.standard_normal((3, 7)).T          # a transposed view: strides (1, 7)
+    bias = rng.standard_normal(3)
+    out = np.zeros((5, 3))
+    handles = [rt.tensor_from_array(x) for x in (out, a, b, bias)]
+    h_out, h_a, h_b, h_bias = (ctypes.c_void_p(h.value) for h in handles)
+    assert _call(rt, "aoti_torch_cpu_mm_out", h_out, h_a, h_b) == 0
+    assert np.allclose(out, a @ b, rtol=0, atol=1e-12)
+    assert _call(rt, "aoti_torch_cpu_addmm_out", h_out, h_bias, h_a, h_b, ctypes.c_double(0.5), ctypes.c_double(2.0)) == 0
+    assert np.allclose(out, 0.5 * bias + 2.0 * (a @ b), rtol=0, atol=1e-12)
+    batch_a, batch_b = rng.standard_normal((2, 4, 6)).astype(np.float32), rng.standard_normal((2, 6, 3)).astype(np.float32)
+    batch_out = np.zeros((2, 4, 3), np.float32)
+    hb = [rt.tensor_from_array(x) for x in (batch_out, batch_a, batch_b)]
+    assert _call(rt, "aoti_torch_cpu_bmm_out", *(ctypes.c_void_p(h.value) for h in hb)) == 0
+    assert np.allclose(batch_out, batch_a @ batch_b, rtol=0, atol=1e-5)
+    # Shapes that do not multiply: an error code and a message, out untouched.
+    before = out.copy()
+    assert _call(rt, "aoti_torch_cpu_mm_out", h_out, h_b, h_a) == 2
+    assert "shapes do not multiply" in rt.lib.shimgen_runtime_last_error().decode()
+    assert np.array_equal(out, before)
+    for h in [*handles, *hb]:
+        rt.delete(h)
