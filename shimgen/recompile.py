@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from shimgen.errors import InputError, ToolError
-from shimgen.rewrite import ZIP_MAGIC, _model_members, _parse, read_dynamic_symbols, verify_imports, write_package
+from shimgen.rewrite import (ZIP_MAGIC, model_members, parse_elf, read_dynamic_symbols, verify_imports,
+                             write_package)
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
@@ -101,7 +102,7 @@ def _wait(process: subprocess.Popen, what: str) -> None:
 
 def _constants_blob(so_path: Path, where: str) -> bytes:
     """The bytes between _binary_constants_bin_start and _end in the original .so (empty if none)."""
-    binary = _parse(so_path, where)
+    binary = parse_elf(so_path, where)
     found = {s.name: s.value for s in binary.dynamic_symbols if s.name in (CONSTANTS_START, CONSTANTS_END)}
     if len(found) != 2:
         return b""
@@ -154,7 +155,7 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
     with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
         work = Path(scratch)
         names = [i.filename for i in archive.infolist()]
-        sos = _model_members(names)
+        sos = model_members(names)
         if len(sos) != 1:
             raise InputError(f"{where}: expected one model .so in the package, found {len(sos)}")
         member = sos[0]

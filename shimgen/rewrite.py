@@ -142,7 +142,7 @@ def _some(names: Sequence[str], limit: int = 4) -> str:
 # I/O edge: LIEF and files.
 
 
-def _parse(path: Path, where: str):
+def parse_elf(path: Path, where: str):
     import lief  # heavy: imported only when a binary is read
 
     lief.logging.disable()
@@ -175,7 +175,7 @@ def _symbols(binary) -> list[DynSymbol]:
 
 
 def read_dynamic_symbols(path: Path, where: str | None = None) -> list[DynSymbol]:
-    return _symbols(_parse(path, where or str(path)))
+    return _symbols(parse_elf(path, where or str(path)))
 
 
 Verifier = Callable[[Path, str], None]
@@ -184,7 +184,7 @@ Verifier = Callable[[Path, str], None]
 
 def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str],
                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
-    binary = _parse(source, where)
+    binary = parse_elf(source, where)
     plan = plan_renames(_symbols(binary), patterns, prefix, where=where)
     wanted = dict(plan.renames)
     for symbol in binary.dynamic_symbols:
@@ -199,7 +199,7 @@ def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str]
     return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
 
 
-def _model_members(names: Sequence[str]) -> list[str]:
+def model_members(names: Sequence[str]) -> list[str]:
     return [n for n in names if PurePosixPath(n).suffix == ".so" and "/data/aotinductor/" in f"/{n}"]
 
 
@@ -246,7 +246,7 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: 
         raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
     with archive:
         infos = archive.infolist()
-        targets = _model_members([i.filename for i in infos])
+        targets = model_members([i.filename for i in infos])
         if not targets:
             raise InputError(f"{where}: the package holds no AOTInductor model .so (*/data/aotinductor/*/*.so)")
         results = []

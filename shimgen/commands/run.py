@@ -32,7 +32,13 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     import os
 
+    from shimgen.errors import UsageError
     from shimgen.model import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
+
+    try:
+        import numpy  # noqa: F401 - the one extra dependency of this command
+    except ImportError:
+        raise UsageError("shimgen run needs numpy: python -m pip install numpy") from None
 
     # AOTInductor models check their inputs' dtype, sizes and strides only when this is set; without
     # it a wrong-shaped .npy is read out of bounds. A smoke test should check (user's setting wins).

@@ -147,3 +147,20 @@ def test_pt2_without_a_model_and_failed_pt2_rewrite_leave_no_file(tmp_path, cons
 def test_output_equal_to_input_is_refused(consumer):
     done = _shimgen("prefix-imports", str(consumer), "-o", str(consumer))
     assert done.returncode == 2 and "must differ" in done.stderr
+
+
+def test_recompile_bad_input_is_one_line(tmp_path, consumer):
+    package = tmp_path / "p.pt2"
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("p/data/aotinductor/model/x.wrapper.so", consumer.read_bytes())
+    cases = [
+        ([str(consumer), "-o", str(tmp_path / "o.so")], "not a .pt2 package"),
+        ([str(package), "-o", str(tmp_path / "o.so")], "no generated .cpp"),
+        ([str(package), "-o", str(tmp_path / "o.txt")], "must end in .so or .pt2"),
+        ([str(tmp_path / "missing.pt2"), "-o", str(tmp_path / "o.so")], "no such file"),
+    ]
+    for args, message in cases:
+        done = _shimgen("recompile", *args)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o.so").exists()
