@@ -35,7 +35,7 @@ RUNTIME="$WORK/runtime/libshimgen_runtime.so"
 "$PY" -c "import ctypes,sys; sys.exit(0 if ctypes.CDLL('$RUNTIME').shimgen_runtime_has_cuda() == 1 else 'runtime built without CUDA')"
 
 step "compile for CUDA with link_libtorch=False (torch, separate process)"
-"$PY" scripts/gpu_aoti_cuda.py compile "$WORK" 2> "$WORK/compile.log" || { tail -30 "$WORK/compile.log"; exit 1; }
+TORCHINDUCTOR_CACHE_DIR="$WORK/inductor-free" "$PY" scripts/gpu_aoti_cuda.py compile "$WORK" 2> "$WORK/compile.log" || { tail -30 "$WORK/compile.log"; exit 1; }
 
 for name in pointwise reduction; do
   step "$name: what the compiled .so imports"
@@ -55,7 +55,7 @@ status=0
 
 step "baseline: torch's own aoti_load_package (libtorch-linked build), separate process"
 set +e
-"$PY" scripts/gpu_aoti_cuda.py torch-baseline "$WORK" 2> "$WORK/baseline.log"
+TORCHINDUCTOR_CACHE_DIR="$WORK/inductor-linked" "$PY" scripts/gpu_aoti_cuda.py torch-baseline "$WORK" 2> "$WORK/baseline.log"
 rc=$?
 set -e
 if [[ $rc -ne 0 ]]; then
