@@ -39,7 +39,7 @@ TORCHINDUCTOR_CACHE_DIR="$WORK/inductor-free" "$PY" scripts/gpu_aoti_cuda.py com
 
 for name in pointwise reduction; do
   step "$name: what the compiled .so imports"
-  rm -rf "$WORK/x_$name" && mkdir -p "$WORK/x_$name" && (cd "$WORK/x_$name" && unzip -q "../$name.pt2")
+  rm -rf "$WORK/x_$name" && "$PY" -m zipfile -e "$WORK/$name.pt2" "$WORK/x_$name"
   so=$(find "$WORK/x_$name" -name '*.so' | head -1)
   echo "DT_NEEDED: $(readelf -d "$so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
   echo "shims ($(nm -D --undefined-only "$so" | grep -c ' aoti_torch_')): $(nm -D --undefined-only "$so" | awk '/ aoti_torch_/{print $2}' | tr '\n' ' ')"
