@@ -7,7 +7,10 @@ COMMANDS = [
     "init",
     "generate",
     "cmake_dir",
+    "build",
+    "prefix_imports",
+    "run",
+    "recompile",
     "check_symbols",
     "symbols",
-    "build",
 ]

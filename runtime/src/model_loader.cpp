@@ -1,0 +1,413 @@
+// Loads and runs AOTInductor-compiled models on this runtime: see shimgen_runtime/model_loader.h.
+//
+// A .pt2 is a zip that torch writes with stored (uncompressed) members; the model's .so is copied
+// out of the mapped archive into a directory private to this open. The .so is dlopened RTLD_LOCAL:
+// its own exports (the AOTInductorModelContainer* API) stay out of the global scope, so two models
+// never bind to each other, while its prefixed shim imports resolve against this library, which
+// the loader makes global first.
+#include "shimgen_runtime/model_loader.h"
+
+#include "shimgen_runtime/shim.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+thread_local std::string g_last_error;
+
+int32_t fail(const std::string& message, int32_t code = SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT) {
+  g_last_error = message;
+  return code;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// The AOTInductorModelContainer C API the model .so exports (torch/csrc/inductor/aoti_runtime/interface.h).
+using Container = void*;
+using CreateWithDeviceFn = int32_t (*)(Container*, size_t, const char*, const char*);
+using DeleteFn = int32_t (*)(Container);
+using RunFn = int32_t (*)(Container, AtenTensorHandle*, size_t, AtenTensorHandle*, size_t, void*, void*);
+using CountFn = int32_t (*)(Container, size_t*);
+using LastErrorFn = int32_t (*)(const char**);
+
+// ------------------------------------------------------------------------------------------------
+// A read-only mapping of the input file.
+struct Mapping {
+  const unsigned char* data = nullptr;
+  size_t size = 0;
+  Mapping() = default;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() {
+    if (data != nullptr) munmap(const_cast<unsigned char*>(data), size);
+  }
+};
+
+std::string map_file(const std::string& path, Mapping* out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return path + ": cannot open: " + errno_text();
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 4) {
+    close(fd);
+    return path + ": not a regular, non-empty file";
+  }
+  void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return path + ": cannot map: " + errno_text();
+  out->data = static_cast<const unsigned char*>(p);
+  out->size = static_cast<size_t>(st.st_size);
+  return {};
+}
+
+uint32_t le32(const unsigned char* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+uint16_t le16(const unsigned char* p) { return uint16_t(p[0] | p[1] << 8); }
+
+struct Member {
+  std::string name;
+  const unsigned char* data;
+  size_t size;
+};
+
+// The stored members of a zip, with every offset bounds-checked (the file is untrusted input).
+std::string read_zip(const std::string& path, const Mapping& m, std::vector<Member>* members) {
+  const size_t n = m.size;
+  const unsigned char* d = m.data;
+  if (n < 22) return path + ": not a zip archive";
+  size_t eocd = std::string::npos;
+  const size_t lowest = n > 22 + 65535 ? n - 22 - 65535 : 0;
+  for (size_t i = n - 22 + 1; i-- > lowest;) {
+    if (le32(d + i) == 0x06054b50u) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd == std::string::npos) return path + ": not a zip archive (no end of central directory)";
+  const uint16_t entries = le16(d + eocd + 10);
+  const uint32_t cd_size = le32(d + eocd + 12), cd_offset = le32(d + eocd + 16);
+  if (entries == 0xffff || cd_offset == 0xffffffffu) return path + ": zip64 archives are not supported";
+  if (size_t(cd_offset) + cd_size > eocd) return path + ": corrupt zip (central directory out of bounds)";
+  size_t at = cd_offset;
+  for (uint16_t e = 0; e < entries; ++e) {
+    if (at + 46 > eocd || le32(d + at) != 0x02014b50u) return path + ": corrupt zip (bad central directory entry)";
+    const uint16_t method = le16(d + at + 10);
+    const uint32_t csize = le32(d + at + 20), usize = le32(d + at + 24);
+    const uint16_t name_len = le16(d + at + 28), extra_len = le16(d + at + 30), comment_len = le16(d + at + 32);
+    const uint32_t local = le32(d + at + 42);
+    if (at + 46 + name_len > eocd) return path + ": corrupt zip (name out of bounds)";
+    std::string name(reinterpret_cast<const char*>(d + at + 46), name_len);
+    at += 46 + size_t(name_len) + extra_len + comment_len;
+    if (size_t(local) + 30 > n || le32(d + local) != 0x04034b50u) return path + ": corrupt zip (bad local header of " + name + ")";
+    const size_t start = size_t(local) + 30 + le16(d + local + 26) + le16(d + local + 28);
+    if (start + csize > n) return path + ": corrupt zip (" + name + " is truncated)";
+    if (method != 0 || csize != usize) {
+      // Only members the loader needs must be stored; others (compressed metadata) are skipped.
+      members->push_back(Member{name, nullptr, usize});
+      continue;
+    }
+    members->push_back(Member{name, d + start, csize});
+  }
+  return {};
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string base_name(const std::string& s) {
+  const size_t slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+// Within a .pt2: "<archive>/data/aotinductor/<model>/<file>". Returns <model> or "".
+std::string model_of(const std::string& name) {
+  const std::string marker = "data/aotinductor/";
+  const size_t at = name.find(marker);
+  if (at == std::string::npos || (at != 0 && name[at - 1] != '/')) return {};
+  const size_t begin = at + marker.size();
+  const size_t slash = name.find('/', begin);
+  if (slash == std::string::npos || name.find('/', slash + 1) != std::string::npos) return {};
+  return name.substr(begin, slash - begin);
+}
+
+std::string write_private(const std::string& path, const unsigned char* data, size_t size) {
+  // O_EXCL in a directory only we can enter: nobody else can have created or swapped this file.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  if (fd < 0) return path + ": cannot create: " + errno_text();
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t w = write(fd, data + done, size - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      const std::string problem = path + ": cannot write: " + errno_text();
+      close(fd);
+      return problem;
+    }
+    done += size_t(w);
+  }
+  if (close(fd) != 0) return path + ": cannot write: " + errno_text();
+  return {};
+}
+
+// Makes this library's symbols global, so a model .so loaded RTLD_LOCAL finds the prefixed shims
+// even when the caller loaded the runtime RTLD_LOCAL (Python's ctypes does by default).
+std::string promote_runtime_to_global() {
+  static std::once_flag once;
+  static std::string problem;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&shimgen_model_open), &info) == 0 || info.dli_fname == nullptr) {
+      problem = "cannot find the runtime library's own path (dladdr failed)";
+      return;
+    }
+    // RTLD_NOLOAD: no second copy; only the existing one's scope changes. The handle is kept on
+    // purpose (dlclose would drop the reference that keeps it global).
+    if (dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == nullptr) {
+      const char* why = dlerror();
+      problem = std::string("cannot make ") + info.dli_fname + " global: " + (why ? why : "dlopen failed");
+    }
+  });
+  return problem;
+}
+
+std::string temp_root() {
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && *env != '\0' ? env : "/tmp";
+}
+
+}  // namespace
+
+struct shimgen_model {
+  std::string dir;                 // private directory (mkdtemp), removed at close
+  std::vector<std::string> files;  // extracted files inside dir
+  std::string so_path;
+  void* library = nullptr;
+  Container container = nullptr;
+  size_t num_inputs = 0, num_outputs = 0;
+  DeleteFn delete_fn = nullptr;
+  RunFn run_fn = nullptr;
+  LastErrorFn last_error_fn = nullptr;
+
+  // The model's own message for its last failure, if it exports AOTInductorGetLastError.
+  std::string model_error() const {
+    const char* message = nullptr;
+    if (last_error_fn == nullptr || last_error_fn(&message) != 0 || message == nullptr) return {};
+    std::string text(message);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text.empty() ? text : ": " + text;
+  }
+
+  ~shimgen_model() {
+    if (container != nullptr && delete_fn != nullptr) delete_fn(container);
+    if (library != nullptr) dlclose(library);
+    for (const std::string& f : files) unlink(f.c_str());
+    if (!dir.empty()) rmdir(dir.c_str());
+  }
+};
+
+namespace {
+
+std::string extract(const std::string& path, const char* model_name, shimgen_model* model) {
+  Mapping mapping;
+  std::string problem = map_file(path, &mapping);
+  if (!problem.empty()) return problem;
+
+  // Which bytes become files in the private directory: the .so and, for CUDA models, the kernel
+  // binaries beside it (the container loads them from cubin_dir).
+  std::vector<Member> wanted;
+  const bool is_elf = std::memcmp(mapping.data, "\x7f" "ELF", 4) == 0;
+  if (is_elf) {
+    wanted.push_back(Member{"model.so", mapping.data, mapping.size});
+  } else if (le32(mapping.data) == 0x04034b50u) {
+    std::vector<Member> members;
+    problem = read_zip(path, mapping, &members);
+    if (!problem.empty()) return problem;
+    std::map<std::string, std::vector<const Member*>> sos;  // model name -> its .so members
+    for (const Member& m : members) {
+      if (ends_with(m.name, ".so") && !model_of(m.name).empty()) sos[model_of(m.name)].push_back(&m);
+    }
+    if (sos.empty()) return path + ": the package holds no AOTInductor model (*/data/aotinductor/<model>/*.so)";
+    std::string chosen;
+    if (model_name != nullptr && *model_name != '\0') {
+      chosen = model_name;
+    } else if (sos.size() == 1) {
+      chosen = sos.begin()->first;
+    } else if (sos.count("model") != 0) {
+      chosen = "model";
+    }
+    if (sos.count(chosen) == 0) {
+      std::string names;
+      for (const auto& entry : sos) names += (names.empty() ? "" : ", ") + entry.first;
+      return path + ": choose a model by name; the package holds: " + names;
+    }
+    // One .so per model is the rule; should there be several, the model is the *.wrapper.so.
+    const Member* library = sos[chosen].size() == 1 ? sos[chosen][0] : nullptr;
+    for (const Member* m : sos[chosen]) {
+      if (library == nullptr && ends_with(m->name, ".wrapper.so")) library = m;
+    }
+    if (library == nullptr) return path + ": model '" + chosen + "' has several .so files and no *.wrapper.so";
+    for (const Member& m : members) {
+      if (model_of(m.name) != chosen) continue;
+      const bool is_so = &m == library;
+      if (!is_so && ends_with(m.name, ".so")) continue;
+      if (!is_so && !ends_with(m.name, ".cubin") && !ends_with(m.name, ".fatbin")) continue;
+      if (m.data == nullptr) return path + ": member " + m.name + " is compressed; the loader needs it stored";
+      wanted.push_back(Member{is_so ? std::string("model.so") : base_name(m.name), m.data, m.size});
+    }
+  } else {
+    return path + ": neither a .pt2 (zip) package nor an ELF shared object";
+  }
+
+  std::string dir_template = temp_root() + "/shimgen-model-XXXXXX";
+  std::vector<char> buffer(dir_template.begin(), dir_template.end());
+  buffer.push_back('\0');
+  if (mkdtemp(buffer.data()) == nullptr) return dir_template + ": cannot create a private directory: " + errno_text();
+  model->dir = buffer.data();  // mkdtemp creates it with mode 0700
+  for (const Member& m : wanted) {
+    const std::string target = model->dir + "/" + m.name;
+    problem = write_private(target, m.data, m.size);
+    if (!problem.empty()) return problem;
+    model->files.push_back(target);
+    if (m.name == "model.so") model->so_path = target;
+  }
+  return {};
+}
+
+template <typename Fn>
+Fn symbol(void* library, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(library, name));
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t shimgen_model_open(const char* path, const char* model_name, const char* device, size_t num_models,
+                           shimgen_model** ret_model) {
+  if (path == nullptr || ret_model == nullptr) return fail("shimgen_model_open: path and ret_model must not be null");
+  try {
+    std::string problem = promote_runtime_to_global();
+    if (!problem.empty()) return fail(problem, SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    auto* model = new shimgen_model();
+    auto discard = [&](const std::string& message, int32_t code) {
+      delete model;  // removes whatever was extracted
+      return fail(message, code);
+    };
+    problem = extract(path, model_name, model);
+    if (!problem.empty()) return discard(problem, SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+
+    dlerror();
+    model->library = dlopen(model->so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (model->library == nullptr) {
+      const char* why = dlerror();
+      return discard(std::string(path) + ": cannot load the model: " + (why ? why : "dlopen failed"),
+                     SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+    }
+    auto create = symbol<CreateWithDeviceFn>(model->library, "AOTInductorModelContainerCreateWithDevice");
+    auto num_inputs = symbol<CountFn>(model->library, "AOTInductorModelContainerGetNumInputs");
+    auto num_outputs = symbol<CountFn>(model->library, "AOTInductorModelContainerGetNumOutputs");
+    model->delete_fn = symbol<DeleteFn>(model->library, "AOTInductorModelContainerDelete");
+    model->run_fn = symbol<RunFn>(model->library, "AOTInductorModelContainerRun");
+    model->last_error_fn = symbol<LastErrorFn>(model->library, "AOTInductorGetLastError");  // newer torch only
+    if (!create || !num_inputs || !num_outputs || !model->delete_fn || !model->run_fn) {
+      return discard(std::string(path) + ": not an AOTInductor model (no AOTInductorModelContainer* API)",
+                     SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+    }
+    const std::string device_str = device != nullptr && *device != '\0' ? device : "cpu";
+    if (create(&model->container, num_models == 0 ? 1 : num_models, device_str.c_str(), model->dir.c_str()) != 0) {
+      model->container = nullptr;
+      return discard(std::string(path) + ": creating the model container failed" + model->model_error(),
+                     SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    }
+    if (num_inputs(model->container, &model->num_inputs) != 0 ||
+        num_outputs(model->container, &model->num_outputs) != 0) {
+      return discard(std::string(path) + ": the model cannot report its inputs and outputs" + model->model_error(),
+                     SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    }
+    *ret_model = model;
+    g_last_error.clear();
+    return 0;
+  } catch (const std::bad_alloc&) {
+    return fail("shimgen_model_open: out of memory", SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY);
+  } catch (const std::exception& e) {
+    return fail(std::string("shimgen_model_open: ") + e.what(), SHIMGEN_RUNTIME_ERROR_INTERNAL);
+  }
+}
+
+int32_t shimgen_model_close(shimgen_model* model) {
+  delete model;
+  return 0;
+}
+
+int32_t shimgen_model_num_inputs(const shimgen_model* model, size_t* ret_count) {
+  if (model == nullptr || ret_count == nullptr) return fail("shimgen_model_num_inputs: null argument");
+  *ret_count = model->num_inputs;
+  return 0;
+}
+
+int32_t shimgen_model_num_outputs(const shimgen_model* model, size_t* ret_count) {
+  if (model == nullptr || ret_count == nullptr) return fail("shimgen_model_num_outputs: null argument");
+  *ret_count = model->num_outputs;
+  return 0;
+}
+
+const char* shimgen_model_so_path(const shimgen_model* model) {
+  return model == nullptr ? nullptr : model->so_path.c_str();
+}
+
+int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, size_t num_inputs,
+                          AtenTensorHandle* outputs, size_t num_outputs, void* stream) {
+  if (model == nullptr || (num_inputs != 0 && inputs == nullptr) || (num_outputs != 0 && outputs == nullptr)) {
+    return fail("shimgen_model_run: null argument");
+  }
+  if (num_inputs != model->num_inputs || num_outputs != model->num_outputs) {
+    return fail("shimgen_model_run: the model takes " + std::to_string(model->num_inputs) + " input(s) and gives " +
+                std::to_string(model->num_outputs) + " output(s); got " + std::to_string(num_inputs) + " and " +
+                std::to_string(num_outputs));
+  }
+  // The model steals the handles it is given (model_base.h: "handles are stolen"), so it gets new
+  // handles onto the caller's tensors: the caller's own handles stay valid. Small inputs use the
+  // stack, as torch's runner does.
+  AtenTensorHandle local[16];
+  std::vector<AtenTensorHandle> heap;
+  AtenTensorHandle* given = local;
+  if (num_inputs > 16) {
+    heap.resize(num_inputs);
+    given = heap.data();
+  }
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (inputs[i] == nullptr || aoti_torch_new_tensor_handle(inputs[i], &given[i]) != 0) {
+      for (size_t j = 0; j < i; ++j) aoti_torch_delete_tensor_object(given[j]);
+      return fail("shimgen_model_run: input " + std::to_string(i) + " is not a valid tensor handle");
+    }
+  }
+  for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+  if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream, nullptr) != 0) {
+    // A model that fails its input checks throws before it takes the handles; those few handles
+    // cannot be told apart from consumed ones, so they are left (a handle, not the caller's data).
+    for (size_t i = 0; i < num_outputs; ++i) {
+      if (outputs[i] != nullptr) aoti_torch_delete_tensor_object(outputs[i]);
+      outputs[i] = nullptr;
+    }
+    return fail("the model failed" + model->model_error(), SHIMGEN_RUNTIME_ERROR_INTERNAL);
+  }
+  return 0;
+}
+
+const char* shimgen_model_last_error(void) { return g_last_error.c_str(); }
+
+}  // extern "C"

@@ -1,0 +1,216 @@
+"""Rebuild an AOTInductor package's own C++ with the prefix: the recompile route.
+
+A ``.pt2`` ships the generated ``wrapper.cpp`` and ``kernel.cpp`` next to the ``.so``, each ending
+with a comment holding the exact compile command torch used. Recompiling them with the generated
+``export.h`` force-included (``-include``) and ``-D<macro>=<prefix>`` renames every shim call at
+the preprocessor level: the same macro mechanism the runtime itself is built with, applied to code
+nobody here wrote. The model's constants blob is taken byte-for-byte from the original ``.so``.
+
+``compile_flags`` is pure; ``recompile`` is the I/O edge (zip, compiler, files).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import subprocess
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from shimgen.errors import InputError, ToolError
+from shimgen.rewrite import (ZIP_MAGIC, model_members, parse_elf, read_dynamic_symbols, verify_imports,
+                             write_package)
+
+CONSTANTS_START = "_binary_constants_bin_start"
+CONSTANTS_END = "_binary_constants_bin_end"
+
+
+@dataclass(frozen=True)
+class CompileCommand:
+    compiler: str
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RecompileResult:
+    input: Path
+    output: Path
+    member: str
+    sources: tuple[str, ...]
+    imports: tuple[str, ...]
+    """The prefixed shim imports of the rebuilt .so."""
+
+
+def compile_flags(source_text: str, source_name: str) -> CompileCommand:
+    """The compile command torch recorded at the end of a generated .cpp, minus what names files
+    on the machine that compiled it (source, output, its precompiled-header include)."""
+    for line in reversed(source_text.splitlines()):
+        if line.startswith("// ") and ".cpp " in line and " -c " in line and " -shared" not in line:
+            tokens = shlex.split(line[3:])
+            break
+    else:
+        raise InputError(f"{source_name}: no compile command recorded in the generated source")
+    compiler, rest = tokens[0], tokens[1:]
+    flags: list[str] = []
+    skip = False
+    for index, token in enumerate(rest):
+        if skip:
+            skip = False
+            continue
+        if token == "-c":
+            continue  # added back by the caller
+        if token in ("-o", "-include"):
+            skip = True  # the output, and torch's precompiled header (a path in its cache)
+            continue
+        if token.endswith((".cpp", ".o", ".so")) and not token.startswith("-"):
+            continue
+        if token == "-D" and index + 1 < len(rest):
+            continue  # joined with the next token below
+        if index > 0 and rest[index - 1] == "-D":
+            flags.append("-D" + token)
+            continue
+        flags.append(token)
+    return CompileCommand(compiler, tuple(flags))
+
+
+def _torch_include_dirs() -> list[str]:
+    """torch's headers from the installed package, found without importing torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    root = Path(next(iter(spec.submodule_search_locations))) / "include"
+    return [f"-I{root}", f"-I{root / 'torch/csrc/api/include'}"] if root.is_dir() else []
+
+
+def _run(command: Sequence[str], what: str) -> subprocess.Popen:
+    try:
+        return subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as exc:
+        raise ToolError(f"cannot run {command[0]} for {what}: {exc.strerror}") from None
+
+
+def _wait(process: subprocess.Popen, what: str) -> None:
+    output, _ = process.communicate()
+    if process.returncode != 0:
+        tail = " | ".join(line for line in output.strip().splitlines()[-3:])
+        raise ToolError(f"compiling {what} failed (exit {process.returncode}): {tail}")
+
+
+def _constants_blob(so_path: Path, where: str) -> bytes:
+    """The bytes between _binary_constants_bin_start and _end in the original .so (empty if none)."""
+    binary = parse_elf(so_path, where)
+    found = {s.name: s.value for s in binary.dynamic_symbols if s.name in (CONSTANTS_START, CONSTANTS_END)}
+    if len(found) != 2:
+        return b""
+    size = found[CONSTANTS_END] - found[CONSTANTS_START]
+    if size <= 0:
+        return b""
+    return bytes(binary.get_content_from_virtual_address(found[CONSTANTS_START], size))
+
+
+def _blob_assembly(blob: Path) -> str:
+    # Same symbols torch's weights.o defines; read-only data, 64-byte aligned like torch's blob.
+    path = str(blob).replace("\\", "\\\\").replace('"', '\\"')
+    return (
+        '\t.section .lrodata,"a"\n\t.balign 64\n'
+        f"\t.globl {CONSTANTS_START}\n{CONSTANTS_START}:\n"
+        f'\t.incbin "{path}"\n'
+        f"\t.globl {CONSTANTS_END}\n{CONSTANTS_END}:\n"
+        '\t.section .note.GNU-stack,"",@progbits\n'
+    )
+
+
+def recompile(source: Path, output: Path, config, *, compiler: str | None = None) -> RecompileResult:
+    """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
+    from shimgen.generate import render
+    from shimgen.rewrite import checker
+    from shimgen.shims import resolve_shims
+
+    source, output = Path(source), Path(output)
+    where = str(source)
+    if not source.is_file():
+        raise InputError(f"{where}: no such file")
+    if output.resolve() == source.resolve():
+        raise InputError(f"{where}: the output must differ from the input")
+    if not output.parent.is_dir():
+        raise InputError(f"{output}: directory {output.parent} does not exist")
+    if output.suffix not in (".so", ".pt2"):
+        raise InputError(f"{output}: the output must end in .so or .pt2")
+    with source.open("rb") as handle:
+        if handle.read(4) != ZIP_MAGIC:
+            raise InputError(f"{where}: not a .pt2 package (the recompile route needs the package's .cpp sources)")
+    header_name = config.outputs.files.get("header")
+    if not header_name:
+        raise InputError(f"{config.path}: outputs.header is disabled; the recompile route needs export.h")
+    shims = resolve_shims(config)
+
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
+    with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
+        work = Path(scratch)
+        names = [i.filename for i in archive.infolist()]
+        sos = model_members(names)
+        if len(sos) != 1:
+            raise InputError(f"{where}: expected one model .so in the package, found {len(sos)}")
+        member = sos[0]
+        model_dir = str(PurePosixPath(member).parent)
+        cpps = sorted(n for n in names if str(PurePosixPath(n).parent) == model_dir and n.endswith(".cpp"))
+        if not cpps:
+            raise InputError(f"{where}: the package holds no generated .cpp beside {member}")
+        if any(n.endswith((".cubin", ".fatbin")) for n in names if str(PurePosixPath(n).parent) == model_dir):
+            raise InputError(f"{where}: a CUDA model; the recompile route rebuilds CPU models only "
+                             "(use 'shimgen prefix-imports')")
+
+        # export.h, exactly as 'shimgen generate' renders it for this config.
+        header = work / header_name
+        rendered = render(config, shims)
+        header.write_bytes(rendered[config.outputs.dir / header_name])
+
+        original = work / "original.so"
+        original.write_bytes(archive.read(member))
+        blob = work / "constants.bin"
+        blob.write_bytes(_constants_blob(original, f"{where}:{member}"))
+        assembly = work / "constants.S"
+        assembly.write_text(_blob_assembly(blob))
+
+        extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
+        objects, jobs, openmp = [], [], False
+        for index, name in enumerate(cpps):
+            cpp = work / PurePosixPath(name).name
+            text = archive.read(name).decode("utf-8", errors="replace")
+            cpp.write_text(text)
+            command = compile_flags(text, f"{where}:{name}")
+            openmp = openmp or "-fopenmp" in command.flags
+            obj = work / f"{index}.o"
+            cxx = compiler or command.compiler
+            jobs.append((_run([cxx, *command.flags, *extra, "-c", str(cpp), "-o", str(obj)], name), name))
+            objects.append(obj)
+        blob_obj = work / "constants.o"
+        jobs.append((_run([compiler or "g++", "-c", str(assembly), "-o", str(blob_obj)], "constants"), "constants"))
+        for process, name in jobs:
+            _wait(process, name)
+        linked = work / "model.so"
+        # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
+        link = _run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *map(str, objects),
+                     str(blob_obj), "-o", str(linked)],
+                    "the model .so")
+        _wait(link, "the model .so (link)")
+
+        label = f"{output.name} (recompiled {member})"
+        provided = frozenset(s.prefixed for s in shims.shims)
+        imports = verify_imports(read_dynamic_symbols(linked, label), config.patterns, config.prefix, provided,
+                                 where=label)
+        checker(config, shims)(linked, label)
+        staged = work / ("out" + output.suffix)
+        if output.suffix == ".pt2":
+            write_package(archive, {member: linked}, staged)
+        else:
+            os.replace(linked, staged)
+        os.replace(staged, output)
+    return RecompileResult(source, output, member, tuple(cpps), imports)

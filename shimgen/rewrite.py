@@ -1,0 +1,306 @@
+"""Rename a compiled model's shim imports to the prefixed names: the rewrite route.
+
+AOTInductor in torch 2.13 cannot emit prefixed shim calls, but with ``link_libtorch=False`` its
+``.so`` reaches the shims only through undefined dynamic symbols. Renaming those symbols (in
+``.dynsym``/``.dynstr``) makes the dynamic linker bind them to the prefixed runtime instead of
+whichever library happens to export the plain names first (libtorch).
+
+``plan_renames`` is pure; ``prefix_imports`` is the I/O edge (LIEF, zip files, atomic writes). The
+output is checked before it is moved into place, so a failed rewrite never leaves a file behind.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from shimgen.errors import InputError
+
+ELF_MAGIC = b"\x7fELF"
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+@dataclass(frozen=True)
+class DynSymbol:
+    """One entry of a binary's dynamic symbol table, as far as renaming cares."""
+
+    name: str
+    defined: bool
+    version: str | None
+    """The required version (``GLIBC_2.2.5``) of an undefined symbol, or None when unversioned."""
+
+
+@dataclass(frozen=True)
+class RenamePlan:
+    renames: tuple[tuple[str, str], ...]
+    """(plain, prefixed) pairs, sorted by plain name."""
+    already_prefixed: tuple[str, ...]
+    """Imports that already carry the prefix (a second rewrite finds only these)."""
+
+
+@dataclass(frozen=True)
+class MemberResult:
+    member: str
+    """Path of the rewritten .so inside a .pt2, or '' for a plain .so."""
+    renamed: tuple[str, ...]
+    """The plain names that were renamed."""
+    imports: tuple[str, ...]
+    """The prefixed shim imports of the output, as re-read from it."""
+
+
+@dataclass(frozen=True)
+class RewriteResult:
+    input: Path
+    output: Path
+    members: tuple[MemberResult, ...]
+
+    @property
+    def renamed_count(self) -> int:
+        return sum(len(m.renamed) for m in self.members)
+
+
+def is_shim(name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def plan_renames(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: str, *, where: str) -> RenamePlan:
+    """Which undefined shim symbols to rename; raises InputError for binaries this route cannot fix.
+
+    A binary that *defines* a shim is a shim library, not a consumer: renaming its imports would
+    leave its own exports plain. A versioned import (``name@VER``) binds through ``.gnu.version_r``
+    to a particular library's version node; renaming it would require a version the prefixed
+    runtime does not define, so the result would not load.
+    """
+    renames: dict[str, str] = {}
+    already: set[str] = set()
+    defined: list[str] = []
+    versioned: list[str] = []
+    for symbol in symbols:
+        plain = symbol.name[len(prefix):] if symbol.name.startswith(prefix) else None
+        if symbol.defined:
+            if is_shim(symbol.name, patterns) or (plain is not None and is_shim(plain, patterns)):
+                defined.append(symbol.name)
+            continue
+        if plain is not None and is_shim(plain, patterns):
+            already.add(symbol.name)
+            continue
+        if not is_shim(symbol.name, patterns):
+            continue
+        if symbol.version is not None:
+            versioned.append(f"{symbol.name}@{symbol.version}")
+            continue
+        renames[symbol.name] = prefix + symbol.name
+    if defined:
+        raise InputError(
+            f"{where}: defines {len(defined)} shim(s) ({_some(defined)}); prefix-imports rewrites consumers of "
+            "the shims, not a shim library (rebuild the library with the generated export.h instead)"
+        )
+    if versioned:
+        raise InputError(
+            f"{where}: imports versioned shim(s) ({_some(versioned)}); a renamed symbol would need a version "
+            "the prefixed runtime does not define"
+        )
+    if not renames and not already:
+        raise InputError(f"{where}: imports no shim matching {', '.join(patterns)}; nothing to rewrite "
+                         "(is this the model's .so?)")
+    return RenamePlan(tuple(sorted(renames.items())), tuple(sorted(already)))
+
+
+def verify_imports(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: str,
+                   provided: frozenset[str] | None, *, where: str) -> tuple[str, ...]:
+    """The prefixed shim imports of a rewritten binary; raises InputError if it still imports a plain
+    shim, or a prefixed one the shim set does not provide (``provided`` None skips that test)."""
+    plain = sorted(s.name for s in symbols if not s.defined and is_shim(s.name, patterns))
+    if plain:
+        raise InputError(f"{where}: still imports plain shim(s) after rewriting: {_some(plain)}")
+    imports = sorted(
+        s.name for s in symbols
+        if not s.defined and s.name.startswith(prefix) and is_shim(s.name[len(prefix):], patterns)
+    )
+    if provided is not None:
+        missing = [name for name in imports if name not in provided]
+        if missing:
+            raise InputError(
+                f"{where}: imports {len(missing)} prefixed shim(s) the shim set does not provide "
+                f"({_some(missing)}); the model would fail to load on this runtime"
+            )
+    return tuple(imports)
+
+
+def _some(names: Sequence[str], limit: int = 4) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f", and {len(names) - limit} more" if len(names) > limit else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# I/O edge: LIEF and files.
+
+
+def parse_elf(path: Path, where: str):
+    import lief  # heavy: imported only when a binary is read
+
+    lief.logging.disable()
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4)
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read: {exc.strerror}") from None
+    if head != ELF_MAGIC:
+        raise InputError(f"{where}: not an ELF shared object")
+    binary = lief.ELF.parse(str(path))
+    # LIEF returns an empty Binary (no sections, no symbols) for truncated files instead of failing.
+    if binary is None or not binary.sections or binary.header.file_type != lief.ELF.Header.FILE_TYPE.DYN:
+        raise InputError(f"{where}: not a readable ELF shared object (truncated or corrupt?)")
+    return binary
+
+
+def _symbols(binary) -> list[DynSymbol]:
+    result = []
+    for symbol in binary.dynamic_symbols:
+        if not symbol.name:
+            continue
+        version = None
+        # Version index 0 is local, 1 is global (unversioned); higher ones name a version node.
+        if symbol.has_version and symbol.symbol_version.value > 1:
+            aux = symbol.symbol_version.symbol_version_auxiliary
+            version = aux.name if aux is not None else str(symbol.symbol_version.value)
+        result.append(DynSymbol(symbol.name, symbol.shndx != 0, version))
+    return result
+
+
+def read_dynamic_symbols(path: Path, where: str | None = None) -> list[DynSymbol]:
+    return _symbols(parse_elf(path, where or str(path)))
+
+
+Verifier = Callable[[Path, str], None]
+"""Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
+
+
+def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str],
+                provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
+    binary = parse_elf(source, where)
+    plan = plan_renames(_symbols(binary), patterns, prefix, where=where)
+    wanted = dict(plan.renames)
+    for symbol in binary.dynamic_symbols:
+        if symbol.shndx == 0 and symbol.name in wanted:
+            symbol.name = wanted[symbol.name]
+    binary.write(str(target))
+    os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
+    # Verify what was written, read back fresh, never the in-memory object.
+    imports = verify_imports(read_dynamic_symbols(target, where), patterns, prefix, provided, where=where)
+    if verify is not None:
+        verify(target, where)
+    return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
+
+
+def model_members(names: Sequence[str]) -> list[str]:
+    return [n for n in names if PurePosixPath(n).suffix == ".so" and "/data/aotinductor/" in f"/{n}"]
+
+
+def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequence[str],
+                   provided: frozenset[str] | None = None, verify: Verifier | None = None) -> RewriteResult:
+    """Rewrite ``source`` (.so or .pt2) into ``output``; nothing is written unless every check passes."""
+    source, output = Path(source), Path(output)
+    where = str(source)
+    if not source.is_file():
+        raise InputError(f"{where}: no such file")
+    if output.resolve() == source.resolve():
+        raise InputError(f"{where}: the output must differ from the input")
+    if not output.parent.is_dir():
+        raise InputError(f"{output}: directory {output.parent} does not exist")
+    try:
+        with source.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read: {exc.strerror}") from None
+
+    try:
+        scratch_dir = tempfile.TemporaryDirectory(prefix=".shimgen-rewrite-", dir=output.parent)
+    except OSError as exc:
+        raise InputError(f"{output}: cannot write in {output.parent}: {exc.strerror}") from None
+    with scratch_dir as scratch:
+        work = Path(scratch)
+        if magic == ELF_MAGIC:
+            staged = work / "out.so"
+            members = (_rewrite_so(source, staged, prefix, patterns, provided, where, verify),)
+        elif magic == ZIP_MAGIC:
+            staged = work / "out.pt2"
+            members = _rewrite_pt2(source, staged, work, prefix, patterns, provided, where, verify)
+        else:
+            raise InputError(f"{where}: neither an ELF shared object nor a .pt2 (zip) package")
+        os.replace(staged, output)  # same directory as the output: atomic
+    return RewriteResult(source, output, members)
+
+
+def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: Sequence[str],
+                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> tuple[MemberResult, ...]:
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
+    with archive:
+        infos = archive.infolist()
+        targets = model_members([i.filename for i in infos])
+        if not targets:
+            raise InputError(f"{where}: the package holds no AOTInductor model .so (*/data/aotinductor/*/*.so)")
+        results = []
+        rewritten: dict[str, Path] = {}
+        for index, name in enumerate(targets):
+            member_in = work / f"in{index}.so"
+            member_out = work / f"out{index}.so"
+            try:
+                member_in.write_bytes(archive.read(name))
+            except (zipfile.BadZipFile, OSError, ValueError) as exc:
+                raise InputError(f"{where}: cannot read member {name} ({exc})") from None
+            result = _rewrite_so(member_in, member_out, prefix, patterns, provided, f"{where}:{name}", verify)
+            results.append(MemberResult(name, result.renamed, result.imports))
+            rewritten[name] = member_out
+        write_package(archive, rewritten, staged)
+    return tuple(results)
+
+
+def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path) -> None:
+    """A copy of ``archive`` at ``staged`` with some members' bytes replaced by files.
+
+    Members keep their order, names, dates and compression: torch writes them stored
+    (uncompressed), and the runtime's loader copies the .so straight out of the mapped archive.
+    """
+    with zipfile.ZipFile(staged, "w") as out:
+        for info in archive.infolist():
+            data = replacements[info.filename].read_bytes() if info.filename in replacements else archive.read(info)
+            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            copy.compress_type = info.compress_type
+            copy.external_attr = info.external_attr
+            copy.create_system = info.create_system
+            out.writestr(copy, data)
+
+
+def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteResult:
+    """``prefix_imports`` with the prefix, patterns and shim set of a ``Config``."""
+    from shimgen.shims import resolve_shims
+
+    shims = resolve_shims(config)
+    provided = frozenset(shim.prefixed for shim in shims.shims)
+    return prefix_imports(source, output, prefix=config.prefix, patterns=config.patterns, provided=provided,
+                          verify=checker(config, shims))
+
+
+def checker(config, shims) -> Verifier:
+    """check-symbols as a verifier: any error finding on the rewritten .so rejects it."""
+    from shimgen.check import Policy, check_paths
+
+    policy = Policy.from_config(config, shims)
+
+    def verify(path: Path, where: str) -> None:
+        report = check_paths([path], policy)
+        if report.exit_code != 0:
+            found = [f"{f.code} {f.symbol}" for f in report.findings]
+            raise InputError(f"{where}: check-symbols rejects the rewritten binary: {_some(found)}")
+
+    return verify

@@ -1,0 +1,166 @@
+"""prefix-imports on small binaries built here: what it renames, what it refuses, what it never writes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from shimgen.rewrite import read_dynamic_symbols
+
+REPO = Path(__file__).resolve().parents[2]
+CC = shutil.which("gcc") or shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler")
+
+
+def _cc(tmp: Path, name: str, source: str, *args: str) -> Path:
+    src = tmp / f"{name}.c"
+    src.write_text(source)
+    out = tmp / f"lib{name}.so"
+    subprocess.run([CC, "-shared", "-fPIC", str(src), "-o", str(out), *args], check=True, capture_output=True)
+    return out
+
+
+def _config(tmp: Path) -> Path:
+    path = tmp / "shimgen.toml"
+    path.write_text('prefix = "executorch_"\nsymbols = ["aoti_torch_get_dim", "aoti_torch_dtype_float32"]\n')
+    return path
+
+
+def _shimgen(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shimgen", *args], cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+CONSUMER = """
+#include <stdint.h>
+typedef void* AtenTensorHandle;
+int32_t aoti_torch_get_dim(AtenTensorHandle, int64_t*);
+int32_t aoti_torch_dtype_float32(void);
+int64_t consumer_dim(AtenTensorHandle t) { int64_t d = -1; aoti_torch_get_dim(t, &d); return d + aoti_torch_dtype_float32(); }
+"""
+
+
+@pytest.fixture
+def consumer(tmp_path) -> Path:
+    return _cc(tmp_path, "consumer", CONSUMER)
+
+
+def _imports(path: Path) -> set[str]:
+    return {s.name for s in read_dynamic_symbols(path) if not s.defined and "aoti_torch" in s.name}
+
+
+def test_renames_the_undefined_shims_and_the_result_loads(tmp_path, consumer):
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(consumer), "-o", str(out), "-c", str(_config(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    assert _imports(out) == {"executorch_aoti_torch_get_dim", "executorch_aoti_torch_dtype_float32"}
+    assert _imports(consumer) == {"aoti_torch_get_dim", "aoti_torch_dtype_float32"}  # input untouched
+    # The rewritten file is a loadable library whose imports now bind to a prefixed provider.
+    provider = _cc(tmp_path, "provider", """
+#include <stdint.h>
+int32_t executorch_aoti_torch_get_dim(void* t, int64_t* d) { (void)t; *d = 41; return 0; }
+int32_t executorch_aoti_torch_dtype_float32(void) { return 6; }
+""")
+    main = tmp_path / "main.c"
+    main.write_text("""
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdint.h>
+int main(int argc, char** argv) {
+  if (!dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL)) { puts(dlerror()); return 1; }
+  void* c = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+  if (!c) { puts(dlerror()); return 1; }
+  int64_t (*f)(void*) = (int64_t (*)(void*))dlsym(c, "consumer_dim");
+  printf("%lld\\n", (long long)f(0));
+  return 0;
+}
+""")
+    subprocess.run([CC, str(main), "-o", str(tmp_path / "main"), "-ldl"], check=True)
+    ran = subprocess.run([str(tmp_path / "main"), str(provider), str(out)], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout.strip() == "47", ran.stdout
+
+
+def test_refuses_a_binary_that_defines_shims(tmp_path):
+    library = _cc(tmp_path, "defines", "int aoti_torch_get_dim(void* t, long* d) { (void)t; *d = 1; return 0; }\n"
+                                      "int aoti_torch_dtype_float32(void);\nint use(void) { return aoti_torch_dtype_float32(); }\n")
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(library), "-o", str(out), "-c", str(_config(tmp_path)))
+    assert done.returncode == 2 and "defines 1 shim(s) (aoti_torch_get_dim)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_refuses_a_versioned_shim_import(tmp_path):
+    script = tmp_path / "v.map"
+    script.write_text("SHIM_1.0 { global: aoti_torch_get_dim; local: *; };\n")
+    provider = _cc(tmp_path, "vprov", "int aoti_torch_get_dim(void* t, long* d) { (void)t; *d = 1; return 0; }\n",
+                   f"-Wl,--version-script={script}")
+    consumer = _cc(tmp_path, "vcons", "int aoti_torch_get_dim(void*, long*);\nint f(void) { long d; return aoti_torch_get_dim(0, &d); }\n",
+                   str(provider))
+    assert {s.version for s in read_dynamic_symbols(consumer) if s.name == "aoti_torch_get_dim"} == {"SHIM_1.0"}
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(consumer), "-o", str(out), "-c", str(_config(tmp_path)))
+    assert done.returncode == 2 and "aoti_torch_get_dim@SHIM_1.0" in done.stderr, done.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"\x7fELF", b"PK\x03\x04junk", b"plain text\n"])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, content):
+    bad = tmp_path / "bad.so"
+    bad.write_bytes(content)
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(bad), "-o", str(out))
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("shimgen: error:")
+    assert not out.exists() and not list(tmp_path.glob(".shimgen-*"))
+
+
+def test_truncated_library_is_refused(tmp_path, consumer):
+    half = tmp_path / "half.so"
+    half.write_bytes(consumer.read_bytes()[: consumer.stat().st_size // 2])
+    done = _shimgen("prefix-imports", str(half), "-o", str(tmp_path / "out.so"), "-c", str(_config(tmp_path)))
+    assert done.returncode == 2 and "truncated or corrupt" in done.stderr
+
+
+def test_pt2_without_a_model_and_failed_pt2_rewrite_leave_no_file(tmp_path, consumer):
+    empty = tmp_path / "empty.pt2"
+    with zipfile.ZipFile(empty, "w") as archive:
+        archive.writestr("m/data/readme.txt", "x")
+    done = _shimgen("prefix-imports", str(empty), "-o", str(tmp_path / "o.pt2"))
+    assert done.returncode == 2 and "no AOTInductor model" in done.stderr
+    # A package whose .so imports a shim the config does not provide: checked before anything is written.
+    package = tmp_path / "p.pt2"
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("p/data/aotinductor/model/x.wrapper.so", consumer.read_bytes())
+    narrow = tmp_path / "narrow.toml"
+    narrow.write_text('prefix = "executorch_"\nsymbols = ["aoti_torch_get_dim"]\n')
+    previous = tmp_path / "o.pt2"
+    previous.write_bytes(b"previous content")
+    done = _shimgen("prefix-imports", str(package), "-o", str(previous), "-c", str(narrow))
+    assert done.returncode == 2 and "executorch_aoti_torch_dtype_float32" in done.stderr
+    assert previous.read_bytes() == b"previous content"  # never half-written, never replaced
+
+
+def test_output_equal_to_input_is_refused(consumer):
+    done = _shimgen("prefix-imports", str(consumer), "-o", str(consumer))
+    assert done.returncode == 2 and "must differ" in done.stderr
+
+
+def test_recompile_bad_input_is_one_line(tmp_path, consumer):
+    package = tmp_path / "p.pt2"
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("p/data/aotinductor/model/x.wrapper.so", consumer.read_bytes())
+    cases = [
+        ([str(consumer), "-o", str(tmp_path / "o.so")], "not a .pt2 package"),
+        ([str(package), "-o", str(tmp_path / "o.so")], "no generated .cpp"),
+        ([str(package), "-o", str(tmp_path / "o.txt")], "must end in .so or .pt2"),
+        ([str(tmp_path / "missing.pt2"), "-o", str(tmp_path / "o.so")], "no such file"),
+    ]
+    for args, message in cases:
+        done = _shimgen("recompile", *args)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o.so").exists()
