@@ -83,6 +83,8 @@ def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bo
             raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, archive or zip)")
         return found
     if not path.exists():
+        if path.is_symlink():
+            raise InputError(f"{name}: broken or looping symbolic link")
         raise InputError(f"{name}: no such file")
     if not path.is_file():
         raise InputError(f"{name}: not a regular file")
@@ -238,6 +240,18 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
     return binaries
 
 
+def unsafe_member_name(name: str) -> str | None:
+    """Why a zip member name would leave the extraction directory, or None when it stays inside."""
+    unified = name.replace("\\", "/")
+    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+        return "is absolute"
+    if ".." in unified.split("/"):
+        return "climbs out of the archive ('..')"
+    if "\0" in unified:
+        return "holds a NUL byte"
+    return None
+
+
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
     import zipfile  # only wheels pay for it
 
@@ -249,6 +263,12 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[
         infos = [info for info in archive.infolist() if not info.is_dir()]
         if len(infos) > limits.zip_members:
             raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
+        for info in infos:
+            problem = unsafe_member_name(info.filename)
+            if problem:
+                # Nothing is ever extracted, but a wheel with such a name is malformed (and hostile
+                # to every installer): refuse it rather than report on it.
+                raise InputError(f"{name}: member name {info.filename!r} {problem}; refusing a malformed zip")
         binaries: list[Binary] = []
         total = 0
         for info in sorted(infos, key=lambda i: i.filename):
