@@ -169,6 +169,13 @@ def _fat_slices(raw: bytes, where: str) -> list[tuple[str, int, int]]:
                              f"outside the file ({len(raw)} bytes)")
         if arch in names:
             raise InputError(f"{where}: corrupt: two slices for {arch}")
+        head = raw[offset:offset + 8]
+        if head[:4] in THIN_MAGICS:
+            slice_endian = "<" if head[:4] in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
+            own, = struct.unpack_from(slice_endian + "I", head, 4)
+            if own != cputype:
+                raise InputError(f"{where}: corrupt: slice {index} is listed as {arch} but its header says "
+                                 f"{CPU_NAMES.get(own, f'cpu{own}')}")
         names.add(arch)
         slices.append((arch, offset, size))
     ordered = sorted(slices, key=lambda item: item[1])
@@ -272,6 +279,18 @@ def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool =
     for section in sections:
         if section.pointerto_raw_data + section.sizeof_raw_data > len(raw):
             raise InputError(f"{where}: truncated: section {section.name} ends beyond the end of the file")
+    # Sections must be aligned and disjoint in memory, inside the image: LIEF maps RVAs through
+    # them, and a corrupt layout makes the export directory vanish without an error.
+    optional = pe.optional_header
+    alignment, image_size = optional.section_alignment, optional.sizeof_image
+    spans = sorted((s.virtual_address, s.virtual_address + max(s.virtual_size, s.sizeof_raw_data), s.name)
+                   for s in sections)
+    for start, stop, section_name in spans:
+        if alignment == 0 or start % alignment or stop > image_size:
+            raise InputError(f"{where}: corrupt: section {section_name} is misaligned or outside the image")
+    for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):
+        if stop > start:
+            raise InputError(f"{where}: corrupt: sections {first} and {second} overlap in memory")
     # LIEF reads no exports from an export directory it cannot place, and reads past a directory's
     # declared size: either would turn a corrupt DLL into a clean one. Each directory must lie
     # inside one section.

@@ -264,7 +264,7 @@ class Corpus:
             position = rng.randrange(4, structural_end)
             mutated = bytearray(data)
             mutated[position] ^= 1 << rng.randrange(8) if rng.random() < 0.5 else rng.randrange(1, 256)
-            self.file(group, f"flip_{k}_at_{position}", bytes(mutated), "no-crash", ref.id)
+            self.file(group, f"flip_{k}_at_{position}", bytes(mutated), "bad-or-same", ref.id)
 
 
 def _patched(data: bytes, patch: list) -> bytes:
