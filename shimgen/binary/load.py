@@ -171,7 +171,10 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
     size = len(data)
     offset = len(AR_MAGIC)
     long_names = b""
+    starts: set[int] = set()
+    indexed: set[int] = set()
     while offset < size:
+        starts.add(offset)
         if offset + 60 > size:
             raise InputError(f"{where}: truncated archive: member header at {offset} runs past the end")
         header = bytes(data[offset:offset + 60])
@@ -192,8 +195,11 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         if raw_name == b"//":
             long_names = bytes(data[start:end])
             name_bytes = b""
-        elif raw_name in (b"/", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED"):
+        elif raw_name in (b"/", b"/SYM64/"):
             name_bytes = b""  # the archive's symbol index, not a member
+            indexed = _index_offsets(bytes(data[start:end]), 8 if raw_name == b"/SYM64/" else 4, where)
+        elif raw_name in (b"__.SYMDEF", b"__.SYMDEF SORTED"):
+            name_bytes = b""
         elif raw_name.startswith(b"#1/"):  # BSD: the name precedes the data
             try:
                 name_length = int(raw_name[3:])
@@ -216,6 +222,21 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         if name_bytes:
             yield name_bytes.decode("utf-8", "backslashreplace"), start, end - start
         offset = end + (end & 1)  # members are 2-byte aligned
+    # The symbol index names the member defining each symbol by its header's offset: an archive
+    # cut exactly between two members still looks whole, but its index points past the end.
+    if indexed - starts:
+        raise InputError(f"{where}: truncated or corrupt archive: its symbol index points at offset "
+                         f"{min(indexed - starts)}, where no member starts")
+
+
+def _index_offsets(index: bytes, width: int, where: str) -> set[int]:
+    """Member offsets listed in a System V / GNU archive symbol index (big-endian count + offsets)."""
+    if len(index) < width:
+        raise InputError(f"{where}: corrupt archive: symbol index of {len(index)} bytes")
+    count = int.from_bytes(index[:width], "big")
+    if width + count * width > len(index):
+        raise InputError(f"{where}: corrupt archive: symbol index lists {count} symbols in {len(index)} bytes")
+    return {int.from_bytes(index[width + i * width:width + (i + 1) * width], "big") for i in range(count)}
 
 
 def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> list[Binary]:

@@ -9,9 +9,10 @@ Each case carries an expectation:
   bad-or-same  a random change to header or section-header bytes. It may hit a field no reader
                needs (an address, a flag, padding), leaving a valid file: then the report must
                be byte-identical to the unmutated file's. Anything else must be exit 2.
-  no-crash     a random change inside the symbol or string tables. Those bytes are the content
-               (a name, a binding): changing them makes a different valid file, so only the
-               crash, hang and output-shape guarantees apply.
+  no-crash     a random change inside the symbol or string tables, or an archive's member
+               headers. Those bytes are the content (a name, a binding, a member name): changing
+               them makes a different valid file, so only the crash, hang and output-shape
+               guarantees apply.
 """
 
 from __future__ import annotations
@@ -252,7 +253,7 @@ class Corpus:
     def generic_battery(self, group: str, data: bytes, needed_end: int, targeted: list[tuple[str, bytes]],
                         *, truncations: int, flips: int, structural_end: int) -> None:
         """Mach-O and PE: cuts (bad below ``needed_end``, else bad-or-same), targeted corruptions
-        (bad) and random flips in the headers and load commands (bad-or-same)."""
+        (bad) and random flips in the headers, load commands and section table (bad-or-same)."""
         rng = self.rng
         ref = self.file(group, "reference", data, "reference")
         for point in truncation_points(len(data), [needed_end - 1, needed_end // 2], truncations, rng):

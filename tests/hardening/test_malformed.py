@@ -67,7 +67,8 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
         corpus.elf_battery(f"gcc-{key}", bases[key].read_bytes(), truncations=40, header_flips=flips, table_flips=40)
     archive = bases["archive"].read_bytes()
     ref = corpus.file("gcc-archive", "reference", archive, "reference")
-    for point in malformed.truncation_points(len(archive), [], 30, corpus.rng):
+    boundaries = [offset + 60 + length + (length & 1) for _, offset, length in _members(archive)]
+    for point in malformed.truncation_points(len(archive), boundaries, 30, corpus.rng):
         corpus.file("gcc-archive", f"cut_{point}", archive[:point], "bad")
     for k in range(60):
         mutated = bytearray(archive)
@@ -112,6 +113,16 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
     else:
         skipped.append("clang/ld.lld missing: no Mach-O cases (apt-get install clang lld llvm)")
     return corpus, skipped
+
+
+def _members(archive: bytes):
+    """(name, header offset, size) of each archive member, the index included."""
+    offset, out = 8, []
+    while offset + 60 <= len(archive):
+        length = int(archive[offset + 48:offset + 58])
+        out.append((archive[offset:offset + 16].strip(), offset, length))
+        offset += 60 + length + (length & 1)
+    return out
 
 
 def _run_group(cases: list[dict], results: dict, workdir: Path) -> None:
