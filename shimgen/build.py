@@ -121,10 +121,18 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
     build_dir = options.build_dir.resolve()
     if build_dir.exists() and not build_dir.is_dir():
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
+
+    nvcc = None
+    if options.cuda != "off":
+        nvcc = find_nvcc()
+        if nvcc is None and options.cuda == "on":
+            raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
+
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
-    # generated files, the CMake cache and Ninja's state.
+    # generated files, the CMake cache and Ninja's state. Taken only once the options are known
+    # good, so a refused run creates nothing.
     with build_lock(build_dir, wait=options.wait, echo=echo):
-        return _build_locked(config, options, build_dir, echo)
+        return _build_locked(config, options, build_dir, nvcc, echo)
 
 
 def sanitize_problem(sanitize: Sequence[str]) -> None:
@@ -136,13 +144,8 @@ def sanitize_problem(sanitize: Sequence[str]) -> None:
         raise UsageError("--sanitize: thread cannot be combined with address or leak (build them separately)")
 
 
-def _build_locked(config: Config, options: BuildOptions, build_dir: Path, echo: Echo) -> BuildResult:
-    nvcc = None
-    if options.cuda != "off":
-        nvcc = find_nvcc()
-        if nvcc is None and options.cuda == "on":
-            raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
-
+def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: Path | None,
+                  echo: Echo) -> BuildResult:
     echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
     shimset = resolve_shims(config)
     generated_dir = build_dir / "generated"
