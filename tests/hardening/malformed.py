@@ -43,9 +43,21 @@ class Case:
     patch: list = field(default_factory=list)  # [(offset, hex)], applied in place by the driver
     args: list = field(default_factory=list)
 
+    variant: str = "check"  # check: check-symbols -c CONFIG; symbols: symbols --all (the detail path)
+    config: str = ""
+
     def as_json(self) -> dict:
-        args = ["check-symbols", self.path, "--prefix", P, "--format", "json"]
+        if self.variant == "symbols":
+            args = ["symbols", self.path, "--prefix", P, "--all"]
+        else:
+            # A config with required shims, one of them missing everywhere: the reader then also
+            # searches the static symbol table (.symtab) to tell "hidden" from "not kept".
+            args = ["check-symbols", self.path, "-c", self.config, "--format", "json"]
         return {"id": self.id, "path": self.path, "args": args, "patch": self.patch, "expect": self.expect}
+
+    def as_symbols(self) -> "Case":
+        return Case(self.id + "#symbols", self.path, self.expect, self.group,
+                    self.ref + "#symbols" if self.ref else None, self.patch, variant="symbols")
 
 
 # ---- ELF (64-bit little-endian: every base here is x86-64) ----
@@ -176,6 +188,8 @@ class Corpus:
         root.mkdir(parents=True, exist_ok=True)
         self.rng = random.Random(seed)
         self.cases: list[Case] = []
+        self.config = root / "shimgen.toml"
+        self.config.write_text(f'prefix = "{P}"\nsymbols = ["aoti_torch_a", "aoti_torch_b", "aoti_torch_zz"]\n')
 
     def file(self, group: str, name: str, content: bytes, expect: str, ref: str | None = None) -> Case:
         path = self.root / group / name
@@ -184,8 +198,14 @@ class Corpus:
         return self.add(Case(f"{group}/{name}", str(path), expect, group, ref))
 
     def add(self, case: Case) -> Case:
+        case.config = str(self.config)
         self.cases.append(case)
         return case
+
+    def add_symbols_variants(self, skip_groups: tuple[str, ...]) -> None:
+        """Every case again through `symbols --all`, which reads every symbol (another code path)."""
+        for case in [c for c in self.cases if c.group not in skip_groups and c.variant == "check"]:
+            self.add(case.as_symbols())
 
     # -- per-format batteries --
 
