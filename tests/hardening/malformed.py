@@ -454,6 +454,7 @@ def zip_cases(corpus: Corpus, library: bytes) -> None:
     add(liar)
     add(write_zip("many_members.whl", [(f"pkg/m{i}.txt", b"x") for i in range(20_001)], zipfile.ZIP_STORED))
     add(write_zip("thousands_no_binary.whl", [(f"pkg/m{i}.py", b"pass\n") for i in range(5_000)], zipfile.ZIP_STORED))
+    add(write_zip("cut_member.whl", [("pkg/libgood.so", library), ("pkg/libcut.so", library[:len(library) // 2])]))
     add(write_zip("zip_in_zip.whl", [("inner.zip", _zip_bytes([("libgood.so", library)]))]))
     whole = _zip_bytes([("pkg/libgood.so", library)])
     for point in (10, 30, len(whole) // 2, len(whole) - 30, len(whole) - 1):
@@ -524,6 +525,10 @@ def special_cases(corpus: Corpus, library: bytes, lto: Path, lto_archive: Path) 
     os.mkfifo(d / "fifo")
     add("fifo", d / "fifo")
     add("missing", d / "missing.so")
+    (d / "mixed_dir").mkdir()
+    _write(d / "mixed_dir" / "libgood.so", library)
+    _write(d / "mixed_dir" / "libcut.so", library[:len(library) // 2])  # one bad file spoils the walk
+    add("dir_with_a_cut_library", d / "mixed_dir")
     add("text", _write(d / "notes.so", b"#!/bin/sh\necho this is text\n" * 20))
     add("utf16_text", _write(d / "utf16.so", "\ufeffhello".encode("utf-16")))
     add("lto_object", lto)
