@@ -318,3 +318,33 @@ def test_summary(outcomes, request):
     summary.write_text(json.dumps(STATS, indent=2, default=str) + "\n")
     assert STATS["crashes"] == 0 and STATS["hangs"] == 0
 
+
+
+FAKE_DRIVER = """
+import json, os, signal, sys, time
+cases = json.load(open(sys.argv[1])); out = open(sys.argv[2], "a", buffering=1)
+for case in cases[int(sys.argv[3]):]:
+    out.write(json.dumps({"begin": case["id"]}) + "\\n")
+    if case["id"] == "hangs":
+        signal.alarm(1); time.sleep(30)
+    if case["id"] == "aborts":
+        os.abort()
+    out.write(json.dumps({"id": case["id"], "code": 2, "stdout": "", "stderr": "shimgen: error: x\\n", "native": "",
+                          "escaped": None, "seconds": 0.0, "maxrss_kb": 1}) + "\\n")
+"""
+
+
+def test_the_harness_itself_catches_a_hang_and_a_native_crash(tmp_path, monkeypatch):
+    """The runner blames the case a dead driver was on, and carries on with the next ones."""
+    fake = tmp_path / "fake_driver.py"
+    fake.write_text(FAKE_DRIVER)
+    monkeypatch.setattr(sys.modules[__name__], "DRIVER", fake)
+    cases = [{"id": name, "args": []} for name in ("first", "hangs", "middle", "aborts", "last")]
+    results: dict = {}
+    _run_group(cases, results, tmp_path)
+    assert results["hangs"]["hang"] is True and results["aborts"]["hang"] is False
+    assert results["aborts"]["escaped"].startswith("driver died with")
+    assert all(results[name]["code"] == 2 for name in ("first", "middle", "last"))
+    case = Case("aborts", "/x", "bad", "g")
+    assert _verdict(case, results["aborts"], None).startswith("crash")
+    assert _verdict(Case("hangs", "/x", "bad", "g"), results["hangs"], None) == "hang"
