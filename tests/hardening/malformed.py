@@ -21,7 +21,6 @@ import io
 import os
 import random
 import shutil
-import stat
 import struct
 import subprocess
 import zipfile
@@ -549,7 +548,3 @@ def special_cases(corpus: Corpus, library: bytes, lto: Path, lto_archive: Path) 
 def _write(path: Path, content: bytes) -> Path:
     path.write_bytes(content)
     return path
-
-
-def mode_is_fifo(path: Path) -> bool:
-    return stat.S_ISFIFO(path.lstat().st_mode)
