@@ -34,9 +34,12 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
     except ImportError:  # pragma: no cover - not on POSIX
         yield build_dir / LOCK_NAME
         return
-    build_dir.mkdir(parents=True, exist_ok=True)
     path = build_dir / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ToolError(f"cannot create the build lock {path}: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -127,3 +127,12 @@ def test_lock_wait_gives_up_after_its_timeout(tmp_path):
             with build_lock(tmp_path, timeout=0.3, echo=messages.append):
                 pass
     assert messages == [f"waiting for another shimgen build in {tmp_path} to finish (lock {tmp_path / LOCK_NAME})"]
+
+
+def test_unwritable_build_directory_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = run_shimgen("build", "--cuda", "off", "-B", blocker / "sub", cwd=REPO)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot create the build lock" in lines[0], result.stderr
