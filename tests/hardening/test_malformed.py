@@ -175,6 +175,8 @@ def outcomes(corpus, tmp_path_factory) -> dict:
     for thread in threads:
         thread.join()
     STATS["in_process_seconds"] = time.monotonic() - began
+    for path in {case.path for case in cases.cases if case.patch}:
+        Path(path).unlink(missing_ok=True)  # the 434 MB libtorch copy: pytest keeps old tmp dirs
     return results
 
 
