@@ -22,12 +22,14 @@ from shimgen.cmake_driver import CacheEntry
 from shimgen.config import Config, with_overrides
 from shimgen.errors import ToolError, UsageError
 from shimgen.generate import render, write
+from shimgen.lock import build_lock
 from shimgen.resources import runtime_dir
 from shimgen.shims import ShimSet, resolve_shims
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")
 ARTIFACTS_FILE = "shimgen-artifacts.txt"
+SANITIZERS = ("address", "undefined", "thread", "leak")
 
 Echo = Callable[[str], None]
 
@@ -40,6 +42,10 @@ class BuildOptions:
     jobs: int | None = None
     cache: tuple[tuple[str, str], ...] = ()
     """Extra CMake cache entries (name, value), e.g. ('SHIMGEN_RUNTIME_BUILD_TESTS', 'ON')."""
+    sanitize: tuple[str, ...] = ()
+    """Sanitizers for the native code (SHIMGEN_RUNTIME_SANITIZE): address, undefined, thread, leak."""
+    wait: bool = True
+    """When another shimgen build holds the build directory: wait for it (True) or fail at once."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,8 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
         "SHIMGEN_GENERATED_DIR": CacheEntry(str(generated_dir), "PATH"),
         "SHIMGEN_RUNTIME_OUTPUT_NAME": CacheEntry(config.library),
         "SHIMGEN_RUNTIME_CUDA": CacheEntry("ON" if nvcc else "OFF"),
+        # Always written (empty = none), so dropping --sanitize reconfigures without sanitizers.
+        "SHIMGEN_RUNTIME_SANITIZE": CacheEntry(",".join(options.sanitize)),
     }
     if nvcc:
         entries["CMAKE_CUDA_COMPILER"] = CacheEntry(str(nvcc), "FILEPATH")
@@ -109,6 +117,7 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
         raise UsageError(f"--build-type must be one of {', '.join(BUILD_TYPES)}, not '{options.build_type}'")
     if options.jobs is not None and options.jobs < 1:
         raise UsageError(f"-j must be at least 1, not {options.jobs}")
+    sanitize_problem(options.sanitize)
     build_dir = options.build_dir.resolve()
     if build_dir.exists() and not build_dir.is_dir():
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
@@ -119,6 +128,24 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
         if nvcc is None and options.cuda == "on":
             raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
 
+    # One build per directory at a time: a second run waits (or fails) instead of racing on the
+    # generated files, the CMake cache and Ninja's state. Taken only once the options are known
+    # good, so a refused run creates nothing.
+    with build_lock(build_dir, wait=options.wait, echo=echo):
+        return _build_locked(config, options, build_dir, nvcc, echo)
+
+
+def sanitize_problem(sanitize: Sequence[str]) -> None:
+    """Raise UsageError for an unknown sanitizer or one that cannot be combined."""
+    unknown = [name for name in sanitize if name not in SANITIZERS]
+    if unknown:
+        raise UsageError(f"--sanitize: unknown sanitizer '{unknown[0]}' (choose from {', '.join(SANITIZERS)})")
+    if "thread" in sanitize and ({"address", "leak"} & set(sanitize)):
+        raise UsageError("--sanitize: thread cannot be combined with address or leak (build them separately)")
+
+
+def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: Path | None,
+                  echo: Echo) -> BuildResult:
     echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
     shimset = resolve_shims(config)
     generated_dir = build_dir / "generated"

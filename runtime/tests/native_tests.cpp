@@ -151,11 +151,73 @@ void prefixed_calls() {
   EXPECT(shimgen_runtime_shim_call_count() == before + 3);
 }
 
+
+// Tensor lifecycle natively, so the sanitizer builds (shimgen build --sanitize) cover the tensor
+// code too: refcounted views, blob tensors, strided and broadcast copies, clones, refused
+// arguments (outputs untouched), and the last handle freeing the storage.
+void tensors() {
+  const int32_t f32 = aoti_torch_dtype_float32(), cpu = aoti_torch_device_type_cpu();
+  int64_t sizes[2] = {3, 4}, strides[2] = {4, 1};
+  AtenTensorHandle base = nullptr;
+  EXPECT(aoti_torch_empty_strided(2, sizes, strides, f32, cpu, 0, &base) == 0);
+  void* data = nullptr;
+  EXPECT(aoti_torch_get_data_ptr(base, &data) == 0 && data != nullptr);
+  float* values = static_cast<float*>(data);
+  for (int i = 0; i < 12; ++i) values[i] = static_cast<float>(i);
+
+  // A transposed view (4x3, strides 1,4) shares the storage; the base handle dies first.
+  AtenTensorHandle view = nullptr;
+  int64_t vsizes[2] = {4, 3}, vstrides[2] = {1, 4};
+  EXPECT(aoti_torch__reinterpret_tensor(base, 2, vsizes, vstrides, 0, &view) == 0);
+  AtenTensorHandle alias = nullptr;
+  EXPECT(aoti_torch_new_tensor_handle(view, &alias) == 0);
+  EXPECT(aoti_torch_delete_tensor_object(base) == 0);
+
+  // clone copies into new storage (keeping a dense layout, like PyTorch's preserve_format):
+  // element (i, j) of the view is values[j * 4 + i], wherever the clone's strides put it.
+  AtenTensorHandle dense = nullptr;
+  EXPECT(aoti_torch_clone(view, &dense) == 0);
+  void* dense_data = nullptr;
+  int64_t* ds = nullptr;
+  EXPECT(aoti_torch_get_data_ptr(dense, &dense_data) == 0 && dense_data != data);
+  EXPECT(aoti_torch_get_strides(dense, &ds) == 0);
+  const float* d = static_cast<const float*>(dense_data);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT(d[i * ds[0] + j * ds[1]] == static_cast<float>(j * 4 + i));
+
+  // A view reaching past the storage is refused and leaves the output untouched.
+  AtenTensorHandle untouched = reinterpret_cast<AtenTensorHandle>(0x1);
+  int64_t big[2] = {4, 4};
+  EXPECT(aoti_torch__reinterpret_tensor(alias, 2, big, vstrides, 1, &untouched) != 0);
+  EXPECT(untouched == reinterpret_cast<AtenTensorHandle>(0x1));
+  int64_t negative[1] = {-1};
+  EXPECT(aoti_torch_empty_strided(1, negative, nullptr, f32, cpu, 0, &untouched) != 0);
+  EXPECT(untouched == reinterpret_cast<AtenTensorHandle>(0x1));
+
+  // Broadcast copy from a borrowed 1x3 row into the 4x3 clone, then back into a blob.
+  float row[3] = {7.f, 8.f, 9.f};
+  int64_t rsizes[2] = {1, 3}, rstrides[2] = {3, 1};
+  AtenTensorHandle blob = nullptr;
+  EXPECT(aoti_torch_create_tensor_from_blob(row, 2, rsizes, rstrides, 0, f32, cpu, 0, &blob) == 0);
+  EXPECT(aoti_torch_copy_(dense, blob, 0) == 0);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT(d[i * ds[0] + j * ds[1]] == row[j]);
+  float out[12] = {};
+  int64_t osizes[2] = {4, 3}, ostrides[2] = {3, 1};
+  AtenTensorHandle out_blob = nullptr;
+  EXPECT(aoti_torch_create_tensor_from_blob(out, 2, osizes, ostrides, 0, f32, cpu, 0, &out_blob) == 0);
+  EXPECT(aoti_torch_copy_(out_blob, view, 0) == 0);  // strided source
+  EXPECT(out[1] == 4.f && out[3] == 1.f && out[11] == 11.f);
+  EXPECT(aoti_torch_copy_(blob, dense, 0) != 0);  // not broadcastable the other way
+
+  for (AtenTensorHandle handle : {view, alias, dense, blob, out_blob}) EXPECT(aoti_torch_delete_tensor_object(handle) == 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s no_guard|null_is_selection|nesting|per_thread|stress|prefixed_calls\n", argv[0]);
+    std::fprintf(stderr, "usage: %s no_guard|null_is_selection|nesting|per_thread|stress|prefixed_calls|tensors\n", argv[0]);
     return 2;
   }
   std::string name = argv[1];
@@ -165,6 +227,7 @@ int main(int argc, char** argv) {
   else if (name == "per_thread") per_thread();
   else if (name == "stress") stress();
   else if (name == "prefixed_calls") prefixed_calls();
+  else if (name == "tensors") tensors();
   else {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

@@ -136,6 +136,15 @@ def read_elf(
         )
         sections.append(_Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize))
 
+    # Every section and segment must lie inside the file, and the section names must resolve:
+    # a cut or corrupted file is refused here even when the symbol tables themselves look whole.
+    for index, section in enumerate(sections):
+        if section.type != SHT_NOBITS and section.offset + section.size > size:
+            raise bad(f"truncated or corrupt: section {index} ends at offset {section.offset + section.size}, "
+                      f"beyond the end of the file ({size} bytes)")
+    if e_shstrndx != SHN_UNDEF and e_shstrndx >= e_shnum:
+        raise bad(f"corrupt ELF header: section name table index {e_shstrndx} out of range ({e_shnum} sections)")
+
     def section_bytes(section: _Section, what: str) -> bytes:
         if section.type == SHT_NOBITS:
             raise bad(f"corrupt: {what} has no bytes in the file (SHT_NOBITS)")
@@ -145,13 +154,15 @@ def read_elf(
         return bytes(buf[section.offset:section.offset + section.size])
 
     def section_names() -> list[bytes]:
-        if e_shstrndx >= e_shnum or e_shstrndx == SHN_UNDEF:
+        if e_shstrndx == SHN_UNDEF:
             return []
         table = section_bytes(sections[e_shstrndx], "section name table")
         names = []
-        for section in sections:
+        for index, section in enumerate(sections):
             stop = table.find(b"\0", section.name)
-            names.append(table[section.name:stop] if 0 <= section.name < len(table) and stop >= 0 else b"")
+            if section.name >= len(table) or stop < 0:
+                raise bad(f"corrupt: the name of section {index} lies outside the section name table")
+            names.append(table[section.name:stop])
         return names
 
     def table_of(sh_type: int) -> _Section | None:
@@ -166,20 +177,26 @@ def read_elf(
             raise bad(f"corrupt: {what} entry size {section.entsize}, expected {layout.sym.size}")
         if section.size % layout.sym.size:
             raise bad(f"corrupt: {what} size {section.size} is not a multiple of its entry size")
+        if section.size < layout.sym.size:
+            raise bad(f"corrupt: {what} is empty (it always holds at least the null symbol)")
         raw = section_bytes(section, what)
         if not 0 < section.link < e_shnum or sections[section.link].type != SHT_STRTAB:
             raise bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
         strings = section_bytes(sections[section.link], f"string table of {what}")
+        if not strings.endswith(b"\0"):
+            raise bad(f"corrupt: the string table of {what} does not end with a NUL byte")
         return raw, strings
 
+    names = section_names()  # validates the section name table and every sh_name
     kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[e_type]
-    if e_type == ET_DYN and _has_interp(buf, layout, e_phoff, e_phentsize, e_phnum, size, bad):
+    has_interp = _check_segments(buf, layout, e_phoff, e_phentsize, e_phnum, size, bad)
+    if e_type == ET_DYN and has_interp:
         kind = EXECUTABLE  # a PIE executable
 
     if e_type == ET_REL:
         table = table_of(SHT_SYMTAB)
         if table is None:
-            if any(n.startswith(b".gnu.lto_") for n in section_names()):
+            if any(n.startswith(b".gnu.lto_") for n in names):
                 raise bad("object holds only LTO bitcode, no native symbol table; check the linked library "
                           "instead, or compile with -ffat-lto-objects")
             raise bad("object file has no symbol table")
@@ -230,12 +247,24 @@ def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
     return [n for n in names if n not in present]
 
 
-def _has_interp(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
+def _check_segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
+    """Check every program header lies inside the file, and so does every segment's file image.
+    Returns whether there is a PT_INTERP (a PIE executable rather than a library)."""
     if phnum == 0 or phoff == 0:
         return False
     if phentsize < (56 if layout.is64 else 32) or phoff + phnum * phentsize > size or phnum >= 0xFFFF:
         raise bad(f"truncated or corrupt program headers ({phnum} at offset {phoff})")
-    return any(layout.phdr_type.unpack_from(buf, phoff + i * phentsize)[0] == PT_INTERP for i in range(phnum))
+    # p_offset and p_filesz: 64-bit at 8 and 32; 32-bit at 4 and 16.
+    extent = struct.Struct(layout.phdr_type.format[0] + ("8xQ16xQ" if layout.is64 else "4xI8xI"))
+    interp = False
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        interp = interp or layout.phdr_type.unpack_from(buf, at)[0] == PT_INTERP
+        p_offset, p_filesz = extent.unpack_from(buf, at)
+        if p_offset + p_filesz > size:
+            raise bad(f"truncated or corrupt: segment {i} ends at offset {p_offset + p_filesz}, "
+                      f"beyond the end of the file ({size} bytes)")
+    return interp
 
 
 def _bytes_name_at(strings: bytes, offset: int) -> str:
@@ -259,6 +288,16 @@ def _rows(raw: bytes, layout: _Layout) -> list[tuple[int, int, int, int]]:
     if layout.sym_short is not None:
         return list(layout.sym_short.iter_unpack(raw))
     return [(n, i, o, s) for (n, _v, _z, i, o, s) in layout.sym.iter_unpack(raw)]
+
+
+def _max_name(raw: bytes, layout: _Layout) -> int:
+    """The largest st_name in a symbol table (st_name is the first field in both classes)."""
+    if not raw:
+        return 0
+    native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
+    if native:
+        return max(memoryview(raw).cast("I")[0::layout.sym.size // 4])
+    return max(row[0] for row in _rows(raw, layout))
 
 
 def _flags(test) -> bytes:
@@ -312,11 +351,11 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
     limit = len(strings)
     export_offsets, import_offsets, tls_offsets = _select(raw, layout)
-    offsets = export_offsets + import_offsets
-    if offsets and max(offsets) >= limit:
-        raise bad(f"corrupt: a {what} name offset ({max(offsets)}) lies outside its string table ({limit} bytes)")
-    if offsets and max(offsets) > strings.rfind(b"\0"):
-        raise bad(f"corrupt: a {what} name is not terminated inside its string table")
+    # Every entry's name, not only the selected ones: a corrupt table is refused whole.
+    # (The table ends with NUL, checked by the caller, so an offset inside it is terminated.)
+    highest = _max_name(raw, layout)
+    if highest >= limit:
+        raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports stay in the string table until asked for (74k of them in libtorch_cpu.so).
     exports = Names.from_table(strings, export_offsets)
     imports = Names(_bytes_name_at(strings, o) for o in import_offsets)

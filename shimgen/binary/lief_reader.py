@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+import warnings
 from collections.abc import Iterable
 
 from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
@@ -115,51 +116,106 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
                   tuple(sorted(hidden)), bool(static), tuple(symbols))
 
 
-def _macho_checks(data: bytes, where: str) -> None:
-    """LIEF accepts truncated Mach-O files; check the header and load commands fit in the file."""
+THIN_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")
+FAT_MAGIC_ENDIAN = {b"\xca\xfe\xba\xbe": ">", b"\xbe\xba\xfe\xca": "<"}
+# Named as LIEF's CPU_TYPE enum names them; read from the header bytes, so an unknown value
+# cannot make the enum conversion warn on stderr.
+CPU_NAMES = {7: "x86", 0x01000007: "x86_64", 12: "arm", 0x0100000C: "arm64", 0x0200000C: "arm64_32",
+             18: "powerpc", 0x01000012: "powerpc64"}
+
+
+def _macho_checks(data: bytes, where: str) -> int:
+    """LIEF accepts truncated or inconsistent Mach-O files: check the header and walk the load
+    commands ourselves (each at least 8 bytes, all inside sizeofcmds, which lies inside the file).
+    Returns the file type from the header."""
+    if data[:4] not in THIN_MAGICS:
+        raise InputError(f"{where}: not a Mach-O file (bad magic)")
     if len(data) < 28:
         raise InputError(f"{where}: truncated Mach-O header ({len(data)} bytes)")
     magic = data[:4]
     endian = "<" if magic in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
     is64 = magic in (b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf")
-    ncmds, sizeofcmds = struct.unpack_from(endian + "II", data, 16)
+    file_type, ncmds, sizeofcmds = struct.unpack_from(endian + "III", data, 12)
     header = 32 if is64 else 28
     if header + sizeofcmds > len(data):
         raise InputError(f"{where}: truncated: load commands end at {header + sizeofcmds}, file has {len(data)} bytes")
+    at, end = header, header + sizeofcmds
+    for index in range(ncmds):
+        if at + 8 > end:
+            raise InputError(f"{where}: corrupt: load command {index} of {ncmds} lies beyond sizeofcmds ({sizeofcmds})")
+        _cmd, cmdsize = struct.unpack_from(endian + "II", data, at)
+        if cmdsize < 8 or at + cmdsize > end:
+            raise InputError(f"{where}: corrupt: load command {index} has size {cmdsize}, outside sizeofcmds")
+        at += cmdsize
+    return file_type
+
+
+def _fat_slices(raw: bytes, where: str) -> list[tuple[str, int, int]]:
+    """(architecture, offset, size) of each slice of a fat file, bounds-checked here: LIEF silently
+    drops a slice that does not fit, which would hide it from the check."""
+    endian = FAT_MAGIC_ENDIAN[raw[:4]]
+    if len(raw) < 8:
+        raise InputError(f"{where}: truncated fat Mach-O header")
+    count, = struct.unpack_from(endian + "I", raw, 4)
+    header_end = 8 + count * 20
+    if not 0 < count <= 64 or header_end > len(raw):
+        raise InputError(f"{where}: truncated or corrupt fat header ({count} slices, file has {len(raw)} bytes)")
+    slices, names = [], set()
+    for index in range(count):
+        cputype, _sub, offset, size, _align = struct.unpack_from(endian + "IIIII", raw, 8 + index * 20)
+        arch = CPU_NAMES.get(cputype, f"cpu{cputype}")
+        if offset < header_end or size == 0 or offset + size > len(raw):
+            raise InputError(f"{where}: truncated or corrupt: slice {index} ({arch}) at offset {offset}, {size} bytes, "
+                             f"outside the file ({len(raw)} bytes)")
+        if arch in names:
+            raise InputError(f"{where}: corrupt: two slices for {arch}")
+        head = raw[offset:offset + 8]
+        if head[:4] in THIN_MAGICS:
+            slice_endian = "<" if head[:4] in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
+            own, = struct.unpack_from(slice_endian + "I", head, 4)
+            if own != cputype:
+                raise InputError(f"{where}: corrupt: slice {index} is listed as {arch} but its header says "
+                                 f"{CPU_NAMES.get(own, f'cpu{own}')}")
+        names.add(arch)
+        slices.append((arch, offset, size))
+    ordered = sorted(slices, key=lambda item: item[1])
+    for (arch, offset, size), (next_arch, next_offset, _) in zip(ordered, ordered[1:]):
+        if offset + size > next_offset:
+            raise InputError(f"{where}: corrupt: slices {arch} and {next_arch} overlap")
+    return slices
 
 
 def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: Iterable[str] = (),
                detail: bool = False) -> list[Binary]:
     """Every slice of a (fat) Mach-O file; a fat file's slices are named by architecture."""
-    lief = _lief()
     where = f"{path}({member})" if member else path
     raw = _raw(data)
-    fat = lief.MachO.parse(raw)
-    if fat is None or fat.size == 0:
-        raise InputError(f"{where}: not a readable Mach-O file (corrupt or truncated)")
-    is_fat = raw[:4] in (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
+    if raw[:4] not in FAT_MAGIC_ENDIAN:
+        return [_thin_macho(raw, path, member, where, set(hidden_of), detail)]
     binaries = []
-    for index in range(fat.size):
-        macho = fat.at(index)
-        arch = str(macho.header.cpu_type).rsplit(".", 1)[-1].lower()
-        slice_member = (f"{member}:{arch}" if member else arch) if is_fat else member
-        slice_where = f"{path}({slice_member})" if slice_member else path
-        if not is_fat:
-            _macho_checks(raw, slice_where)
-        _macho_bounds(macho, len(raw) if not is_fat else None, slice_where)
-        binary = _macho_binary(macho, path, slice_member, slice_where, set(hidden_of), detail)
-        if is_fat:
-            binary = dataclasses.replace(binary, slice_of=where)
-        binaries.append(binary)
+    for arch, offset, size in _fat_slices(raw, where):
+        slice_member = f"{member}:{arch}" if member else arch
+        binary = _thin_macho(raw[offset:offset + size], path, slice_member, f"{path}({slice_member})", set(hidden_of),
+                             detail)
+        binaries.append(dataclasses.replace(binary, slice_of=where))
     return binaries
 
 
-def _macho_bounds(macho, size: int | None, where: str) -> None:
+def _thin_macho(raw: bytes, path: str, member: str | None, where: str, hidden_of: set[str], detail: bool) -> Binary:
+    file_type = _macho_checks(raw, where)
+    lief = _lief()
+    with warnings.catch_warnings():  # LIEF's enums warn on stderr about unknown values
+        warnings.simplefilter("ignore")
+        fat = lief.MachO.parse(raw)
+        if fat is None or fat.size != 1:
+            raise InputError(f"{where}: not a readable Mach-O file (corrupt or truncated)")
+        macho = fat.at(0)
+        _macho_bounds(macho, len(raw), where)
+        return _macho_binary(macho, file_type, path, member, where, hidden_of, detail)
+
+
+def _macho_bounds(macho, size: int, where: str) -> None:
     """LIEF 1.0.0 returns an empty binary for a cut file: check what it read lies inside the file."""
-    if size is None:  # a fat slice: LIEF bounds each slice by the fat header; check within the slice
-        size = macho.original_size if hasattr(macho, "original_size") else None
-    if size is None:
-        return
     for segment in macho.segments:
         if segment.file_offset + segment.file_size > size:
             raise InputError(f"{where}: truncated: segment {segment.name} ends at "
@@ -172,8 +228,8 @@ def _macho_bounds(macho, size: int | None, where: str) -> None:
             raise InputError(f"{where}: truncated: the symbol table ends at {max(ends)}, file has {size} bytes")
 
 
-def _macho_binary(macho, path: str, member: str | None, where: str, hidden_of: set[str], detail: bool) -> Binary:
-    file_type = int(macho.header.file_type.value)
+def _macho_binary(macho, file_type: int, path: str, member: str | None, where: str, hidden_of: set[str],
+                  detail: bool) -> Binary:
     kind = {MH_OBJECT: OBJECT, MH_EXECUTE: EXECUTABLE, MH_DYLIB: SHARED, MH_BUNDLE: SHARED}.get(file_type)
     if kind is None:
         raise InputError(f"{where}: unsupported Mach-O file type {file_type}")
@@ -223,6 +279,30 @@ def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool =
     for section in sections:
         if section.pointerto_raw_data + section.sizeof_raw_data > len(raw):
             raise InputError(f"{where}: truncated: section {section.name} ends beyond the end of the file")
+    # Sections must be aligned and disjoint in memory, inside the image: LIEF maps RVAs through
+    # them, and a corrupt layout makes the export directory vanish without an error.
+    optional = pe.optional_header
+    alignment, image_size = optional.section_alignment, optional.sizeof_image
+    spans = sorted((s.virtual_address, s.virtual_address + max(s.virtual_size, s.sizeof_raw_data), s.name)
+                   for s in sections)
+    for start, stop, section_name in spans:
+        if alignment == 0 or start % alignment or stop > image_size:
+            raise InputError(f"{where}: corrupt: section {section_name} is misaligned or outside the image")
+    for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):
+        if stop > start:
+            raise InputError(f"{where}: corrupt: sections {first} and {second} overlap in memory")
+    # LIEF reads no exports from an export directory it cannot place, and reads past a directory's
+    # declared size: either would turn a corrupt DLL into a clean one. Each directory must lie
+    # inside one section.
+    directories = list(pe.data_directories)
+    for index, what in ((0, "export"), (1, "import")):
+        if index >= len(directories) or (directories[index].rva == 0 and directories[index].size == 0):
+            continue
+        rva, length = directories[index].rva, directories[index].size
+        section = pe.section_from_rva(rva)
+        if section is None or rva + length > section.virtual_address + max(section.virtual_size, section.sizeof_raw_data):
+            raise InputError(f"{where}: corrupt: the {what} directory (RVA {rva:#x}, {length} bytes) lies outside "
+                             "every section")
     is_dll = pe.header.has_characteristic(lief.PE.Header.CHARACTERISTICS.DLL)
     exports: set[str] = set()
     if pe.has_exports:

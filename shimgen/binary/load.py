@@ -83,6 +83,8 @@ def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bo
             raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, archive or zip)")
         return found
     if not path.exists():
+        if path.is_symlink():
+            raise InputError(f"{name}: broken or looping symbolic link")
         raise InputError(f"{name}: no such file")
     if not path.is_file():
         raise InputError(f"{name}: not a regular file")
@@ -169,7 +171,10 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
     size = len(data)
     offset = len(AR_MAGIC)
     long_names = b""
+    starts: set[int] = set()
+    indexed: set[int] = set()
     while offset < size:
+        starts.add(offset)
         if offset + 60 > size:
             raise InputError(f"{where}: truncated archive: member header at {offset} runs past the end")
         header = bytes(data[offset:offset + 60])
@@ -190,8 +195,11 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         if raw_name == b"//":
             long_names = bytes(data[start:end])
             name_bytes = b""
-        elif raw_name in (b"/", b"/SYM64/", b"__.SYMDEF", b"__.SYMDEF SORTED"):
+        elif raw_name in (b"/", b"/SYM64/"):
             name_bytes = b""  # the archive's symbol index, not a member
+            indexed = _index_offsets(bytes(data[start:end]), 8 if raw_name == b"/SYM64/" else 4, where)
+        elif raw_name in (b"__.SYMDEF", b"__.SYMDEF SORTED"):
+            name_bytes = b""
         elif raw_name.startswith(b"#1/"):  # BSD: the name precedes the data
             try:
                 name_length = int(raw_name[3:])
@@ -214,6 +222,21 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         if name_bytes:
             yield name_bytes.decode("utf-8", "backslashreplace"), start, end - start
         offset = end + (end & 1)  # members are 2-byte aligned
+    # The symbol index names the member defining each symbol by its header's offset: an archive
+    # cut exactly between two members still looks whole, but its index points past the end.
+    if indexed - starts:
+        raise InputError(f"{where}: truncated or corrupt archive: its symbol index points at offset "
+                         f"{min(indexed - starts)}, where no member starts")
+
+
+def _index_offsets(index: bytes, width: int, where: str) -> set[int]:
+    """Member offsets listed in a System V / GNU archive symbol index (big-endian count + offsets)."""
+    if len(index) < width:
+        raise InputError(f"{where}: corrupt archive: symbol index of {len(index)} bytes")
+    count = int.from_bytes(index[:width], "big")
+    if width + count * width > len(index):
+        raise InputError(f"{where}: corrupt archive: symbol index lists {count} symbols in {len(index)} bytes")
+    return {int.from_bytes(index[width + i * width:width + (i + 1) * width], "big") for i in range(count)}
 
 
 def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> list[Binary]:
@@ -238,6 +261,18 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
     return binaries
 
 
+def unsafe_member_name(name: str) -> str | None:
+    """Why a zip member name would leave the extraction directory, or None when it stays inside."""
+    unified = name.replace("\\", "/")
+    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+        return "is absolute"
+    if ".." in unified.split("/"):
+        return "climbs out of the archive ('..')"
+    if "\0" in unified:
+        return "holds a NUL byte"
+    return None
+
+
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
     import zipfile  # only wheels pay for it
 
@@ -249,6 +284,12 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[
         infos = [info for info in archive.infolist() if not info.is_dir()]
         if len(infos) > limits.zip_members:
             raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
+        for info in infos:
+            problem = unsafe_member_name(info.filename)
+            if problem:
+                # Nothing is ever extracted, but a wheel with such a name is malformed (and hostile
+                # to every installer): refuse it rather than report on it.
+                raise InputError(f"{name}: member name {info.filename!r} {problem}; refusing a malformed zip")
         binaries: list[Binary] = []
         total = 0
         for info in sorted(infos, key=lambda i: i.filename):

@@ -20,7 +20,15 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--build-type", choices=("Release", "Debug", "RelWithDebInfo", "MinSizeRel"),
                         default="Release", help="CMAKE_BUILD_TYPE (default: Release)")
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel build jobs")
+    parser.add_argument("--sanitize", type=_sanitizers, default=(), metavar="LIST",
+                        help="build the native code under sanitizers: address,undefined or thread (and leak)")
+    parser.add_argument("--no-wait", dest="wait", action="store_false",
+                        help="fail at once when another shimgen build holds the build directory (default: wait)")
     parser.set_defaults(execute=execute)
+
+
+def _sanitizers(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -28,7 +36,7 @@ def execute(args: argparse.Namespace) -> int:
 
     config = load(args, default_to_bundled=True)
     result = build(config, BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type,
-                                        jobs=args.jobs))
+                                        jobs=args.jobs, sanitize=args.sanitize, wait=args.wait))
     if result.check.text:
         print(result.check.text)
     print(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")

@@ -1,0 +1,71 @@
+"""An exclusive lock on a build directory, so two ``shimgen build`` runs never interleave.
+
+Two builds in one directory would race on the generated files, the init cache, CMake's cache and
+Ninja's log. The lock is ``fcntl.flock`` on ``DIR/.shimgen-build.lock``: the kernel releases it
+when the holder exits, however it exits (even SIGKILL), so a stale lock file never blocks anyone.
+The lock file itself is never removed: unlinking it would let a third process lock a new inode
+while the second still waits on the old one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from shimgen.errors import ToolError
+
+LOCK_NAME = ".shimgen-build.lock"
+
+
+@contextmanager
+def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = None,
+               echo: Callable[[str], None] = print) -> Iterator[Path]:
+    """Hold the build directory's lock for the ``with`` body.
+
+    When another process holds it: with ``wait``, print one "waiting for another shimgen build in
+    DIR" line and block (up to ``timeout`` seconds, then ToolError); without ``wait``, ToolError
+    at once. Where fcntl does not exist (Windows), no lock is taken.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield build_dir / LOCK_NAME
+        return
+    path = build_dir / LOCK_NAME
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ToolError(f"cannot create the build lock {path}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                raise ToolError(f"another shimgen build is running in {build_dir} (lock {path} is held)") from None
+            echo(f"waiting for another shimgen build in {build_dir} to finish (lock {path})")
+            _wait_for(fd, fcntl, timeout, build_dir)
+        # Who holds it, for a person looking at the directory; informational only.
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield path
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _wait_for(fd: int, fcntl, timeout: float | None, build_dir: Path) -> None:
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ToolError(f"gave up after {timeout:g} s waiting for another shimgen build in {build_dir}") from None
+            time.sleep(0.1)

@@ -1,0 +1,138 @@
+"""Two `shimgen build` runs on one build directory serialise through the directory's lock
+(shimgen/lock.py), a killed build never leaves the lock stale, and the tree stays consistent.
+
+The tests share one build directory, in order: a build killed mid-compile, then two builds that
+contend (the first finishes the interrupted build, the second finds nothing to do). One full CPU
+runtime build in all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from shimgen.lock import LOCK_NAME, build_lock
+from tests.support import REPO, run_shimgen
+
+pytestmark = pytest.mark.slow
+
+
+class Run:
+    """A `shimgen build` in a subprocess; every output line recorded with the time it arrived."""
+
+    def __init__(self, build_dir: Path, *extra: str) -> None:
+        self.lines: list[tuple[float, str]] = []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "shimgen", "build", "--cuda", "off", "-j", "2", "-B", str(build_dir), *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"})
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append((time.monotonic(), line.rstrip("\n")))
+
+    def wait_for(self, text: str, timeout: float = 120) -> float:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for at, line in list(self.lines):
+                if text in line:
+                    return at
+            if self.process.poll() is not None and not self.reader.is_alive():
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"no line containing {text!r}:\n" + self.text())
+
+    def finish(self, timeout: float = 300) -> int:
+        code = self.process.wait(timeout=timeout)
+        self.reader.join(timeout=10)
+        return code
+
+    def text(self) -> str:
+        return "\n".join(line for _, line in self.lines)
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("shared-build")
+
+
+def test_killed_build_leaves_no_stale_lock(build_dir):
+    run = Run(build_dir)
+    run.wait_for("[3/4] build")
+    time.sleep(0.5)  # let the compilers start
+    run.process.send_signal(signal.SIGKILL)
+    assert run.finish() == -signal.SIGKILL
+    assert (build_dir / LOCK_NAME).exists()  # the file stays; the kernel dropped the lock with the process
+    with build_lock(build_dir, wait=False, echo=lambda line: None):
+        pass
+
+
+def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
+    # Hold the lock here first, so both builds are certain to find it taken; then let them race.
+    with build_lock(build_dir, wait=False, echo=lambda line: None):
+        first, second = Run(build_dir), Run(build_dir)
+        for run in (first, second):
+            run.wait_for("waiting for another shimgen build in")
+        time.sleep(0.3)
+        assert not any("[1/4]" in line for run in (first, second) for _, line in run.lines)  # nothing done yet
+    assert first.finish() == 0, first.text()
+    assert second.finish() == 0, second.text()
+
+    # The two runs never overlapped: the winner's last locked step came before the loser's first.
+    # (The summary is printed after the lock is released, so it may interleave; that is fine.)
+    (start_a, winner), (start_b, loser) = sorted(((run.wait_for("[1/4] generate"), run) for run in (first, second)),
+                                                 key=lambda pair: pair[0])
+    assert winner.wait_for("[4/4] check-symbols") <= start_b, (winner.text(), loser.text())
+    # The loser found the tree complete: nothing to regenerate, configure or rebuild.
+    assert "wrote" not in loser.text() and "configure: up to date" in loser.text(), loser.text()
+    assert "no work to do" in loser.text(), loser.text()
+    for run in (first, second):
+        assert "check-symbols: passed" in run.text() and "75/75 prefixed shims exported" in run.text(), run.text()
+
+    # The tree is whole: generated files match the config, and the library checks clean.
+    check = run_shimgen("generate", "--check", "-c", REPO / "runtime" / "shimgen.toml", "-o", build_dir / "generated")
+    assert check.returncode == 0, check.stdout + check.stderr
+    library = build_dir / "libshimgen_runtime.so"
+    checked = run_shimgen("check-symbols", library, "--manifest", build_dir / "generated" / "manifest.json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_no_wait_fails_clearly_and_touches_nothing(build_dir):
+    stamp = {p: p.stat().st_mtime_ns for p in (build_dir / "generated").iterdir()}
+    with build_lock(build_dir, wait=False, echo=lambda line: None):
+        result = run_shimgen("build", "--cuda", "off", "-B", build_dir, "--no-wait", cwd=REPO)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "another shimgen build is running in" in lines[0] and str(build_dir) in lines[0]
+    assert "Traceback" not in result.stderr and "[1/4]" not in result.stdout
+    assert {p: p.stat().st_mtime_ns for p in (build_dir / "generated").iterdir()} == stamp
+
+
+def test_lock_wait_gives_up_after_its_timeout(tmp_path):
+    from shimgen.errors import ToolError
+
+    messages: list[str] = []
+    with build_lock(tmp_path, wait=False, echo=messages.append):
+        # flock locks belong to the open file description: a second open in this process contends too.
+        with pytest.raises(ToolError, match="gave up after 0.3 s waiting for another shimgen build"):
+            with build_lock(tmp_path, timeout=0.3, echo=messages.append):
+                pass
+    assert messages == [f"waiting for another shimgen build in {tmp_path} to finish (lock {tmp_path / LOCK_NAME})"]
+
+
+def test_unwritable_build_directory_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = run_shimgen("build", "--cuda", "off", "-B", blocker / "sub", cwd=REPO)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot create the build lock" in lines[0], result.stderr
