@@ -16,6 +16,10 @@ import threading
 import time
 from pathlib import Path
 
+from shimgen.config import load_config
+from shimgen.resources import default_config
+from shimgen.shims import resolve_shims
+
 import pytest
 
 from shimgen.lock import LOCK_NAME, build_lock
@@ -96,7 +100,9 @@ def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
     assert "wrote" not in loser.text() and "configure: up to date" in loser.text(), loser.text()
     assert "no work to do" in loser.text(), loser.text()
     for run in (first, second):
-        assert "check-symbols: passed" in run.text() and "75/75 prefixed shims exported" in run.text(), run.text()
+        expected = len(resolve_shims(load_config(default_config())).shims)
+        assert "check-symbols: passed" in run.text(), run.text()
+        assert f"{expected}/{expected} prefixed shims exported" in run.text(), run.text()
 
     # The tree is whole: generated files match the config, and the library checks clean.
     check = run_shimgen("generate", "--check", "-c", REPO / "runtime" / "shimgen.toml", "-o", build_dir / "generated")
