@@ -113,10 +113,10 @@ def main() -> int:
     parser.add_argument("--work", type=Path, help="where the compiled models are kept (reused when present)")
     args = parser.parse_args()
 
-    from shimgen.config import load_config
-    from shimgen.model import Model, Runtime, find_runtime
+    from shimgen.project.config import load_config
+    from shimgen.aoti.runner import Model, Runtime, find_runtime
     from shimgen.resources import default_config
-    from shimgen.rewrite import prefix_imports_with_config
+    from shimgen.aoti.prefix_imports import prefix_imports_with_config
 
     work = args.work or Path(tempfile.mkdtemp(prefix="shimgen-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -168,8 +168,8 @@ def beside_libtorch(spec: dict) -> dict:
     """Loads libtorch_cpu.so RTLD_GLOBAL, then shimgen's runtime, then runs every model in ``spec``."""
     import numpy as np
 
-    from shimgen.model import Model, Runtime
-    from shimgen.rewrite import read_dynamic_symbols
+    from shimgen.aoti.runner import Model, Runtime
+    from shimgen.aoti.prefix_imports import read_dynamic_symbols
 
     torch_lib = ctypes.CDLL(spec["libtorch"], mode=ctypes.RTLD_GLOBAL)
     runtime = Runtime(Path(spec["runtime"]), spec["prefix"])

@@ -5,6 +5,6 @@ format through LIEF (imported only when needed: it costs 0.3 s).
 """
 
 from shimgen.binary.load import load_paths
-from shimgen.binary.model import Binary, Symbol
+from shimgen.binary.symbols import Binary, Symbol
 
 __all__ = ["Binary", "Symbol", "load_paths"]

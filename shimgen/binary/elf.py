@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable
 from itertools import compress
 
-from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
 from shimgen.errors import InputError
 
 ELF_MAGIC = b"\x7fELF"

@@ -14,7 +14,7 @@ import struct
 import warnings
 from collections.abc import Iterable
 
-from shimgen.binary.model import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
 from shimgen.errors import InputError
 
 _LIEF_BINDINGS = {"GLOBAL": "global", "WEAK": "weak", "LOCAL": "local", "GNU_UNIQUE": "unique"}

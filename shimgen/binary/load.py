@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.binary import elf
-from shimgen.binary.model import Binary
+from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
 
 AR_MAGIC = b"!<arch>\n"

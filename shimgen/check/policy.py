@@ -14,16 +14,16 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
 
-from shimgen.binary.model import Names
+from shimgen.binary.symbols import Names
 from shimgen.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from shimgen.config import Config
-    from shimgen.shims import ShimSet
+    from shimgen.project.config import Config
+    from shimgen.project.shims import ShimSet
 
-MANIFEST_SCHEMA = "shimgen-manifest/1"  # mirrors shimgen.generate (not imported: it pulls Jinja2 in)
+MANIFEST_SCHEMA = "shimgen-manifest/1"  # mirrors shimgen.generate.render (not imported: it pulls Jinja2 in)
 
-# A prefix shimgen.config.prefix_problem certainly accepts: an identifier fragment that does not
+# A prefix shimgen.project.config.prefix_problem certainly accepts: an identifier fragment that does not
 # start with '_' (so neither '__' nor '_' + capital, the reserved forms).
 _PLAIN_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -51,10 +51,10 @@ class Policy:
     source: str = "command line"
 
     def __post_init__(self) -> None:
-        # The common, valid case is decided here; shimgen.config (tomllib, hashlib: ~7 ms of the
+        # The common, valid case is decided here; shimgen.project.config (tomllib, hashlib: ~7 ms of the
         # check's time budget) is imported only to word the reason a prefix is refused.
         if not (_PLAIN_PREFIX.fullmatch(self.prefix) and len(self.prefix) <= 64):
-            from shimgen.config import prefix_problem
+            from shimgen.project.config import prefix_problem
 
             problem = prefix_problem(self.prefix) or "not a valid prefix"
             raise UsageError(f"prefix: {problem}")

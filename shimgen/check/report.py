@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from shimgen import __version__
-from shimgen.binary.model import Binary
+from shimgen.binary.symbols import Binary
 from shimgen.check.demangle import demangle
 from shimgen.check.policy import Policy
 from shimgen.check.rules import ERROR, RULES, Finding

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from shimgen.binary.model import OBJECT, Binary
+from shimgen.binary.symbols import OBJECT, Binary
 from shimgen.check.policy import Policy
 
 ERROR, WARNING = "error", "warning"

@@ -32,7 +32,7 @@ def _sanitizers(text: str) -> tuple[str, ...]:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.build import BuildOptions, build
+    from shimgen.build.builder import BuildOptions, build
 
     config = load(args, default_to_bundled=True)
     result = build(config, BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type,

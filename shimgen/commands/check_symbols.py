@@ -41,8 +41,8 @@ def policy_from_args(args: argparse.Namespace):
         return Policy.from_options(args.prefix, tuple(args.pattern))
     if args.manifest is not None:
         return Policy.from_manifest(args.manifest)
-    from shimgen.config import find_config, load_config
-    from shimgen.shims import resolve_shims
+    from shimgen.project.config import find_config, load_config
+    from shimgen.project.shims import resolve_shims
 
     try:
         path = find_config(Path.cwd(), args.config)

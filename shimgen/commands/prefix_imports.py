@@ -23,7 +23,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.rewrite import prefix_imports_with_config
+    from shimgen.aoti.prefix_imports import prefix_imports_with_config
 
     config = load(args, default_to_bundled=True)
     result = prefix_imports_with_config(args.input, args.output, config)

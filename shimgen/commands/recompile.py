@@ -24,7 +24,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.recompile import recompile
+    from shimgen.aoti.recompile import recompile
 
     config = load(args, default_to_bundled=True)
     result = recompile(args.input, args.output, config, compiler=args.compiler)

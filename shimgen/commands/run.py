@@ -33,7 +33,7 @@ def execute(args: argparse.Namespace) -> int:
     import os
 
     from shimgen.errors import UsageError
-    from shimgen.model import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
+    from shimgen.aoti.runner import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
 
     try:
         import numpy  # noqa: F401 - the one extra dependency of this command

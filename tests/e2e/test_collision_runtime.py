@@ -14,7 +14,7 @@ from tests.e2e._native import REPO, c_compiler, run
 from tests.e2e._collision import IMPOSTOR_SOURCE, libtorch_cpu_path, probe, same_file
 
 
-if importlib.util.find_spec("shimgen.build") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
+if importlib.util.find_spec("shimgen.build.builder") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
     pytest.skip("the shim runtime and `shimgen build` are not in this checkout yet", allow_module_level=True)
 
 PLUGIN_SOURCE = """
@@ -28,8 +28,8 @@ __attribute__((visibility("default"))) const void *model_float32_shim(void) {
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory):
-    from shimgen.build import BuildOptions, build
-    from shimgen.config import load_config
+    from shimgen.build.builder import BuildOptions, build
+    from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
     c_compiler()

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build import BuildOptions, build, find_nvcc
-from shimgen.config import load_config
+from shimgen.build.builder import BuildOptions, build, find_nvcc
+from shimgen.project.config import load_config
 from shimgen.resources import default_config
-from shimgen.runtime_ctypes import Runtime, cuda_device_count
+from shimgen.aoti.capi import Runtime, cuda_device_count
 
 
 DEVICES = cuda_device_count()

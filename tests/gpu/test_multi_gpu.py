@@ -9,7 +9,7 @@ from ctypes import byref, c_void_p
 
 import pytest
 
-from shimgen.runtime_ctypes import cuda_device_count
+from shimgen.aoti.capi import cuda_device_count
 
 DEVICES = cuda_device_count()
 

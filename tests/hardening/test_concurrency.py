@@ -16,13 +16,13 @@ import threading
 import time
 from pathlib import Path
 
-from shimgen.config import load_config
+from shimgen.project.config import load_config
 from shimgen.resources import default_config
-from shimgen.shims import resolve_shims
+from shimgen.project.shims import resolve_shims
 
 import pytest
 
-from shimgen.lock import LOCK_NAME, build_lock
+from shimgen.build.lock import LOCK_NAME, build_lock
 from tests.support import REPO, run_shimgen
 
 pytestmark = pytest.mark.slow

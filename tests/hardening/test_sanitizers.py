@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build import BuildOptions, build
-from shimgen.config import load_config
+from shimgen.build.builder import BuildOptions, build
+from shimgen.project.config import load_config
 from shimgen.errors import UsageError
 from shimgen.resources import default_config
 
@@ -147,7 +147,7 @@ def test_bad_sanitizer_lists_are_usage_errors(tmp_path, sanitize, message):
 
 
 def test_cli_parses_the_sanitize_list(monkeypatch, tmp_path):
-    from shimgen import build as build_module
+    from shimgen.build import builder as build_module
     from shimgen.cli import main
 
     seen = {}
@@ -163,11 +163,11 @@ def test_cli_parses_the_sanitize_list(monkeypatch, tmp_path):
 
 def test_cmake_rejects_an_unknown_sanitizer_itself(tmp_path):
     """Plain CMake users get the same check (the option is a cache entry, not only a CLI flag)."""
-    from shimgen import cmake_driver
-    from shimgen.generate import render, write
-    from shimgen.config import with_overrides
+    from shimgen.build import cmake as cmake_driver
+    from shimgen.generate.render import render, write
+    from shimgen.project.config import with_overrides
     from shimgen.resources import runtime_dir
-    from shimgen.shims import resolve_shims
+    from shimgen.project.shims import resolve_shims
 
     config = load_config(default_config())
     generated = with_overrides(config, output_dir=tmp_path / "generated")

@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shimgen.build import BuildOptions, build
-from shimgen.config import load_config
+from shimgen.build.builder import BuildOptions, build
+from shimgen.project.config import load_config
 from shimgen.errors import InputError
-from shimgen.model import Model, ModelError, Runtime
-from shimgen.recompile import recompile
+from shimgen.aoti.runner import Model, ModelError, Runtime
+from shimgen.aoti.recompile import recompile
 from shimgen.resources import default_config
-from shimgen.rewrite import prefix_imports_with_config, read_dynamic_symbols
+from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.rewrite import read_dynamic_symbols
+from shimgen.aoti.prefix_imports import read_dynamic_symbols
 
 REPO = Path(__file__).resolve().parents[2]
 CC = shutil.which("gcc") or shutil.which("cc")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shimgen.errors import InputError
-from shimgen.recompile import compile_flags
-from shimgen.rewrite import DynSymbol, plan_renames, verify_imports
+from shimgen.aoti.recompile import compile_flags
+from shimgen.aoti.prefix_imports import DynSymbol, plan_renames, verify_imports
 
 PATTERNS = ("aoti_torch_*",)
 

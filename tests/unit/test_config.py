@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.config import find_config, load_config
+from shimgen.project.config import find_config, load_config
 from shimgen.errors import ConfigError
 from tests.support import run_shimgen
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shimgen.config import KEYS, OUTPUT_KEYS, Config, load_config, parse_config
+from shimgen.project.config import KEYS, OUTPUT_KEYS, Config, load_config, parse_config
 from shimgen.errors import ConfigError
 
 toml_scalars = st.one_of(

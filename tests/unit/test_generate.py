@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import REPO, run_shimgen
-from shimgen.config import load_config
-from shimgen.generate import generate, render
-from shimgen.shims import resolve_shims
+from shimgen.project.config import load_config
+from shimgen.generate.render import generate, render
+from shimgen.project.shims import resolve_shims
 
 GOLDEN = Path(__file__).parent / "golden"
 

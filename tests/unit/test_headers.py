@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from shimgen.headers import scan_header, scan_text
+from shimgen.project.headers import scan_header, scan_text
 
 DATA = Path(__file__).parent / "data"
 

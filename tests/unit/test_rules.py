@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.binary.model import Binary
+from shimgen.binary.symbols import Binary
 from shimgen.check import check_binaries, render_json, render_sarif, render_text
 from shimgen.check.policy import Policy, names_starting
 from shimgen.check.report import schema_path
@@ -161,9 +161,9 @@ def test_policy_rejects_bad_prefix_and_manifest(tmp_path):
 
 
 def test_policy_from_config_and_manifest_agree(tmp_path):
-    from shimgen.config import load_config
-    from shimgen.generate import manifest_text
-    from shimgen.shims import resolve_shims
+    from shimgen.project.config import load_config
+    from shimgen.generate.render import manifest_text
+    from shimgen.project.shims import resolve_shims
 
     (tmp_path / "shimgen.toml").write_text(
         'prefix = "ex_"\nsymbols = ["aoti_torch_a", "aoti_torch_b"]\nrequired = ["aoti_torch_a"]\nallow = ["ok_*"]\n')

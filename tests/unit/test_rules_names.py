@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shimgen.binary.model import Binary, Names
+from shimgen.binary.symbols import Binary, Names
 from shimgen.check import check_binaries
 from shimgen.check.policy import Policy
 

@@ -17,14 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen import cmake_driver
-from shimgen.cmake_driver import CacheEntry
-from shimgen.config import Config, with_overrides
+from shimgen.build import cmake as cmake_driver
+from shimgen.build.cmake import CacheEntry
+from shimgen.project.config import Config, with_overrides
 from shimgen.errors import ToolError, UsageError
-from shimgen.generate import render, write
-from shimgen.lock import build_lock
+from shimgen.generate.render import render, write
+from shimgen.build.lock import build_lock
 from shimgen.resources import runtime_dir
-from shimgen.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, resolve_shims
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")

@@ -335,7 +335,7 @@ def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
 
 
 def default_prefix() -> str:
-    from shimgen.config import load_config
+    from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
     return load_config(default_config()).prefix

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from shimgen.errors import InputError, ToolError
-from shimgen.rewrite import (ZIP_MAGIC, model_members, parse_elf, read_dynamic_symbols, verify_imports,
+from shimgen.aoti.prefix_imports import (ZIP_MAGIC, model_members, parse_elf, read_dynamic_symbols, verify_imports,
                              write_package)
 
 CONSTANTS_START = "_binary_constants_bin_start"
@@ -126,9 +126,9 @@ def _blob_assembly(blob: Path) -> str:
 
 def recompile(source: Path, output: Path, config, *, compiler: str | None = None) -> RecompileResult:
     """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
-    from shimgen.generate import render
-    from shimgen.rewrite import checker
-    from shimgen.shims import resolve_shims
+    from shimgen.generate.render import render
+    from shimgen.aoti.prefix_imports import checker
+    from shimgen.project.shims import resolve_shims
 
     source, output = Path(source), Path(output)
     where = str(source)

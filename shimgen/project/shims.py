@@ -9,10 +9,10 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.config import Config
+from shimgen.project.config import Config
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
-from shimgen.headers import scan_header
+from shimgen.project.headers import scan_header
 
 
 @dataclass(frozen=True)

@@ -283,7 +283,7 @@ def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], stage
 
 def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteResult:
     """``prefix_imports`` with the prefix, patterns and shim set of a ``Config``."""
-    from shimgen.shims import resolve_shims
+    from shimgen.project.shims import resolve_shims
 
     shims = resolve_shims(config)
     provided = frozenset(shim.prefixed for shim in shims.shims)

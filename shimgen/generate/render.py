@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen import __version__
-from shimgen.config import Config
+from shimgen.project.config import Config
 from shimgen.errors import StaleOutputs
 from shimgen.files import write_if_changed
 from shimgen.resources import templates_dir
-from shimgen.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, resolve_shims
 
 MANIFEST_SCHEMA = "shimgen-manifest/1"
 

@@ -1,0 +1,1 @@
+"""Building a shim library: orchestration, the CMake driver, the build lock."""

@@ -1,0 +1,1 @@
+"""Renderers (config -> {path: text}) and the writer that only touches what changed."""

@@ -1,0 +1,1 @@
+"""The project: its config, the header scanner and the one shim matcher."""
