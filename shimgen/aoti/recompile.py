@@ -128,7 +128,7 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
     """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
     from shimgen.generate.render import render
     from shimgen.aoti.prefix_imports import checker
-    from shimgen.project.shims import resolve_shims
+    from shimgen.project.shims import resolve_shims, shim_matcher
 
     source, output = Path(source), Path(output)
     where = str(source)
@@ -204,7 +204,7 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
 
         label = f"{output.name} (recompiled {member})"
         provided = frozenset(s.prefixed for s in shims.shims)
-        imports = verify_imports(read_dynamic_symbols(linked, label), config.patterns, config.prefix, provided,
+        imports = verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix, provided,
                                  where=label)
         checker(config, shims)(linked, label)
         staged = work / ("out" + output.suffix)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.project.config import Config
+from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.errors import StaleOutputs
 from shimgen.files import write_if_changed
 from shimgen.resources import templates_dir
 from shimgen.project.shims import ShimSet, resolve_shims
 
-MANIFEST_SCHEMA = "shimgen-manifest/1"
 
 # Output kind → template file.
 TEMPLATES = {

@@ -25,11 +25,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
+from shimgen.project.matcher import DEFAULT_PATTERNS
+from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem
 
 CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
-MAX_PREFIX_LENGTH = 64
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LIBRARY = re.compile(r"[A-Za-z0-9_.+-]+\Z")
 _GLOB_CHARS = set("*?[")
 
@@ -44,7 +44,7 @@ def _valid_prefix(value: str, context: Context) -> Iterator[str]:
 
 
 def _c_macro(value: str, context: Context) -> Iterator[str]:
-    if not _IDENT.match(value) or _reserved(value):
+    if not IDENTIFIER.match(value) or is_reserved(value):
         yield f"'{value}' is not a valid, unreserved C macro name"
 
 
@@ -57,7 +57,7 @@ def _shim_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
     prefix = context.prefix
     seen: set[str] = set()
     for name in names:
-        if not _IDENT.match(name):
+        if not IDENTIFIER.match(name):
             yield f"'{name}' is not a C identifier"
         elif name in seen:
             yield f"'{name}' is listed twice"
@@ -78,7 +78,7 @@ def _no_empty_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
 
 def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
     for name in names:
-        if name and not _IDENT.match(name):
+        if name and not IDENTIFIER.match(name):
             yield f"'{name}' is not a C identifier"
 
 
@@ -215,7 +215,7 @@ class Config:
         schema={"pattern": "^[A-Za-z0-9_.+-]+$"},
     )
     patterns: tuple[str, ...] = key(
-        "globs: which names are shims when seen in a binary", default=("aoti_torch_*",), checks=(_no_empty_items,)
+        "globs: which names are shims when seen in a binary", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
     )
     symbols: tuple[str, ...] = key(
         "explicit shim names (C identifiers, no duplicates, without the prefix)", default=(), checks=(_shim_names,)
@@ -370,28 +370,11 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
     return Outputs(dir=(root / values["dir"]).resolve(), files=files)
 
 
-def prefix_problem(prefix: str) -> str | None:
-    """Why ``prefix`` cannot be a symbol prefix, or None when it can."""
-    if not prefix:
-        return "the prefix is empty"
-    if len(prefix) > MAX_PREFIX_LENGTH:
-        return f"the prefix is {len(prefix)} characters long; at most {MAX_PREFIX_LENGTH} are accepted"
-    if not _IDENT.match(prefix):
-        return f"'{prefix}' is not a valid C identifier fragment (letters, digits, '_'; no leading digit)"
-    if _reserved(prefix):
-        return f"'{prefix}' is reserved in C and C++ (names starting with '__' or '_' + capital)"
-    return None
-
-
 def with_overrides(config: Config, *, output_dir: Path | None = None) -> Config:
     """A copy of ``config`` with its output directory replaced (``-o DIR`` on the command line)."""
     if output_dir is None:
         return config
     return replace(config, outputs=Outputs(dir=output_dir.resolve(), files=dict(config.outputs.files)))
-
-
-def _reserved(name: str) -> bool:
-    return name.startswith("__") or (len(name) > 1 and name[0] == "_" and name[1].isupper())
 
 
 def _escapes(root: Path, relative: str) -> bool:
