@@ -148,7 +148,7 @@ def generate(config: Config, *, check: bool = False) -> GenerateResult:
     if check:
         problems = stale(rendered)
         if problems:
-            raise StaleOutputs("; ".join(problems) + " (run 'shimgen generate' to update)")
+            raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
         return GenerateResult((), tuple(sorted(rendered)))
     return write(rendered)
 
