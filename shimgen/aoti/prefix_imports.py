@@ -17,8 +17,9 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
 from shimgen.binary.elf import ELF_MAGIC
 from shimgen.binary.load import ZIP_MAGIC
 from shimgen.errors import InputError
@@ -200,27 +201,13 @@ def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
     return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
 
 
-def model_members(names: Sequence[str]) -> list[str]:
-    return [n for n in names if PurePosixPath(n).suffix == ".so" and "/data/aotinductor/" in f"/{n}"]
-
-
 def prefix_imports(source: Path, output: Path, *, prefix: str, shims: Shims,
                    provided: frozenset[str] | None = None, verify: Verifier | None = None) -> RewriteResult:
     """Rewrite ``source`` (.so or .pt2) into ``output``; nothing is written unless every check passes."""
     source, output = Path(source), Path(output)
     shims = ShimMatcher.of(shims)  # compiled once for every member
-    where = str(source)
-    if not source.is_file():
-        raise InputError(f"{where}: no such file")
-    if output.resolve() == source.resolve():
-        raise InputError(f"{where}: the output must differ from the input")
-    if not output.parent.is_dir():
-        raise InputError(f"{output}: directory {output.parent} does not exist")
-    try:
-        with source.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise InputError(f"{where}: cannot read: {exc.strerror}") from None
+    where = check_source_and_output(source, output)
+    magic = read_magic(source, where)
 
     try:
         scratch_dir = tempfile.TemporaryDirectory(prefix=".shimgen-rewrite-", dir=output.parent)
@@ -242,11 +229,7 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, shims: Shims,
 
 def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shims,
                  provided: frozenset[str] | None, where: str, verify: Verifier | None) -> tuple[MemberResult, ...]:
-    try:
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
-    with archive:
+    with open_package(source, where) as archive:
         infos = archive.infolist()
         targets = model_members([i.filename for i in infos])
         if not targets:
@@ -265,22 +248,6 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shi
             rewritten[name] = member_out
         write_package(archive, rewritten, staged)
     return tuple(results)
-
-
-def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path) -> None:
-    """A copy of ``archive`` at ``staged`` with some members' bytes replaced by files.
-
-    Members keep their order, names, dates and compression: torch writes them stored
-    (uncompressed), and the runtime's loader copies the .so straight out of the mapped archive.
-    """
-    with zipfile.ZipFile(staged, "w") as out:
-        for info in archive.infolist():
-            data = replacements[info.filename].read_bytes() if info.filename in replacements else archive.read(info)
-            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-            copy.compress_type = info.compress_type
-            copy.external_attr = info.external_attr
-            copy.create_system = info.create_system
-            out.writestr(copy, data)
 
 
 def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteResult:

@@ -12,7 +12,6 @@ import ctypes
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.errors import InputError
@@ -22,6 +21,8 @@ RUNTIME_ENV = "SHIMGEN_RUNTIME"
 # and reads it once per model library. Unchecked, a wrong-shaped input is read out of bounds.
 CHECK_INPUTS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
 RUNTIME_NAME = "libshimgen_runtime.so"
+
+_handle = ctypes.c_void_p  # AtenTensorHandle
 
 def find_runtime(explicit: Path | None = None, start: Path | None = None) -> Path:
     """``explicit``, else ``$SHIMGEN_RUNTIME``, else the newest libshimgen_runtime.so under ./build."""

@@ -8,7 +8,6 @@ the compiling process, never in the one that runs the models.
 from __future__ import annotations
 
 import ctypes
-import ctypes
 import importlib.util
 import json
 import os

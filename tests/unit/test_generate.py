@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +46,7 @@ def test_golden(project, update_golden, name):
     if update_golden:
         golden.parent.mkdir(exist_ok=True)
         golden.write_bytes(rendered[name])
-    assert rendered[name].decode() == golden.read_text(), f"regenerate with pytest --update-golden if intended"
+    assert rendered[name].decode() == golden.read_text(), "regenerate with pytest --update-golden if intended"
 
 
 def test_manifest_describes_every_shim(project):
