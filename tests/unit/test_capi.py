@@ -73,20 +73,17 @@ def test_the_headers_parse_into_the_declarations_we_expect():
     assert len([n for n in DECLARED if n.startswith("aoti_torch_")]) >= 40
 
 
-@pytest.mark.parametrize("name", sorted(capi.SHIMS))
-def test_shim_signature_matches_its_header(name):
-    assert name in DECLARED, f"{name} is bound in capi.SHIMS but declared in no header"
-    ret, params, marker = DECLARED[name]
-    assert marker == "AOTI_SHIM_EXPORT"
-    assert capi.SHIMS[name] == (ctype(ret), [ctype(p) for p in params]), DECLARED[name]
+BOUND = [(name, "AOTI_SHIM_EXPORT", sig) for name, sig in sorted(capi.SHIMS.items())] + [
+    (name, "SHIMGEN_RUNTIME_API", sig) for name, sig in sorted(capi.API.items())
+]
 
 
-@pytest.mark.parametrize("name", sorted(capi.API))
-def test_api_signature_matches_its_header(name):
-    assert name in DECLARED, f"{name} is bound in capi.API but declared in no header"
-    ret, params, marker = DECLARED[name]
-    assert marker == "SHIMGEN_RUNTIME_API"
-    assert capi.API[name] == (ctype(ret), [ctype(p) for p in params]), DECLARED[name]
+@pytest.mark.parametrize(("name", "marker", "signature"), BOUND, ids=[b[0] for b in BOUND])
+def test_bound_signature_matches_its_header(name, marker, signature):
+    assert name in DECLARED, f"{name} is bound in shimgen/aoti/capi.py but declared in no header"
+    ret, params, declared_marker = DECLARED[name]
+    assert declared_marker == marker
+    assert signature == (ctype(ret), [ctype(p) for p in params]), DECLARED[name]
 
 
 def test_code_shims_take_nothing_and_return_int32():
