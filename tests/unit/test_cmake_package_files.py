@@ -56,6 +56,38 @@ def test_config_documents_every_public_function() -> None:
         assert f"#   {name}(" in doc, f"{name} is missing from the doc block of shimgenConfig.cmake"
 
 
+def _documented_variables() -> set[str]:
+    doc = (CMAKE_DIR / "shimgenConfig.cmake").read_text().split("\n\n")[0]
+    section = doc[doc.index("#   shimgen_generate("):doc.index("#   shimgen_link_whole(")]
+    return set(re.findall(r"\bSHIMGEN_[A-Z_]+\b", section.split("and no other")[1]))
+
+
+def _listed_variables() -> set[str]:
+    text = (CMAKE_DIR / "shimgenGenerate.cmake").read_text()
+    body = re.search(r"function\(_shimgen_generate_variables out\)\n  set\(\$\{out\}(.*?)PARENT_SCOPE\)", text, re.S)
+    assert body, "shimgenGenerate.cmake defines no _shimgen_generate_variables()"
+    return set(body.group(1).split())
+
+
+def _fragment_variables(tmp_path: Path) -> set[str]:
+    """What the generated fragment sets, with every output switched on."""
+    from shimgen.generate.render import render
+    from shimgen.project.config import load_config
+    from shimgen.project.shims import resolve_shims
+
+    (tmp_path / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_x"]\n')
+    config = load_config(tmp_path / "shimgen.toml")
+    fragment = render(config, resolve_shims(config))[config.outputs.dir / "shimgen.cmake"].decode()
+    return set(re.findall(r"^\s*set\((SHIMGEN_[A-Z_]+)\b", fragment, re.MULTILINE))
+
+
+def test_the_variables_handed_to_the_caller_are_the_documented_ones(tmp_path: Path) -> None:
+    documented, listed, fragment = _documented_variables(), _listed_variables(), _fragment_variables(tmp_path)
+    assert "SHIMGEN_PREFIX" in documented and "SHIMGEN_PREFIX_TARGET" in documented
+    assert listed == documented, "shimgenGenerate.cmake and the doc block of shimgenConfig.cmake differ"
+    assert fragment == documented, "templates/shimgen.cmake.j2 sets other variables than the documented ones"
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
 def test_cmake_script(script: Path, tmp_path: Path) -> None:
     result = subprocess.run([cmake(), f"-DCMAKE_DIR={CMAKE_DIR}", f"-DWORK={tmp_path}",
