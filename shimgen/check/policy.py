@@ -14,7 +14,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
 
-from shimgen.binary.symbols import Names
+from shimgen.binary.symbols import LINKER_SYMBOLS, Names
 from shimgen.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -26,13 +26,6 @@ MANIFEST_SCHEMA = "shimgen-manifest/1"  # mirrors shimgen.generate.render (not i
 # A prefix shimgen.project.config.prefix_problem certainly accepts: an identifier fragment that does not
 # start with '_' (so neither '__' nor '_' + capital, the reserved forms).
 _PLAIN_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-
-# Symbols every ELF/Mach-O linker defines on its own; never a foreign export of the user's making.
-LINKER_SYMBOLS = frozenset({
-    "_init", "_fini", "_edata", "_end", "__bss_start", "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_",
-    "_PROCEDURE_LINKAGE_TABLE_", "__end__", "__data_start", "data_start", "_IO_stdin_used",
-    "_mh_dylib_header", "_mh_execute_header", "_mh_bundle_header", "dyld_stub_binder",
-})
 
 
 @dataclass(frozen=True)

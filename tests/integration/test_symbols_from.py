@@ -1,0 +1,67 @@
+"""symbols_from: the rename set read from real compiled objects and archives (gcc, ELF)."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from shimgen.project.objects import read_symbols_from
+from tests.support import require_tool
+
+LIBRARY = textwrap.dedent(
+    """\
+    #include <string.h>
+    int gfun(void) { return 1; }
+    __attribute__((weak)) int wfun(void) { return 2; }
+    int gdata = 3;
+    static int sfun(void) { return 4; }
+    __attribute__((visibility("hidden"))) int hfun(void) { return sfun(); }
+    int copy(char *d, const char *s) { memcpy(d, s, 4); return 0; }
+    int zz_already(void) { return 5; }
+    int __reserved_helper(void) { return 6; }
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def objects(tmp_path_factory) -> Path:
+    require_tool("gcc")
+    root = tmp_path_factory.mktemp("objs")
+    (root / "lib.c").write_text(LIBRARY)
+    (root / "more.c").write_text("int other_fun(int x) { return x; }\nint gdata2;\n")
+    (root / "build").mkdir()
+    for name in ("lib", "more"):
+        subprocess.run(["gcc", "-fPIC", "-fno-common", "-c", str(root / f"{name}.c"), "-o",
+                        str(root / "build" / f"{name}.o")], check=True)
+    subprocess.run(["ar", "rcs", str(root / "build" / "libboth.a"), str(root / "build" / "lib.o"),
+                    str(root / "build" / "more.o")], check=True)
+    return root
+
+
+def test_defined_globals_join_and_references_do_not(objects):
+    found = read_symbols_from(objects, objects / "shimgen.toml", ["build/*.o"], prefix="zz_")
+    assert set(found.names) == {"gfun", "wfun", "gdata", "hfun", "copy", "other_fun", "gdata2"}
+    assert "memcpy" not in found.names and "sfun" not in found.names
+    assert [s.name for s in found.weak] == ["wfun"]
+    skipped = {s.symbol.name: s.reason for s in found.skipped}
+    assert skipped == {"zz_already": "already prefixed", "__reserved_helper": "reserved or mangled name"}
+    assert any("wfun" in line and "weak" in line for line in found.warnings())
+
+
+def test_archive_members_are_recorded_and_exclude_takes_names_out(objects):
+    found = read_symbols_from(objects, objects / "shimgen.toml", ["build/libboth.a"], prefix="zz_",
+                              exclude=["gdata*"])
+    by_name = {s.name: s for s in found.renamed}
+    assert by_name["other_fun"].file == "build/libboth.a" and by_name["other_fun"].member == "more.o"
+    assert by_name["gfun"].member == "lib.o"
+    assert found.excluded == ("gdata", "gdata2") and "gdata" not in by_name
+
+
+def test_no_match_is_a_config_error(objects):
+    from shimgen.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="matches no file"):
+        read_symbols_from(objects, objects / "shimgen.toml", ["build/*.dylib"], prefix="zz_")
