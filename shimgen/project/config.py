@@ -53,7 +53,14 @@ KEYS: dict[str, KeySpec] = {
     "required": KeySpec("list", None, "Names or globs that must be present in built artifacts (default: all)."),
     "allow": KeySpec("list", [], "Globs of other exports permitted by strict checking."),
     "exports": KeySpec("list", [], "Non-shim names the library exports too (added to the linker export lists)."),
+    "symbols_from": KeySpec("list", [], "Globs of objects, static archives or shared libraries: every defined "
+                            "global symbol they hold joins the rename set (see docs/vendoring.md)."),
+    "exclude": KeySpec("list", [], "Globs of names taken out of the set read through symbols_from."),
+    "rename": KeySpec("str", "define", "How export.h renames: 'define' (#define), 'pragma' (#pragma "
+                      "redefine_extname), or 'auto' (pragma on GCC/Clang, #define elsewhere)."),
 }
+
+RENAME_MODES = ("define", "pragma", "auto")
 
 OUTPUT_KEYS: dict[str, KeySpec] = {
     "dir": KeySpec("str", "generated", "Output directory, relative to the config file."),
@@ -64,6 +71,7 @@ OUTPUT_KEYS: dict[str, KeySpec] = {
     "exported_symbols": KeySpec("str|false", "shimgen.exp", "Mach-O exported-symbols list."),
     "def": KeySpec("str|false", "shimgen.def", "Windows module-definition file."),
     "keep": KeySpec("str|false", "shimgen_keep.c", "Translation unit referencing every required shim."),
+    "asm_header": KeySpec("str|false", False, "Renames for assembly sources (GAS .S; ELF and Mach-O spellings)."),
     "manifest": KeySpec("str|false", "manifest.json", "Machine-readable description the checker reads."),
 }
 
@@ -100,6 +108,9 @@ class Config:
     outputs: Outputs
     digest: str
     """sha256 of the config file's bytes, recorded in the manifest."""
+    symbols_from: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    rename: str = "define"
 
     @property
     def display_name(self) -> str:
@@ -227,13 +238,16 @@ def parse_config(
     for name in merged["exports"] or []:
         if isinstance(name, str) and name and not _IDENT.match(name):
             bad("exports", f"'{name}' is not a C identifier")
-    if not (merged["symbols"] or merged["headers"]):
-        problems.append(f"{path}: give the shims with 'symbols', 'headers', or both")
+    if not (merged["symbols"] or merged["headers"] or merged["symbols_from"]):
+        problems.append(f"{path}: give the shims with 'symbols', 'headers', 'symbols_from', or several")
+    if isinstance(merged["rename"], str) and merged["rename"] not in RENAME_MODES:
+        bad("rename", f"'{merged['rename']}' is not one of {', '.join(RENAME_MODES)}")
 
     root = path.parent
-    for pattern in merged["headers"] or []:
-        if isinstance(pattern, str) and _escapes(root, pattern):
-            bad("headers", f"'{pattern}' leaves the project directory {root}")
+    for key in ("headers", "symbols_from"):
+        for pattern in merged[key] or []:
+            if isinstance(pattern, str) and _escapes(root, pattern):
+                bad(key, f"'{pattern}' leaves the project directory {root}")
 
     outputs = _parse_outputs(data.get("outputs", {}), root, locate, problems)
 
@@ -254,6 +268,9 @@ def parse_config(
         allow=tuple(merged["allow"]),
         exports=tuple(merged["exports"]),
         outputs=outputs,  # type: ignore[arg-type]
+        symbols_from=tuple(merged["symbols_from"]),
+        exclude=tuple(merged["exclude"]),
+        rename=merged["rename"],
         digest=hashlib.sha256(raw if raw is not None else text.encode()).hexdigest(),
     )
 

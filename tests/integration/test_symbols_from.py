@@ -65,3 +65,29 @@ def test_no_match_is_a_config_error(objects):
 
     with pytest.raises(ConfigError, match="matches no file"):
         read_symbols_from(objects, objects / "shimgen.toml", ["build/*.dylib"], prefix="zz_")
+
+
+def test_config_symbols_from_feeds_manifest_and_check_symbols(objects, run_cli):
+    import json
+
+    config = objects / "shimgen.toml"
+    config.write_text('prefix = "zz_"\npatterns = []\nsymbols_from = ["build/libboth.a"]\nexclude = ["gdata2"]\n'
+                      'rename = "auto"\n')
+    result = run_cli("generate", "-c", config)
+    assert result.code == 0, result.err
+    assert "warning: symbols_from: 1 weak definitions renamed" in result.err and "wfun" in result.err
+    manifest = json.loads((objects / "generated" / "manifest.json").read_text())
+    by_name = {s["name"]: s for s in manifest["shims"]}
+    assert by_name["other_fun"]["defined_in"] == {"file": "build/libboth.a", "member": "more.o"}
+    assert by_name["wfun"]["binding"] == "weak"
+    assert manifest["symbols_from"]["excluded"] == ["gdata2"]
+    assert {s["name"] for s in manifest["symbols_from"]["skipped"]} == {"zz_already", "__reserved_helper"}
+    # The unprefixed objects export every name unprefixed: check-symbols says so (SG001).
+    check = run_cli("check-symbols", "-c", config, objects / "build" / "lib.o")
+    assert check.code == 1 and "SG001" in check.out and "gfun" in check.out
+
+
+def test_symbols_from_may_not_leave_the_project(write_config, run_cli):
+    config = write_config('prefix = "zz_"\nsymbols_from = ["../elsewhere/*.o"]\n')
+    result = run_cli("generate", "-c", config)
+    assert result.code == 2 and "leaves the project directory" in result.err
