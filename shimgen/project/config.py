@@ -56,6 +56,7 @@ KEYS: dict[str, KeySpec] = {
     "symbols_from": KeySpec("list", [], "Globs of objects, static archives or shared libraries: every defined "
                             "global symbol they hold joins the rename set (see docs/vendoring.md)."),
     "exclude": KeySpec("list", [], "Globs of names taken out of the set read through symbols_from."),
+    "lint_sources": KeySpec("list", [], "Globs of sources 'shimgen lint' scans for clobbered spellings of renamed names."),
     "rename": KeySpec("str", "define", "How export.h renames: 'define' (#define), 'pragma' (#pragma "
                       "redefine_extname), or 'auto' (pragma on GCC/Clang, #define elsewhere)."),
 }
@@ -111,6 +112,7 @@ class Config:
     symbols_from: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     rename: str = "define"
+    lint_sources: tuple[str, ...] = ()
 
     @property
     def display_name(self) -> str:
@@ -244,7 +246,7 @@ def parse_config(
         bad("rename", f"'{merged['rename']}' is not one of {', '.join(RENAME_MODES)}")
 
     root = path.parent
-    for key in ("headers", "symbols_from"):
+    for key in ("headers", "symbols_from", "lint_sources"):
         for pattern in merged[key] or []:
             if isinstance(pattern, str) and _escapes(root, pattern):
                 bad(key, f"'{pattern}' leaves the project directory {root}")
@@ -271,6 +273,7 @@ def parse_config(
         symbols_from=tuple(merged["symbols_from"]),
         exclude=tuple(merged["exclude"]),
         rename=merged["rename"],
+        lint_sources=tuple(merged["lint_sources"]),
         digest=hashlib.sha256(raw if raw is not None else text.encode()).hexdigest(),
     )
 
