@@ -81,6 +81,8 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         "exported": shims.exported_names(),
         "header": config.outputs.files.get("header", "export.h"),
         "rename": config.rename,
+        "header_name": config.outputs.files.get("header"),
+        "asm_header_name": config.outputs.files.get("asm_header"),
         "files": sorted(
             (CMAKE_VARIABLES[kind], name) for kind, name in config.outputs.files.items() if kind in CMAKE_VARIABLES
         ),

@@ -15,32 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.errors import InputError
-from shimgen.project.headers import Token, split_source, tokenize
+from shimgen.project.headers import Token, split_source
 
-KEYWORDS = frozenset("""
-auto break case char const continue default do double else enum extern float for goto if inline int long
-register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
-_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
-alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t char32_t class compl concept consteval
-constexpr constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit export false
-friend mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
-reinterpret_cast requires static_assert static_cast template this thread_local throw true try typeid typename
-using virtual wchar_t xor xor_eq typeof
-""".split())
+KEYWORDS = frozenset(["auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "typeof"])
 
 # Names the C standard library (and POSIX's most common) declares or defines as macros.
-STANDARD_NAMES = frozenset("""
-errno assert abort abs atexit atof atoi atol bsearch calloc div exit free getenv labs ldiv malloc qsort rand
-realloc srand strtod strtol strtoul system memchr memcmp memcpy memmove memset strcat strchr strcmp strcoll
-strcpy strcspn strerror strlen strncat strncmp strncpy strpbrk strrchr strspn strstr strtok strxfrm printf
-fprintf sprintf snprintf vprintf vfprintf vsprintf vsnprintf scanf fscanf sscanf fopen fclose fread fwrite
-fflush fgets fputs fgetc fputc getc putc getchar putchar puts gets fseek ftell rewind remove rename tmpfile
-perror feof ferror clearerr setvbuf setbuf stdin stdout stderr time clock difftime mktime asctime ctime gmtime
-localtime strftime signal raise setjmp longjmp isalpha isdigit isalnum isspace isupper islower toupper
-tolower sqrt pow exp log log10 sin cos tan floor ceil fabs fmod read write open close stat fstat lseek unlink
-access pipe fork dup dup2 mmap munmap select poll socket bind listen accept connect send recv index random
-optarg optind environ offsetof NULL EOF FILE size_t ptrdiff_t wchar_t va_list va_start va_end va_arg
-""".split())
+STANDARD_NAMES = frozenset(["errno", "assert", "abort", "abs", "atexit", "atof", "atoi", "atol", "bsearch", "calloc", "div", "exit", "free", "getenv", "labs", "ldiv", "malloc", "qsort", "rand", "realloc", "srand", "strtod", "strtol", "strtoul", "system", "memchr", "memcmp", "memcpy", "memmove", "memset", "strcat", "strchr", "strcmp", "strcoll", "strcpy", "strcspn", "strerror", "strlen", "strncat", "strncmp", "strncpy", "strpbrk", "strrchr", "strspn", "strstr", "strtok", "strxfrm", "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf", "vsnprintf", "scanf", "fscanf", "sscanf", "fopen", "fclose", "fread", "fwrite", "fflush", "fgets", "fputs", "fgetc", "fputc", "getc", "putc", "getchar", "putchar", "puts", "gets", "fseek", "ftell", "rewind", "remove", "rename", "tmpfile", "perror", "feof", "ferror", "clearerr", "setvbuf", "setbuf", "stdin", "stdout", "stderr", "time", "clock", "difftime", "mktime", "asctime", "ctime", "gmtime", "localtime", "strftime", "signal", "raise", "setjmp", "longjmp", "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower", "toupper", "tolower", "sqrt", "pow", "exp", "log", "log10", "sin", "cos", "tan", "floor", "ceil", "fabs", "fmod", "read", "write", "open", "close", "stat", "fstat", "lseek", "unlink", "access", "pipe", "fork", "dup", "dup2", "mmap", "munmap", "select", "poll", "socket", "bind", "listen", "accept", "connect", "send", "recv", "index", "random", "optarg", "optind", "environ", "offsetof", "NULL", "EOF", "FILE", "size_t", "ptrdiff_t", "wchar_t", "va_list", "va_start", "va_end", "va_arg"])
 
 SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".inc", ".S")
 
