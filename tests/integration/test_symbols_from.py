@@ -91,3 +91,19 @@ def test_symbols_from_may_not_leave_the_project(write_config, run_cli):
     config = write_config('prefix = "zz_"\nsymbols_from = ["../elsewhere/*.o"]\n')
     result = run_cli("generate", "-c", config)
     assert result.code == 2 and "leaves the project directory" in result.err
+
+
+def test_macho_object_underscore_stripped_and_weak_read(tmp_path):
+    """A real Mach-O object (zig cc is clang): names arrive without the leading underscore, and a
+    weak definition (N_WEAK_DEF) is reported as weak."""
+    import sys
+
+    pytest.importorskip("ziglang")
+    (tmp_path / "lib.c").write_text(LIBRARY.replace("#include <string.h>\n", "").replace(
+        "memcpy(d, s, 4)", "d[0] = s[0]"))
+    subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", "x86_64-macos", "-fno-sanitize=undefined",
+                    "-c", str(tmp_path / "lib.c"), "-o", str(tmp_path / "lib.o")], check=True, capture_output=True)
+    found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["lib.o"], prefix="zz_")
+    assert {"gfun", "wfun", "gdata", "hfun", "copy"} <= set(found.names)
+    assert not any(name.startswith("_gfun") for name in found.names)
+    assert [s.name for s in found.weak] == ["wfun"]
