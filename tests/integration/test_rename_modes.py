@@ -131,7 +131,7 @@ def test_pragma_leaves_a_struct_member_alone(headers, tmp_path, compiler):
     preprocessed = subprocess.run([*command, "-E", "-DAOTI_SHIM_SYMBOL_PREFIX=zz_", f"-I{headers['pragma']}",
                                    str(source)], capture_output=True, text=True, check=True).stdout
     assert "flags.compress" in preprocessed
-    exports, imports = symbols(compile_object(command, headers["pragma"], source, tmp_path / "m.o"))
+    _, imports = symbols(compile_object(command, headers["pragma"], source, tmp_path / "m.o"))
     assert "zz_compress" in imports and "compress" not in imports
     defined = subprocess.run([*command, "-E", "-DAOTI_SHIM_SYMBOL_PREFIX=zz_", f"-I{headers['define']}",
                               str(source)], capture_output=True, text=True, check=True).stdout
