@@ -39,7 +39,8 @@ class Clobber:
     hint: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.name}: used as {self.kind}; {self.hint}"
+        where = f"{self.file}:{self.line}" if self.line else self.file  # config-level: no line
+        return f"{where}: {self.name}: used as {self.kind}; {self.hint}"
 
 
 def _hint(mode: str) -> str:

@@ -79,3 +79,13 @@ def test_cli_exit_codes(write_config, run_cli):
     assert clean.code == 0, clean.out
     missing = run_cli("lint", "-c", config, config.parent / "nope.c")
     assert missing.code == 2 and "no such file" in missing.err
+
+
+def test_keyword_target_reported_by_the_cli(write_config, run_cli):
+    config = write_config('prefix = "zz_"\nsymbols = ["decltype", "errno", "ok_name"]\n',
+                          files={"a.c": "int ok_name(void) { return 0; }\n"})
+    result = run_cli("lint", "-c", config, config.parent / "a.c")
+    assert result.code == 1
+    assert "shimgen.toml: decltype: used as a rename target that is a C/C++ keyword;" in result.out
+    assert "shimgen.toml: errno: used as a rename target that is a standard-library name;" in result.out
+    assert "ok_name" not in result.out.split("shimgen lint:")[0]
