@@ -19,6 +19,7 @@
 #         SHIMGEN_GENERATED_DIR SHIMGEN_HEADER SHIMGEN_MANIFEST SHIMGEN_VERSION_SCRIPT
 #         SHIMGEN_EXPORTED_SYMBOLS_LIST SHIMGEN_DEF_FILE SHIMGEN_KEEP_SOURCE (absolute paths)
 #         SHIMGEN_SHIMS SHIMGEN_PREFIXED_SHIMS SHIMGEN_REQUIRED_SHIMS (lists of names)
+#         SHIMGEN_RENAME_MODE (define|pragma|auto)  SHIMGEN_ASM_HEADER (when outputs.asm_header is on)
 #   shimgen_link_whole(<target> [PRIVATE|PUBLIC|INTERFACE] <libs>...)
 #       Links static <libs> into <target> keeping every object (whole archive). PRIVATE by default.
 #   shimgen_export_only(<target> [FROM <prefix-target>])

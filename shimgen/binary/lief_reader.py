@@ -24,6 +24,7 @@ _LIEF_TYPES = {"NOTYPE": "notype", "OBJECT": "object", "FUNC": "func", "COMMON":
 # Mach-O nlist n_type bits.
 N_STAB, N_PEXT, N_TYPE, N_EXT = 0xE0, 0x10, 0x0E, 0x01
 N_UNDF, N_SECT = 0x0, 0xE
+N_WEAK_DEF = 0x0080  # n_desc: a weak definition (coalesced, like ELF STB_WEAK)
 MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_BUNDLE = 1, 2, 6, 8
 
 
@@ -257,7 +258,8 @@ def _macho_binary(macho, file_type: int, path: str, member: str | None, where: s
         elif defined and name in hidden_of:
             hidden.add(name)
         if detail:
-            symbols.append(Symbol(name, defined, "global" if external else "local",
+            binding = ("weak" if defined and sym.description & N_WEAK_DEF else "global") if external else "local"
+            symbols.append(Symbol(name, defined, binding,
                                   "hidden" if n_type & N_PEXT or not external else "default",
                                   "notype", is_export, is_import))
     hidden -= exports

@@ -22,6 +22,13 @@ EXECUTABLE = "executable"
 OBJECT = "object"  # relocatable object, standalone or an archive member
 LINKED_KINDS = (SHARED, EXECUTABLE)
 
+# Symbols every ELF/Mach-O linker defines on its own; never a foreign export of the user's making.
+LINKER_SYMBOLS = frozenset({
+    "_init", "_fini", "_edata", "_end", "__bss_start", "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_",
+    "_PROCEDURE_LINKAGE_TABLE_", "__end__", "__data_start", "data_start", "_IO_stdin_used",
+    "_mh_dylib_header", "_mh_execute_header", "_mh_bundle_header", "dyld_stub_binder",
+})
+
 
 class Names(Set):
     """An immutable set of symbol names.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
 
-from shimgen.binary.symbols import Names
+from shimgen.binary.symbols import LINKER_SYMBOLS, Names
 from shimgen.errors import InputError, UsageError
 from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher
@@ -22,12 +22,6 @@ if TYPE_CHECKING:
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
 
-# Symbols every ELF/Mach-O linker defines on its own; never a foreign export of the user's making.
-LINKER_SYMBOLS = frozenset({
-    "_init", "_fini", "_edata", "_end", "__bss_start", "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_",
-    "_PROCEDURE_LINKAGE_TABLE_", "__end__", "__data_start", "data_start", "_IO_stdin_used",
-    "_mh_dylib_header", "_mh_execute_header", "_mh_bundle_header", "dyld_stub_binder",
-})
 
 
 @dataclass(frozen=True)

@@ -13,4 +13,5 @@ COMMANDS = [
     "recompile",
     "check_symbols",
     "symbols",
+    "lint",
 ]

@@ -23,6 +23,8 @@ def execute(args: argparse.Namespace) -> int:
 
     config = with_overrides(load(args), output_dir=args.output_dir)
     result = generate(config, check=args.check)
+    for line in result.warnings:
+        print(f"shimgen: warning: {line}", file=sys.stderr)
     if args.check:
         print(f"shimgen: {len(result.unchanged)} outputs up to date in {config.outputs.dir}")
         return 0

@@ -34,6 +34,7 @@ TEMPLATES = {
     "exported_symbols": "exported_symbols.exp.j2",
     "def": "module.def.j2",
     "keep": "keep.c.j2",
+    "asm_header": "prefix_asm.h.j2",
 }
 
 # Output kind → variable naming its path in the CMake fragment.
@@ -43,6 +44,7 @@ CMAKE_VARIABLES = {
     "exported_symbols": "SHIMGEN_EXPORTED_SYMBOLS_LIST",
     "def": "SHIMGEN_DEF_FILE",
     "keep": "SHIMGEN_KEEP_SOURCE",
+    "asm_header": "SHIMGEN_ASM_HEADER",
     "manifest": "SHIMGEN_MANIFEST",
 }
 
@@ -51,6 +53,8 @@ CMAKE_VARIABLES = {
 class GenerateResult:
     written: tuple[Path, ...]
     unchanged: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()
+    """Things the user should know (weak or skipped symbols read through symbols_from)."""
 
 
 def banner(config: Config) -> str:
@@ -82,6 +86,9 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         "required": shims.required,
         "exported": shims.exported_names(),
         "header": config.outputs.files.get("header", "export.h"),
+        "rename": config.rename,
+        "header_name": config.outputs.files.get("header"),
+        "asm_header_name": config.outputs.files.get("asm_header"),
         "files": sorted(
             (CMAKE_VARIABLES[kind], name) for kind, name in config.outputs.files.items() if kind in CMAKE_VARIABLES
         ),
@@ -123,9 +130,25 @@ def manifest_data(config: Config, shims: ShimSet) -> dict:
                 "prefixed": shim.prefixed,
                 "required": shim.required,
                 "declared_in": shim.declared_in,
+                **({"defined_in": {"file": shim.defined_in[0], "member": shim.defined_in[1]},
+                    "binding": shim.binding} if shim.defined_in else {}),
             }
             for shim in shims.shims
         ],
+        **({"symbols_from": _objects_data(shims)} if shims.objects is not None else {}),
+    }
+
+
+def _objects_data(shims: ShimSet) -> dict:
+    """What symbols_from read and did not rename, for the record (weak/unique ones are per shim)."""
+    objects = shims.objects
+    assert objects is not None
+    return {
+        "weak": [s.name for s in objects.weak],
+        "unique": [s.name for s in objects.unique],
+        "excluded": list(objects.excluded),
+        "skipped": [{"name": s.symbol.name, "reason": s.reason, "file": s.symbol.file, "member": s.symbol.member}
+                    for s in objects.skipped],
     }
 
 
@@ -159,13 +182,15 @@ def write(rendered: dict[Path, bytes]) -> GenerateResult:
 
 def generate(config: Config, *, check: bool = False) -> GenerateResult:
     """Render and write every output; with ``check``, write nothing and raise on drift."""
-    rendered = render(config, resolve_shims(config))
+    shims = resolve_shims(config)
+    rendered = render(config, shims)
     if check:
         problems = stale(rendered)
         if problems:
             raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
-        return GenerateResult((), tuple(sorted(rendered)))
-    return write(rendered)
+        return GenerateResult((), tuple(sorted(rendered)), tuple(shims.warnings()))
+    result = write(rendered)
+    return GenerateResult(result.written, result.unchanged, tuple(shims.warnings()))
 
 
 def _c_ident(text: str) -> str:

@@ -98,7 +98,9 @@ def _dir_inside_project(value: str, context: Context) -> Iterator[str]:
         yield f"'{context.name}' = '{value}' leaves the project directory {context.root}"
 
 
-def _plain_file_name(value: str, context: Context) -> Iterator[str]:
+def _plain_file_name(value: str | Literal[False], context: Context) -> Iterator[str]:
+    if value is False:  # switched off (the default of optional outputs such as asm_header)
+        return
     if not value or "/" in value or "\\" in value or value in (".", ".."):
         yield f"'{context.name}' must be a plain file name or false"
 
@@ -168,6 +170,9 @@ class OutputsTable:
         "references every required shim: retention without whole-archive",
         default="shimgen_keep.c",
         checks=(_plain_file_name,),
+    )
+    asm_header: str | Literal[False] = key(
+        "renames for assembly sources (GAS `.S`; ELF and Mach-O spellings)", default=False, checks=(_plain_file_name,)
     )
     manifest: str | Literal[False] = key(
         "prefix, macro, patterns, allow, exports and per shim its plain and prefixed name, whether "
@@ -240,6 +245,26 @@ class Config:
         checks=(_no_empty_items, _identifiers),
     )
 
+    symbols_from: tuple[str, ...] = key(
+        "globs of objects, static archives or shared libraries: every defined global symbol they hold "
+        "joins the rename set (docs/vendoring.md)",
+        default=(),
+        checks=(_no_empty_items, _globs_inside_project),
+    )
+    exclude: tuple[str, ...] = key(
+        "globs of names taken out of the set read through `symbols_from`", default=(), checks=(_no_empty_items,)
+    )
+    rename: Literal["define", "pragma", "auto"] = key(
+        "how export.h renames: `define` (#define), `pragma` (#pragma redefine_extname), or `auto` "
+        "(pragma on GCC/Clang, #define elsewhere)",
+        default="define",
+    )
+    lint_sources: tuple[str, ...] = key(
+        "globs of sources `shimgen lint` scans for clobbered spellings of renamed names",
+        default=(),
+        checks=(_no_empty_items, _globs_inside_project),
+    )
+
     outputs: Outputs
     digest: str
     """sha256 of the config file's bytes, recorded in the manifest."""
@@ -255,11 +280,12 @@ KEYS: dict[str, Key] = keys_of(Config)
 OUTPUT_KEYS: dict[str, Key] = keys_of(OutputsTable)
 """Every key of [outputs]."""
 SUBTABLES = ("outputs",)
+RENAME_MODES = ("define", "pragma", "auto")
 
 
 def _shims_given(values: Mapping[str, Any]) -> Iterator[str]:
-    if not (values["symbols"] or values["headers"]):
-        yield "give the shims with 'symbols', 'headers', or both"
+    if not (values["symbols"] or values["headers"] or values["symbols_from"]):
+        yield "give the shims with 'symbols', 'headers', 'symbols_from', or several"
 
 
 # Checks over the whole top-level table; each yields messages that name the file only.

@@ -66,10 +66,31 @@ class Declaration:
 
 
 @dataclass(frozen=True)
-class _Token:
+class Token:
     kind: str
+    """ident, number, string, punct."""
     text: str
     line: int
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One preprocessor directive, continuation lines joined (``#define M(a, b) ...``)."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """A C/C++ source split for token scans: ``code`` holds every line that is not a directive
+    (directive lines and ``#if 0`` sections blanked, so line numbers stay), ``directives`` the rest."""
+
+    code: str
+    directives: tuple[Directive, ...]
+
+    def tokens(self) -> list[Token]:
+        return tokenize(self.code)
 
 
 def scan_header(path: Path, export_macro: str) -> list[Declaration]:
@@ -82,7 +103,7 @@ def scan_header(path: Path, export_macro: str) -> list[Declaration]:
 
 
 def scan_text(text: str, export_macro: str, path: Path = Path("<string>")) -> list[Declaration]:
-    tokens = _tokenize(_drop_directives(text))
+    tokens = split_source(text).tokens()
     found: list[Declaration] = []
     for statement in _statements(tokens):
         if not any(t.kind == "ident" and t.text == export_macro for t in statement):
@@ -95,21 +116,27 @@ def scan_text(text: str, export_macro: str, path: Path = Path("<string>")) -> li
     return found
 
 
-def _drop_directives(text: str) -> str:
-    """Blank out preprocessor lines (with their continuations), keeping line numbers."""
+def split_source(text: str) -> Source:
+    """Blank out preprocessor lines (with their continuations), keeping line numbers, and keep
+    the directives (outside ``#if 0`` sections) apart."""
     text = text.replace("\r\n", "\n")
     out: list[str] = []
+    directives: list[Directive] = []
+    pending: list[str] = []  # the lines of the directive being read, while it is live
+    pending_line = 0
+    live = False
     in_directive = False
     in_block_comment = False
     # '#if 0' sections are dead in every configuration: skip them like comments. Depth counts
     # nested conditionals inside the dead section so its own '#endif' does not end it.
     dead_depth = 0
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.lstrip()
         if in_directive or (not in_block_comment and stripped.startswith("#")):
             directive = re.sub(r"^#\s*", "", stripped)
             keyword = directive.split(None, 1)[0] if directive else ""
             if not in_directive:
+                live, pending, pending_line = not dead_depth, [], number
                 if dead_depth:
                     if keyword.startswith("if"):
                         dead_depth += 1
@@ -118,6 +145,10 @@ def _drop_directives(text: str) -> str:
                 elif re.fullmatch(r"if\s+0\s*(//.*|/\*.*)?", directive):
                     dead_depth = 1
             in_directive = line.rstrip().endswith("\\")
+            if live:
+                pending.append(line.rstrip()[:-1] if in_directive else line)
+                if not in_directive:
+                    directives.append(Directive(pending_line, " ".join(pending).strip()))
             out.append("")
             continue
         if dead_depth:
@@ -140,28 +171,29 @@ def _drop_directives(text: str) -> str:
                 in_block_comment = True
                 position = start + 2
         out.append(line)
-    return "\n".join(out).replace("\\\n", " \n")
+    return Source("\n".join(out).replace("\\\n", " \n"), tuple(directives))
 
 
-def _tokenize(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    line = 1
+def tokenize(text: str, first_line: int = 1) -> list[Token]:
+    """C/C++ tokens of ``text`` (comments and whitespace dropped), each with its line number."""
+    tokens: list[Token] = []
+    line = first_line
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "punct"
         value = match.group()
         if kind not in ("ws", "comment"):
-            tokens.append(_Token(kind, value, line))
+            tokens.append(Token(kind, value, line))
         line += value.count("\n")
     return tokens
 
 
-def _statements(tokens: list[_Token]) -> list[list[_Token]]:
+def _statements(tokens: list[Token]) -> list[list[Token]]:
     """Split into top-level declarations: at ';' outside parentheses, or at a '{...}' body.
 
     ``extern "C" {`` and ``namespace x {`` open scopes whose contents are scanned as top level.
     """
-    statements: list[list[_Token]] = []
-    current: list[_Token] = []
+    statements: list[list[Token]] = []
+    current: list[Token] = []
     depth = 0
     index = 0
     while index < len(tokens):
@@ -203,14 +235,14 @@ def _statements(tokens: list[_Token]) -> list[list[_Token]]:
     return [s for s in statements if s]
 
 
-def _opens_scope(prefix: list[_Token]) -> bool:
+def _opens_scope(prefix: list[Token]) -> bool:
     texts = [t.text for t in prefix]
     if len(texts) == 2 and texts[0] == "extern" and prefix[1].kind == "string":
         return True
     return bool(texts) and texts[0] in ("namespace", "inline") and "namespace" in texts[:2]
 
 
-def _skip_braces(tokens: list[_Token], index: int) -> int:
+def _skip_braces(tokens: list[Token], index: int) -> int:
     depth = 0
     while index < len(tokens):
         if tokens[index].text == "{":
@@ -223,7 +255,7 @@ def _skip_braces(tokens: list[_Token], index: int) -> int:
     return index
 
 
-def _declarator_name(statement: list[_Token], export_macro: str) -> _Token | None:
+def _declarator_name(statement: list[Token], export_macro: str) -> Token | None:
     # Cut an initializer ('= value') so its identifiers are not taken for the name.
     depth = 0
     for position, token in enumerate(statement):
@@ -243,9 +275,9 @@ def _declarator_name(statement: list[_Token], export_macro: str) -> _Token | Non
     return idents[-1] if idents else None
 
 
-def _at_level(statement: list[_Token], level: int) -> list[_Token]:
+def _at_level(statement: list[Token], level: int) -> list[Token]:
     depth = 0
-    picked: list[_Token] = []
+    picked: list[Token] = []
     for token in statement:
         if token.text in ("(", "["):
             if depth == level:
@@ -260,10 +292,10 @@ def _at_level(statement: list[_Token], level: int) -> list[_Token]:
     return picked
 
 
-def _last_called_ident(statement: list[_Token], level: int, export_macro: str) -> _Token | None:
+def _last_called_ident(statement: list[Token], level: int, export_macro: str) -> Token | None:
     """The last identifier at parenthesis depth ``level`` immediately followed by '('."""
     depth = 0
-    best: _Token | None = None
+    best: Token | None = None
     for position, token in enumerate(statement[:-1]):
         if token.text in ("(", "["):
             depth += 1
@@ -283,7 +315,7 @@ def _last_called_ident(statement: list[_Token], level: int, export_macro: str) -
     return best
 
 
-def _is_macro_call_in_type(statement: list[_Token], position: int) -> bool:
+def _is_macro_call_in_type(statement: list[Token], position: int) -> bool:
     """True when 'X(...)' at ``position`` is followed by more declarator: a macro in the type."""
     depth = 0
     for index in range(position + 1, len(statement)):

@@ -13,6 +13,7 @@ from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.headers import scan_header
 from shimgen.project.matcher import ShimMatcher, glob_matches
+from shimgen.project.objects import ObjectSymbols, read_symbols_from
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class Shim:
     required: bool
     declared_in: str | None
     """'header.h:12' relative to the config's directory, or None when listed in ``symbols``."""
+    defined_in: tuple[str, str | None] | None = None
+    """(file, archive member) of the object it was read from (``symbols_from``), else None."""
+    binding: str | None = None
+    """For names read from objects: global, weak or unique."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,11 @@ class ShimSet:
     """Sorted by plain name."""
     exports: tuple[str, ...]
     """Extra, non-shim exports (sorted)."""
+    objects: ObjectSymbols | None = None
+    """What ``symbols_from`` read (None without it): the weak, unique and skipped names to report."""
+
+    def warnings(self) -> list[str]:
+        return self.objects.warnings() if self.objects is not None else []
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -71,6 +81,13 @@ def resolve_shims(config: Config) -> ShimSet:
             # A name declared again (in another #if branch, say) keeps its first location.
             if not declared.get(declaration.name):
                 declared[declaration.name] = where
+    objects = None
+    if config.symbols_from:
+        objects = read_symbols_from(config.root, config.path, config.symbols_from, prefix=config.prefix,
+                                    exclude=config.exclude)
+        for symbol in objects.renamed:
+            declared.setdefault(symbol.name, None)
+    from_objects = {s.name: s for s in objects.renamed} if objects is not None else {}
     for name in declared:
         if name.startswith(config.prefix):
             problems.append(f"{config.path}: shim '{name}' already carries the prefix '{config.prefix}'")
@@ -93,10 +110,12 @@ def resolve_shims(config: Config) -> ShimSet:
         raise ConfigError(problems)
 
     shims = tuple(
-        Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where)
+        Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where,
+             defined_in=(from_objects[name].file, from_objects[name].member) if name in from_objects else None,
+             binding=from_objects[name].binding if name in from_objects else None)
         for name, where in sorted(declared.items())
     )
-    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))))
+    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=objects)
 
 
 def shim_matcher(config: Config, shimset: ShimSet) -> ShimMatcher:

@@ -79,7 +79,7 @@ def _fragment_variables(tmp_path: Path) -> set[str]:
     from shimgen.project.config import load_config
     from shimgen.project.shims import resolve_shims
 
-    (tmp_path / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_x"]\n')
+    (tmp_path / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_x"]\n[outputs]\nasm_header = "prefix_asm.h"\n')
     config = load_config(tmp_path / "shimgen.toml")
     fragment = render(config, resolve_shims(config))[config.outputs.dir / "shimgen.cmake"].decode()
     return set(re.findall(r"^\s*set\((SHIMGEN_[A-Z_]+)\b", fragment, re.MULTILINE))

@@ -40,6 +40,11 @@
 /* SHIMGEN_PREFIXED_NAME(aoti_torch_x) spells the final symbol of a shim listed below, and
  * SHIMGEN_PREFIXED_STRING(aoti_torch_x) gives it as a string literal, for dlsym(). Each listed
  * name is already a macro for its final name, so these never add the prefix a second time. */
+/* Rename mode (config: rename = "define"): #define, on every compiler. */
+#ifndef SHIMGEN_DEMO_SHIMS_RENAME_PRAGMA
+#  define SHIMGEN_DEMO_SHIMS_RENAME_PRAGMA 0
+#  define SHIMGEN_DEMO_SHIMS_RENAME_MODE "define"
+#endif
 #ifndef SHIMGEN_PREFIXED_NAME
 #  define SHIMGEN_PREFIXED_NAME(name) name
 #  define SHIMGEN_PREFIXED_STRING(name) SHIMGEN_STRINGIFY_(name)

@@ -6,6 +6,13 @@ SHIM_PREFIX_MACRO = "AOTI_SHIM_SYMBOL_PREFIX"
 SHIM_EXPORT_MACRO = "AOTI_SHIM_EXPORT"
 SHIM_BUILD_MACRO = "AOTI_SHIM_BUILDING"
 
+# The force-include route for sources that cannot be edited: compile them with
+# `copts = ["-include", <path of SHIM_HEADER>]` plus SHIM_DEFINES. SHIM_RENAME_MODE says how the
+# header renames (define, pragma or auto); SHIM_ASM_HEADER is the .S header (None when disabled).
+SHIM_HEADER = "export.h"
+SHIM_ASM_HEADER = None
+SHIM_RENAME_MODE = "define"
+
 # Bazel: use in `defines`, which propagate to every dependent. `copts` and `local_defines` do not:
 # a dependent compiled without the definition links silently against the plain name.
 SHIM_DEFINES = ["AOTI_SHIM_SYMBOL_PREFIX=executorch_"]

@@ -1,0 +1,174 @@
+"""Rename sets read from compiled code: the symbols that objects, archives and libraries define.
+
+A vendored C library has no export macro and no hand list; what it *defines* is the truth. This
+module reads ``symbols_from`` (objects, static archives, shared libraries: whatever
+``shimgen.binary`` reads) and decides, per symbol, whether it joins the rename set:
+
+- defined and global (``GLOBAL``, ``WEAK``, ``GNU_UNIQUE``; Mach-O ``N_EXT``) joins, functions and
+  data alike, whatever its visibility: a hidden global in an object still collides when two copies
+  are linked into one binary. Undefined references (``memcpy``) never join.
+- weak and ``GNU_UNIQUE`` definitions join too, and are reported: leaving them unprefixed would
+  leave exactly the collision the prefix exists to prevent, but a weak definition is often meant to
+  be overridden by the application, and the rename ends that (the override would now have to
+  define the prefixed name).
+- names a preprocessor rename cannot reach are skipped and reported: reserved names (``__x``,
+  ``_X``: C++ mangled names, compiler helpers), names that are not C identifiers
+  (``__x86.get_pc_thunk.bx``), names the linker defines (``_init``, ``_edata``), and names that
+  already carry the prefix.
+
+``collect`` is pure (Binary values in, decisions out); ``read_symbols_from`` is the I/O edge.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen.binary.load import load_paths
+from shimgen.binary.symbols import LINKER_SYMBOLS, Binary
+from shimgen.errors import ConfigError
+from shimgen.files import is_within
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+DEFINING_BINDINGS = frozenset({"global", "weak", "unique"})
+
+
+@dataclass(frozen=True)
+class DefinedSymbol:
+    name: str
+    """As C spells it (the readers strip Mach-O's leading underscore)."""
+    file: str
+    """The file it was read from, relative to the config's directory (POSIX separators)."""
+    member: str | None
+    """Inside ``file``: the archive member (or fat slice) that defines it."""
+    binding: str
+    """global, weak or unique (GNU_UNIQUE)."""
+    type: str
+    """func, object, tls, notype (Mach-O and PE readers do not tell), other."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}({self.member})" if self.member else self.file
+
+
+@dataclass(frozen=True)
+class Skipped:
+    symbol: DefinedSymbol
+    reason: str
+
+
+@dataclass(frozen=True)
+class ObjectSymbols:
+    renamed: tuple[DefinedSymbol, ...]
+    """One entry per name joining the rename set (its first definition in file order), by name."""
+    skipped: tuple[Skipped, ...] = ()
+    """Defined globals that stay as they are, with the reason (by name)."""
+    excluded: tuple[str, ...] = ()
+    """Names taken out by ``exclude`` (sorted)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.renamed)
+
+    @property
+    def weak(self) -> tuple[DefinedSymbol, ...]:
+        return tuple(s for s in self.renamed if s.binding == "weak")
+
+    @property
+    def unique(self) -> tuple[DefinedSymbol, ...]:
+        return tuple(s for s in self.renamed if s.binding == "unique")
+
+    def warnings(self) -> list[str]:
+        """One line per kind of symbol a user should know about (empty when there is none)."""
+        lines = []
+        if self.weak:
+            lines.append(f"symbols_from: {len(self.weak)} weak definitions renamed (an application that "
+                         f"overrides one must now define the prefixed name): {_listing(self.weak)}")
+        if self.unique:
+            lines.append(f"symbols_from: {len(self.unique)} GNU_UNIQUE definitions renamed: {_listing(self.unique)}")
+        if self.skipped:
+            shown = ", ".join(f"{s.symbol.name} ({s.reason})" for s in self.skipped[:8])
+            more = f", and {len(self.skipped) - 8} more (see the manifest)" if len(self.skipped) > 8 else ""
+            lines.append(f"symbols_from: {len(self.skipped)} defined globals not renamed: {shown}{more}")
+        return lines
+
+
+def _listing(symbols: Sequence[DefinedSymbol], limit: int = 8) -> str:
+    shown = ", ".join(s.name for s in symbols[:limit])
+    return shown + (f", and {len(symbols) - limit} more (see the manifest)" if len(symbols) > limit else "")
+
+
+def defined_globals(binary: Binary, file: str) -> list[DefinedSymbol]:
+    """The defined, global symbols of one binary read with ``detail=True``."""
+    return [
+        DefinedSymbol(s.name, file, binary.member, s.binding, s.type)
+        for s in binary.symbols
+        if s.defined and s.binding in DEFINING_BINDINGS and s.name
+    ]
+
+
+def skip_reason(name: str, prefix: str) -> str | None:
+    """Why a defined global stays out of the rename set, or None when it joins."""
+    if not _IDENT.match(name):
+        return "not a C identifier"
+    if name.startswith("__") or (name[0] == "_" and name[1:2].isupper()):
+        return "reserved or mangled name"
+    if name in LINKER_SYMBOLS:
+        return "defined by the linker"
+    if prefix and name.startswith(prefix):
+        return "already prefixed"
+    return None
+
+
+def collect(symbols: Iterable[DefinedSymbol], *, prefix: str, exclude: Sequence[str] = ()) -> ObjectSymbols:
+    """Decide, for every defined global read, whether it joins the rename set."""
+    chosen: dict[str, DefinedSymbol] = {}
+    skipped: dict[str, Skipped] = {}
+    excluded: set[str] = set()
+    for symbol in symbols:
+        name = symbol.name
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in exclude):
+            excluded.add(name)
+            continue
+        reason = skip_reason(name, prefix)
+        if reason is not None:
+            skipped.setdefault(name, Skipped(symbol, reason))
+            continue
+        first = chosen.get(name)
+        # A strong definition describes the name better than a weak one seen earlier.
+        if first is None or (first.binding == "weak" and symbol.binding != "weak"):
+            chosen[name] = symbol
+    return ObjectSymbols(
+        renamed=tuple(chosen[name] for name in sorted(chosen)),
+        skipped=tuple(skipped[name] for name in sorted(skipped)),
+        excluded=tuple(sorted(excluded)),
+    )
+
+
+def matched_files(root: Path, config_path: Path, key: str, patterns: Sequence[str]) -> list[Path]:
+    """The files ``patterns`` (globs relative to ``root``) match, sorted; each must lie inside root,
+    and each pattern must match something."""
+    files: set[Path] = set()
+    for pattern in patterns:
+        matches = [p for p in root.glob(pattern) if p.is_file()]
+        if not matches:
+            raise ConfigError(f"{config_path}: {key}: '{pattern}' matches no file under {root}")
+        for match in matches:
+            if not is_within(match, root):
+                raise ConfigError(f"{config_path}: {key}: '{match}' leaves the project directory {root}")
+            files.add(match)
+    return sorted(files)
+
+
+def read_symbols_from(root: Path, config_path: Path, patterns: Sequence[str], *, prefix: str,
+                      exclude: Sequence[str] = ()) -> ObjectSymbols:
+    """Read every file ``patterns`` match and collect its defined globals."""
+    found: list[DefinedSymbol] = []
+    for path in matched_files(root, config_path, "symbols_from", patterns):
+        relative = path.relative_to(root).as_posix()
+        for binary in load_paths([path], detail=True):
+            found.extend(defined_globals(binary, relative))
+    return collect(found, prefix=prefix, exclude=exclude)

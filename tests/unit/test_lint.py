@@ -1,0 +1,91 @@
+"""The clobber lint: the libssh2 case (zlib-style prefix list with 'compress', a struct member of
+that name) is found; true symbol uses are not flagged."""
+
+from __future__ import annotations
+
+import textwrap
+
+from shimgen.project.lint import check_names, lint_text
+
+ZLIB_NAMES = frozenset({"compress", "compress2", "deflate", "inflate", "crc32", "adler32", "uncompress"})
+
+LIBSSH2_LIKE = textwrap.dedent(
+    """\
+    #include <zlib.h>
+    #define CALL_ZLIB(compress, n) compress(n)
+    struct session { struct { int compress; int other; } flags; };
+    static int helper(int compress, char *deflate);
+    int use(struct session *s, const unsigned char *buf, unsigned long n) {
+        struct { int compress; } flags;
+        unsigned long crc32 = 0;
+        flags.compress = 1;
+        s->flags.compress = 1;
+        if (flags.compress)
+            return compress((unsigned char *)0, &n, buf, n) + (int)adler32(0, buf, 4);
+        return uncompress(0, 0, buf, n) + (int)crc32;
+    }
+    """
+)
+
+
+def test_libssh2_case_is_found_and_symbol_uses_are_not():
+    found = lint_text(LIBSSH2_LIKE, ZLIB_NAMES, "session.c")
+    got = {(c.line, c.name, c.kind) for c in found}
+    assert got == {
+        (2, "compress", "a macro parameter"),
+        (3, "compress", "a struct/union member declaration"),
+        (4, "compress", "a parameter name"),
+        (4, "deflate", "a parameter name"),
+        (6, "compress", "a struct/union member declaration"),
+        (7, "crc32", "a local identifier"),
+        (8, "compress", "a struct/union member access"),
+        (9, "compress", "a struct/union member access"),
+        (10, "compress", "a struct/union member access"),
+    }
+    line = str(next(c for c in found if c.line == 8))
+    assert line.startswith("session.c:8: compress: used as a struct/union member access; ")
+    # The calls on lines 11-12 (compress(...), adler32(...), uncompress(...)) are true uses.
+    assert not any(c.line in (11, 12) and c.name in ("compress", "adler32", "uncompress") for c in found
+                   if c.kind != "a local identifier")
+
+
+def test_tags_and_enumerators_and_macro_names():
+    text = "struct stat { int x; };\nenum { deflate = 1 };\n#define inflate my_inflate\n"
+    kinds = {(c.name, c.kind) for c in lint_text(text, frozenset({"stat", "deflate", "inflate"}), "x.h")}
+    assert kinds == {("stat", "a struct/union/enum tag"), ("deflate", "an enumerator"),
+                     ("inflate", "a macro name")}
+
+
+def test_keywords_and_standard_names_as_rename_targets():
+    found = {(c.name, c.kind) for c in check_names(["decltype", "errno", "compress", "zz_ok"])}
+    assert found == {("decltype", "a rename target that is a C/C++ keyword"),
+                     ("errno", "a rename target that is a standard-library name")}
+
+
+def test_pragma_mode_changes_the_hint_only():
+    define = lint_text("struct s { int compress; };", frozenset({"compress"}), "a.c", "define")
+    pragma = lint_text("struct s { int compress; };", frozenset({"compress"}), "a.c", "pragma")
+    assert len(define) == len(pragma) == 1 and "pragma" in define[0].hint and "harmless" in pragma[0].hint
+
+
+def test_cli_exit_codes(write_config, run_cli):
+    config = write_config('prefix = "zz_"\nsymbols = ["compress", "uncompress"]\nlint_sources = ["src/*.c"]\n',
+                          files={"src/session.c": LIBSSH2_LIKE, "src/clean.c": "int f(void){return compress(0);}\n"})
+    result = run_cli("lint", "-c", config)
+    assert result.code == 1
+    assert "src/session.c:8: compress: used as a struct/union member access;" in result.out
+    assert "clean.c" not in result.out.replace("in 2 files", "")
+    clean = run_cli("lint", "-c", config, config.parent / "src" / "clean.c")
+    assert clean.code == 0, clean.out
+    missing = run_cli("lint", "-c", config, config.parent / "nope.c")
+    assert missing.code == 2 and "no such file" in missing.err
+
+
+def test_keyword_target_reported_by_the_cli(write_config, run_cli):
+    config = write_config('prefix = "zz_"\nsymbols = ["decltype", "errno", "ok_name"]\n',
+                          files={"a.c": "int ok_name(void) { return 0; }\n"})
+    result = run_cli("lint", "-c", config, config.parent / "a.c")
+    assert result.code == 1
+    assert "shimgen.toml: decltype: used as a rename target that is a C/C++ keyword;" in result.out
+    assert "shimgen.toml: errno: used as a rename target that is a standard-library name;" in result.out
+    assert "ok_name" not in result.out.split("shimgen lint:")[0]
