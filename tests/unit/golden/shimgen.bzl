@@ -73,3 +73,30 @@ def shim_version_script_linkopts(label):
       A list for `linkopts` (ELF platforms).
     """
     return ["-Wl,--version-script=$(location %s)" % label]
+
+def shim_force_include_kwargs(header_label, header_path, **kwargs):
+    """Keyword arguments for a third-party cc_library built prefixed with no source edit.
+
+    Force-includes the generated rename header into every source of the library (`copts`), adds
+    the prefix definition (`defines`, which reach dependents) and ships the header in `hdrs`.
+    `copts` do not reach dependents: a target that includes the library's headers and calls it
+    must be built with this helper too (or include the generated header itself), or it calls the
+    plain names (check-symbols reports SG004).
+
+    Args:
+      header_label: the label of the generated header, e.g. "//generated:export.h".
+      header_path: the same file as the compiler sees it from the execution root, e.g.
+        "generated/export.h".
+      **kwargs: the library's own arguments; lists are extended, not replaced.
+
+    Returns:
+      A dict to pass as `**kwargs` to cc_library.
+    """
+    result = dict(kwargs)
+    result["copts"] = list(kwargs.get("copts", [])) + ["-include", header_path]
+    result["defines"] = list(kwargs.get("defines", [])) + SHIM_DEFINES
+    hdrs = list(kwargs.get("hdrs", []))
+    if header_label not in hdrs:
+        hdrs.append(header_label)
+    result["hdrs"] = hdrs
+    return result

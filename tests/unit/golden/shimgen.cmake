@@ -49,19 +49,66 @@ if(NOT TARGET ${SHIMGEN_PREFIX_TARGET})
   endif()
 endif()
 
-# shimgen_apply_prefix(<target> [PUBLIC|INTERFACE]): compile <target> and everything that links it
-# with the prefix definition and the generated include directory. PUBLIC by default.
+# shimgen_apply_prefix(<target> [PUBLIC|INTERFACE|PRIVATE] [FORCE_INCLUDE] [ASM_HEADER <file>]):
+# compile <target> and everything that links it with the prefix definition and the generated
+# include directory. PUBLIC by default.
+# FORCE_INCLUDE also force-includes the generated header into every C and C++ source (GCC/Clang
+# `-include`, MSVC `/FI`), so a third-party library whose sources never include it is renamed with
+# no source edit; assembly sources get ASM_HEADER (default: SHIMGEN_ASM_HEADER when the config
+# generates one). PRIVATE is accepted only with FORCE_INCLUDE, for a vendored library that no
+# dependent calls directly; everything else needs PUBLIC, or consumers would call the plain names.
 function(shimgen_apply_prefix target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PUBLIC;INTERFACE;PRIVATE;FORCE_INCLUDE" "ASM_HEADER" "")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "shimgen_apply_prefix: unknown arguments '${ARG_UNPARSED_ARGUMENTS}'. "
+                        "Accepted: PUBLIC, INTERFACE, PRIVATE, FORCE_INCLUDE, ASM_HEADER <file>; check the spelling.")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "shimgen_apply_prefix: ${ARG_KEYWORDS_MISSING_VALUES} needs a value; give it one or drop the keyword.")
+  endif()
   if(NOT TARGET "${target}")
     message(FATAL_ERROR "shimgen_apply_prefix: '${target}' is not a target; call it after add_library()")
   endif()
-  set(scope PUBLIC)
-  if(ARGC GREATER 1)
-    set(scope "${ARGV1}")
+  set(scope "")
+  foreach(candidate IN ITEMS PUBLIC INTERFACE PRIVATE)
+    if(ARG_${candidate})
+      if(scope)
+        message(FATAL_ERROR "shimgen_apply_prefix: give one scope, not both ${scope} and ${candidate}.")
+      endif()
+      set(scope "${candidate}")
+    endif()
+  endforeach()
+  if(NOT scope)
+    set(scope PUBLIC)
   endif()
-  if(NOT scope MATCHES "^(PUBLIC|INTERFACE)$")
-    message(FATAL_ERROR "shimgen_apply_prefix: scope must be PUBLIC or INTERFACE, not '${scope}'. "
-                        "A PRIVATE definition leaves consumers calling the plain names.")
+  if(scope STREQUAL "PRIVATE" AND NOT ARG_FORCE_INCLUDE)
+    message(FATAL_ERROR "shimgen_apply_prefix: PRIVATE needs FORCE_INCLUDE. "
+                        "A PRIVATE definition leaves consumers calling the plain names; use PUBLIC.")
+  endif()
+  if(DEFINED ARG_ASM_HEADER AND NOT ARG_FORCE_INCLUDE)
+    message(FATAL_ERROR "shimgen_apply_prefix: ASM_HEADER only applies with FORCE_INCLUDE.")
   endif()
   target_link_libraries("${target}" ${scope} ${SHIMGEN_PREFIX_TARGET})
+  if(NOT ARG_FORCE_INCLUDE)
+    return()
+  endif()
+  if(NOT DEFINED SHIMGEN_HEADER)
+    message(FATAL_ERROR "shimgen_apply_prefix: FORCE_INCLUDE needs the generated header, which the "
+                        "config disables ([outputs] header = false). Remove that line.")
+  endif()
+  # SHELL: keeps CMake from de-duplicating a repeated `-include` across targets' options.
+  if(MSVC OR CMAKE_C_COMPILER_FRONTEND_VARIANT STREQUAL "MSVC" OR CMAKE_CXX_COMPILER_FRONTEND_VARIANT STREQUAL "MSVC")
+    set(options "$<$<COMPILE_LANGUAGE:C,CXX>:/FI${SHIMGEN_HEADER}>")
+  else()
+    set(options "$<$<COMPILE_LANGUAGE:C,CXX>:SHELL:-include \"${SHIMGEN_HEADER}\">")
+  endif()
+  if(NOT DEFINED ARG_ASM_HEADER AND DEFINED SHIMGEN_ASM_HEADER)
+    set(ARG_ASM_HEADER "${SHIMGEN_ASM_HEADER}")
+  endif()
+  if(DEFINED ARG_ASM_HEADER)
+    get_filename_component(asm_header "${ARG_ASM_HEADER}" ABSOLUTE)
+    list(APPEND options "$<$<COMPILE_LANGUAGE:ASM>:SHELL:-include \"${asm_header}\">")
+  endif()
+  target_compile_options("${target}" ${scope} ${options})
+  set_property(TARGET "${target}" APPEND PROPERTY SHIMGEN_FORCE_INCLUDED "${SHIMGEN_HEADER}")
 endfunction()

@@ -1,0 +1,39 @@
+"""The generated .bzl's force-include helper, evaluated as the Python subset Starlark is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shimgen.generate.render import render
+from shimgen.project.config import parse_config
+from shimgen.project.shims import resolve_shims
+
+
+def bzl_namespace(tmp_path: Path) -> dict:
+    config = parse_config({"prefix": "vnd_", "macro": "VND_PREFIX", "symbols": ["ZSTD_compress"]},
+                          path=tmp_path / "shimgen.toml")
+    rendered = render(config, resolve_shims(config))
+    text = next(content for path, content in rendered.items() if path.suffix == ".bzl").decode()
+
+    def fail(message: str) -> None:
+        raise AssertionError(message)
+
+    namespace: dict = {"fail": fail}
+    exec(compile(text, "shimgen.bzl", "exec"), namespace)  # noqa: S102 - our own generated file
+    return namespace
+
+
+def test_force_include_kwargs_extend_the_library_arguments(tmp_path: Path) -> None:
+    helper = bzl_namespace(tmp_path)["shim_force_include_kwargs"]
+    result = helper("//generated:export.h", "generated/export.h", name="zstd", srcs=["zstd.c"],
+                    copts=["-O2"], defines=["ZSTD_MULTITHREAD"], hdrs=["zstd.h"])
+    assert result["copts"] == ["-O2", "-include", "generated/export.h"]
+    assert result["defines"] == ["ZSTD_MULTITHREAD", "VND_PREFIX=vnd_"]
+    assert result["hdrs"] == ["zstd.h", "//generated:export.h"]
+    assert result["name"] == "zstd" and result["srcs"] == ["zstd.c"]
+
+
+def test_force_include_kwargs_do_not_repeat_the_header(tmp_path: Path) -> None:
+    helper = bzl_namespace(tmp_path)["shim_force_include_kwargs"]
+    result = helper("//g:export.h", "g/export.h", hdrs=["//g:export.h"])
+    assert result["hdrs"] == ["//g:export.h"] and result["copts"] == ["-include", "g/export.h"]
