@@ -226,12 +226,16 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   require(data != nullptr || span == 0, "data is null for a non-empty tensor");
   tensor->dtype = dtype;
   tensor->storage_offset = storage_offset;
+  // Everything that can throw comes before the Storage owns `data`: a Storage is made with kind
+  // kHost, and one destroyed by a failed check would free the caller's (borrowed) memory.
+  const int64_t nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
+  const int32_t index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
   auto storage = std::make_shared<Storage>();
-  storage->data = data;
-  storage->nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
-  storage->device_type = device_type;
-  storage->device_index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
   storage->kind = MemoryKind::kBorrowed;
+  storage->data = data;
+  storage->nbytes = nbytes;
+  storage->device_type = device_type;
+  storage->device_index = index;
   tensor->storage = std::move(storage);
   return tensor;
 }
