@@ -4,8 +4,7 @@ layout fixes, called through ctypes on real data and compared with torch and num
 from __future__ import annotations
 
 import ctypes
-from ctypes import POINTER, byref, c_double, c_int32, c_int64, c_void_p
-from pathlib import Path
+from ctypes import byref, c_double, c_int32, c_int64, c_void_p
 
 import numpy as np
 import pytest
@@ -95,9 +94,9 @@ def conv(rt, x, w, b, stride, padding, dilation, groups):
 
 
 @pytest.mark.parametrize("case", [
-    dict(x=(2, 4, 9, 11), w=(6, 2, 3, 3), stride=[2, 1], padding=[1, 2], dilation=[1, 2], groups=2, bias=True),
-    dict(x=(1, 3, 8, 8), w=(5, 3, 1, 1), stride=[1], padding=[0], dilation=[1], groups=1, bias=False),
-    dict(x=(2, 4, 20), w=(4, 1, 5), stride=[3], padding=[2], dilation=[2], groups=4, bias=True),
+    {"x": (2, 4, 9, 11), "w": (6, 2, 3, 3), "stride": [2, 1], "padding": [1, 2], "dilation": [1, 2], "groups": 2, "bias": True},
+    {"x": (1, 3, 8, 8), "w": (5, 3, 1, 1), "stride": [1], "padding": [0], "dilation": [1], "groups": 1, "bias": False},
+    {"x": (2, 4, 20), "w": (4, 1, 5), "stride": [3], "padding": [2], "dilation": [2], "groups": 4, "bias": True},
 ])
 def test_convolution_matches_torch(rt, case):
     gen = torch.Generator().manual_seed(0)
@@ -152,7 +151,7 @@ def test_sdpa_matches_torch(rt, causal, scale, masked):
     expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scale)
     assert np.allclose(rt.array_from_tensor(out), expected.numpy(), atol=1e-5)
     if not masked:
-        ref_out, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal, scale=scale)
+        _, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal, scale=scale)
         assert np.allclose(rt.array_from_tensor(lse), ref_lse.numpy(), atol=1e-5)
 
 
