@@ -68,8 +68,8 @@ def gemm(runtime_path: Path, sizes: list[int]) -> None:
         assert mm(*args) == 0, rt.lib.shimgen_runtime_last_error()
         assert np.allclose(out, a @ b, atol=1e-2 * np.sqrt(n))
         inner = max(1, int(2e8 / n**3))
-        ours = median_time(lambda: mm(*args), inner=inner)
-        theirs = median_time(lambda: np.matmul(a, b, out=out), inner=inner)
+        ours = median_time(lambda args=args: mm(*args), inner=inner)
+        theirs = median_time(lambda a=a, b=b, out=out: np.matmul(a, b, out=out), inner=inner)
         print(f"{n:>6} {ours * 1e3:>18.3f} {theirs * 1e3:>16.3f} {2 * n**3 / ours / 1e9:>16.1f} {theirs / ours:>14.2f}")
         for h in handles:
             rt.delete(h)
