@@ -114,7 +114,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from shimgen.project.config import load_config
-    from shimgen.aoti.runner import Model, Runtime, find_runtime
+    from shimgen.aoti.capi import Runtime
+    from shimgen.aoti.runner import Model, find_runtime
     from shimgen.resources import default_config
     from shimgen.aoti.prefix_imports import prefix_imports_with_config
 

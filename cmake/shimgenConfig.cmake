@@ -11,8 +11,14 @@
 #   shimgen_generate(CONFIG <file> [OUTPUT_DIR <dir>] [TARGET <name>])
 #       Runs `shimgen generate` at configure time; reruns when the config or a scanned header
 #       changes. Creates the INTERFACE target <name> (default shimgen::prefix) carrying the prefix
-#       definition and the generated include directory, and sets the SHIMGEN_* variables of the
-#       generated shimgen.cmake (SHIMGEN_PREFIX, SHIMGEN_DEFINITION, SHIMGEN_MANIFEST, ...).
+#       definition and the generated include directory. Sets these variables of the generated
+#       fragment in the caller's scope, and no other (a file variable whose output the config
+#       switches off is unset):
+#         SHIMGEN_PREFIX SHIMGEN_PREFIX_MACRO SHIMGEN_EXPORT_MACRO SHIMGEN_BUILD_MACRO
+#         SHIMGEN_DEFINITION (<macro>=<prefix>)  SHIMGEN_PREFIX_TARGET (the INTERFACE target's name)
+#         SHIMGEN_GENERATED_DIR SHIMGEN_HEADER SHIMGEN_MANIFEST SHIMGEN_VERSION_SCRIPT
+#         SHIMGEN_EXPORTED_SYMBOLS_LIST SHIMGEN_DEF_FILE SHIMGEN_KEEP_SOURCE (absolute paths)
+#         SHIMGEN_SHIMS SHIMGEN_PREFIXED_SHIMS SHIMGEN_REQUIRED_SHIMS (lists of names)
 #   shimgen_link_whole(<target> [PRIVATE|PUBLIC|INTERFACE] <libs>...)
 #       Links static <libs> into <target> keeping every object (whole archive). PRIVATE by default.
 #   shimgen_export_only(<target> [FROM <prefix-target>])

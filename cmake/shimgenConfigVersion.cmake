@@ -1,39 +1,16 @@
-# shimgen package version file. Keep PACKAGE_VERSION equal to shimgen.__version__
-# (tests/unit/test_cmake_package_files.py checks it).
-# Compatibility: same major version; while the major version is 0, same minor version too.
-set(PACKAGE_VERSION "0.1.0")
-
-if(PACKAGE_FIND_VERSION_RANGE)
-  # A range `find_package(shimgen 0.1...0.3)`: accept when inside it.
-  if((PACKAGE_FIND_VERSION_RANGE_MIN STREQUAL "INCLUDE" AND PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION_MIN)
-     OR (PACKAGE_FIND_VERSION_RANGE_MIN STREQUAL "EXCLUDE" AND PACKAGE_VERSION VERSION_LESS_EQUAL PACKAGE_FIND_VERSION_MIN)
-     OR (PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "INCLUDE" AND PACKAGE_VERSION VERSION_GREATER PACKAGE_FIND_VERSION_MAX)
-     OR (PACKAGE_FIND_VERSION_RANGE_MAX STREQUAL "EXCLUDE" AND PACKAGE_VERSION VERSION_GREATER_EQUAL PACKAGE_FIND_VERSION_MAX))
-    set(PACKAGE_VERSION_COMPATIBLE FALSE)
-  else()
-    set(PACKAGE_VERSION_COMPATIBLE TRUE)
-  endif()
-elseif(NOT DEFINED PACKAGE_FIND_VERSION OR PACKAGE_FIND_VERSION STREQUAL "")
-  set(PACKAGE_VERSION_COMPATIBLE TRUE)
-else()
-  string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _shimgen_have "${PACKAGE_VERSION}")
-  set(_shimgen_have_major "${CMAKE_MATCH_1}")
-  set(_shimgen_have_minor "${CMAKE_MATCH_2}")
-  if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
-    set(PACKAGE_VERSION_COMPATIBLE FALSE)
-  elseif(NOT PACKAGE_FIND_VERSION_MAJOR STREQUAL _shimgen_have_major)
-    set(PACKAGE_VERSION_COMPATIBLE FALSE)
-  elseif(_shimgen_have_major STREQUAL "0" AND NOT "${PACKAGE_FIND_VERSION_MINOR}" STREQUAL _shimgen_have_minor
-         AND NOT "${PACKAGE_FIND_VERSION_COUNT}" STREQUAL "1")
-    set(PACKAGE_VERSION_COMPATIBLE FALSE)
-  else()
-    set(PACKAGE_VERSION_COMPATIBLE TRUE)
-  endif()
-  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
-    set(PACKAGE_VERSION_EXACT TRUE)
-  endif()
-  unset(_shimgen_have)
-  unset(_shimgen_have_major)
-  unset(_shimgen_have_minor)
+# shimgen package version file, source-checkout edition. An installed shimgen (the wheel) carries
+# in its place the file that CMake's write_basic_package_version_file() writes when the wheel is
+# built (root CMakeLists.txt). In a checkout, the same call writes that file into the consumer's
+# build tree, from the version in shimgen/__init__.py, and this loads it. find_package() runs this
+# in a scope of its own and reads PACKAGE_VERSION* from it.
+include("${CMAKE_CURRENT_LIST_DIR}/shimgenVersionFile.cmake")
+_shimgen_source_version(_shimgen_version "${CMAKE_CURRENT_LIST_DIR}/../shimgen/__init__.py")
+if(_shimgen_version STREQUAL "")
+  # A copy of this directory away from its checkout: its version is unknown, so no version
+  # request is met (find_package without one still loads the package).
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  return()
 endif()
-# shimgen is a Python tool plus CMake functions: nothing here depends on the target's pointer size.
+set(_shimgen_version_file "${CMAKE_BINARY_DIR}/CMakeFiles/shimgen/shimgenConfigVersion.cmake")
+_shimgen_write_version_file("${_shimgen_version_file}" "${_shimgen_version}")
+include("${_shimgen_version_file}")

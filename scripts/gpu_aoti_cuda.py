@@ -74,7 +74,8 @@ def run_phase(work: Path, runtime_path: Path) -> int:
     import numpy as np
 
     from aoti_models import bound_library
-    from shimgen.aoti.runner import Model, Runtime
+    from shimgen.aoti.capi import Runtime
+    from shimgen.aoti.runner import Model
     from shimgen.aoti.prefix_imports import read_dynamic_symbols
 
     assert "torch" not in sys.modules

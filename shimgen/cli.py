@@ -47,8 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ShimgenError as exc:
         if args.debug:
             raise
-        for line in str(exc).split("; ") if hasattr(exc, "problems") else [str(exc)]:
-            print(f"shimgen: error: {line}", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"shimgen: error: {problem}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("shimgen: interrupted", file=sys.stderr)

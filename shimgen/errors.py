@@ -4,20 +4,21 @@ from __future__ import annotations
 
 
 class ShimgenError(Exception):
-    """Base of every error shimgen reports to a user (exit code 2 unless said otherwise)."""
+    """Base of every error shimgen reports to a user (exit code 2 unless said otherwise).
+
+    ``problems`` holds every problem found, one line each; the CLI prints each on its own line, so
+    a message may contain '; ' or anything else without being split.
+    """
 
     exit_code = 2
-
-
-class ConfigError(ShimgenError):
-    """The config is missing, malformed or inconsistent.
-
-    ``problems`` holds every problem found, one line each, so they are all reported at once.
-    """
 
     def __init__(self, problems: list[str] | str) -> None:
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         super().__init__("; ".join(self.problems))
+
+
+class ConfigError(ShimgenError):
+    """The config is missing, malformed or inconsistent (every problem is reported at once)."""
 
 
 class InputError(ShimgenError):

@@ -168,7 +168,8 @@ def beside_libtorch(spec: dict) -> dict:
     """Loads libtorch_cpu.so RTLD_GLOBAL, then shimgen's runtime, then runs every model in ``spec``."""
     import numpy as np
 
-    from shimgen.aoti.runner import Model, Runtime
+    from shimgen.aoti.capi import Runtime
+    from shimgen.aoti.runner import Model
     from shimgen.aoti.prefix_imports import read_dynamic_symbols
 
     torch_lib = ctypes.CDLL(spec["libtorch"], mode=ctypes.RTLD_GLOBAL)

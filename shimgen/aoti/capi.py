@@ -1,156 +1,336 @@
-"""ctypes binding of a built shim runtime: call its prefixed shims and its C API from Python.
+"""The one ctypes binding of a built shim runtime: its prefixed shims, its C API and its model loader.
 
-Used by the runtime's tests and by anything that drives the runtime from Python. Signatures mirror
-runtime/include/shimgen_runtime/*.h.
+Signatures mirror runtime/include/shimgen_runtime/*.h; tests/unit/test_capi.py reads those headers
+and fails when an entry here disagrees with its declaration, or when the C API names here, in the
+headers and in runtime/shimgen.toml's ``exports`` differ. The runner (shimgen.aoti.runner), the
+runtime's tests and the benchmarks all load the library through ``Runtime``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-from ctypes import POINTER, c_bool, c_char_p, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p
+from collections.abc import Iterable, Iterator
+from ctypes import POINTER, c_bool, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_uint64
+from ctypes import c_void_p
 from pathlib import Path
+from typing import Any
+
+from shimgen.errors import InputError, ShimgenError
+
+Signature = tuple[Any, list[Any]]
+"""(restype, argtypes) as ctypes wants them."""
 
 _i64p = POINTER(c_int64)
+_handle = c_void_p  # AtenTensorHandle and the other opaque handles
+_out = POINTER(c_void_p)  # AtenTensorHandle* and friends
 
-# name -> (restype, argtypes); shims are looked up under the prefix.
-SHIMS: dict[str, tuple[object, list[object]]] = {
-    "aoti_torch_delete_tensor_object": (c_int32, [c_void_p]),
-    "aoti_torch_get_data_ptr": (c_int32, [c_void_p, POINTER(c_void_p)]),
-    "aoti_torch_get_storage_size": (c_int32, [c_void_p, _i64p]),
-    "aoti_torch_get_storage_numel": (c_int32, [c_void_p, _i64p]),
-    "aoti_torch_get_dim": (c_int32, [c_void_p, _i64p]),
-    "aoti_torch_get_numel": (c_int32, [c_void_p, _i64p]),
-    "aoti_torch_get_sizes": (c_int32, [c_void_p, POINTER(_i64p)]),
-    "aoti_torch_get_strides": (c_int32, [c_void_p, POINTER(_i64p)]),
-    "aoti_torch_get_size": (c_int32, [c_void_p, c_int64, _i64p]),
-    "aoti_torch_get_stride": (c_int32, [c_void_p, c_int64, _i64p]),
-    "aoti_torch_get_dtype": (c_int32, [c_void_p, POINTER(c_int32)]),
-    "aoti_torch_get_device_type": (c_int32, [c_void_p, POINTER(c_int32)]),
-    "aoti_torch_get_device_index": (c_int32, [c_void_p, POINTER(c_int32)]),
-    "aoti_torch_get_storage_offset": (c_int32, [c_void_p, _i64p]),
-    "aoti_torch_is_contiguous": (c_int32, [c_void_p, POINTER(c_bool)]),
-    "aoti_torch_new_tensor_handle": (c_int32, [c_void_p, POINTER(c_void_p)]),
-    "aoti_torch__reinterpret_tensor": (c_int32, [c_void_p, c_int64, _i64p, _i64p, c_int64, POINTER(c_void_p)]),
-    "aoti_torch_empty_strided": (c_int32, [c_int64, _i64p, _i64p, c_int32, c_int32, c_int32, POINTER(c_void_p)]),
-    "aoti_torch_empty_strided_pinned": (c_int32, [c_int64, _i64p, _i64p, c_int32, c_int32, c_int32, POINTER(c_void_p)]),
+# Shims, by plain name; the runtime exports them under the prefix.
+SHIMS: dict[str, Signature] = {
+    "aoti_torch_delete_tensor_object": (c_int32, [_handle]),
+    "aoti_torch_get_data_ptr": (c_int32, [_handle, POINTER(c_void_p)]),
+    "aoti_torch_get_storage_size": (c_int32, [_handle, _i64p]),
+    "aoti_torch_get_storage_numel": (c_int32, [_handle, _i64p]),
+    "aoti_torch_get_dim": (c_int32, [_handle, _i64p]),
+    "aoti_torch_get_numel": (c_int32, [_handle, _i64p]),
+    "aoti_torch_get_sizes": (c_int32, [_handle, POINTER(_i64p)]),
+    "aoti_torch_get_strides": (c_int32, [_handle, POINTER(_i64p)]),
+    "aoti_torch_get_size": (c_int32, [_handle, c_int64, _i64p]),
+    "aoti_torch_get_stride": (c_int32, [_handle, c_int64, _i64p]),
+    "aoti_torch_get_dtype": (c_int32, [_handle, POINTER(c_int32)]),
+    "aoti_torch_get_device_type": (c_int32, [_handle, POINTER(c_int32)]),
+    "aoti_torch_get_device_index": (c_int32, [_handle, POINTER(c_int32)]),
+    "aoti_torch_get_storage_offset": (c_int32, [_handle, _i64p]),
+    "aoti_torch_is_contiguous": (c_int32, [_handle, POINTER(c_bool)]),
+    "aoti_torch_new_tensor_handle": (c_int32, [_handle, _out]),
+    "aoti_torch__reinterpret_tensor": (c_int32, [_handle, c_int64, _i64p, _i64p, c_int64, _out]),
+    "aoti_torch_empty_strided": (c_int32, [c_int64, _i64p, _i64p, c_int32, c_int32, c_int32, _out]),
+    "aoti_torch_empty_strided_pinned": (c_int32, [c_int64, _i64p, _i64p, c_int32, c_int32, c_int32, _out]),
     "aoti_torch_create_tensor_from_blob": (
-        c_int32, [c_void_p, c_int64, _i64p, _i64p, c_int64, c_int32, c_int32, c_int32, POINTER(c_void_p)]),
+        c_int32,
+        [c_void_p, c_int64, _i64p, _i64p, c_int64, c_int32, c_int32, c_int32, _out],
+    ),
     "aoti_torch_create_tensor_from_blob_v2": (
-        c_int32, [c_void_p, c_int64, _i64p, _i64p, c_int64, c_int32, c_int32, c_int32, POINTER(c_void_p), c_int32,
-                  POINTER(c_uint8), c_int64]),
-    "aoti_torch_clone": (c_int32, [c_void_p, POINTER(c_void_p)]),
-    "aoti_torch_clone_preserve_strides": (c_int32, [c_void_p, POINTER(c_void_p)]),
-    "aoti_torch_copy_": (c_int32, [c_void_p, c_void_p, c_int32]),
+        c_int32,
+        [c_void_p, c_int64, _i64p, _i64p, c_int64, c_int32, c_int32, c_int32, _out, c_int32, POINTER(c_uint8), c_int64],
+    ),
+    "aoti_torch_clone": (c_int32, [_handle, _out]),
+    "aoti_torch_clone_preserve_strides": (c_int32, [_handle, _out]),
+    "aoti_torch_copy_": (c_int32, [_handle, _handle, c_int32]),
     "aoti_torch_grad_mode_is_enabled": (c_bool, []),
     "aoti_torch_grad_mode_set_enabled": (None, [c_bool]),
     "aoti_torch_dtype_element_size": (c_size_t, [c_int32]),
     "aoti_torch_warn": (None, [c_char_p, c_char_p, c_uint32, c_char_p]),
-    "aoti_torch_create_cuda_guard": (c_int32, [c_int32, POINTER(c_void_p)]),
-    "aoti_torch_delete_cuda_guard": (c_int32, [c_void_p]),
-    "aoti_torch_cuda_guard_set_index": (c_int32, [c_void_p, c_int32]),
-    "aoti_torch_create_cuda_stream_guard": (c_int32, [c_void_p, c_int32, POINTER(c_void_p)]),
-    "aoti_torch_delete_cuda_stream_guard": (c_int32, [c_void_p]),
+    "aoti_torch_create_cuda_guard": (c_int32, [c_int32, _out]),
+    "aoti_torch_delete_cuda_guard": (c_int32, [_handle]),
+    "aoti_torch_cuda_guard_set_index": (c_int32, [_handle, c_int32]),
+    "aoti_torch_create_cuda_stream_guard": (c_int32, [c_void_p, c_int32, _out]),
+    "aoti_torch_delete_cuda_stream_guard": (c_int32, [_handle]),
     "aoti_torch_get_current_cuda_stream": (c_int32, [c_int32, POINTER(c_void_p)]),
+    "aoti_torch_cpu_mm_out": (c_int32, [_handle, _handle, _handle]),
+    "aoti_torch_cpu_addmm_out": (c_int32, [_handle, _handle, _handle, _handle, c_double, c_double]),
+    "aoti_torch_cpu_bmm_out": (c_int32, [_handle, _handle, _handle]),
 }
 
-API: dict[str, tuple[object, list[object]]] = {
-    "shimgen_runtime_caller_stream_guard_create": (c_int32, [c_void_p, POINTER(c_void_p)]),
-    "shimgen_runtime_caller_stream_guard_delete": (c_int32, [c_void_p]),
+# Shims named like these take nothing and return a code (``int32_t aoti_torch_dtype_float32(void)``).
+CODE_SHIM_PREFIXES = ("aoti_torch_dtype_", "aoti_torch_device_type_", "aoti_torch_layout_", "aoti_torch_memory_format_")
+_CODE: Signature = (c_int32, [])
+
+# The runtime's own C API (runtime.h) and its model loader (model_loader.h), exported unprefixed.
+API: dict[str, Signature] = {
+    "shimgen_runtime_caller_stream_guard_create": (c_int32, [c_void_p, _out]),
+    "shimgen_runtime_caller_stream_guard_delete": (c_int32, [_handle]),
     "shimgen_runtime_get_caller_stream": (c_int32, [POINTER(c_int32), POINTER(c_void_p)]),
     "shimgen_runtime_last_error": (c_char_p, []),
     "shimgen_runtime_clear_last_error": (None, []),
     "shimgen_runtime_shim_call_count": (c_uint64, []),
     "shimgen_runtime_has_cuda": (c_int32, []),
+    "shimgen_model_open": (c_int32, [c_char_p, c_char_p, c_char_p, c_size_t, _out]),
+    "shimgen_model_close": (c_int32, [_handle]),
+    "shimgen_model_num_inputs": (c_int32, [_handle, POINTER(c_size_t)]),
+    "shimgen_model_num_outputs": (c_int32, [_handle, POINTER(c_size_t)]),
+    "shimgen_model_so_path": (c_char_p, [_handle]),
+    "shimgen_model_run": (c_int32, [_handle, POINTER(_handle), c_size_t, POINTER(_handle), c_size_t, c_void_p]),
+    "shimgen_model_last_error": (c_char_p, []),
+}
+
+# numpy dtype name -> the shim that returns PyTorch's code for it (asked of the runtime, not hard-coded).
+_DTYPE_SHIMS = {
+    "float32": "aoti_torch_dtype_float32",
+    "float64": "aoti_torch_dtype_float64",
+    "float16": "aoti_torch_dtype_float16",
+    "int8": "aoti_torch_dtype_int8",
+    "int16": "aoti_torch_dtype_int16",
+    "int32": "aoti_torch_dtype_int32",
+    "int64": "aoti_torch_dtype_int64",
+    "uint8": "aoti_torch_dtype_uint8",
+    "bool": "aoti_torch_dtype_bool",
+    "complex64": "aoti_torch_dtype_complex64",
+    "complex128": "aoti_torch_dtype_complex128",
 }
 
 
-def int64_array(values) -> ctypes.Array:
-    values = list(values)
-    return (c_int64 * max(len(values), 1))(*values)
+class ModelError(ShimgenError):
+    """The runtime or a model reported a failure while running."""
+
+
+def int64_array(values: Iterable[int]) -> ctypes.Array[c_int64]:
+    items = list(values)
+    return (c_int64 * max(len(items), 1))(*items)
+
+
+def _signature(name: str) -> Signature | None:
+    if name in SHIMS:
+        return SHIMS[name]
+    if name.startswith(CODE_SHIM_PREFIXES):
+        return _CODE
+    return None
 
 
 class Runtime:
-    """A loaded runtime. ``rt.shim("aoti_torch_get_dim")`` is the prefixed function."""
+    """A loaded runtime. ``rt.shim("aoti_torch_get_dim")`` is the prefixed function, with its C
+    signature; ``rt.lib.shimgen_model_open`` and the rest of ``API`` are bound on load."""
 
-    def __init__(self, path: Path, prefix: str, mode: int = ctypes.RTLD_LOCAL) -> None:
+    def __init__(self, path: Path, prefix: str, mode: int = ctypes.RTLD_GLOBAL) -> None:
+        # RTLD_GLOBAL by default: the models' prefixed shim imports must resolve against this
+        # library. (The loader also promotes itself to global, so a C caller need not know this.)
         self.path = Path(path)
         self.prefix = prefix
-        self.lib = ctypes.CDLL(str(path), mode=mode)
+        try:
+            self.lib = ctypes.CDLL(str(self.path), mode=mode)
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot load the runtime: {exc}") from None
         for name, (restype, argtypes) in API.items():
-            function = getattr(self.lib, name)
+            try:
+                function = getattr(self.lib, name)
+            except AttributeError:
+                raise InputError(f"{self.path}: not shimgen's runtime (no {name})") from None
             function.restype, function.argtypes = restype, argtypes
+        self._shims: dict[str, Any] = {}
+        self.cpu = self.code("aoti_torch_device_type_cpu")
+        self.cuda = self.code("aoti_torch_device_type_cuda")
+        self.dtype_codes: dict[str, int] = {}
+        for dtype, shim in _DTYPE_SHIMS.items():
+            with contextlib.suppress(InputError):
+                self.dtype_codes[dtype] = self.code(shim)
+        self.dtype_names = {code: dtype for dtype, code in self.dtype_codes.items()}
 
-    def shim(self, name: str):
-        function = getattr(self.lib, self.prefix + name)
-        if name in SHIMS:
-            function.restype, function.argtypes = SHIMS[name]
-        elif name.startswith(("aoti_torch_dtype_", "aoti_torch_device_type_", "aoti_torch_layout_",
-                              "aoti_torch_memory_format_")):
-            function.restype, function.argtypes = c_int32, []
+    # ---- raw functions ----
+
+    def shim(self, name: str) -> Any:
+        """The prefixed shim ``name`` (its plain name), bound to its C signature."""
+        function = self._shims.get(name)
+        if function is None:
+            signature = _signature(name)
+            if signature is None:
+                raise InputError(f"no ctypes signature for {name}; add it to SHIMS in shimgen/aoti/capi.py")
+            try:
+                function = getattr(self.lib, self.prefix + name)
+            except AttributeError:
+                raise InputError(f"{self.path}: the runtime does not export {self.prefix + name}") from None
+            function.restype, function.argtypes = signature
+            self._shims[name] = function
         return function
 
-    def api(self, name: str):
+    def api(self, name: str) -> Any:
+        """A function of the runtime's unprefixed C API (``API``)."""
+        if name not in API:
+            raise InputError(f"{name} is not part of the runtime's C API")
         return getattr(self.lib, name)
 
-    def last_error(self) -> str:
-        return (self.lib.shimgen_runtime_last_error() or b"").decode()
+    def code(self, name: str) -> int:
+        """The value of a code shim: ``code("aoti_torch_dtype_float32")``."""
+        return int(self.shim(name)())
 
-    def calls(self) -> int:
+    def last_error(self) -> str:
+        return (self.lib.shimgen_runtime_last_error() or b"").decode(errors="replace")
+
+    def shim_call_count(self) -> int:
+        """Shim calls this runtime has served (all threads): proof that a model used it."""
         return int(self.lib.shimgen_runtime_shim_call_count())
 
-    # ---- conveniences: raise on error ----
+    calls = shim_call_count
+
     def check(self, code: int, what: str) -> None:
         if code != 0:
-            raise RuntimeError(f"{what} failed with {code}: {self.last_error()}")
+            raise ModelError(f"{what} failed (code {code}): {self.last_error()}")
 
-    def empty(self, sizes, strides=None, *, dtype=6, device_type=0, device_index=0, pinned=False) -> int:
+    # ---- tensors ----
+
+    def empty(
+        self,
+        sizes: list[int],
+        strides: list[int] | None = None,
+        *,
+        dtype: int = 6,
+        device_type: int = 0,
+        device_index: int = 0,
+        pinned: bool = False,
+    ) -> int:
+        """A new tensor (aoti_torch_empty_strided[_pinned]); dtype 6 is float32."""
         handle = c_void_p()
         name = "aoti_torch_empty_strided_pinned" if pinned else "aoti_torch_empty_strided"
-        code = self.shim(name)(len(sizes), int64_array(sizes), None if strides is None else int64_array(strides),
-                               dtype, device_type, device_index, ctypes.byref(handle))
+        strides_array = None if strides is None else int64_array(strides)
+        code = self.shim(name)(len(sizes), int64_array(sizes), strides_array, dtype, device_type, device_index,
+                               ctypes.byref(handle))
         self.check(code, name)
-        return handle.value
+        return int(handle.value or 0)
 
-    def delete(self, handle: int) -> None:
-        self.check(self.shim("aoti_torch_delete_tensor_object")(handle), "delete_tensor_object")
+    def delete(self, handle: Any) -> None:
+        self.check(self.shim("aoti_torch_delete_tensor_object")(handle), "aoti_torch_delete_tensor_object")
 
-    def data_ptr(self, handle: int) -> int:
+    def data_ptr(self, handle: Any) -> int:
         out = c_void_p()
-        self.check(self.shim("aoti_torch_get_data_ptr")(handle, ctypes.byref(out)), "get_data_ptr")
+        self.check(self.shim("aoti_torch_get_data_ptr")(handle, ctypes.byref(out)), "aoti_torch_get_data_ptr")
         return out.value or 0
 
-    def sizes(self, handle: int) -> list[int]:
-        return self._shape(handle, "aoti_torch_get_sizes")
-
-    def strides(self, handle: int) -> list[int]:
-        return self._shape(handle, "aoti_torch_get_strides")
-
-    def scalar(self, handle: int, getter: str, ctype=c_int64) -> int:
+    def scalar(self, handle: Any, getter: str, ctype: Any = c_int64) -> Any:
+        """What a one-value getter (``aoti_torch_get_dim``, ``..._get_dtype`` with c_int32) returns."""
         out = ctype()
         self.check(self.shim(getter)(handle, ctypes.byref(out)), getter)
         return out.value
 
-    def _shape(self, handle: int, getter: str) -> list[int]:
+    def sizes(self, handle: Any) -> list[int]:
+        return self._shape(handle, "aoti_torch_get_sizes")
+
+    def strides(self, handle: Any) -> list[int]:
+        return self._shape(handle, "aoti_torch_get_strides")
+
+    def _shape(self, handle: Any, getter: str) -> list[int]:
         dim = self.scalar(handle, "aoti_torch_get_dim")
         out = _i64p()
         self.check(self.shim(getter)(handle, ctypes.byref(out)), getter)
         return [out[i] for i in range(dim)]
 
-    def copy_(self, dst: int, src: int, non_blocking: bool = False) -> None:
-        self.check(self.shim("aoti_torch_copy_")(dst, src, int(non_blocking)), "copy_")
+    def copy_(self, dst: Any, src: Any, non_blocking: bool = False) -> None:
+        self.check(self.shim("aoti_torch_copy_")(dst, src, int(non_blocking)), "aoti_torch_copy_")
+
+    def copy_to(self, handle: Any, device_type: int, device_index: int = 0) -> int:
+        """A new contiguous tensor on the given device holding ``handle``'s values (aoti_torch_copy_)."""
+        shape = self.sizes(handle)
+        strides, step = [0] * len(shape), 1
+        for i in reversed(range(len(shape))):
+            strides[i], step = step, step * max(shape[i], 1)
+        dtype = self.scalar(handle, "aoti_torch_get_dtype", c_int32)
+        out = self.empty(shape, strides, dtype=dtype, device_type=device_type, device_index=device_index)
+        try:
+            self.copy_(out, handle)
+        except ModelError:
+            self.delete(out)
+            raise
+        return out
+
+    # ---- numpy ----
+
+    def tensor_from_array(self, array: Any) -> c_void_p:
+        """A new handle over ``array``'s memory (borrowed: keep the array alive while it is used)."""
+        code = self.dtype_codes.get(array.dtype.name)
+        if code is None:
+            raise InputError(f"dtype {array.dtype} has no tensor dtype in this runtime")
+        strides = [s // array.itemsize for s in array.strides]
+        out = c_void_p()
+        data = array.ctypes.data if array.size else None
+        name = "aoti_torch_create_tensor_from_blob_v2"
+        self.check(self.shim(name)(data, array.ndim, int64_array(array.shape), int64_array(strides), 0, code,
+                                   self.cpu, 0, ctypes.byref(out), 0, None, 0), name)
+        return out
+
+    def array_from_tensor(self, handle: Any) -> Any:
+        """A numpy copy of a tensor (any strides; device tensors are copied to the host first); the
+        handle stays the caller's."""
+        import numpy as np
+
+        if self.scalar(handle, "aoti_torch_get_device_type", c_int32) != self.cpu:
+            host = self.copy_to(handle, self.cpu)
+            try:
+                return self.array_from_tensor(host)
+            finally:
+                self.delete(host)
+        dtype = self.scalar(handle, "aoti_torch_get_dtype", c_int32)
+        name = self.dtype_names.get(dtype)
+        if name is None:
+            raise ModelError(f"output dtype code {dtype} has no numpy equivalent")
+        np_dtype = np.dtype(name)
+        shape, elem = tuple(self.sizes(handle)), tuple(self.strides(handle))
+        if self.scalar(handle, "aoti_torch_get_numel") == 0:
+            return np.empty(shape, dtype=np_dtype)
+        if any(s < 0 for s in elem):
+            raise ModelError("negative strides are not supported")
+        span = 1 + sum((n - 1) * s for n, s in zip(shape, elem))  # elements the view reaches
+        buffer = (ctypes.c_char * (span * np_dtype.itemsize)).from_address(self.data_ptr(handle))
+        base = np.frombuffer(buffer, dtype=np_dtype, count=span)
+        view = np.lib.stride_tricks.as_strided(base, shape=shape, strides=[s * np_dtype.itemsize for s in elem])
+        return np.array(view, copy=True, order="C")
+
+    # ---- streams ----
 
     def caller_stream_guard(self, stream: int | None) -> int:
+        """Selects ``stream`` for this thread until ``end_caller_stream_guard``; None selects NULL."""
         guard = c_void_p()
-        self.check(self.api("shimgen_runtime_caller_stream_guard_create")(stream, ctypes.byref(guard)),
-                   "caller_stream_guard_create")
-        return guard.value
+        name = "shimgen_runtime_caller_stream_guard_create"
+        self.check(self.lib.shimgen_runtime_caller_stream_guard_create(stream, ctypes.byref(guard)), name)
+        return int(guard.value or 0)
 
     def end_caller_stream_guard(self, guard: int) -> None:
-        self.check(self.api("shimgen_runtime_caller_stream_guard_delete")(guard), "caller_stream_guard_delete")
+        name = "shimgen_runtime_caller_stream_guard_delete"
+        self.check(self.lib.shimgen_runtime_caller_stream_guard_delete(guard), name)
+
+    @contextlib.contextmanager
+    def caller_stream(self, stream: int | None) -> Iterator[None]:
+        """Selects ``stream`` (a cudaStream_t; None: no selection) for this thread's runtime work."""
+        if stream is None:
+            yield
+            return
+        guard = self.caller_stream_guard(stream)
+        try:
+            yield
+        finally:
+            self.lib.shimgen_runtime_caller_stream_guard_delete(guard)
 
     def current_cuda_stream(self, device: int) -> int:
         out = c_void_p()
-        self.check(self.shim("aoti_torch_get_current_cuda_stream")(device, ctypes.byref(out)), "get_current_cuda_stream")
+        name = "aoti_torch_get_current_cuda_stream"
+        self.check(self.shim(name)(device, ctypes.byref(out)), name)
         return out.value or 0
 
 

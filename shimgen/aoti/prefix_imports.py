@@ -11,19 +11,22 @@ output is checked before it is moved into place, so a failed rewrite never leave
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.binary.elf import ELF_MAGIC
+from shimgen.binary.load import ZIP_MAGIC
 from shimgen.errors import InputError
+from shimgen.project.matcher import ShimMatcher
 
-ELF_MAGIC = b"\x7fELF"
-ZIP_MAGIC = b"PK\x03\x04"
+Shims = ShimMatcher | Sequence[str]
+"""Which names are shims: the config's matcher (patterns + the shim set), or bare patterns."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,7 @@ class RewriteResult:
         return sum(len(m.renamed) for m in self.members)
 
 
-def is_shim(name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
-
-
-def plan_renames(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: str, *, where: str) -> RenamePlan:
+def plan_renames(symbols: Iterable[DynSymbol], shims: Shims, prefix: str, *, where: str) -> RenamePlan:
     """Which undefined shim symbols to rename; raises InputError for binaries this route cannot fix.
 
     A binary that *defines* a shim is a shim library, not a consumer: renaming its imports would
@@ -77,6 +76,7 @@ def plan_renames(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: 
     to a particular library's version node; renaming it would require a version the prefixed
     runtime does not define, so the result would not load.
     """
+    is_shim = ShimMatcher.of(shims)
     renames: dict[str, str] = {}
     already: set[str] = set()
     defined: list[str] = []
@@ -84,13 +84,13 @@ def plan_renames(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: 
     for symbol in symbols:
         plain = symbol.name[len(prefix):] if symbol.name.startswith(prefix) else None
         if symbol.defined:
-            if is_shim(symbol.name, patterns) or (plain is not None and is_shim(plain, patterns)):
+            if is_shim(symbol.name) or (plain is not None and is_shim(plain)):
                 defined.append(symbol.name)
             continue
-        if plain is not None and is_shim(plain, patterns):
+        if plain is not None and is_shim(plain):
             already.add(symbol.name)
             continue
-        if not is_shim(symbol.name, patterns):
+        if not is_shim(symbol.name):
             continue
         if symbol.version is not None:
             versioned.append(f"{symbol.name}@{symbol.version}")
@@ -107,21 +107,23 @@ def plan_renames(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: 
             "the prefixed runtime does not define"
         )
     if not renames and not already:
-        raise InputError(f"{where}: imports no shim matching {', '.join(patterns)}; nothing to rewrite "
+        raise InputError(f"{where}: imports no shim matching {is_shim.describe()}; nothing to rewrite "
                          "(is this the model's .so?)")
     return RenamePlan(tuple(sorted(renames.items())), tuple(sorted(already)))
 
 
-def verify_imports(symbols: Iterable[DynSymbol], patterns: Sequence[str], prefix: str,
+def verify_imports(symbols: Iterable[DynSymbol], shims: Shims, prefix: str,
                    provided: frozenset[str] | None, *, where: str) -> tuple[str, ...]:
     """The prefixed shim imports of a rewritten binary; raises InputError if it still imports a plain
     shim, or a prefixed one the shim set does not provide (``provided`` None skips that test)."""
-    plain = sorted(s.name for s in symbols if not s.defined and is_shim(s.name, patterns))
+    is_shim = ShimMatcher.of(shims)
+    symbols = list(symbols)
+    plain = sorted(s.name for s in symbols if not s.defined and is_shim(s.name))
     if plain:
         raise InputError(f"{where}: still imports plain shim(s) after rewriting: {_some(plain)}")
     imports = sorted(
         s.name for s in symbols
-        if not s.defined and s.name.startswith(prefix) and is_shim(s.name[len(prefix):], patterns)
+        if not s.defined and is_shim.is_prefixed(s.name, prefix)
     )
     if provided is not None:
         missing = [name for name in imports if name not in provided]
@@ -182,10 +184,10 @@ Verifier = Callable[[Path, str], None]
 """Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
 
 
-def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str],
+def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
     binary = parse_elf(source, where)
-    plan = plan_renames(_symbols(binary), patterns, prefix, where=where)
+    plan = plan_renames(_symbols(binary), shims, prefix, where=where)
     wanted = dict(plan.renames)
     for symbol in binary.dynamic_symbols:
         if symbol.shndx == 0 and symbol.name in wanted:
@@ -193,32 +195,19 @@ def _rewrite_so(source: Path, target: Path, prefix: str, patterns: Sequence[str]
     binary.write(str(target))
     os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
     # Verify what was written, read back fresh, never the in-memory object.
-    imports = verify_imports(read_dynamic_symbols(target, where), patterns, prefix, provided, where=where)
+    imports = verify_imports(read_dynamic_symbols(target, where), shims, prefix, provided, where=where)
     if verify is not None:
         verify(target, where)
     return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
 
 
-def model_members(names: Sequence[str]) -> list[str]:
-    return [n for n in names if PurePosixPath(n).suffix == ".so" and "/data/aotinductor/" in f"/{n}"]
-
-
-def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequence[str],
+def prefix_imports(source: Path, output: Path, *, prefix: str, shims: Shims,
                    provided: frozenset[str] | None = None, verify: Verifier | None = None) -> RewriteResult:
     """Rewrite ``source`` (.so or .pt2) into ``output``; nothing is written unless every check passes."""
     source, output = Path(source), Path(output)
-    where = str(source)
-    if not source.is_file():
-        raise InputError(f"{where}: no such file")
-    if output.resolve() == source.resolve():
-        raise InputError(f"{where}: the output must differ from the input")
-    if not output.parent.is_dir():
-        raise InputError(f"{output}: directory {output.parent} does not exist")
-    try:
-        with source.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise InputError(f"{where}: cannot read: {exc.strerror}") from None
+    shims = ShimMatcher.of(shims)  # compiled once for every member
+    where = check_source_and_output(source, output)
+    magic = read_magic(source, where)
 
     try:
         scratch_dir = tempfile.TemporaryDirectory(prefix=".shimgen-rewrite-", dir=output.parent)
@@ -228,23 +217,19 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, patterns: Sequenc
         work = Path(scratch)
         if magic == ELF_MAGIC:
             staged = work / "out.so"
-            members = (_rewrite_so(source, staged, prefix, patterns, provided, where, verify),)
+            members = (_rewrite_so(source, staged, prefix, shims, provided, where, verify),)
         elif magic == ZIP_MAGIC:
             staged = work / "out.pt2"
-            members = _rewrite_pt2(source, staged, work, prefix, patterns, provided, where, verify)
+            members = _rewrite_pt2(source, staged, work, prefix, shims, provided, where, verify)
         else:
             raise InputError(f"{where}: neither an ELF shared object nor a .pt2 (zip) package")
         os.replace(staged, output)  # same directory as the output: atomic
     return RewriteResult(source, output, members)
 
 
-def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: Sequence[str],
+def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shims,
                  provided: frozenset[str] | None, where: str, verify: Verifier | None) -> tuple[MemberResult, ...]:
-    try:
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
-    with archive:
+    with open_package(source, where) as archive:
         infos = archive.infolist()
         targets = model_members([i.filename for i in infos])
         if not targets:
@@ -258,37 +243,21 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, patterns: 
                 member_in.write_bytes(archive.read(name))
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 raise InputError(f"{where}: cannot read member {name} ({exc})") from None
-            result = _rewrite_so(member_in, member_out, prefix, patterns, provided, f"{where}:{name}", verify)
+            result = _rewrite_so(member_in, member_out, prefix, shims, provided, f"{where}:{name}", verify)
             results.append(MemberResult(name, result.renamed, result.imports))
             rewritten[name] = member_out
         write_package(archive, rewritten, staged)
     return tuple(results)
 
 
-def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path) -> None:
-    """A copy of ``archive`` at ``staged`` with some members' bytes replaced by files.
-
-    Members keep their order, names, dates and compression: torch writes them stored
-    (uncompressed), and the runtime's loader copies the .so straight out of the mapped archive.
-    """
-    with zipfile.ZipFile(staged, "w") as out:
-        for info in archive.infolist():
-            data = replacements[info.filename].read_bytes() if info.filename in replacements else archive.read(info)
-            copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-            copy.compress_type = info.compress_type
-            copy.external_attr = info.external_attr
-            copy.create_system = info.create_system
-            out.writestr(copy, data)
-
-
 def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteResult:
     """``prefix_imports`` with the prefix, patterns and shim set of a ``Config``."""
-    from shimgen.project.shims import resolve_shims
+    from shimgen.project.shims import resolve_shims, shim_matcher
 
-    shims = resolve_shims(config)
-    provided = frozenset(shim.prefixed for shim in shims.shims)
-    return prefix_imports(source, output, prefix=config.prefix, patterns=config.patterns, provided=provided,
-                          verify=checker(config, shims))
+    shimset = resolve_shims(config)
+    provided = frozenset(shim.prefixed for shim in shimset.shims)
+    return prefix_imports(source, output, prefix=config.prefix, shims=shim_matcher(config, shimset),
+                          provided=provided, verify=checker(config, shimset))
 
 
 def checker(config, shims) -> Verifier:

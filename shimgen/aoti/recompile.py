@@ -16,14 +16,14 @@ import os
 import shlex
 import subprocess
 import tempfile
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from shimgen.errors import InputError, ToolError
-from shimgen.aoti.prefix_imports import (ZIP_MAGIC, model_members, parse_elf, read_dynamic_symbols, verify_imports,
-                             write_package)
+from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
+from shimgen.binary.load import ZIP_MAGIC
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
@@ -128,30 +128,20 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
     """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
     from shimgen.generate.render import render
     from shimgen.aoti.prefix_imports import checker
-    from shimgen.project.shims import resolve_shims
+    from shimgen.project.shims import resolve_shims, shim_matcher
 
     source, output = Path(source), Path(output)
-    where = str(source)
-    if not source.is_file():
-        raise InputError(f"{where}: no such file")
-    if output.resolve() == source.resolve():
-        raise InputError(f"{where}: the output must differ from the input")
-    if not output.parent.is_dir():
-        raise InputError(f"{output}: directory {output.parent} does not exist")
+    where = check_source_and_output(source, output)
     if output.suffix not in (".so", ".pt2"):
         raise InputError(f"{output}: the output must end in .so or .pt2")
-    with source.open("rb") as handle:
-        if handle.read(4) != ZIP_MAGIC:
-            raise InputError(f"{where}: not a .pt2 package (the recompile route needs the package's .cpp sources)")
+    if read_magic(source, where) != ZIP_MAGIC:
+        raise InputError(f"{where}: not a .pt2 package (the recompile route needs the package's .cpp sources)")
     header_name = config.outputs.files.get("header")
     if not header_name:
         raise InputError(f"{config.path}: outputs.header is disabled; the recompile route needs export.h")
     shims = resolve_shims(config)
 
-    try:
-        archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
+    archive = open_package(source, where)
     with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
         work = Path(scratch)
         names = [i.filename for i in archive.infolist()]
@@ -204,7 +194,7 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
 
         label = f"{output.name} (recompiled {member})"
         provided = frozenset(s.prefixed for s in shims.shims)
-        imports = verify_imports(read_dynamic_symbols(linked, label), config.patterns, config.prefix, provided,
+        imports = verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix, provided,
                                  where=label)
         checker(config, shims)(linked, label)
         staged = work / ("out" + output.suffix)

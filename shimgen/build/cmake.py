@@ -7,6 +7,7 @@ Knows nothing of shimgen.toml (``build.py`` joins the config to this driver). Pr
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -15,12 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.errors import ToolError
+from shimgen.errors import ToolError, UsageError
 from shimgen.files import write_if_changed
+from shimgen.generate.cmake_syntax import bracket_argument
 
 Echo = Callable[[str], None]
 
 INIT_CACHE_NAME = "shimgen-init.cmake"
+_CACHE_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 @dataclass(frozen=True)
@@ -75,12 +78,21 @@ def run(command: Sequence[str | os.PathLike[str]], *, cwd: Path | None = None, e
 
 
 def init_cache_text(entries: Mapping[str, CacheEntry]) -> str:
-    """An init-cache script (cmake -C). FORCE so a changed option reaches an existing cache too."""
+    """An init-cache script (cmake -C). FORCE so a changed option reaches an existing cache too.
+
+    Values are bracket arguments, so ``$``, ``;``, quotes and backslashes in a path arrive as
+    written. A line break cannot: CMakeCache.txt holds one entry per line."""
     lines = ["# written by shimgen build; passed to cmake -C"]
     for name in sorted(entries):
         entry = entries[name]
-        value = entry.value.replace("\\", "/").replace('"', '\\"')
-        lines.append(f'set({name} "{value}" CACHE {entry.type} "" FORCE)')
+        if not _CACHE_NAME.fullmatch(name):
+            raise UsageError(f"CMake cache entry name '{name}' is not a plain variable name (letters, digits, _ . + -)")
+        if "\n" in entry.value or "\r" in entry.value:
+            raise UsageError(f"CMake cache entry {name} contains a line break, which a CMake cache cannot hold")
+        value = entry.value
+        if os.name == "nt" and entry.type in ("PATH", "FILEPATH"):
+            value = value.replace("\\", "/")  # CMake's own separator; elsewhere a backslash is a name character
+        lines.append(f'set({name} {bracket_argument(value)} CACHE {entry.type} "" FORCE)')
     return "\n".join(lines) + "\n"
 
 

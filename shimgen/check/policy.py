@@ -4,9 +4,7 @@ which other exports are allowed. Built from a Config + ShimSet, a manifest.json,
 
 from __future__ import annotations
 
-import fnmatch
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -16,16 +14,13 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of 
 
 from shimgen.binary.symbols import Names
 from shimgen.errors import InputError, UsageError
+from shimgen.project.manifest import MANIFEST_SCHEMA
+from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher
+from shimgen.project.names import prefix_problem
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
-
-MANIFEST_SCHEMA = "shimgen-manifest/1"  # mirrors shimgen.generate.render (not imported: it pulls Jinja2 in)
-
-# A prefix shimgen.project.config.prefix_problem certainly accepts: an identifier fragment that does not
-# start with '_' (so neither '__' nor '_' + capital, the reserved forms).
-_PLAIN_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 # Symbols every ELF/Mach-O linker defines on its own; never a foreign export of the user's making.
 LINKER_SYMBOLS = frozenset({
@@ -51,22 +46,21 @@ class Policy:
     source: str = "command line"
 
     def __post_init__(self) -> None:
-        # The common, valid case is decided here; shimgen.project.config (tomllib, hashlib: ~7 ms of the
-        # check's time budget) is imported only to word the reason a prefix is refused.
-        if not (_PLAIN_PREFIX.fullmatch(self.prefix) and len(self.prefix) <= 64):
-            from shimgen.project.config import prefix_problem
-
-            problem = prefix_problem(self.prefix) or "not a valid prefix"
+        problem = prefix_problem(self.prefix)
+        if problem:
             raise UsageError(f"prefix: {problem}")
 
     # Construction -------------------------------------------------------------------------------
 
     @classmethod
     def from_config(cls, config: Config, shimset: ShimSet) -> Policy:
+        from shimgen.project.shims import shim_matcher
+
+        matcher = shim_matcher(config, shimset)
         return cls(
             prefix=shimset.prefix,
-            patterns=tuple(config.patterns),
-            shims=shimset.names,
+            patterns=matcher.patterns,
+            shims=matcher.names,
             required=tuple(s.name for s in shimset.required),
             allow=tuple(config.allow),
             exports=tuple(shimset.exports),
@@ -98,47 +92,26 @@ class Policy:
 
     @classmethod
     def from_options(cls, prefix: str, patterns: tuple[str, ...] = ()) -> Policy:
-        return cls(prefix=prefix, patterns=tuple(patterns) or ("aoti_torch_*",), source="command line")
+        return cls(prefix=prefix, patterns=tuple(patterns) or DEFAULT_PATTERNS, source="command line")
 
     # Questions the rules ask -------------------------------------------------------------------------
 
     @cached_property
-    def _shim_re(self) -> re.Pattern[str]:
-        parts = [fnmatch.translate(p) for p in self.patterns] + [re.escape(n) + r"\Z" for n in self.shims]
-        return re.compile("|".join(f"(?:{p})" for p in parts) if parts else r"(?!)")
+    def matcher(self) -> ShimMatcher:
+        """Which plain names are shims: the one matcher prefix-imports and recompile use too."""
+        return ShimMatcher(self.patterns, self.shims)
 
     @cached_property
-    def _allow_re(self) -> re.Pattern[str]:
-        parts = [fnmatch.translate(p) for p in self.allow] + [re.escape(n) + r"\Z" for n in self.exports]
-        return re.compile("|".join(f"(?:{p})" for p in parts) if parts else r"(?!)")
-
-    @cached_property
-    def _literals(self) -> tuple[str, ...]:
-        """Literal beginnings every shim name has (``aoti_torch_`` for ``aoti_torch_*``); () when
-        some pattern starts with a wildcard. Lets ``shims_among`` search text instead of looping."""
-        literals = []
-        for item in (*self.patterns, *self.shims):
-            cut = min((i for i, c in enumerate(item) if c in "*?["), default=len(item))
-            if cut == 0:
-                return ()
-            literals.append(item[:cut])
-        literals.sort()
-        minimal: list[str] = []
-        for literal in literals:  # drop any literal that a shorter one already covers
-            if not minimal or not literal.startswith(minimal[-1]):
-                minimal.append(literal)
-        if len(minimal) > 8:  # many explicit names: search for what they have in common instead
-            import os.path
-
-            common = os.path.commonprefix(minimal)
-            return (common,) if common else ()
-        return tuple(minimal)
+    def _allowed(self) -> ShimMatcher:
+        # Allowed exports follow the same matching rules: globs, plus listed names.
+        return ShimMatcher(self.allow, self.exports)
 
     def shims_among(self, names: Collection[str]) -> list[str]:
         """The plain shim names among ``names`` (what ``is_shim`` says, for 74k names at C speed)."""
-        if not self._literals:
+        literals = self.matcher.literals
+        if not literals:
             return [n for n in names if self.is_shim(n)]
-        found = {n for literal in self._literals for n in names_starting(names, literal)}
+        found = {n for literal in literals for n in names_starting(names, literal)}
         return [n for n in found if self.is_shim(n)]
 
     def prefixed_among(self, names: Collection[str], start: str | None = None) -> list[str]:
@@ -150,16 +123,16 @@ class Policy:
 
     def is_shim(self, plain: str) -> bool:
         """A plain (unprefixed) name is a shim: listed, or matching a pattern."""
-        return self._shim_re.match(plain) is not None
+        return self.matcher(plain)
 
     def is_prefixed_shim(self, name: str) -> bool:
-        return name.startswith(self.prefix) and self.is_shim(name[len(self.prefix):])
+        return self.matcher.is_prefixed(name, self.prefix)
 
     def is_double_prefixed(self, name: str) -> bool:
         return name.startswith(self.prefix + self.prefix)
 
     def is_allowed(self, name: str) -> bool:
-        return name in LINKER_SYMBOLS or self._allow_re.match(name) is not None
+        return name in LINKER_SYMBOLS or self._allowed(name)
 
     @property
     def required_prefixed(self) -> tuple[str, ...]:

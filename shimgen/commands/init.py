@@ -39,7 +39,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.project.config import prefix_problem
+    from shimgen.project.names import prefix_problem
     from shimgen.errors import UsageError
     from shimgen.files import write_if_changed
 

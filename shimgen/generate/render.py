@@ -12,12 +12,18 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.project.config import Config
-from shimgen.errors import StaleOutputs
+from shimgen.project.manifest import MANIFEST_SCHEMA
+from shimgen.errors import ConfigError, StaleOutputs
 from shimgen.files import write_if_changed
+from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.resources import templates_dir
 from shimgen.project.shims import ShimSet, resolve_shims
 
-MANIFEST_SCHEMA = "shimgen-manifest/1"
+
+# Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
+# this name instead of guessing (templates/shimgen-index.cmake.j2 says what it holds).
+INDEX_FILE = "shimgen-index.cmake"
+INDEX_TEMPLATE = "shimgen-index.cmake.j2"
 
 # Output kind → template file.
 TEMPLATES = {
@@ -52,7 +58,7 @@ def banner(config: Config) -> str:
 
 
 def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
-    """Every enabled output's bytes, keyed by its absolute path."""
+    """Every enabled output's bytes, and the index naming them, keyed by absolute path."""
     import jinja2  # imported here: `shimgen --help` must not pay for it
 
     environment = jinja2.Environment(
@@ -80,7 +86,16 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
             (CMAKE_VARIABLES[kind], name) for kind, name in config.outputs.files.items() if kind in CMAKE_VARIABLES
         ),
     }
-    rendered: dict[Path, bytes] = {}
+    environment.filters["cmake_bracket"] = bracket_argument
+    clash = sorted(kind for kind, name in config.outputs.files.items() if name == INDEX_FILE)
+    if clash:
+        raise ConfigError(f"{config.display_name}: 'outputs.{clash[0]}' = '{INDEX_FILE}' is the name of the index "
+                          "file shimgen always writes (choose another name)")
+    rendered: dict[Path, bytes] = {
+        config.outputs.dir / INDEX_FILE: environment.get_template(INDEX_TEMPLATE)
+        .render(context, cmake_file=config.outputs.files.get("cmake", ""))
+        .encode()
+    }
     for kind, name in sorted(config.outputs.files.items()):
         path = config.outputs.dir / name
         if kind == "manifest":
@@ -148,7 +163,7 @@ def generate(config: Config, *, check: bool = False) -> GenerateResult:
     if check:
         problems = stale(rendered)
         if problems:
-            raise StaleOutputs("; ".join(problems) + " (run 'shimgen generate' to update)")
+            raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
         return GenerateResult((), tuple(sorted(rendered)))
     return write(rendered)
 

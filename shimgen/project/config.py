@@ -1,19 +1,21 @@
 """The one config: find it, read it, validate every key, and return a frozen ``Config``.
 
-Policy as data: ``KEYS`` and ``OUTPUT_KEYS`` list every accepted key with its default and its
-documentation; validation is generic code over them. Every problem is collected and reported at
-once, each naming the file, the key and (where it can be found) the line.
+Config as data: each key is a field of ``Config`` (or ``OutputsTable``) declared with ``key()``,
+carrying its type, default, documentation and value checks (shimgen.project.keys). Validation is
+generic code over those fields; the README tables and ``config.schema.json`` are generated from them
+(``python -m shimgen.project.config_docs --write``). Every problem is collected and reported at once,
+each naming the file, the key and (where it can be found) the line.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,50 +24,94 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
+from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
+from shimgen.project.matcher import DEFAULT_PATTERNS
+from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem
 
 CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
-MAX_PREFIX_LENGTH = 64
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LIBRARY = re.compile(r"[A-Za-z0-9_.+-]+\Z")
 _GLOB_CHARS = set("*?[")
 
 
-@dataclass(frozen=True)
-class KeySpec:
-    kind: str  # "str", "list", "bool"
-    default: Any
-    doc: str
+# Value checks: each yields one message per problem with an already type-checked value ------------
 
 
-KEYS: dict[str, KeySpec] = {
-    "prefix": KeySpec("str", None, "Required. Prepended to every shim name, e.g. 'executorch_'."),
-    "macro": KeySpec("str", "AOTI_SHIM_SYMBOL_PREFIX", "Compile definition that carries the prefix."),
-    "export_macro": KeySpec("str", "AOTI_SHIM_EXPORT", "Macro that marks exported shim declarations."),
-    "build_macro": KeySpec(
-        "str", "AOTI_SHIM_BUILDING", "Defined while building the shim library (dllexport vs dllimport)."
-    ),
-    "library": KeySpec("str", "shimgen_runtime", "Library name written into the Windows .def file."),
-    "patterns": KeySpec("list", ["aoti_torch_*"], "Globs: which names are shims when seen in a binary."),
-    "symbols": KeySpec("list", [], "Explicit shim names."),
-    "headers": KeySpec("list", [], "Globs of headers scanned for declarations carrying export_macro."),
-    "required": KeySpec("list", None, "Names or globs that must be present in built artifacts (default: all)."),
-    "allow": KeySpec("list", [], "Globs of other exports permitted by strict checking."),
-    "exports": KeySpec("list", [], "Non-shim names the library exports too (added to the linker export lists)."),
-}
+def _valid_prefix(value: str, context: Context) -> Iterator[str]:
+    reason = prefix_problem(value)
+    if reason:
+        yield reason
 
-OUTPUT_KEYS: dict[str, KeySpec] = {
-    "dir": KeySpec("str", "generated", "Output directory, relative to the config file."),
-    "header": KeySpec("str|false", "export.h", "Macro renames and the export macro."),
-    "cmake": KeySpec("str|false", "shimgen.cmake", "CMake fragment: prefix, definition, INTERFACE target."),
-    "bzl": KeySpec("str|false", "shimgen.bzl", "Bazel/Buck constants and helpers."),
-    "version_script": KeySpec("str|false", "shimgen.map", "ELF version script exporting the prefixed names."),
-    "exported_symbols": KeySpec("str|false", "shimgen.exp", "Mach-O exported-symbols list."),
-    "def": KeySpec("str|false", "shimgen.def", "Windows module-definition file."),
-    "keep": KeySpec("str|false", "shimgen_keep.c", "Translation unit referencing every required shim."),
-    "manifest": KeySpec("str|false", "manifest.json", "Machine-readable description the checker reads."),
-}
+
+def _c_macro(value: str, context: Context) -> Iterator[str]:
+    if not IDENTIFIER.match(value) or is_reserved(value):
+        yield f"'{value}' is not a valid, unreserved C macro name"
+
+
+def _library_name(value: str, context: Context) -> Iterator[str]:
+    if not _LIBRARY.match(value):
+        yield f"'{value}' is not a valid library name"
+
+
+def _shim_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
+    prefix = context.prefix
+    seen: set[str] = set()
+    for name in names:
+        if not IDENTIFIER.match(name):
+            yield f"'{name}' is not a C identifier"
+        elif name in seen:
+            yield f"'{name}' is listed twice"
+        elif prefix and name.startswith(prefix):
+            yield f"'{name}' already carries the prefix '{prefix}'; list the plain name"
+        seen.add(name)
+    if prefix:
+        for name in sorted(seen):
+            if prefix + name in seen:
+                yield f"prefixed name '{prefix + name}' collides with the declared name '{prefix + name}'"
+
+
+def _no_empty_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
+    for item in items:
+        if not item:
+            yield "empty string in list"
+
+
+def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
+    for name in names:
+        if name and not IDENTIFIER.match(name):
+            yield f"'{name}' is not a C identifier"
+
+
+def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
+    for pattern in patterns:
+        if _escapes(context.root, pattern):
+            yield f"'{pattern}' leaves the project directory {context.root}"
+
+
+def _non_empty(value: str, context: Context) -> Iterator[str]:
+    if not value:
+        yield f"'{context.name}' must be a non-empty string"
+
+
+def _dir_inside_project(value: str, context: Context) -> Iterator[str]:
+    if _escapes(context.root, value):
+        yield f"'{context.name}' = '{value}' leaves the project directory {context.root}"
+
+
+def _plain_file_name(value: str, context: Context) -> Iterator[str]:
+    if not value or "/" in value or "\\" in value or value in (".", ".."):
+        yield f"'{context.name}' must be a plain file name or false"
+
+
+_MACRO_SCHEMA = {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+
+
+# The tables -----------------------------------------------------------------------------------
+# To add a key: add one field below with key(doc, default=..., checks=...), then use config.<name>
+# where it matters. parse_config validates it generically, and the README table and
+# shimgen/project/config.schema.json are regenerated from it with
+#     python -m shimgen.project.config_docs --write
+# (tests/unit/test_config_docs.py fails until you do). A new TOML type is one Kind in keys.py.
 
 
 @dataclass(frozen=True)
@@ -80,23 +126,120 @@ class Outputs:
         return self.dir / name if name else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class OutputsTable:
+    """The keys of ``[outputs]`` as written in TOML; parse_config turns them into ``Outputs``."""
+
+    dir: str = key(
+        "output directory (inside the project; `-o DIR` overrides it)",
+        default="generated",
+        checks=(_non_empty, _dir_inside_project),
+        mismatch="'{name}' must be a non-empty string",
+    )
+    header: str | Literal[False] = key(
+        "export macro + one guarded rename per shim, active only when `macro` is defined",
+        default="export.h",
+        checks=(_plain_file_name,),
+    )
+    cmake: str | Literal[False] = key(
+        "`SHIMGEN_*` variables, INTERFACE target `shimgen_prefix` (alias `shimgen::prefix`), "
+        "`shimgen_apply_prefix(<target>)` (PUBLIC)",
+        default="shimgen.cmake",
+        checks=(_plain_file_name,),
+    )
+    bzl: str | Literal[False] = key(
+        "`SHIM_DEFINES` (Bazel `defines`), `SHIM_PREPROCESSOR_FLAGS` (Buck), name lists, "
+        "`shim_library_kwargs()` (alwayslink / link_whole)",
+        default="shimgen.bzl",
+        checks=(_plain_file_name,),
+    )
+    version_script: str | Literal[False] = key(
+        "ELF version script exporting only the prefixed names and `exports`",
+        default="shimgen.map",
+        checks=(_plain_file_name,),
+    )
+    exported_symbols: str | Literal[False] = key(
+        "Mach-O exported-symbols list (leading underscore)", default="shimgen.exp", checks=(_plain_file_name,)
+    )
+    def_: str | Literal[False] = key(
+        "Windows module-definition file", default="shimgen.def", checks=(_plain_file_name,), name="def"
+    )
+    keep: str | Literal[False] = key(
+        "references every required shim: retention without whole-archive",
+        default="shimgen_keep.c",
+        checks=(_plain_file_name,),
+    )
+    manifest: str | Literal[False] = key(
+        "prefix, macro, patterns, allow, exports and per shim its plain and prefixed name, whether "
+        "required, where declared",
+        default="manifest.json",
+        checks=(_plain_file_name,),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config:
     path: Path
     """The config file (shimgen.toml or pyproject.toml)."""
     root: Path
     """Its directory: relative paths resolve here and may not leave it."""
-    prefix: str
-    macro: str
-    export_macro: str
-    build_macro: str
-    library: str
-    patterns: tuple[str, ...]
-    symbols: tuple[str, ...]
-    headers: tuple[str, ...]
-    required: tuple[str, ...] | None
-    allow: tuple[str, ...]
-    exports: tuple[str, ...]
+
+    prefix: str = key(
+        "prepended to every shim; a C identifier fragment, at most 64 characters, not reserved (`__x`, `_X`)",
+        checks=(_valid_prefix,),
+        example='"executorch_"',
+        schema={"minLength": 1, "maxLength": MAX_PREFIX_LENGTH, "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+    )
+    macro: str = key(
+        "compile definition that carries the prefix",
+        default="AOTI_SHIM_SYMBOL_PREFIX",
+        checks=(_c_macro,),
+        schema=_MACRO_SCHEMA,
+    )
+    export_macro: str = key(
+        "marks exported declarations (visibility / dllexport)",
+        default="AOTI_SHIM_EXPORT",
+        checks=(_c_macro,),
+        schema=_MACRO_SCHEMA,
+    )
+    build_macro: str = key(
+        "defined while building the library: dllexport rather than dllimport",
+        default="AOTI_SHIM_BUILDING",
+        checks=(_c_macro,),
+        schema=_MACRO_SCHEMA,
+    )
+    library: str = key(
+        "library name for the `.def` file and the header guard",
+        default="shimgen_runtime",
+        checks=(_library_name,),
+        schema={"pattern": "^[A-Za-z0-9_.+-]+$"},
+    )
+    patterns: tuple[str, ...] = key(
+        "globs: which names are shims when seen in a binary", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
+    )
+    symbols: tuple[str, ...] = key(
+        "explicit shim names (C identifiers, no duplicates, without the prefix)", default=(), checks=(_shim_names,)
+    )
+    headers: tuple[str, ...] = key(
+        "globs of headers scanned for declarations carrying `export_macro`",
+        default=(),
+        checks=(_globs_inside_project,),
+    )
+    required: tuple[str, ...] | None = key(
+        "names or globs that must be present in built artifacts; each must match a shim",
+        default=None,
+        shown="every shim",
+        checks=(_no_empty_items,),
+    )
+    allow: tuple[str, ...] = key(
+        "globs of other exports permitted by strict checking", default=(), checks=(_no_empty_items,)
+    )
+    exports: tuple[str, ...] = key(
+        "non-shim names the library also exports (added to the linker export lists)",
+        default=(),
+        checks=(_no_empty_items, _identifiers),
+    )
+
     outputs: Outputs
     digest: str
     """sha256 of the config file's bytes, recorded in the manifest."""
@@ -105,6 +248,22 @@ class Config:
     def display_name(self) -> str:
         """The config's name as written into generated banners: no absolute paths."""
         return self.path.name
+
+
+KEYS: dict[str, Key] = keys_of(Config)
+"""Every key of the top-level table."""
+OUTPUT_KEYS: dict[str, Key] = keys_of(OutputsTable)
+"""Every key of [outputs]."""
+SUBTABLES = ("outputs",)
+
+
+def _shims_given(values: Mapping[str, Any]) -> Iterator[str]:
+    if not (values["symbols"] or values["headers"]):
+        yield "give the shims with 'symbols', 'headers', or both"
+
+
+# Checks over the whole top-level table; each yields messages that name the file only.
+TABLE_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[str]], ...] = (_shims_given,)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Path:
@@ -169,163 +328,53 @@ def parse_config(
     raw: bytes | None = None,
 ) -> Config:
     """Validate an already-parsed TOML table. Pure apart from resolving paths under ``path``'s directory."""
-    problems: list[str] = []
     locate = _Locator(path, text, table_path)
-
-    def bad(key: str, message: str, table: str = "") -> None:
-        problems.append(f"{locate(key, table)}: {message}")
-
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key == "outputs":
-            continue
-        spec = KEYS.get(key)
-        if spec is None:
-            bad(key, f"unknown key '{key}'{_did_you_mean(key, [*KEYS, 'outputs'])}")
-            continue
-        values[key] = _check_type(key, value, spec, bad)
-
-    if "prefix" not in data:
-        problems.append(f"{path}: missing required key 'prefix' (for example: prefix = \"executorch_\")")
-
-    merged = {k: (values[k] if values.get(k) is not None else spec.default) for k, spec in KEYS.items()}
-    if "required" in values:
-        merged["required"] = values["required"]
-
-    prefix = merged["prefix"]
-    if isinstance(prefix, str):
-        reason = prefix_problem(prefix)
-        if reason:
-            bad("prefix", reason)
-    for key in ("macro", "export_macro", "build_macro"):
-        name = merged[key]
-        if isinstance(name, str) and (not _IDENT.match(name) or _reserved(name)):
-            bad(key, f"'{name}' is not a valid, unreserved C macro name")
-    if isinstance(merged["library"], str) and not re.fullmatch(r"[A-Za-z0-9_.+-]+", merged["library"]):
-        bad("library", f"'{merged['library']}' is not a valid library name")
-
-    symbols = merged["symbols"] or []
-    seen: set[str] = set()
-    for name in symbols:
-        if not isinstance(name, str):
-            continue
-        if not _IDENT.match(name):
-            bad("symbols", f"'{name}' is not a C identifier")
-        elif name in seen:
-            bad("symbols", f"'{name}' is listed twice")
-        elif isinstance(prefix, str) and prefix and name.startswith(prefix):
-            bad("symbols", f"'{name}' already carries the prefix '{prefix}'; list the plain name")
-        seen.add(name)
-    if isinstance(prefix, str) and prefix:
-        for name in seen:
-            if prefix + name in seen:
-                bad("symbols", f"prefixed name '{prefix + name}' collides with the declared name '{prefix + name}'")
-    for key in ("patterns", "allow", "exports", "required"):
-        for item in merged[key] or []:
-            if isinstance(item, str) and not item:
-                bad(key, "empty string in list")
-    for name in merged["exports"] or []:
-        if isinstance(name, str) and name and not _IDENT.match(name):
-            bad("exports", f"'{name}' is not a C identifier")
-    if not (merged["symbols"] or merged["headers"]):
-        problems.append(f"{path}: give the shims with 'symbols', 'headers', or both")
-
+    problems: list[str] = []
     root = path.parent
-    for pattern in merged["headers"] or []:
-        if isinstance(pattern, str) and _escapes(root, pattern):
-            bad("headers", f"'{pattern}' leaves the project directory {root}")
 
-    outputs = _parse_outputs(data.get("outputs", {}), root, locate, problems)
+    def bad(name: str, message: str) -> None:
+        problems.append(f"{locate(name)}: {message}")
 
-    if problems:
+    values = read_table(data, KEYS, subtables=SUBTABLES, bad=bad)
+    problems.extend(_missing_keys(data, path))
+    prefix = values["prefix"] if isinstance(values["prefix"], str) else ""
+    run_checks(values, KEYS, prefix=prefix, root=root, bad=bad)
+    problems.extend(f"{path}: {message}" for check in TABLE_CHECKS for message in check(values))
+    outputs = _parse_outputs(data.get("outputs", {}), prefix, root, locate, problems)
+    if problems or outputs is None:
         raise ConfigError(problems)
-    return Config(
-        path=path,
-        root=root,
-        prefix=prefix,
-        macro=merged["macro"],
-        export_macro=merged["export_macro"],
-        build_macro=merged["build_macro"],
-        library=merged["library"],
-        patterns=tuple(merged["patterns"]),
-        symbols=tuple(symbols),
-        headers=tuple(merged["headers"]),
-        required=None if merged["required"] is None else tuple(merged["required"]),
-        allow=tuple(merged["allow"]),
-        exports=tuple(merged["exports"]),
-        outputs=outputs,  # type: ignore[arg-type]
-        digest=hashlib.sha256(raw if raw is not None else text.encode()).hexdigest(),
-    )
+    digest = hashlib.sha256(raw if raw is not None else text.encode()).hexdigest()
+    return Config(path=path, root=root, outputs=outputs, digest=digest, **values)
 
 
-def prefix_problem(prefix: str) -> str | None:
-    """Why ``prefix`` cannot be a symbol prefix, or None when it can."""
-    if not prefix:
-        return "the prefix is empty"
-    if len(prefix) > MAX_PREFIX_LENGTH:
-        return f"the prefix is {len(prefix)} characters long; at most {MAX_PREFIX_LENGTH} are accepted"
-    if not _PREFIX.match(prefix):
-        return f"'{prefix}' is not a valid C identifier fragment (letters, digits, '_'; no leading digit)"
-    if _reserved(prefix):
-        return f"'{prefix}' is reserved in C and C++ (names starting with '__' or '_' + capital)"
-    return None
+def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
+    for name, spec in KEYS.items():
+        if spec.required and name not in data:
+            yield f"{path}: missing required key '{name}' (for example: {name} = {spec.example})"
+
+
+def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+    if not isinstance(table, dict):
+        problems.append(f"{locate('outputs')}: [outputs] must be a table")
+        return None
+
+    def bad(name: str, message: str) -> None:
+        problems.append(f"{locate(name, 'outputs')}: {message}")
+
+    values = read_table(table, OUTPUT_KEYS, table_name="outputs", bad=bad)
+    run_checks(values, OUTPUT_KEYS, table_name="outputs", prefix=prefix, root=root, bad=bad)
+    files = {kind: name for kind, name in values.items() if kind != "dir" and name}
+    names = list(files.values())
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
+    return Outputs(dir=(root / values["dir"]).resolve(), files=files)
 
 
 def with_overrides(config: Config, *, output_dir: Path | None = None) -> Config:
     """A copy of ``config`` with its output directory replaced (``-o DIR`` on the command line)."""
     if output_dir is None:
         return config
-    outputs = Outputs(dir=output_dir.resolve(), files=dict(config.outputs.files))
-    return Config(**{**config.__dict__, "outputs": outputs})
-
-
-def _reserved(name: str) -> bool:
-    return name.startswith("__") or (len(name) > 1 and name[0] == "_" and name[1].isupper())
-
-
-def _check_type(key: str, value: Any, spec: KeySpec, bad: Any) -> Any:
-    if spec.kind == "str":
-        if not isinstance(value, str):
-            bad(key, f"must be a string, not {type(value).__name__}")
-            return None
-        return value
-    if spec.kind == "list":
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            bad(key, "must be a list of strings")
-            return None
-        return value
-    raise AssertionError(spec.kind)
-
-
-def _parse_outputs(table: Any, root: Path, locate: "_Locator", problems: list[str]) -> Outputs | None:
-    if not isinstance(table, dict):
-        problems.append(f"{locate('outputs')}: [outputs] must be a table")
-        return None
-    directory = OUTPUT_KEYS["dir"].default
-    files = {k: spec.default for k, spec in OUTPUT_KEYS.items() if k != "dir"}
-    for key, value in table.items():
-        where = locate(key, "outputs")
-        if key not in OUTPUT_KEYS:
-            problems.append(f"{where}: unknown key 'outputs.{key}'{_did_you_mean(key, list(OUTPUT_KEYS))}")
-            continue
-        if key == "dir":
-            if not isinstance(value, str) or not value:
-                problems.append(f"{where}: 'outputs.dir' must be a non-empty string")
-                continue
-            directory = value
-            continue
-        if value is False:
-            files[key] = None
-        elif isinstance(value, str) and value and "/" not in value and "\\" not in value and value not in (".", ".."):
-            files[key] = value
-        else:
-            problems.append(f"{where}: 'outputs.{key}' must be a plain file name or false")
-    if _escapes(root, directory):
-        problems.append(f"{locate('dir', 'outputs')}: 'outputs.dir' = '{directory}' leaves the project directory {root}")
-    names = [name for name in files.values() if name]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
-    return Outputs(dir=(root / directory).resolve(), files={k: v for k, v in files.items() if v})
+    return replace(config, outputs=Outputs(dir=output_dir.resolve(), files=dict(config.outputs.files)))
 
 
 def _escapes(root: Path, relative: str) -> bool:
@@ -339,11 +388,6 @@ def _escapes(root: Path, relative: str) -> bool:
             break
         parts.append(part)
     return not is_within(root.joinpath(*parts) if parts else root, root)
-
-
-def _did_you_mean(key: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(key, choices, n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 class _Locator:

@@ -5,7 +5,6 @@ Pure logic over a ``Config``; the only I/O is reading the configured headers.
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from shimgen.project.config import Config
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.headers import scan_header
+from shimgen.project.matcher import ShimMatcher, glob_matches
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def resolve_shims(config: Config) -> ShimSet:
     if config.required is not None:
         required_names = set()
         for item in config.required:
-            matched = {n for n in declared if fnmatch.fnmatchcase(n, item)}
+            matched = glob_matches(declared, item)
             if not matched:
                 problems.append(f"{config.path}: required: '{item}' matches no shim in the set")
             required_names |= matched
@@ -97,3 +97,10 @@ def resolve_shims(config: Config) -> ShimSet:
         for name, where in sorted(declared.items())
     )
     return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))))
+
+
+def shim_matcher(config: Config, shimset: ShimSet) -> ShimMatcher:
+    """Which names are shims for this config: its patterns, and every name of its shim set (listed
+    or declared), so a listed shim no pattern matches is still one. check-symbols' Policy, prefix-imports
+    and recompile all ask this."""
+    return ShimMatcher(tuple(config.patterns), shimset.names)

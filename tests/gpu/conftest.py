@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 from ctypes import byref, c_int, c_void_p
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 

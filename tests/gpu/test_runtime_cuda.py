@@ -10,7 +10,6 @@ from ctypes import byref, c_void_p
 
 import pytest
 
-from shimgen.aoti.capi import int64_array
 
 pytestmark = pytest.mark.gpu
 CPU, CUDA_DEV = 0, 1

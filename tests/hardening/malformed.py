@@ -1,7 +1,7 @@
 """Malformed inputs for check-symbols, generated from binaries built here and torch's libraries.
 
 Nothing here is checked in as a binary: every case is derived, with a fixed seed, from a file the
-tests compile (gcc, mingw-w64, clang for Mach-O) or from torch's installed libraries.
+tests compile (gcc; zig cc from PyPI for PE and Mach-O) or from torch's installed libraries.
 
 Each case carries an expectation:
   bad          structurally invalid by construction (a cut file, a field pointing past the end,
@@ -20,13 +20,14 @@ from __future__ import annotations
 import io
 import os
 import random
-import shutil
 import struct
 import subprocess
 import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests import toolchains
 
 P = "executorch_"
 EXPORT = '__attribute__((visibility("default")))'
@@ -322,34 +323,23 @@ def build_elf_bases(d: Path) -> dict[str, Path]:
 
 
 def build_pe(d: Path) -> Path | None:
-    mingw = shutil.which("x86_64-w64-mingw32-gcc")
-    if mingw is None:
+    if not toolchains.has_zig():
         return None
     d.mkdir(parents=True, exist_ok=True)
     (d / "s.c").write_text(f"__declspec(dllexport) int {P}aoti_torch_a(void){{return 1;}}\n"
                            "__declspec(dllexport) int aoti_torch_b(void){return 2;}\n")
-    subprocess.run([mingw, "-shared", "-s", d / "s.c", "-o", d / "s.dll"], check=True)
-    return d / "s.dll"
+    return toolchains.pe_dll(d / "s.c", d / "s.dll", "-s")
 
 
 def build_macho(d: Path) -> dict[str, Path]:
-    import glob
-
-    clang, lld = shutil.which("clang"), shutil.which("ld.lld")
-    if clang is None or lld is None:
+    if not toolchains.has_zig():
         return {}
     d.mkdir(parents=True, exist_ok=True)
     (d / "m.c").write_text(f"{EXPORT} int {P}aoti_torch_a(void){{return 1;}}\n{EXPORT} int aoti_torch_b(void){{return 2;}}\n"
                            f"int aoti_torch_c(void);\n{EXPORT} int use(void){{return aoti_torch_c();}}\n")
-    out = {"dylib": d / "m.dylib"}
-    subprocess.run([clang, "-target", "x86_64-apple-macos11", "-fuse-ld=lld", "-shared", "-nostdlib", d / "m.c",
-                    "-o", out["dylib"], "-Wl,-undefined,dynamic_lookup"], check=True, capture_output=True)
-    lipo = shutil.which("llvm-lipo") or next(iter(sorted(glob.glob("/usr/bin/llvm-lipo-*"))), None)
-    if lipo:
-        subprocess.run([clang, "-target", "x86_64-apple-macos11", "-c", d / "m.c", "-o", d / "x86.o"], check=True)
-        subprocess.run([clang, "-target", "arm64-apple-macos11", "-c", d / "m.c", "-o", d / "arm.o"], check=True)
-        subprocess.run([lipo, "-create", d / "x86.o", d / "arm.o", "-output", d / "fat.o"], check=True)
-        out["fat"] = d / "fat.o"
+    out = {"dylib": toolchains.macho_dylib(d / "m.c", d / "m.dylib", "x86_64")}
+    slices = [toolchains.macho_object(d / "m.c", d / f"{arch}.o", arch) for arch in ("x86_64", "arm64")]
+    out["fat"] = toolchains.fat_macho(slices, d / "fat.o")
     return out
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import toolchains
 from tests.hardening import malformed
 from tests.hardening.malformed import Case, Corpus
 from tests.support import REPO
@@ -94,9 +95,9 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
     malformed.zip_cases(corpus, library)
     skipped += malformed.special_cases(corpus, library, bases["lto"], bases["lto_archive"])
 
-    if shutil.which("clang"):
+    if toolchains.has_zig():
         (root / "bitcode.c").write_text("int only_bitcode(void){return 1;}\n")
-        subprocess.run(["clang", "-flto", "-c", str(root / "bitcode.c"), "-o", str(root / "bitcode.o")], check=True)
+        toolchains.bitcode_object(root / "bitcode.c", root / "bitcode.o")
         corpus.add(Case("special/llvm_bitcode_object", str(root / "bitcode.o"), "bad", "special"))
     pe = malformed.build_pe(root / "pe")
     if pe:
@@ -104,7 +105,7 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
         needed, structural_end, targeted = malformed.pe_targeted(data)
         corpus.generic_battery("pe", data, needed, targeted, truncations=30, flips=80, structural_end=structural_end)
     else:
-        skipped.append("x86_64-w64-mingw32-gcc missing: no PE cases (apt-get install mingw-w64)")
+        skipped.append(f"zig missing: no PE or bitcode cases ({toolchains.INSTALL_HINT})")
     macho = malformed.build_macho(root / "macho")
     if macho:
         data = macho["dylib"].read_bytes()
@@ -115,7 +116,7 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
             corpus.generic_battery("macho-fat", fat, len(fat), malformed.fat_targeted(fat), truncations=20, flips=40,
                                    structural_end=64)
     else:
-        skipped.append("clang/ld.lld missing: no Mach-O cases (apt-get install clang lld llvm)")
+        skipped.append(f"zig missing: no Mach-O cases ({toolchains.INSTALL_HINT})")
     corpus.add_symbols_variants(skip_groups=("torch-cpu", "zip"))
     return corpus, skipped
 

@@ -8,7 +8,6 @@ the compiling process, never in the one that runs the models.
 from __future__ import annotations
 
 import ctypes
-import ctypes
 import importlib.util
 import json
 import os
@@ -25,7 +24,8 @@ import pytest
 from shimgen.build.builder import BuildOptions, build
 from shimgen.project.config import load_config
 from shimgen.errors import InputError
-from shimgen.aoti.runner import Model, ModelError, Runtime
+from shimgen.aoti.capi import ModelError, Runtime
+from shimgen.aoti.runner import Model
 from shimgen.aoti.recompile import recompile
 from shimgen.resources import default_config
 from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols

@@ -74,6 +74,11 @@ def test_cmake_dir_is_inside_the_installed_package(environment: Path) -> None:
     cmake_dir = Path(result.stdout.strip())
     assert cmake_dir == site_packages(environment) / "shimgen" / "cmake"
     assert (cmake_dir / "shimgenConfig.cmake").is_file() and (cmake_dir / "shimgenConfigVersion.cmake").is_file()
+    # The wheel's version file is the one CMake's write_basic_package_version_file() wrote when the
+    # wheel was built, not the checkout's edition that writes it on first use.
+    version_file = (cmake_dir / "shimgenConfigVersion.cmake").read_text()
+    assert version_file.startswith("# This is a basic version file for the Config-mode of find_package().")
+    assert 'set(PACKAGE_VERSION "0.1.0")' in version_file and "_shimgen_write_version_file" not in version_file
     module = run([environment / "bin" / "python", "-m", "shimgen", "cmake-dir"], env=clean_env(), cwd=environment)
     assert module.stdout.strip() == str(cmake_dir)
 
@@ -100,6 +105,19 @@ def test_found_through_shimgen_root(environment: Path, tmp_path: Path) -> None:
     result = configure(EXAMPLE, tmp_path / "build", f"-Dshimgen_ROOT={site_packages(environment) / 'shimgen'}",
                        "-DSHIMGEN_CHECK_SYMBOLS=OFF", env=clean_env())
     assert "Found shimgen 0.1.0" in result.stdout
+
+
+
+def test_installed_version_file_answers_version_requests(environment: Path, tmp_path: Path) -> None:
+    project = tmp_path / "versions"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(v NONE)\n"
+        "find_package(shimgen 0.1 CONFIG REQUIRED)\nmessage(STATUS \"RESULT ${shimgen_VERSION}\")\n"
+        "find_package(shimgen 0.2 CONFIG QUIET)\nmessage(STATUS \"NEWER ${shimgen_FOUND}\")\n")
+    result = configure(project, tmp_path / "build", f"-Dshimgen_ROOT={site_packages(environment) / 'shimgen'}",
+                       env=clean_env())
+    assert "RESULT 0.1.0" in result.stdout and "NEWER 0" in result.stdout
 
 
 SKBUILD_PYPROJECT = """

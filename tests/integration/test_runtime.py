@@ -43,7 +43,7 @@ def built(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rt(built) -> Runtime:
-    return Runtime(built.artifacts[0].path, "executorch_")
+    return Runtime(built.artifacts[0].path, "executorch_", mode=ctypes.RTLD_LOCAL)
 
 
 # ---- caller-stream contract: compiled C++ consumers ----

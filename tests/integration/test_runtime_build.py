@@ -1,4 +1,5 @@
-"""shimgen build's driver logic that needs no compiler: init cache, options, nvcc lookup, artifacts."""
+"""shimgen build's driver: init cache, options, nvcc lookup, artifacts (no compiler), and one small real
+build of a project whose paths and cache values CMake quoting gets wrong by hand."""
 
 from __future__ import annotations
 
@@ -15,11 +16,59 @@ from shimgen.errors import ToolError, UsageError
 from shimgen.resources import default_config
 
 
-def test_init_cache_forces_sorted_quoted_entries():
-    text = init_cache_text({"B": CacheEntry('say "hi"'), "A": CacheEntry("C:\\x", "PATH")})
+def test_init_cache_forces_sorted_bracket_quoted_entries():
+    text = init_cache_text({"B": CacheEntry('say "hi" ]] ${x}'), "A": CacheEntry("/a b;c$", "PATH")})
     lines = text.splitlines()
-    assert lines[1] == 'set(A "C:/x" CACHE PATH "" FORCE)'
-    assert lines[2] == 'set(B "say \\"hi\\"" CACHE STRING "" FORCE)'
+    assert lines[1] == 'set(A [[/a b;c$]] CACHE PATH "" FORCE)'
+    assert lines[2] == 'set(B [=[say "hi" ]] ${x}]=] CACHE STRING "" FORCE)'
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("X", "a\nb", "contains a line break"),
+    ("X", "a\rb", "contains a line break"),
+    ("X Y", "1", "is not a plain variable name"),
+    ("X)", "1", "is not a plain variable name"),
+])
+def test_init_cache_refuses_what_a_cache_cannot_hold(name, value, message):
+    with pytest.raises(UsageError, match=message):
+        init_cache_text({name: CacheEntry(value)})
+
+
+# Every character hand quoting got wrong: ${} and $ENV{} expansion, backslash escapes (and the old
+# backslash-to-slash rewrite), ';' list splitting, quotes, and brackets that end a bracket argument.
+ODD_VALUE = 'a ${x} $ENV{HOME} \\n\\;\\ ;b; "q" ]] ]=] [==[ end\\'
+
+
+def test_odd_paths_and_values_configure_and_build(tmp_path):
+    """A real `shimgen build` of a C project whose source path holds `$`, `;` and spaces, built in a
+    directory with `$` and spaces: the generated dir and an extra cache value arrive byte-exact,
+    and the library links with its prefixed shim. (CMake's own try_compile cannot work in a build
+    directory holding ';' or '${', so those go into the source path and the extra value.)"""
+    from tests.e2e._native import c_compiler
+
+    c_compiler()
+    project = tmp_path / "src $dollar; semi colon"
+    project.mkdir()
+    (project / "shimgen.toml").write_text('prefix = "odd_"\nsymbols = ["aoti_torch_one"]\n')
+    (project / "shim.c").write_text('#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
+                                    "int aoti_torch_one(void) { return 1; }\n")
+    (project / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.24)
+project(odd C)
+include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
+add_library(odd SHARED shim.c)
+set_target_properties(odd PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
+shimgen_apply_prefix(odd)
+file(WRITE "${CMAKE_BINARY_DIR}/echo-dir.txt" "${SHIMGEN_GENERATED_DIR}")
+file(WRITE "${CMAKE_BINARY_DIR}/echo-value.txt" "${ODD_VALUE}")
+""")
+    build_dir = tmp_path / "build $1 two words"
+    result = build(load_config(project / "shimgen.toml"),
+                   BuildOptions(build_dir, cuda="off", jobs=2, cache=(("ODD_VALUE", ODD_VALUE),)),
+                   echo=lambda line: None)
+    assert (build_dir / "echo-dir.txt").read_text() == str(build_dir / "generated")
+    assert (build_dir / "echo-value.txt").read_text() == ODD_VALUE
+    assert result.check.exit_code == 0, result.check.text
+    assert [artifact.prefixed_exports for artifact in result.artifacts] == [1]
 
 
 def test_init_cache_written_only_when_changed(tmp_path):

@@ -30,11 +30,15 @@ def cmake() -> str:
         return found
 
 
-def test_version_file_matches_the_package() -> None:
-    text = (CMAKE_DIR / "shimgenConfigVersion.cmake").read_text()
-    match = re.search(r'set\(PACKAGE_VERSION "([^"]+)"\)', text)
-    assert match, "shimgenConfigVersion.cmake sets no PACKAGE_VERSION"
-    assert match.group(1) == shimgen.__version__, "bump cmake/shimgenConfigVersion.cmake with shimgen/__init__.py"
+def test_version_file_is_made_by_cmake_from_the_package_version() -> None:
+    # The checkout's version file and the wheel's (root CMakeLists.txt) both come from CMake's
+    # write_basic_package_version_file(), fed shimgen/__init__.py's version; none is hand-written.
+    helper = (CMAKE_DIR / "shimgenVersionFile.cmake").read_text()
+    assert "write_basic_package_version_file(" in helper
+    for path in (CMAKE_DIR / "shimgenConfigVersion.cmake", REPO / "CMakeLists.txt"):
+        text = path.read_text()
+        assert "_shimgen_write_version_file(" in text and "PACKAGE_VERSION_COMPATIBLE TRUE" not in text, path
+    assert f'__version__ = "{shimgen.__version__}"' in (REPO / "shimgen" / "__init__.py").read_text()
 
 
 def test_cmake_dir_command_prints_the_package_directory() -> None:
@@ -56,9 +60,41 @@ def test_config_documents_every_public_function() -> None:
         assert f"#   {name}(" in doc, f"{name} is missing from the doc block of shimgenConfig.cmake"
 
 
+def _documented_variables() -> set[str]:
+    doc = (CMAKE_DIR / "shimgenConfig.cmake").read_text().split("\n\n")[0]
+    section = doc[doc.index("#   shimgen_generate("):doc.index("#   shimgen_link_whole(")]
+    return set(re.findall(r"\bSHIMGEN_[A-Z_]+\b", section.split("and no other")[1]))
+
+
+def _listed_variables() -> set[str]:
+    text = (CMAKE_DIR / "shimgenGenerate.cmake").read_text()
+    body = re.search(r"function\(_shimgen_generate_variables out\)\n  set\(\$\{out\}(.*?)PARENT_SCOPE\)", text, re.DOTALL)
+    assert body, "shimgenGenerate.cmake defines no _shimgen_generate_variables()"
+    return set(body.group(1).split())
+
+
+def _fragment_variables(tmp_path: Path) -> set[str]:
+    """What the generated fragment sets, with every output switched on."""
+    from shimgen.generate.render import render
+    from shimgen.project.config import load_config
+    from shimgen.project.shims import resolve_shims
+
+    (tmp_path / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_x"]\n')
+    config = load_config(tmp_path / "shimgen.toml")
+    fragment = render(config, resolve_shims(config))[config.outputs.dir / "shimgen.cmake"].decode()
+    return set(re.findall(r"^\s*set\((SHIMGEN_[A-Z_]+)\b", fragment, re.MULTILINE))
+
+
+def test_the_variables_handed_to_the_caller_are_the_documented_ones(tmp_path: Path) -> None:
+    documented, listed, fragment = _documented_variables(), _listed_variables(), _fragment_variables(tmp_path)
+    assert "SHIMGEN_PREFIX" in documented and "SHIMGEN_PREFIX_TARGET" in documented
+    assert listed == documented, "shimgenGenerate.cmake and the doc block of shimgenConfig.cmake differ"
+    assert fragment == documented, "templates/shimgen.cmake.j2 sets other variables than the documented ones"
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
 def test_cmake_script(script: Path, tmp_path: Path) -> None:
     result = subprocess.run([cmake(), f"-DCMAKE_DIR={CMAKE_DIR}", f"-DWORK={tmp_path}",
                              f"-DVERSION_UNDER_TEST={shimgen.__version__}", "-P", str(script)],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
