@@ -94,6 +94,22 @@ struct Tensor {
 Tensor* unwrap(AtenTensorHandle handle, const char* what);
 AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept;
 
+// ---- Overflow-checked index arithmetic: every product or sum of sizes, strides and offsets goes
+// through these, so a huge stride is refused instead of wrapping past a bounds check. ----
+int64_t checked_mul(int64_t a, int64_t b, const char* what);
+int64_t checked_add(int64_t a, int64_t b, const char* what);
+// Elements from the first to one past the last addressed element (0 when the tensor is empty);
+// refuses a span that does not fit in int64.
+int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// PyTorch's infer_dense_strides: dense strides that keep the order of `strides` (what empty_like
+// and clone give a tensor that is not itself non-overlapping and dense).
+std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// A new tensor with its own storage (validated like aoti_torch_empty_strided).
+std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                     int32_t dtype, int32_t device_type, int32_t device_index);
+
 // ---- Memory and copies on a device: implemented by backend_cuda.cpp or backend_cpu_only.cpp ----
 bool cuda_built() noexcept;
 int32_t cuda_get_device();

@@ -26,10 +26,91 @@ Storage::~Storage() {
   }
 }
 
+// Shapes are validated when a tensor is made (read_shape): numel and span fit in int64 there.
 int64_t Tensor::numel() const {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes) n = checked_mul(n, s, "numel");
   return n;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* what) {
+  int64_t r = 0;
+  require(!__builtin_mul_overflow(a, b, &r), std::string(what) + " overflows int64 (" + std::to_string(a) + " * " + std::to_string(b) + ")");
+  return r;
+}
+
+int64_t checked_add(int64_t a, int64_t b, const char* what) {
+  int64_t r = 0;
+  require(!__builtin_add_overflow(a, b, &r), std::string(what) + " overflows int64 (" + std::to_string(a) + " + " + std::to_string(b) + ")");
+  return r;
+}
+
+int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  int64_t span = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) span = checked_add(span, checked_mul(sizes[i] - 1, strides[i], "extent"), "extent");
+  return span;
+}
+
+std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s = checked_mul(s, sizes[i] > 0 ? sizes[i] : 1, "contiguous stride");
+  }
+  return strides;
+}
+
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  // Dense: some permutation of the dimensions is contiguous. Size-1 dimensions never matter;
+  // equal strides on two dimensions of size > 1 are an overlap, caught by the running product.
+  for (int64_t s : sizes)
+    if (s == 0) return true;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != 1) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t i : order) {
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];  // bounded by numel, validated at creation
+  }
+  return true;
+}
+
+std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  const size_t n = sizes.size();
+  if (non_overlapping_and_dense(sizes, strides)) return strides;
+  // perm[0] is the innermost dimension; ties and zero strides keep the default (last dim innermost).
+  std::vector<size_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto should_swap = [&](size_t d0, size_t d1) {
+    if (strides[d0] == 0 || strides[d1] == 0) return 0;
+    if (strides[d0] < strides[d1]) return -1;
+    if (strides[d0] > strides[d1]) return 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> out(n);
+  int64_t current = 1;
+  for (size_t i = 0; i < n; ++i) {
+    out[perm[i]] = current;
+    current = checked_mul(current, sizes[perm[i]] > 0 ? sizes[perm[i]] : 1, "dense stride");
+  }
+  return out;
 }
 
 bool Tensor::is_contiguous() const {
@@ -43,20 +124,7 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-bool Tensor::is_non_overlapping_and_dense() const {
-  // Dense: some permutation of the dimensions is contiguous.
-  if (numel() == 0) return true;
-  std::vector<size_t> order(sizes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
-  int64_t expected = 1;
-  for (size_t i : order) {
-    if (sizes[i] == 1) continue;
-    if (strides[i] != expected) return false;
-    expected *= sizes[i];
-  }
-  return true;
-}
+bool Tensor::is_non_overlapping_and_dense() const { return non_overlapping_and_dense(sizes, strides); }
 
 Tensor* unwrap(AtenTensorHandle handle, const char* what) {
   require(handle != nullptr, std::string(what) + " is a null tensor handle");
@@ -91,22 +159,12 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
       strides[i] = strides_ptr[i];
     }
   } else {
-    int64_t s = 1;
-    for (int64_t i = ndim; i-- > 0;) {
-      strides[i] = s;
-      s *= sizes[i] > 0 ? sizes[i] : 1;
-    }
+    strides = contiguous_strides_of(sizes);
   }
-}
-
-// Elements from the first to one past the last addressed element (0 when the tensor is empty).
-int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
-    span += (sizes[i] - 1) * strides[i];
-  }
-  return span;
+  // Both must fit in int64, so no later product or sum over this shape can wrap.
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel = checked_mul(numel, s, "numel");
+  (void)span_elements(sizes, strides);
 }
 
 // Byte count for an allocation of `elements`, rejecting overflow.
@@ -168,12 +226,16 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   require(data != nullptr || span == 0, "data is null for a non-empty tensor");
   tensor->dtype = dtype;
   tensor->storage_offset = storage_offset;
+  // Everything that can throw comes before the Storage owns `data`: a Storage is made with kind
+  // kHost, and one destroyed by a failed check would free the caller's (borrowed) memory.
+  const int64_t nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
+  const int32_t index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
   auto storage = std::make_shared<Storage>();
-  storage->data = data;
-  storage->nbytes = static_cast<int64_t>(byte_count(storage_offset + span, element_size(dtype)));
-  storage->device_type = device_type;
-  storage->device_index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
   storage->kind = MemoryKind::kBorrowed;
+  storage->data = data;
+  storage->nbytes = nbytes;
+  storage->device_type = device_type;
+  storage->device_index = index;
   tensor->storage = std::move(storage);
   return tensor;
 }
@@ -192,6 +254,14 @@ std::unique_ptr<Tensor> copy_with_strides(const Tensor& self, const std::vector<
 }
 
 }  // namespace
+
+std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                     int32_t dtype, int32_t device_type, int32_t device_index) {
+  require(sizes.size() == strides.size(), "sizes and strides differ in length");
+  return allocate(static_cast<int64_t>(sizes.size()), sizes.data(), strides.data(), dtype, device_type, device_index,
+                  false);
+}
+
 }  // namespace shimgen::rt
 
 using namespace shimgen::rt;
@@ -264,10 +334,12 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle 
     read_shape(ndim, sizes_ptr, strides_ptr, view->sizes, view->strides);
     view->storage = t->storage;
     view->dtype = t->dtype;
-    view->storage_offset = t->storage_offset + storage_offset;
+    view->storage_offset = checked_add(t->storage_offset, storage_offset, "storage offset");
     require(view->storage_offset >= 0, "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
-    // PyTorch does not check; a view past the storage would read or write foreign memory.
-    int64_t end = (view->storage_offset + span_elements(view->sizes, view->strides)) * static_cast<int64_t>(view->itemsize());
+    // PyTorch does not check; a view past the storage would read or write foreign memory. Checked
+    // arithmetic: a wrapped product would pass this test and let a later copy run off the storage.
+    int64_t end = checked_mul(checked_add(view->storage_offset, span_elements(view->sizes, view->strides), "view extent"),
+                              static_cast<int64_t>(view->itemsize()), "view extent in bytes");
     require(view->numel() == 0 || end <= t->storage->nbytes,
             "view ends at byte " + std::to_string(end) + ", past the storage's " + std::to_string(t->storage->nbytes) + " bytes");
     *ret_new_tensor = wrap(std::move(view));
@@ -321,16 +393,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTens
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
     require(ret != nullptr, "ret is null");
-    // torch.clone() preserves the layout of dense tensors and makes anything else contiguous.
-    std::vector<int64_t> strides = t->strides;
-    if (!t->is_non_overlapping_and_dense()) {
-      int64_t s = 1;
-      for (size_t i = t->sizes.size(); i-- > 0;) {
-        strides[i] = s;
-        s *= t->sizes[i] > 0 ? t->sizes[i] : 1;
-      }
-    }
-    *ret = wrap(copy_with_strides(*t, strides));
+    // torch.clone() (preserve_format) keeps a dense tensor's strides and gives anything else
+    // (overlapping, gapped, broadcast) dense strides in the same dimension order.
+    *ret = wrap(copy_with_strides(*t, dense_strides_like(t->sizes, t->strides)));
   });
 }
 

@@ -213,6 +213,33 @@ void tensors() {
   for (AtenTensorHandle handle : {view, alias, dense, blob, out_blob}) EXPECT(aoti_torch_delete_tensor_object(handle) == 0);
 }
 
+// Sizes/strides whose products wrap int64 must be refused, not wrapped past the bounds check: a
+// 4-byte blob reinterpreted as sizes [3], strides [2^61] ends at byte (1 + 2 * 2^61) * 4, which
+// wraps to 4 in unchecked arithmetic.
+void overflow() {
+  const int32_t f32 = aoti_torch_dtype_float32(), cpu = aoti_torch_device_type_cpu();
+  float one = 1.f;
+  int64_t s1[1] = {1}, st1[1] = {1};
+  AtenTensorHandle blob = nullptr;
+  EXPECT(aoti_torch_create_tensor_from_blob(&one, 1, s1, st1, 0, f32, cpu, 0, &blob) == 0);
+  AtenTensorHandle view = reinterpret_cast<AtenTensorHandle>(0x1);
+  int64_t sizes[1] = {3}, strides[1] = {int64_t(1) << 61};
+  EXPECT(aoti_torch__reinterpret_tensor(blob, 1, sizes, strides, 0, &view) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(std::strstr(shimgen_runtime_last_error(), "overflow") != nullptr);
+  EXPECT(view == reinterpret_cast<AtenTensorHandle>(0x1));
+  int64_t off_sizes[1] = {1}, off_strides[1] = {1};
+  EXPECT(aoti_torch__reinterpret_tensor(blob, 1, off_sizes, off_strides, INT64_MAX, &view) != 0);
+  EXPECT(view == reinterpret_cast<AtenTensorHandle>(0x1));
+  // empty_strided: the span overflows; numel overflows with zero strides.
+  int64_t big[2] = {int64_t(1) << 40, int64_t(1) << 40}, zero[2] = {0, 0}, wide[2] = {int64_t(1) << 40, 1};
+  EXPECT(aoti_torch_empty_strided(2, big, wide, f32, cpu, 0, &view) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_empty_strided(2, big, zero, f32, cpu, 0, &view) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_empty_strided(2, big, nullptr, f32, cpu, 0, &view) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_create_tensor_from_blob(&one, 1, sizes, strides, 0, f32, cpu, 0, &view) != 0);
+  EXPECT(view == reinterpret_cast<AtenTensorHandle>(0x1));
+  EXPECT(aoti_torch_delete_tensor_object(blob) == 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -228,6 +255,7 @@ int main(int argc, char** argv) {
   else if (name == "stress") stress();
   else if (name == "prefixed_calls") prefixed_calls();
   else if (name == "tensors") tensors();
+  else if (name == "overflow") overflow();
   else {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

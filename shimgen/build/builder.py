@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,8 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
         "SHIMGEN_RUNTIME_CUDA": CacheEntry("ON" if nvcc else "OFF"),
         # Always written (empty = none), so dropping --sanitize reconfigures without sanitizers.
         "SHIMGEN_RUNTIME_SANITIZE": CacheEntry(",".join(options.sanitize)),
+        # The interpreter running shimgen: the runtime's CMake asks it where scipy-openblas32 is.
+        "Python3_EXECUTABLE": CacheEntry(sys.executable, "FILEPATH"),
     }
     if nvcc:
         entries["CMAKE_CUDA_COMPILER"] = CacheEntry(str(nvcc), "FILEPATH")

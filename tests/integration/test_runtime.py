@@ -48,7 +48,8 @@ def rt(built) -> Runtime:
 
 # ---- caller-stream contract: compiled C++ consumers ----
 
-@pytest.mark.parametrize("case", ["no_guard", "null_is_selection", "nesting", "per_thread", "stress", "prefixed_calls"])
+@pytest.mark.parametrize("case", ["no_guard", "null_is_selection", "nesting", "per_thread", "stress", "prefixed_calls",
+                                  "overflow"])
 def test_native(built, case):
     program = _tests_listing(built.build_dir)["native_tests"]
     completed = subprocess.run([program, case], capture_output=True, text=True, timeout=120)

@@ -4,8 +4,9 @@
  * aoti_torch_cpu_mm_out (nm -D on the model's .so); Linear with bias lowers to addmm_out, batched
  * matmul to bmm_out. Signatures are identical to PyTorch's generated c_shim_cpu.h.
  *
- * The implementation is a plain loop over any strides (float32 and float64, accumulating in
- * double): correct, not fast. Compiles as C and as C++.
+ * GEMMs go through the BLAS of scipy-openblas32 (scipy_-prefixed symbols), float32 and float64, any
+ * strides (operands the BLAS cannot address are packed). Every op checks its arguments and returns
+ * an error code (message in shimgen_runtime_last_error()) instead of crashing. Compiles as C and C++.
  */
 #ifndef SHIMGEN_RUNTIME_SHIM_CPU_OPS_H_
 #define SHIMGEN_RUNTIME_SHIM_CPU_OPS_H_
@@ -26,6 +27,24 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, A
 /* out[b] = self[b] @ mat2[b]; self [B, n, k], mat2 [B, k, m], out [B, n, m]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                        AtenTensorHandle mat2);
+
+/* N-d convolution (1-3 spatial dims): input [N, C, *], weight [O, C/groups, *k], bias null or [O];
+ * stride/padding/dilation hold 1 or (spatial) values. transposed must be 0. The new output is
+ * channels-last when input or weight is (PyTorch's rule), else contiguous. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight,
+                                                           AtenTensorHandle* bias, const int64_t* stride,
+                                                           int64_t stride_len_, const int64_t* padding,
+                                                           int64_t padding_len_, const int64_t* dilation,
+                                                           int64_t dilation_len_, int32_t transposed,
+                                                           const int64_t* output_padding,
+                                                           int64_t output_padding_len_, int64_t groups,
+                                                           AtenTensorHandle* ret0);
+/* softmax(q k^T * scale [+ mask]) v; q [B,H,L,E], k [B,H,S,E], v [B,H,S,Ev]; scale null: 1/sqrt(E);
+ * attn_mask null, or bool/additive broadcast to [B,H,L,S]; dropout_p must be 0. ret0: output,
+ * ret1: logsumexp [B,H,L]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal,
+    AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 #ifdef __cplusplus
 } /* extern "C" */

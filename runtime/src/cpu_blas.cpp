@@ -1,0 +1,249 @@
+// CPU GEMM ops (mm, addmm, bmm) for AOTInductor models, through the BLAS of the PyPI package
+// scipy-openblas32 (symbols scipy_cblas_*: they cannot bind to, or be bound by, the BLAS that
+// libtorch or numpy bring into the same process). See shimgen_runtime/shim_cpu_ops.h.
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu_kernels.h"
+#include "shimgen_runtime/shim_cpu_ops.h"
+
+namespace shimgen::rt::cpu {
+namespace {
+
+// How the BLAS sees one operand: a pointer, whether it is stored transposed relative to the call's
+// order, and its leading dimension. `packed` owns a dense copy when the original strides do not fit.
+template <typename T>
+struct Operand {
+  const T* data = nullptr;
+  bool transposed = false;
+  int64_t ld = 0;
+  std::vector<T> packed;
+};
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+// Row-major: unit column stride and a row stride of at least max(1, cols). Size-1 dimensions have
+// no meaningful stride, so they never disqualify a matrix.
+template <typename T>
+bool row_major(const Matrix<T>& m, int64_t* ld) {
+  if (m.cols != 1 && m.col_stride != 1) return false;
+  const int64_t need = std::max<int64_t>(1, m.cols);
+  const int64_t have = m.rows == 1 ? need : m.row_stride;
+  if (have < need || !fits_int(have)) return false;
+  *ld = have;
+  return true;
+}
+
+template <typename T>
+Operand<T> operand(const Matrix<const T>& m) {
+  Operand<T> op;
+  int64_t ld = 0;
+  if (row_major(m, &ld)) {
+    op.data = m.data;
+    op.ld = ld;
+  } else if (row_major(m.transposed(), &ld)) {
+    op.data = m.data;
+    op.transposed = true;
+    op.ld = ld;
+  } else {
+    op.packed.resize(static_cast<size_t>(m.rows * m.cols));
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) op.packed[static_cast<size_t>(i * m.cols + j)] = m.at(i, j);
+    op.data = op.packed.data();
+    op.ld = std::max<int64_t>(1, m.cols);
+  }
+  return op;
+}
+
+void blas(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
+  scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc);
+}
+
+void blas(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+          double beta, double* c, int ldc) {
+  scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc);
+}
+
+template <typename T>
+void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha, T beta) {
+  const int64_t m = c.rows, n = c.cols, k = a.cols;
+  if (m == 0 || n == 0) return;
+  require(fits_int(m) && fits_int(n) && fits_int(k), "matrix dimension exceeds the BLAS's 32-bit index");
+  if (k == 0) {  // nothing to multiply: c = beta * c (beta 0 writes zeros, never reads c)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c.at(i, j) = beta == T(0) ? T(0) : beta * c.at(i, j);
+    return;
+  }
+  int64_t ldc = 0;
+  bool c_transposed = false;
+  if (!row_major(Matrix<const T>{c.data, m, n, c.row_stride, c.col_stride}, &ldc)) {
+    if (row_major(Matrix<const T>{c.data, n, m, c.col_stride, c.row_stride}, &ldc)) {
+      c_transposed = true;  // c is column-major: compute c^T = b^T @ a^T instead
+    } else {
+      // No BLAS layout: compute into a dense scratch and scatter.
+      std::vector<T> scratch(static_cast<size_t>(m * n));
+      Matrix<T> dense{scratch.data(), m, n, n, 1};
+      if (beta != T(0))
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) dense.at(i, j) = c.at(i, j);
+      gemm_impl<T>(a, b, dense, alpha, beta);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) c.at(i, j) = dense.at(i, j);
+      return;
+    }
+  }
+  if (!c_transposed) {
+    Operand<T> oa = operand(a), ob = operand(b);
+    blas(oa.transposed, ob.transposed, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, oa.data,
+         static_cast<int>(oa.ld), ob.data, static_cast<int>(ob.ld), beta, c.data, static_cast<int>(ldc));
+  } else {
+    Operand<T> ob = operand(b.transposed()), oa = operand(a.transposed());
+    blas(ob.transposed, oa.transposed, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), alpha, ob.data,
+         static_cast<int>(ob.ld), oa.data, static_cast<int>(oa.ld), beta, c.data, static_cast<int>(ldc));
+  }
+}
+
+template <typename T>
+Matrix<T> matrix_of(const Tensor& t, int64_t first_dim, int64_t batch) {
+  T* base = reinterpret_cast<T*>(t.data());
+  const size_t d = static_cast<size_t>(first_dim);
+  const int64_t offset = first_dim == 0 ? 0 : batch * t.strides[0];
+  return Matrix<T>{base + offset, t.sizes[d], t.sizes[d + 1], t.strides[d], t.strides[d + 1]};
+}
+
+// out[b] = beta * bias + alpha * (a[b] @ m[b]); bias (addmm only) broadcasts to out.
+template <typename T>
+void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias, double beta, double alpha,
+                int64_t rank) {
+  const int64_t first = rank - 2;
+  const int64_t batches = rank == 3 ? out.sizes[0] : 1;
+  T gemm_beta = T(0);
+  if (bias != nullptr && beta != 0.0) {
+    // Broadcast the bias into out (right-aligned, size-1 dims repeat), then let the BLAS add.
+    const Matrix<T> o = matrix_of<T>(out, 0, 0);
+    const T* bp = reinterpret_cast<const T*>(bias->data());
+    const size_t bd = bias->sizes.size();
+    const int64_t rs = bd == 2 && bias->sizes[0] != 1 ? bias->strides[0] : 0;
+    const int64_t cs = bd >= 1 && bias->sizes[bd - 1] != 1 ? bias->strides[bd - 1] : 0;
+    for (int64_t i = 0; i < o.rows; ++i)
+      for (int64_t j = 0; j < o.cols; ++j) o.at(i, j) = bp[i * rs + j * cs];
+    gemm_beta = static_cast<T>(beta);
+  }
+  for (int64_t b = 0; b < batches; ++b) {
+    const Matrix<T> ma = matrix_of<T>(a, first, b), mm = matrix_of<T>(m, first, b);
+    gemm(Matrix<const T>{ma.data, ma.rows, ma.cols, ma.row_stride, ma.col_stride},
+         Matrix<const T>{mm.data, mm.rows, mm.cols, mm.row_stride, mm.col_stride}, matrix_of<T>(out, first, b),
+         static_cast<T>(alpha), gemm_beta);
+  }
+}
+
+// The regions [lo, hi) of bytes two tensors address (0, 0 when empty).
+std::pair<const char*, const char*> extent(const Tensor& t) {
+  const int64_t span = span_elements(t.sizes, t.strides);
+  if (span == 0) return {nullptr, nullptr};
+  return {t.data(), t.data() + span * static_cast<int64_t>(t.itemsize())};
+}
+
+bool overlap(const Tensor& x, const Tensor& y) {
+  auto [xl, xh] = extent(x);
+  auto [yl, yh] = extent(y);
+  return xl != nullptr && yl != nullptr && xl < yh && yl < xh;
+}
+
+AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle self_h, AtenTensorHandle mat2_h,
+                      AtenTensorHandle bias_h, double beta, double alpha, int64_t rank) {
+  return guarded(op, [&] {
+    const Tensor& out = float_tensor(out_h, "out");
+    const Tensor& a = float_tensor(self_h, bias_h ? "mat1" : "self");
+    const Tensor& m = float_tensor(mat2_h, "mat2");
+    const Tensor* bias = bias_h ? &float_tensor(bias_h, "self") : nullptr;
+    const std::string r = std::to_string(rank);
+    require(static_cast<int64_t>(out.sizes.size()) == rank && static_cast<int64_t>(a.sizes.size()) == rank &&
+                static_cast<int64_t>(m.sizes.size()) == rank,
+            "expects " + r + "-d out and operands, got out " + shape_str(out.sizes) + ", " + shape_str(a.sizes) +
+                " and " + shape_str(m.sizes));
+    require(a.dtype == out.dtype && m.dtype == out.dtype && (!bias || bias->dtype == out.dtype),
+            "operands and out must have one dtype");
+    const size_t off = static_cast<size_t>(rank - 2);
+    require(a.sizes[off + 1] == m.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == m.sizes[off + 1] &&
+                (rank != 3 || (a.sizes[0] == out.sizes[0] && m.sizes[0] == out.sizes[0])),
+            "shapes do not multiply into out: " + shape_str(a.sizes) + " @ " + shape_str(m.sizes) + " -> " +
+                shape_str(out.sizes));
+    if (bias != nullptr) {
+      const auto& bs = bias->sizes;
+      const bool ok = bs.empty() || (bs.size() == 1 && (bs[0] == 1 || bs[0] == out.sizes[1])) ||
+                      (bs.size() == 2 && (bs[0] == 1 || bs[0] == out.sizes[0]) && (bs[1] == 1 || bs[1] == out.sizes[1]));
+      require(ok, "self " + shape_str(bs) + " does not broadcast to out " + shape_str(out.sizes));
+    }
+    // As in PyTorch: out may not share memory with an input (the result would depend on order), and
+    // an out with a zero stride (several elements in one place) cannot be written.
+    for (size_t d = 0; d < out.sizes.size(); ++d)
+      require(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
+                                                             std::to_string(d) + ")");
+    require(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
+    if (out.dtype == aoti_torch_dtype_float32()) {
+      run_matmul<float>(out, a, m, bias, beta, alpha, rank);
+    } else {
+      run_matmul<double>(out, a, m, bias, beta, alpha, rank);
+    }
+  });
+}
+
+}  // namespace
+
+void gemm(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c, float alpha, float beta) {
+  gemm_impl<float>(a, b, c, alpha, beta);
+}
+
+void gemm(const Matrix<const double>& a, const Matrix<const double>& b, const Matrix<double>& c, double alpha,
+          double beta) {
+  gemm_impl<double>(a, b, c, alpha, beta);
+}
+
+const Tensor& float_tensor(AtenTensorHandle handle, const char* what) {
+  const Tensor* t = unwrap(handle, what);
+  require(t->storage->device_type == kCPU, std::string(what) + " is not a CPU tensor");
+  if (t->dtype != aoti_torch_dtype_float32() && t->dtype != aoti_torch_dtype_float64()) {
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(what) + " has dtype code " + std::to_string(t->dtype) +
+                                                "; only float32 (6) and float64 (7) are supported");
+  }
+  return *t;
+}
+
+const Tensor* optional_tensor(const AtenTensorHandle* handle, const char* what) {
+  if (handle == nullptr || *handle == nullptr) return nullptr;
+  return unwrap(*handle, what);
+}
+
+std::string shape_str(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+}  // namespace shimgen::rt::cpu
+
+extern "C" {
+
+AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+  return shimgen::rt::cpu::matmul("aoti_torch_cpu_mm_out", out, self, mat2, nullptr, 0.0, 1.0, 2);
+}
+
+AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat1,
+                                        AtenTensorHandle mat2, double beta, double alpha) {
+  return shimgen::rt::cpu::matmul("aoti_torch_cpu_addmm_out", out, mat1, mat2, self, beta, alpha, 2);
+}
+
+AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+  return shimgen::rt::cpu::matmul("aoti_torch_cpu_bmm_out", out, self, mat2, nullptr, 0.0, 1.0, 3);
+}
+
+}  // extern "C"

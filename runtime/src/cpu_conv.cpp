@@ -1,0 +1,205 @@
+// aoti_torch_cpu_convolution: 1-, 2- and 3-D convolution (groups, stride, padding, dilation, bias),
+// as im2col + one BLAS GEMM per (image, group). See shimgen_runtime/shim_cpu_ops.h.
+//
+// Every spatial problem is run as 3-D (a 1-D or 2-D one gets leading size-1 dimensions), so one
+// code path covers them all.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu_kernels.h"
+#include "shimgen_runtime/shim_cpu_ops.h"
+
+namespace shimgen::rt::cpu {
+namespace {
+
+constexpr size_t kSpatial = 3;
+using Dims = std::array<int64_t, kSpatial>;
+
+// stride/padding/dilation: one value for every dimension or one each (PyTorch expands a single value).
+Dims param(const int64_t* values, int64_t len, size_t spatial, int64_t fill, int64_t minimum, const char* name) {
+  require(len == 1 || len == static_cast<int64_t>(spatial),
+          std::string(name) + " has " + std::to_string(len) + " values for a " + std::to_string(spatial) + "-d convolution");
+  require(values != nullptr, std::string(name) + " is null");
+  Dims out{fill, fill, fill};
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t v = values[len == 1 ? 0 : i];
+    require(v >= minimum, std::string(name) + " value " + std::to_string(v) + " is below " + std::to_string(minimum));
+    out[kSpatial - spatial + i] = v;
+  }
+  return out;
+}
+
+// PyTorch's test for channels-last strides (c10's is_channels_last_strides_2d/3d): the channel
+// dimension innermost, then the spatial ones from last to first, then the batch.
+bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  std::vector<size_t> order;
+  if (sizes.size() == 4) order = {1, 3, 2, 0};
+  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
+  else return false;
+  if (strides[1] == 0) return false;
+  int64_t min = 0;
+  for (size_t d : order) {
+    if (sizes[d] == 0) return false;
+    if (strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;  // N, C both size-1 ambiguity: not channels-last
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return true;
+}
+
+std::vector<int64_t> channels_last_strides_for(const std::vector<int64_t>& sizes) {
+  const size_t n = sizes.size();
+  std::vector<int64_t> strides(n);
+  int64_t s = 1;
+  strides[1] = s;
+  s = checked_mul(s, std::max<int64_t>(sizes[1], 1), "output stride");
+  for (size_t d = n; d-- > 2;) {
+    strides[d] = s;
+    s = checked_mul(s, std::max<int64_t>(sizes[d], 1), "output stride");
+  }
+  strides[0] = s;
+  return strides;
+}
+
+template <typename T>
+void convolve(const Tensor& input, const Tensor& weight, const Tensor* bias, const Tensor& out, const Dims& stride,
+              const Dims& padding, const Dims& dilation, int64_t groups, size_t spatial) {
+  // Sizes and strides as 3-D problems.
+  auto lift = [&](const std::vector<int64_t>& v, int64_t fill) {
+    std::vector<int64_t> r{v[0], v[1]};
+    for (size_t i = 0; i < kSpatial - spatial; ++i) r.push_back(fill);
+    for (size_t i = 2; i < v.size(); ++i) r.push_back(v[i]);
+    return r;
+  };
+  const std::vector<int64_t> is = lift(input.sizes, 1), ist = lift(input.strides, 0);
+  const std::vector<int64_t> ws = lift(weight.sizes, 1), wst = lift(weight.strides, 0);
+  const std::vector<int64_t> os = lift(out.sizes, 1), ost = lift(out.strides, 0);
+  const int64_t batch = is[0], in_per_group = ws[1], out_channels = ws[0], out_per_group = out_channels / groups;
+  const Dims in{is[2], is[3], is[4]}, k{ws[2], ws[3], ws[4]}, o{os[2], os[3], os[4]};
+  const int64_t kernel = k[0] * k[1] * k[2], positions = o[0] * o[1] * o[2], depth = in_per_group * kernel;
+
+  // The weight as a dense [out_channels, depth] matrix (its own strides may be channels-last).
+  std::vector<T> w(static_cast<size_t>(out_channels * depth));
+  const T* wp = reinterpret_cast<const T*>(weight.data());
+  for (int64_t oc = 0; oc < out_channels; ++oc)
+    for (int64_t c = 0; c < in_per_group; ++c)
+      for (int64_t a = 0; a < k[0]; ++a)
+        for (int64_t b = 0; b < k[1]; ++b)
+          for (int64_t e = 0; e < k[2]; ++e)
+            w[static_cast<size_t>(oc * depth + ((c * k[0] + a) * k[1] + b) * k[2] + e)] =
+                wp[oc * wst[0] + c * wst[1] + a * wst[2] + b * wst[3] + e * wst[4]];
+
+  std::vector<T> col(static_cast<size_t>(depth * positions));
+  std::vector<T> result(static_cast<size_t>(out_per_group * positions));
+  const T* ip = reinterpret_cast<const T*>(input.data());
+  T* op = reinterpret_cast<T*>(out.data());
+  const T* bp = bias ? reinterpret_cast<const T*>(bias->data()) : nullptr;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t g = 0; g < groups; ++g) {
+      // im2col: row (c, a, b, e) holds the input value each output position sees through that tap.
+      for (int64_t c = 0; c < in_per_group; ++c) {
+        const T* plane = ip + n * ist[0] + (g * in_per_group + c) * ist[1];
+        for (int64_t a = 0; a < k[0]; ++a)
+          for (int64_t b = 0; b < k[1]; ++b)
+            for (int64_t e = 0; e < k[2]; ++e) {
+              T* row = col.data() + (((c * k[0] + a) * k[1] + b) * k[2] + e) * positions;
+              for (int64_t x = 0; x < o[0]; ++x) {
+                const int64_t px = x * stride[0] - padding[0] + a * dilation[0];
+                for (int64_t y = 0; y < o[1]; ++y) {
+                  const int64_t py = y * stride[1] - padding[1] + b * dilation[1];
+                  T* dst = row + (x * o[1] + y) * o[2];
+                  const bool inside = px >= 0 && px < in[0] && py >= 0 && py < in[1];
+                  for (int64_t z = 0; z < o[2]; ++z) {
+                    const int64_t pz = z * stride[2] - padding[2] + e * dilation[2];
+                    dst[z] = inside && pz >= 0 && pz < in[2] ? plane[px * ist[2] + py * ist[3] + pz * ist[4]] : T(0);
+                  }
+                }
+              }
+            }
+      }
+      gemm(Matrix<const T>{w.data() + g * out_per_group * depth, out_per_group, depth, depth, 1},
+           Matrix<const T>{col.data(), depth, positions, positions, 1},
+           Matrix<T>{result.data(), out_per_group, positions, positions, 1}, T(1), T(0));
+      // Scatter into out with its own strides (channels-last or contiguous), adding the bias.
+      for (int64_t oc = 0; oc < out_per_group; ++oc) {
+        const int64_t channel = g * out_per_group + oc;
+        const T add = bp ? bp[channel * bias->strides[0]] : T(0);
+        T* dst = op + n * ost[0] + channel * ost[1];
+        const T* src = result.data() + oc * positions;
+        for (int64_t x = 0; x < o[0]; ++x)
+          for (int64_t y = 0; y < o[1]; ++y)
+            for (int64_t z = 0; z < o[2]; ++z)
+              dst[x * ost[2] + y * ost[3] + z * ost[4]] = src[(x * o[1] + y) * o[2] + z] + add;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace shimgen::rt::cpu
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cpu;
+
+extern "C" {
+
+AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias,
+                                          const int64_t* stride, int64_t stride_len_, const int64_t* padding,
+                                          int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+                                          int32_t transposed, const int64_t* output_padding,
+                                          int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    require(ret0 != nullptr, "ret0 is null");
+    const Tensor& x = float_tensor(input, "input");
+    const Tensor& w = float_tensor(weight, "weight");
+    const Tensor* b = optional_tensor(bias, "bias");
+    (void)output_padding;
+    (void)output_padding_len_;
+    if (transposed != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "transposed convolution is not supported");
+    const size_t nd = x.sizes.size();
+    require(nd >= 3 && nd <= 5, "input must be 3-, 4- or 5-d ([N, C, *spatial]), got " + shape_str(x.sizes));
+    require(w.sizes.size() == nd, "weight " + shape_str(w.sizes) + " must have the input's " + std::to_string(nd) + " dimensions");
+    require(w.dtype == x.dtype && (!b || b->dtype == x.dtype), "input, weight and bias must have one dtype");
+    require(groups >= 1, "groups must be positive, got " + std::to_string(groups));
+    const int64_t channels = x.sizes[1], out_channels = w.sizes[0];
+    require(channels == w.sizes[1] * groups && out_channels % groups == 0,
+            "weight " + shape_str(w.sizes) + " does not fit input " + shape_str(x.sizes) + " with groups=" +
+                std::to_string(groups));
+    if (b) {
+      require(b->storage->device_type == kCPU, "bias is not a CPU tensor");
+      require(b->sizes.size() == 1 && b->sizes[0] == out_channels,
+              "bias " + shape_str(b->sizes) + " must be [" + std::to_string(out_channels) + "]");
+    }
+    const size_t spatial = nd - 2;
+    const auto s = param(stride, stride_len_, spatial, 1, 1, "stride");
+    const auto p = param(padding, padding_len_, spatial, 0, 0, "padding");
+    const auto d = param(dilation, dilation_len_, spatial, 1, 1, "dilation");
+    std::vector<int64_t> out_sizes{x.sizes[0], out_channels};
+    for (size_t i = 0; i < spatial; ++i) {
+      const size_t j = kSpatial - spatial + i;
+      const int64_t extent = checked_add(x.sizes[2 + i], checked_mul(2, p[j], "padding"), "padded size");
+      const int64_t reach = checked_add(checked_mul(d[j], w.sizes[2 + i] - 1, "kernel extent"), 1, "kernel extent");
+      require(w.sizes[2 + i] >= 1 && extent >= reach,
+              "kernel " + shape_str(w.sizes) + " is larger than the padded input " + shape_str(x.sizes));
+      out_sizes.push_back((extent - reach) / s[j] + 1);
+    }
+    // PyTorch's layout rule: channels-last output when the input or the weight is channels-last.
+    const bool cl = channels_last_strides(x.sizes, x.strides) || channels_last_strides(w.sizes, w.strides);
+    auto out = empty_tensor(out_sizes, cl ? channels_last_strides_for(out_sizes) : contiguous_strides_of(out_sizes),
+                            x.dtype, kCPU, 0);
+    if (out->numel() > 0) {
+      if (x.dtype == aoti_torch_dtype_float32()) {
+        convolve<float>(x, w, b, *out, s, p, d, groups, spatial);
+      } else {
+        convolve<double>(x, w, b, *out, s, p, d, groups, spatial);
+      }
+    }
+    *ret0 = wrap(std::move(out));
+  });
+}
+
+}  // extern "C"

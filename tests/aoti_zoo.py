@@ -1,0 +1,266 @@
+"""The model zoo: six small realistic models, compiled by stock torch (default inductor settings).
+
+Device-agnostic definitions (the CPU tests and the GPU tests both use them). Each model is source
+text, so the on-disk cache can be keyed by it, and so the process that runs the models never needs
+to import torch. Run as a script, in its own process:
+
+    python tests/aoti_zoo.py compile OUT_DIR [--device cpu|cuda] [--link-libtorch] [NAME...]
+        for each NAME (default: all) writes OUT_DIR/NAME/{model.pt2, in<i>.npy, out<i>.npy, meta.json};
+        meta.json records the inputs/outputs count and the aoti_torch_* shims the model .so imports.
+        A model whose cache key (torch version, device, link flag, model source, this format's
+        version) matches what OUT_DIR/NAME holds is not compiled again.
+
+From Python: ``ensure_compiled(names, device=..., link_libtorch=...)`` compiles what the cache lacks
+(in a child process) and returns ``{name: Path to its directory}``. The cache lives in
+``$SHIMGEN_ZOO_CACHE``, else ``<user cache dir>/shimgen/aoti-zoo``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = "1"  # bump when the layout of a cached model directory changes
+
+
+@dataclass(frozen=True)
+class Input:
+    shape: tuple[int, ...]
+    kind: str = "randn"
+    """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n)."""
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    init: str
+    """Body of __init__ after super().__init__() (may be empty): layers are built here."""
+    forward: str
+    """Body of forward(self, x, y, z) (as many arguments as inputs)."""
+    inputs: tuple[Input, ...]
+    atol: float
+    """Absolute tolerance against eager torch (float32; inductor's kernels and the runtime's
+    BLAS/attention round differently from eager ATen)."""
+    rtol: float = 0.0
+
+
+# The six models of issue 13, deliverable 3.
+ZOO: dict[str, ZooModel] = {
+    "mlp": ZooModel(
+        "self.fc1 = torch.nn.Linear(32, 64)\nself.fc2 = torch.nn.Linear(64, 16)",
+        "return self.fc2(torch.nn.functional.gelu(self.fc1(x)))",
+        (Input((8, 32)),), 1e-5),
+    "layernorm_softmax": ZooModel(
+        "self.norm = torch.nn.LayerNorm(32)",
+        "return torch.softmax(self.norm(x), dim=-1)",
+        (Input((4, 8, 32)),), 1e-6),
+    "causal_sdpa": ZooModel(
+        "",
+        "return torch.nn.functional.scaled_dot_product_attention(x, y, z, is_causal=True)",
+        (Input((2, 4, 16, 8)), Input((2, 4, 16, 8)), Input((2, 4, 16, 8))), 1e-5),
+    "conv_relu_mean": ZooModel(
+        "self.conv = torch.nn.Conv2d(3, 8, kernel_size=3, padding=1)",
+        "return torch.relu(self.conv(x)).mean(dim=(2, 3))",
+        (Input((2, 3, 16, 16)),), 1e-5),
+    "embedding": ZooModel(
+        "self.table = torch.nn.Embedding(100, 16)",
+        "return self.table(x)",
+        (Input((4, 8), "index:100"),), 0.0),
+    "transformer_block": ZooModel(
+        "self.heads = 4\n"
+        "self.norm1 = torch.nn.LayerNorm(32)\n"
+        "self.qkv = torch.nn.Linear(32, 96)\n"
+        "self.proj = torch.nn.Linear(32, 32)\n"
+        "self.norm2 = torch.nn.LayerNorm(32)\n"
+        "self.up = torch.nn.Linear(32, 128)\n"
+        "self.down = torch.nn.Linear(128, 32)",
+        "b, t, c = x.shape\n"
+        "q, k, v = self.qkv(self.norm1(x)).split(c, dim=-1)\n"
+        "q, k, v = (u.view(b, t, self.heads, c // self.heads).transpose(1, 2) for u in (q, k, v))\n"
+        "a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+        "x = x + self.proj(a.transpose(1, 2).reshape(b, t, c))\n"
+        "return x + self.down(torch.nn.functional.silu(self.up(self.norm2(x))))",
+        (Input((2, 16, 32)),), 2e-5),
+}
+
+ARGS = ("x", "y", "z")
+
+# What each model's .so imports beyond / short of the 20-shim baseline (tests/integration/test_aoti.py
+# BASELINE), measured on torch 2.13.0 CPU with link_libtorch=False (meta.json records the full set of
+# every compile). name -> (extra shims, baseline shims not imported).
+CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "mlp": (frozenset({"aoti_torch_cpu_addmm_out", "aoti_torch__reinterpret_tensor", "aoti_torch_layout_strided"}),
+            frozenset()),
+    "layernorm_softmax": (frozenset({"aoti_torch_layout_strided"}), frozenset()),
+    # SDPA's fallback allocates its own outputs: no empty_strided at all.
+    "causal_sdpa": (frozenset({"aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"}),
+                    frozenset({"aoti_torch_empty_strided"})),
+    "conv_relu_mean": (frozenset({"aoti_torch_cpu_convolution", "aoti_torch_layout_strided"}), frozenset()),
+    # The gather is a generated kernel; its bounds check calls aoti_torch_check.
+    "embedding": (frozenset({"aoti_torch_check", "aoti_torch_dtype_int64", "aoti_torch_layout_strided"}),
+                  frozenset()),
+    "transformer_block": (frozenset({"aoti_torch_cpu_addmm_out", "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu",
+                                     "aoti_torch__reinterpret_tensor", "aoti_torch_layout_strided"}), frozenset()),
+}
+
+
+def source(name: str) -> str:
+    """The model's complete Python source: what the cache key and the compile both use."""
+    model = ZOO[name]
+    args = ", ".join(ARGS[: len(model.inputs)])
+    init = "".join(f"        {line}\n" for line in model.init.splitlines())
+    forward = "".join(f"        {line}\n" for line in model.forward.splitlines())
+    return (f"class M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n{init}"
+            f"    def forward(self, {args}):\n{forward}")
+
+
+def torch_version() -> str:
+    from importlib.metadata import version
+
+    return version("torch")
+
+
+def cache_key(name: str, device: str, link_libtorch: bool) -> str:
+    text = "\n".join([FORMAT, torch_version(), device, str(link_libtorch), repr(ZOO[name].inputs), source(name)])
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("SHIMGEN_ZOO_CACHE")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("shimgen")) / "aoti-zoo"
+
+
+def model_dir(root: Path, name: str, device: str, link_libtorch: bool) -> Path:
+    return root / f"{name}-{device}{'-linked' if link_libtorch else ''}-{cache_key(name, device, link_libtorch)}"
+
+
+def meta(directory: Path) -> dict:
+    return json.loads((directory / "meta.json").read_text())
+
+
+def inputs_of(directory: Path) -> list[Path]:
+    return [directory / f"in{i}.npy" for i in range(meta(directory)["inputs"])]
+
+
+def expected_of(directory: Path) -> list[Path]:
+    return [directory / f"out{i}.npy" for i in range(meta(directory)["outputs"])]
+
+
+def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: bool = False,
+                    root: Path | None = None, timeout: float = 1800) -> dict[str, Path]:
+    """Compile the models the cache lacks (one child process for all of them); name -> directory."""
+    root = root or cache_root()
+    wanted = {name: model_dir(root, name, device, link_libtorch) for name in names}
+    missing = [name for name, d in wanted.items() if not (d / "meta.json").is_file()]
+    if missing:
+        root.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, str(Path(__file__).resolve()), "compile", str(root), "--device", device]
+        command += (["--link-libtorch"] if link_libtorch else []) + missing
+        # A private inductor cache per root: no cross-talk with other users of the default one.
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(root / "inductor-cache")}
+        completed = subprocess.run(command, check=False, capture_output=True, text=True, env=env, timeout=timeout)
+        if completed.returncode != 0:
+            raise RuntimeError(f"compiling {missing} failed:\n{completed.stderr[-4000:]}")
+    return wanted
+
+
+# ---- the compiling side (imports torch) ------------------------------------------------------------
+
+
+def _make_inputs(model: ZooModel, device: str):
+    import torch
+
+    made = []
+    for spec in model.inputs:
+        if spec.kind == "randn":
+            made.append(torch.randn(*spec.shape, device=device))
+        elif spec.kind.startswith("index:"):
+            made.append(torch.randint(0, int(spec.kind.split(":")[1]), spec.shape, dtype=torch.int64, device=device))
+        else:
+            raise ValueError(f"unknown input kind {spec.kind}")
+    return tuple(made)
+
+
+def _shim_imports(pt2: Path) -> list[str]:
+    import zipfile
+
+    repo = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(repo))
+    from shimgen.aoti.prefix_imports import read_dynamic_symbols
+
+    with zipfile.ZipFile(pt2) as archive, tempfile.TemporaryDirectory() as scratch:
+        (member,) = [n for n in archive.namelist() if n.endswith(".so")]
+        so = Path(scratch) / "model.so"
+        so.write_bytes(archive.read(member))
+        return sorted(s.name for s in read_dynamic_symbols(so) if not s.defined and "aoti_torch_" in s.name)
+
+
+def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path:
+    import numpy as np
+    import torch
+    import torch._inductor.config as inductor_config
+
+    inductor_config.aot_inductor.link_libtorch = link_libtorch
+    final = model_dir(root, name, device, link_libtorch)
+    work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        torch.manual_seed(0)
+        namespace: dict = {"torch": torch}
+        exec(source(name), namespace)  # noqa: S102 - our own model source
+        module = namespace["M"]().to(device).eval()
+        inputs = _make_inputs(ZOO[name], device)
+        with torch.no_grad():
+            eager = module(*inputs)
+        outputs = eager if isinstance(eager, tuple) else (eager,)
+        program = torch.export.export(module, inputs)
+        torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"))
+        for i, tensor in enumerate(inputs):
+            np.save(work / f"in{i}.npy", tensor.cpu().numpy())
+        for i, tensor in enumerate(outputs):
+            np.save(work / f"out{i}.npy", tensor.contiguous().cpu().numpy())
+        info = {"name": name, "device": device, "link_libtorch": link_libtorch, "torch": torch.__version__,
+                "inputs": len(inputs), "outputs": len(outputs), "imports": _shim_imports(work / "model.pt2")}
+        (work / "meta.json").write_text(json.dumps(info, indent=1))
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(work, final)  # a directory appears complete or not at all
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return final
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] != "compile":
+        sys.stderr.write(__doc__ or "")
+        return 2
+    root = Path(argv[1])
+    rest = argv[2:]
+    device = "cpu"
+    if "--device" in rest:
+        at = rest.index("--device")
+        device = rest[at + 1]
+        del rest[at:at + 2]
+    link = "--link-libtorch" in rest
+    names = [n for n in rest if n != "--link-libtorch"] or list(ZOO)
+    unknown = [n for n in names if n not in ZOO]
+    if unknown:
+        sys.stderr.write(f"unknown model(s) {unknown}; the zoo has {sorted(ZOO)}\n")
+        return 2
+    root.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        print(compile_one(root, name, device, link))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,101 @@
+"""The model zoo (tests/aoti_zoo.py) on the runtime, CPU, beside libtorch, through the CLI.
+
+Each model is compiled once (cached on disk by torch version + model source), rewritten with
+``shimgen prefix-imports`` (the CLI), then run with ``shimgen run`` in one child process that loaded
+libtorch_cpu.so RTLD_GLOBAL first. Outputs must match eager torch; the runtime's shim-call counter
+and the model's GOT bindings prove who served the calls.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shimgen.build.builder import BuildOptions, build
+from shimgen.project.config import load_config
+from shimgen.resources import default_config
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import aoti_zoo
+
+TORCH = importlib.util.find_spec("torch")
+if TORCH is None:  # pragma: no cover
+    pytest.skip("torch is not installed", allow_module_level=True)
+LIBTORCH_CPU = Path(next(iter(TORCH.submodule_search_locations))) / "lib" / "libtorch_cpu.so"
+PREFIX = "executorch_"
+BASELINE = {
+    "aoti_torch_clone", "aoti_torch_create_tensor_from_blob", "aoti_torch_create_tensor_from_blob_v2",
+    "aoti_torch_delete_tensor_object", "aoti_torch_device_type_cpu", "aoti_torch_device_type_cuda",
+    "aoti_torch_dtype_float32", "aoti_torch_empty_strided", "aoti_torch_new_tensor_handle",
+    "aoti_torch_get_data_ptr", "aoti_torch_get_device_type", "aoti_torch_get_dim", "aoti_torch_get_dtype",
+    "aoti_torch_get_numel", "aoti_torch_get_sizes", "aoti_torch_get_storage_offset",
+    "aoti_torch_get_storage_size", "aoti_torch_get_strides", "aoti_torch_grad_mode_is_enabled",
+    "aoti_torch_grad_mode_set_enabled",
+}
+
+
+@pytest.fixture(scope="session")
+def zoo() -> dict[str, Path]:
+    return aoti_zoo.ensure_compiled(list(aoti_zoo.ZOO))
+
+
+@pytest.fixture(scope="session")
+def zoo_runtime(tmp_path_factory) -> Path:
+    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2),
+                   echo=lambda line: None)
+    assert result.check.exit_code == 0, result.check.text
+    return result.artifacts[0].path
+
+
+@pytest.fixture(scope="session")
+def zoo_run(zoo, zoo_runtime, tmp_path_factory) -> tuple[dict, Path]:
+    work = tmp_path_factory.mktemp("zoo")
+    spec = {"libtorch": str(LIBTORCH_CPU), "runtime": str(zoo_runtime), "prefix": PREFIX, "models": []}
+    for name, directory in zoo.items():
+        pt2 = work / f"{name}.pt2"
+        done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(directory / "model.pt2"), "-o",
+                               str(pt2)], cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        with zipfile.ZipFile(pt2) as archive:
+            (member,) = [n for n in archive.namelist() if n.endswith(".so")]
+            (work / f"{name}.so").write_bytes(archive.read(member))
+        spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
+                               "inputs": [str(p) for p in aoti_zoo.inputs_of(directory)]})
+    (work / "spec.json").write_text(json.dumps(spec))
+    done = subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
+                          capture_output=True, text=True, timeout=600, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), work
+
+
+@pytest.mark.parametrize("name", list(aoti_zoo.ZOO))
+def test_zoo_model_imports_what_was_measured(zoo, name):
+    extra, absent = aoti_zoo.CPU_IMPORTS[name]
+    assert set(aoti_zoo.meta(zoo[name])["imports"]) == (BASELINE - absent) | extra
+
+
+@pytest.mark.parametrize("name", list(aoti_zoo.ZOO))
+def test_zoo_model_matches_eager_beside_libtorch(zoo, zoo_run, zoo_runtime, name):
+    report, work = zoo_run
+    result = report[name]
+    assert result["code"] == 0
+    assert result["unbound"] == []
+    assert [Path(p).resolve() for p in result["bound_to"]] == [zoo_runtime.resolve()]
+    assert result["served"] > 0
+    model = aoti_zoo.ZOO[name]
+    for i, expected_path in enumerate(aoti_zoo.expected_of(zoo[name])):
+        got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        assert np.allclose(got, expected, atol=model.atol, rtol=model.rtol), \
+            f"{name}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"

@@ -1,0 +1,200 @@
+"""The runtime's CPU op fallbacks (BLAS GEMM, convolution, SDPA, check/item/assign) and tensor
+layout fixes, called through ctypes on real data and compared with torch and numpy."""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import byref, c_double, c_int32, c_int64, c_void_p
+
+import numpy as np
+import pytest
+
+from shimgen.aoti.runner import Runtime
+from shimgen.build.builder import BuildOptions, build
+from shimgen.project.config import load_config
+from shimgen.resources import default_config
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.slow
+PREFIX = "executorch_"
+INVALID, UNSUPPORTED = 2, 3
+
+
+@pytest.fixture(scope="module")
+def rt(tmp_path_factory) -> Runtime:
+    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("ops-runtime"), cuda="off", jobs=2),
+                   echo=lambda line: None)
+    assert result.check.exit_code == 0, result.check.text
+    return Runtime(result.artifacts[0].path, PREFIX)
+
+
+def shim(rt, name):
+    function = getattr(rt.lib, PREFIX + name)
+    function.restype = c_int32
+    return function
+
+
+def h(handle) -> c_void_p:
+    return c_void_p(handle.value if hasattr(handle, "value") else handle)
+
+
+def i64s(values):
+    return (c_int64 * len(values))(*values)
+
+
+def test_gemm_through_blas_on_views_and_float64(rt):
+    rng = np.random.default_rng(0)
+    for dtype, tol in ((np.float32, 1e-4), (np.float64, 1e-11)):
+        a = rng.standard_normal((70, 50)).astype(dtype)
+        b = rng.standard_normal((30, 50)).astype(dtype).T          # transposed view
+        c = rng.standard_normal((70, 90)).astype(dtype)[:, ::3]    # gapped: no BLAS layout, packed
+        bias = rng.standard_normal(30).astype(dtype)
+        out = np.zeros((70, 30), dtype)
+        handles = [rt.tensor_from_array(x) for x in (out, a, b, bias, c)]
+        ho, ha, hb, hbias, hc = map(h, handles)
+        assert shim(rt, "aoti_torch_cpu_mm_out")(ho, ha, hb) == 0
+        assert np.allclose(out, a @ b, atol=tol, rtol=0)
+        assert shim(rt, "aoti_torch_cpu_addmm_out")(ho, hbias, ha, hb, c_double(0.5), c_double(2.0)) == 0
+        assert np.allclose(out, 0.5 * bias + 2.0 * (a @ b), atol=tol, rtol=0)
+        out_t = np.zeros((30, 70), dtype).T                          # column-major out
+        hot = rt.tensor_from_array(out_t)
+        assert shim(rt, "aoti_torch_cpu_mm_out")(h(hot), ha, hb) == 0
+        assert np.allclose(out_t, a @ b, atol=tol, rtol=0)
+        gapped_out = np.zeros((30, 60), dtype)[:, ::2]
+        hgo = rt.tensor_from_array(gapped_out)
+        left = rng.standard_normal((30, 70)).astype(dtype)
+        hl = rt.tensor_from_array(left)
+        assert shim(rt, "aoti_torch_cpu_mm_out")(h(hgo), h(hl), hc) == 0   # gapped operand and gapped out
+        assert np.allclose(gapped_out, left @ c, atol=tol, rtol=0)
+        for x in (*handles, hot, hgo, hl):
+            rt.delete(x)
+
+
+def test_gemm_errors_leave_out_untouched(rt):
+    a, b = np.ones((4, 5), np.float32), np.ones((6, 3), np.float32)
+    out = np.full((4, 3), 7, np.float32)
+    ho, ha, hb = (rt.tensor_from_array(x) for x in (out, a, b))
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(ha), h(hb)) == INVALID
+    assert "shapes do not multiply" in rt.lib.shimgen_runtime_last_error().decode()
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(ho), h(hb)) == INVALID  # 2x? shapes and overlap
+    i = rt.tensor_from_array(np.ones((4, 5), np.int64))
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(i), h(hb)) == UNSUPPORTED
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), c_void_p(0), h(hb)) == INVALID
+    assert (out == 7).all()
+
+
+def conv(rt, x, w, b, stride, padding, dilation, groups):
+    out = c_void_p()
+    bias = c_void_p(rt.tensor_from_array(b).value) if b is not None else None
+    code = shim(rt, "aoti_torch_cpu_convolution")(
+        h(rt.tensor_from_array(x)), h(rt.tensor_from_array(w)), byref(bias) if bias is not None else None,
+        i64s(stride), c_int64(len(stride)), i64s(padding), c_int64(len(padding)), i64s(dilation), c_int64(len(dilation)),
+        c_int32(0), i64s([0] * len(stride)), c_int64(len(stride)), c_int64(groups), byref(out))
+    return code, out
+
+
+@pytest.mark.parametrize("case", [
+    {"x": (2, 4, 9, 11), "w": (6, 2, 3, 3), "stride": [2, 1], "padding": [1, 2], "dilation": [1, 2], "groups": 2, "bias": True},
+    {"x": (1, 3, 8, 8), "w": (5, 3, 1, 1), "stride": [1], "padding": [0], "dilation": [1], "groups": 1, "bias": False},
+    {"x": (2, 4, 20), "w": (4, 1, 5), "stride": [3], "padding": [2], "dilation": [2], "groups": 4, "bias": True},
+])
+def test_convolution_matches_torch(rt, case):
+    gen = torch.Generator().manual_seed(0)
+    x, w = torch.randn(*case["x"], generator=gen), torch.randn(*case["w"], generator=gen)
+    b = torch.randn(case["w"][0], generator=gen) if case["bias"] else None
+    code, out = conv(rt, x.numpy(), w.numpy(), b.numpy() if b is not None else None, case["stride"], case["padding"],
+                     case["dilation"], case["groups"])
+    assert code == 0, rt.lib.shimgen_runtime_last_error()
+    expected = torch.ops.aten.convolution(x, w, b, case["stride"], case["padding"], case["dilation"], False,
+                                          [0] * len(case["stride"]), case["groups"])
+    got = rt.array_from_tensor(out)
+    assert got.shape == tuple(expected.shape)
+    assert np.allclose(got, expected.numpy(), atol=1e-4, rtol=0)
+
+
+def test_convolution_channels_last_layout_and_errors(rt):
+    x = torch.randn(2, 3, 6, 6).to(memory_format=torch.channels_last)
+    w = torch.randn(4, 3, 3, 3)
+    xa = np.lib.stride_tricks.as_strided(x.numpy(), x.shape, [s * 4 for s in x.stride()])
+    code, out = conv(rt, xa, w.numpy(), None, [1, 1], [1, 1], [1, 1], 1)
+    assert code == 0
+    expected = torch.nn.functional.conv2d(x, w, padding=1)
+    strides = (ctypes.POINTER(c_int64))()
+    shim(rt, "aoti_torch_get_strides")(h(out), byref(strides))
+    assert [strides[i] for i in range(4)] == list(expected.stride())  # channels-last, like torch
+    assert np.allclose(rt.array_from_tensor(out), expected.numpy(), atol=1e-4)
+    code, _ = conv(rt, xa, np.ones((4, 2, 3, 3), np.float32), None, [1, 1], [0, 0], [1, 1], 1)
+    assert code == INVALID and "does not fit" in rt.lib.shimgen_runtime_last_error().decode()
+    code, _ = conv(rt, xa, w.numpy(), None, [0, 1], [0, 0], [1, 1], 1)
+    assert code == INVALID and "stride" in rt.lib.shimgen_runtime_last_error().decode()
+    code, _ = conv(rt, np.ones((1, 3, 2, 2), np.float32), w.numpy(), None, [1, 1], [0, 0], [1, 1], 1)
+    assert code == INVALID and "larger than the padded input" in rt.lib.shimgen_runtime_last_error().decode()
+
+
+def sdpa(rt, q, k, v, causal, scale=None, mask=None, dropout=0.0):
+    out, lse = c_void_p(), c_void_p()
+    m = c_void_p(rt.tensor_from_array(mask).value) if mask is not None else None
+    s = c_double(scale) if scale is not None else None
+    code = shim(rt, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu")(
+        h(rt.tensor_from_array(q)), h(rt.tensor_from_array(k)), h(rt.tensor_from_array(v)), c_double(dropout),
+        c_int32(int(causal)), byref(m) if m is not None else None, byref(s) if s is not None else None, byref(out), byref(lse))
+    return code, out, lse
+
+
+@pytest.mark.parametrize("causal, scale, masked", [(True, None, False), (False, 0.3, False), (False, None, True)])
+def test_sdpa_matches_torch(rt, causal, scale, masked):
+    gen = torch.Generator().manual_seed(1)
+    q, k, v = (torch.randn(2, 3, 7, 8, generator=gen) for _ in range(3))
+    mask = torch.randn(7, 7, generator=gen) if masked else None
+    code, out, lse = sdpa(rt, q.numpy(), k.numpy(), v.numpy(), causal, scale, mask.numpy() if masked else None)
+    assert code == 0, rt.lib.shimgen_runtime_last_error()
+    expected = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, scale=scale)
+    assert np.allclose(rt.array_from_tensor(out), expected.numpy(), atol=1e-5)
+    if not masked:
+        _, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal, scale=scale)
+        assert np.allclose(rt.array_from_tensor(lse), ref_lse.numpy(), atol=1e-5)
+
+
+def test_sdpa_errors(rt):
+    q = np.ones((1, 2, 3, 4), np.float32)
+    assert sdpa(rt, q, q, q, True, dropout=0.1)[0] == UNSUPPORTED
+    assert sdpa(rt, q, np.ones((1, 2, 3, 5), np.float32), q, True)[0] == INVALID
+    assert sdpa(rt, q[0], q[0], q[0], True)[0] == INVALID
+
+
+def test_item_check_and_assign(rt):
+    for name, array in [("float32", np.array([2.5], np.float32)), ("int64", np.array([[-7]], np.int64)),
+                        ("bool", np.array(True)), ("float64", np.array(1e300))]:
+        ctype = np.ctypeslib.as_ctypes_type(array.dtype)
+        value = ctype()
+        assert shim(rt, f"aoti_torch_item_{name}")(h(rt.tensor_from_array(array)), byref(value)) == 0
+        assert value.value == array.item()
+    value = ctypes.c_float()
+    assert shim(rt, "aoti_torch_item_float32")(h(rt.tensor_from_array(np.ones(2, np.float32))), byref(value)) == INVALID
+    assert shim(rt, "aoti_torch_item_float32")(h(rt.tensor_from_array(np.ones(1, np.float64))), byref(value)) == UNSUPPORTED
+    src = rt.tensor_from_array(np.arange(3, dtype=np.float32))
+    dst = c_void_p()
+    assert shim(rt, "aoti_torch_assign_tensors_out")(h(src), byref(dst)) == 0
+    assert rt.array_from_tensor(dst).tolist() == [0, 1, 2]
+    check = getattr(rt.lib, PREFIX + "aoti_torch_check")
+    check.restype = None
+    check(ctypes.c_bool(True), b"f", b"x.cpp", ctypes.c_uint32(1), b"fine")
+
+
+def test_clone_of_overlapping_view_matches_torch(rt):
+    """sizes [2,2,2], strides [1,1,5]: overlapping; clone must copy element-wise and pick torch's strides."""
+    base = np.arange(16, dtype=np.float32)
+    blob = rt.tensor_from_array(base)
+    view, clone = c_void_p(), c_void_p()
+    assert shim(rt, "aoti_torch__reinterpret_tensor")(h(blob), c_int64(3), i64s([2, 2, 2]), i64s([1, 1, 5]), c_int64(0),
+                                                     byref(view)) == 0
+    assert shim(rt, "aoti_torch_clone")(view, byref(clone)) == 0
+    expected = torch.from_numpy(base).as_strided((2, 2, 2), (1, 1, 5)).clone()
+    strides = (ctypes.POINTER(c_int64))()
+    shim(rt, "aoti_torch_get_strides")(clone, byref(strides))
+    assert [strides[i] for i in range(3)] == list(expected.stride())
+    assert rt.array_from_tensor(clone).tolist() == expected.tolist()
+    # copy_ from the overlapping view into a dense tensor matches too.
+    dense = rt.tensor_from_array(np.zeros((2, 2, 2), np.float32))
+    assert shim(rt, "aoti_torch_copy_")(h(dense), view, c_int32(0)) == 0
+    assert rt.array_from_tensor(dense).tolist() == expected.tolist()
