@@ -1,4 +1,5 @@
-# One-off evidence run for issue 13 item 1 (not part of the product): see docs/aoti.md "C++ runtime".
+# Evidence for docs/aoti.md "CUDA models: the model's own C++ runtime": run on the GPU machine as
+#   bash scripts/gpu_stdcxx_evidence.sh CHECKOUT_WITHOUT_LOCALIZE  (its prefix-imports makes the "old" models)
 set -u -o pipefail
 ROOT=$1; W=/tmp/w; mkdir -p $W
 export PYTHONUNBUFFERED=1
