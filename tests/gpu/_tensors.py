@@ -16,7 +16,7 @@ DTYPES = {code: dtype for dtype, code in CODES.items()}
 
 def to_device(rt, array: np.ndarray, strides=None) -> int:
     """A CUDA tensor with ``array``'s values and the given element strides (default contiguous)."""
-    array = np.ascontiguousarray(array)
+    array = np.array(array, order="C", copy=True)  # (ascontiguousarray would make a 0-d array 1-d)
     code = CODES[array.dtype]
     host = rt.empty(list(array.shape), dtype=code)
     if array.nbytes:

@@ -75,6 +75,8 @@ def test_device_to_device_copy_does_not_wait_on_the_host(cuda):
 def test_clone_inside_cuda_graph_capture(cuda):
     """A clone (allocation + device-to-device copy) captured into a CUDA graph, then replayed."""
     rt, kit = cuda.rt, cuda.kit
+    kit.tk_capture_begin.argtypes = [c_void_p]
+    kit.tk_capture_end_and_launch.argtypes = [c_void_p, ctypes.POINTER(c_int)]
     stream = cuda.stream()
     values = np.arange(4096, dtype=np.float32) * 0.5
     guard = rt.caller_stream_guard(stream)

@@ -108,6 +108,8 @@ def test_gemm_runs_on_the_caller_stream_without_host_sync(cuda):
     guard = rt.caller_stream_guard(busy)
     da, db = to_device(rt, a), to_device(rt, b)
     out = rt.empty([64, 64], device_type=1)
+    assert _mm(rt)(out, da, db) == 0, rt.last_error()  # warm-up: cuBLAS handle and workspace for this stream
+    assert kit.tk_stream_sync(busy) == 0
     assert kit.tk_spin(busy, 300_000_000) == 0
     start = time.perf_counter()
     assert _mm(rt)(out, da, db) == 0, rt.last_error()
