@@ -309,11 +309,12 @@ __global__ void im2col_kernel(const T* in, T* col, int64_t total, int64_t C, int
   }
 }
 
+// out[idx] = bias[channel of idx]; the channel is (idx / inner) % C (inner: HW for NCHW, 1 for NHWC).
 template <typename T>
-__global__ void bias_fill_kernel(T* out, const T* bias, int64_t bias_stride, int64_t total, int64_t C, int64_t HW) {
+__global__ void bias_fill_kernel(T* out, const T* bias, int64_t bias_stride, int64_t total, int64_t C, int64_t inner) {
   for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    out[idx] = bias[((idx / HW) % C) * bias_stride];
+    out[idx] = bias[((idx / inner) % C) * bias_stride];
   }
 }
 
@@ -383,6 +384,12 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1;
   const int64_t OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
   require(OH > 0 && OW > 0, "the kernel (with dilation) is larger than the padded input");
+  // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output, and the
+  // generated code indexes the result with the strides its meta function predicted: follow it.
+  auto channels_last = [](const Tensor& t) {
+    return t.sizes.size() == 4 && t.sizes[1] > 1 && t.strides[1] == 1 && t.is_non_overlapping_and_dense();
+  };
+  const bool nhwc = !one_d && (channels_last(in) || channels_last(w));
   const Tensor* bias = nullptr;
   if (bias_p != nullptr && *bias_p != nullptr) {
     bias = &cuda_tensor(*bias_p, "bias", 1);
@@ -394,7 +401,9 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   if (!one_d) out_sizes.push_back(OH);
   out_sizes.push_back(OW);
   Owned out;
-  empty(out, out_sizes, contiguous_strides(out_sizes), in.dtype, kCUDA, device);
+  const std::vector<int64_t> out_strides =
+      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides(out_sizes);
+  empty(out, out_sizes, out_strides, in.dtype, kCUDA, device);
   const int64_t HW = OH * OW, K = Cg * KH * KW, total = N * F * HW;
   if (total == 0) {
     *ret0 = out.release();
@@ -404,9 +413,10 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   cudaStream_t stream = static_cast<cudaStream_t>(effective_stream(device));
   const size_t itemsize = in.itemsize();
   if (bias != nullptr) {
-    if (in.dtype == kFloat32) launch_bias_fill<float>(out.get()->data(), *bias, total, F, HW, stream);
-    else if (in.dtype == kFloat16) launch_bias_fill<__half>(out.get()->data(), *bias, total, F, HW, stream);
-    else launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, HW, stream);
+    const int64_t inner = nhwc ? 1 : HW;
+    if (in.dtype == kFloat32) launch_bias_fill<float>(out.get()->data(), *bias, total, F, inner, stream);
+    else if (in.dtype == kFloat16) launch_bias_fill<__half>(out.get()->data(), *bias, total, F, inner, stream);
+    else launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, inner, stream);
   }
   // col: [N][C*KH*KW][OH*OW]; group g uses rows g*K .. (g+1)*K.
   Scratch col(device, static_cast<size_t>(N * C * KH * KW * HW) * itemsize);
@@ -428,7 +438,9 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
     // out[n][g*Fg + f][hw] = sum_k W[g*Fg + f][k] * col[n][g*K + k][hw], batched over n.
     Mat a{wdata + g * Fg * K * isz, Fg, K, K, 1, 0};
     Mat b{col.data() + g * K * HW * isz, K, HW, HW, 1, C * KH * KW * HW};
-    Mat c{out.get()->data() + g * Fg * HW * isz, Fg, HW, HW, 1, F * HW};
+    // NCHW: rows (channels) HW apart; NHWC: channels adjacent, spatial positions F apart.
+    Mat c = nhwc ? Mat{out.get()->data() + g * Fg * isz, Fg, HW, 1, F, F * HW}
+                 : Mat{out.get()->data() + g * Fg * HW * isz, Fg, HW, HW, 1, F * HW};
     gemm(device, in.dtype, itemsize, a, b, c, 1.0f, bias != nullptr ? 1.0f : 0.0f, N);
   }
   *ret0 = out.release();

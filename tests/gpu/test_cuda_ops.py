@@ -167,6 +167,21 @@ def test_convolution_2d(cuda, case):
     _free(rt, dx, dw, ret.value, *([dbias.value] if dbias is not None else []))
 
 
+def test_convolution_channels_last_in_channels_last_out(cuda):
+    rt = cuda.rt
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((2, 4, 6, 5)).astype(np.float32), rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(6).astype(np.float32)
+    dx = to_device(rt, x, [4 * 6 * 5, 1, 5 * 4, 4])  # NHWC storage, as inductor's layout optimisation makes
+    dw, dbias, ret = to_device(rt, w), c_void_p(to_device(rt, bias)), c_void_p()
+    ones, zeros = int64_array([1, 1]), int64_array([0, 0])
+    assert _convolution(rt)(dx, dw, byref(dbias), ones, 2, ones, 2, ones, 2, 0, zeros, 2, 1, byref(ret)) == 0, rt.last_error()
+    assert rt.strides(ret.value) == [6 * 6 * 5, 1, 5 * 6, 6]
+    np.testing.assert_allclose(to_host(rt, ret.value), _conv_reference(x, w, bias, (1, 1), (1, 1), (1, 1), 1),
+                               rtol=1e-4, atol=1e-4)
+    _free(rt, dx, dw, dbias.value, ret.value)
+
+
 def test_convolution_1d_and_errors(cuda):
     rt = cuda.rt
     rng = np.random.default_rng(6)
