@@ -73,10 +73,10 @@ def _cudart() -> ctypes.CDLL:
 
 def run_phase(work: Path, runtime_path: Path) -> int:
     import numpy as np
-
     from aoti_models import bound_library
-    from shimgen.aoti.runner import Model, Runtime
+
     from shimgen.aoti.prefix_imports import read_dynamic_symbols
+    from shimgen.aoti.runner import Model, Runtime
 
     assert "torch" not in sys.modules
     cudart = _cudart()
@@ -143,11 +143,14 @@ def _time_calls(call, sync) -> float:
 def zoo_phase(work: Path, runtime_path: Path) -> int:
     """The zoo models (compiled by the sh script into WORK/zoo.json's directories), in a process that
     holds numpy, LIEF (prefix-imports runs in it) and ctypes-loaded libcudart: the shape that crashed."""
-    import numpy as np
-
     import aoti_zoo
+    import numpy as np
     from aoti_models import bound_library
-    from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols
+
+    from shimgen.aoti.prefix_imports import (
+        prefix_imports_with_config,
+        read_dynamic_symbols,
+    )
     from shimgen.aoti.runner import Model, Runtime
     from shimgen.project.config import load_config
 
@@ -199,9 +202,8 @@ def zoo_phase(work: Path, runtime_path: Path) -> int:
 
 def _transformer_baselines(work: Path) -> None:
     """Eager torch and torch's aoti_load_package on the transformer block (same source as the zoo)."""
-    import torch
-
     import aoti_zoo
+    import torch
 
     ours_path = work / "transformer_block.shimgen_us"
     ours = float(ours_path.read_text()) if ours_path.exists() else None
