@@ -53,7 +53,22 @@ step "run on the prefixed CUDA runtime, caller-selected stream (no torch in this
 status=0
 "$PY" scripts/gpu_aoti_cuda.py run "$WORK" "$RUNTIME" || status=$?
 
-step "baseline: torch's own aoti_load_package (libtorch-linked build), separate process"
+step "zoo: compile the six models for CUDA (cached in \$SHIMGEN_ZOO_CACHE, default WORK/zoo-cache)"
+export SHIMGEN_ZOO_CACHE="${SHIMGEN_ZOO_CACHE:-$WORK/zoo-cache}"
+"$PY" - "$WORK" <<'PY'
+import json, sys
+from pathlib import Path
+sys.path.insert(0, "tests")
+import aoti_zoo
+dirs = aoti_zoo.ensure_compiled(sorted(aoti_zoo.ZOO), device="cuda")
+Path(sys.argv[1], "zoo.json").write_text(json.dumps({n: str(d) for n, d in dirs.items()}))
+print(f"{len(dirs)} models in {aoti_zoo.cache_root()}")
+PY
+
+step "zoo: prefix-imports + run on the CUDA runtime (numpy, LIEF and libcudart in the process; no torch)"
+"$PY" scripts/gpu_aoti_cuda.py zoo "$WORK" "$RUNTIME" || status=$?
+
+step "baseline: eager torch and torch's own aoti_load_package (libtorch-linked builds), separate process"
 set +e
 TORCHINDUCTOR_CACHE_DIR="$WORK/inductor-linked" "$PY" scripts/gpu_aoti_cuda.py torch-baseline "$WORK" 2> "$WORK/baseline.log"
 rc=$?

@@ -1,11 +1,15 @@
-// The device backend of a CUDA build. Allocations, frees and copies run on the effective stream
-// (the caller's selection, else the runtime's current stream of the device); pinned memory is
-// cudaHostAlloc'd and freed with cudaFreeHost.
+// The device backend of a CUDA build. Allocations and copies run on the effective stream (the
+// caller's selection, else the runtime's current stream of the device); a block is freed on the
+// stream it was allocated on, ordered after the stream current at free time. Device-to-device copies
+// never synchronise the host (they work under CUDA graph capture). Pinned memory is cudaHostAlloc'd
+// and freed with cudaFreeHost.
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "internal.h"
 
@@ -48,6 +52,31 @@ bool pools_supported(int32_t device) {
 }
 
 cudaStream_t stream_for(int32_t device) { return static_cast<cudaStream_t>(effective_stream(device)); }
+
+// An event that is destroyed on every path out of its scope.
+class Event {
+ public:
+  Event() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
+  ~Event() { (void)cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  // `waiter` waits for the work queued on `stream` so far.
+  void order(cudaStream_t stream, cudaStream_t waiter) {
+    check(cudaEventRecord(event_, stream), "cudaEventRecord");
+    check(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The stream each live device block was allocated on: its free is ordered on that stream, where
+// the kernels that filled it were queued, not on whatever stream is current when it is deleted.
+std::mutex g_alloc_mutex;
+std::unordered_map<void*, cudaStream_t>& alloc_streams() {
+  static auto* streams = new std::unordered_map<void*, cudaStream_t>();  // never destroyed: frees at exit
+  return *streams;
+}
 
 bool dense_same_layout(const View& dst, const View& src, const std::vector<int64_t>& sizes, int64_t numel) {
   int64_t span = 1;
@@ -110,22 +139,24 @@ void copy_block(const View& dst, const View& src, size_t nbytes, bool non_blocki
   const int32_t device = dst_dev ? dst.device_index : src.device_index;
   DeviceScope scope(device);
   cudaStream_t stream = stream_for(device);
-  cudaEvent_t ready = nullptr;
-  if (dst_dev && src_dev && dst.device_index != src.device_index) {
-    // Cross-device: the copy (on dst's stream) waits for pending work on src's stream.
-    cudaStream_t src_stream = stream_for(src.device_index);
-    {
-      DeviceScope src_scope(src.device_index);
-      check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-      check(cudaEventRecord(ready, src_stream), "cudaEventRecord");
-    }
-    check(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent");
+  const bool cross_device = dst_dev && src_dev && dst.device_index != src.device_index;
+  cudaStream_t src_stream = cross_device ? stream_for(src.device_index) : stream;
+  if (cross_device) {
+    // The copy (on dst's stream) waits for pending work on src's stream.
+    DeviceScope src_scope(src.device_index);
+    Event ready;
+    ready.order(src_stream, stream);
   }
-  cudaError_t status = cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, stream);
-  if (ready) (void)cudaEventDestroy(ready);
-  check(status, "cudaMemcpyAsync");
-  // Pageable host memory must not be touched by the caller before the copy ends; device-only
-  // copies and pinned host memory may stay asynchronous when asked.
+  check(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+  if (cross_device) {
+    // ... and src's stream waits for the copy, so src's memory is not reused under it (as PyTorch).
+    Event done;
+    done.order(stream, src_stream);
+  }
+  // Device-to-device copies are stream-ordered and never wait on the host (PyTorch does not either;
+  // a host sync would also break CUDA graph capture). With host memory involved, a blocking copy
+  // returns when it is done, and pageable host memory is always waited for.
+  if (dst_dev && src_dev) return;
   bool host_pageable = (!dst_dev && !dst.pinned) || (!src_dev && !src.pinned);
   if (!non_blocking || host_pageable) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
@@ -161,7 +192,15 @@ void* cuda_malloc(int32_t device, size_t nbytes) {
   DeviceScope scope(device);
   void* ptr = nullptr;
   if (pools_supported(device)) {
-    check(cudaMallocAsync(&ptr, nbytes, stream_for(device)), "cudaMallocAsync");
+    cudaStream_t stream = stream_for(device);
+    check(cudaMallocAsync(&ptr, nbytes, stream), "cudaMallocAsync");
+    try {
+      std::lock_guard<std::mutex> lock(g_alloc_mutex);
+      alloc_streams()[ptr] = stream;
+    } catch (...) {
+      (void)cudaFreeAsync(ptr, stream);
+      throw;
+    }
   } else {
     check(cudaMalloc(&ptr, nbytes), "cudaMalloc");
   }
@@ -173,9 +212,38 @@ void cuda_free(int32_t device, void* ptr) noexcept {
   int previous = -1;
   if (cudaGetDevice(&previous) != cudaSuccess) return;
   if (previous != device) (void)cudaSetDevice(device);
-  // Stream-ordered: the memory returns to the pool once the work queued before it has run.
-  if (pools_supported(device)) (void)cudaFreeAsync(ptr, stream_for(device));
-  else (void)cudaFree(ptr);
+  if (pools_supported(device)) {
+    cudaStream_t current = stream_for(device);
+    cudaStream_t owner = current;
+    {
+      std::lock_guard<std::mutex> lock(g_alloc_mutex);
+      auto found = alloc_streams().find(ptr);
+      if (found != alloc_streams().end()) {
+        owner = found->second;
+        alloc_streams().erase(found);
+      }
+    }
+    // Stream-ordered on the allocation stream, after the work queued there (which filled the
+    // block) and after the work queued so far on the current stream (which may still read it).
+    bool ordered = owner == current;
+    if (!ordered) {
+      try {
+        Event used;
+        used.order(current, owner);
+        ordered = true;
+      } catch (...) {
+        (void)cudaGetLastError();
+      }
+    }
+    if (!ordered || cudaFreeAsync(ptr, owner) != cudaSuccess) {
+      // The allocation stream is gone (destroyed before its tensors, against the contract) or
+      // cannot wait: free on the current stream rather than leak.
+      (void)cudaGetLastError();
+      (void)cudaFreeAsync(ptr, current);
+    }
+  } else {
+    (void)cudaFree(ptr);
+  }
   if (previous != device) (void)cudaSetDevice(previous);
 }
 
@@ -205,8 +273,7 @@ void copy_views(const View& dst, const View& src, const std::vector<int64_t>& si
     DeviceScope scope(dst.device_index);
     cudaStream_t stream = stream_for(dst.device_index);
     launch_strided_copy(dst.data, dst.strides, src.data, src.strides, sizes, itemsize, stream);
-    if (!non_blocking) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    return;
+    return;  // stream-ordered, no host sync (see copy_block)
   }
   // Different layouts across host/devices: gather src into a contiguous block on its side, move
   // the block, scatter it into dst on its side. Always synchronous.

@@ -1,4 +1,5 @@
 // Device and stream guards, and the current stream, over the device backend.
+#include <memory>
 #include <string>
 
 #include "internal.h"
@@ -30,8 +31,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_cuda_guard(int32_t device_inde
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_cuda_guard(CUDAGuardHandle guard) {
   return guarded(__func__, [&] {
     require(guard != nullptr, "guard is null");
-    cuda_set_device(guard->original_device);
-    delete guard;
+    std::unique_ptr<CUDAGuardOpaque> owned(guard);  // freed even when restoring the device fails
+    cuda_set_device(owned->original_device);
   });
 }
 
@@ -60,9 +61,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(void* stream
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_cuda_stream_guard(CUDAStreamGuardHandle guard) {
   return guarded(__func__, [&] {
     require(guard != nullptr, "guard is null");
-    restore_current_stream_slot(guard->device, guard->previous);
-    cuda_set_device(guard->original_device);
-    delete guard;
+    std::unique_ptr<CUDAStreamGuardOpaque> owned(guard);  // freed even when restoring the device fails
+    restore_current_stream_slot(owned->device, owned->previous);
+    cuda_set_device(owned->original_device);
   });
 }
 

@@ -7,6 +7,7 @@
 // the loader makes global first.
 #include "shimgen_runtime/model_loader.h"
 
+#include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
 
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -302,9 +304,11 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
   try {
     std::string problem = promote_runtime_to_global();
     if (!problem.empty()) return fail(problem, SHIMGEN_RUNTIME_ERROR_INTERNAL);
-    auto* model = new shimgen_model();
+    // Owned until handed out: every failure below, thrown or returned, removes what was extracted.
+    std::unique_ptr<shimgen_model> owner(new shimgen_model());
+    shimgen_model* model = owner.get();
     auto discard = [&](const std::string& message, int32_t code) {
-      delete model;  // removes whatever was extracted
+      owner.reset();
       return fail(message, code);
     };
     problem = extract(path, model_name, model);
@@ -338,7 +342,7 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
       return discard(std::string(path) + ": the model cannot report its inputs and outputs" + model->model_error(),
                      SHIMGEN_RUNTIME_ERROR_INTERNAL);
     }
-    *ret_model = model;
+    *ret_model = owner.release();
     g_last_error.clear();
     return 0;
   } catch (const std::bad_alloc&) {
@@ -396,6 +400,13 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     }
   }
   for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+  if (stream == nullptr) {
+    // No stream argument: the caller's selection (CallerStreamGuard) is the stream to run on, as it
+    // is for every other runtime call on this thread; without one, the legacy default stream.
+    int32_t selected = 0;
+    void* caller = nullptr;
+    if (shimgen_runtime_get_caller_stream(&selected, &caller) == 0 && selected != 0) stream = caller;
+  }
   if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream, nullptr) != 0) {
     // A model that fails its input checks throws before it takes the handles; those few handles
     // cannot be told apart from consumed ones, so they are left (a handle, not the caller's data).

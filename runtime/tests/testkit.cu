@@ -48,4 +48,24 @@ __attribute__((visibility("default"))) int tk_pointer_attributes(const void* ptr
   return status;
 }
 __attribute__((visibility("default"))) int tk_device_sync(void) { return cudaDeviceSynchronize(); }
+// CUDA graph capture on a stream (thread-local mode: only this thread's calls are captured), then
+// end it, instantiate the graph and launch it once on the same stream.
+__attribute__((visibility("default"))) int tk_capture_begin(void* stream) {
+  return cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeThreadLocal);
+}
+__attribute__((visibility("default"))) int tk_capture_end_and_launch(void* stream, int* nodes) {
+  cudaGraph_t graph = nullptr;
+  int status = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph);
+  if (status != cudaSuccess) return status;
+  size_t count = 0;
+  cudaGraphGetNodes(graph, nullptr, &count);
+  *nodes = static_cast<int>(count);
+  cudaGraphExec_t exec = nullptr;
+  status = cudaGraphInstantiate(&exec, graph, 0);
+  if (status == cudaSuccess) status = cudaGraphLaunch(exec, static_cast<cudaStream_t>(stream));
+  if (status == cudaSuccess) status = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+  if (exec != nullptr) cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  return status;
+}
 }

@@ -19,9 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
-from shimgen.binary.elf import ELF_MAGIC
-from shimgen.binary.load import ZIP_MAGIC
+from shimgen.aoti.localize import localize_cxx_runtime, verify_localized
 from shimgen.errors import InputError
 from shimgen.project.matcher import ShimMatcher
 
@@ -55,6 +53,8 @@ class MemberResult:
     """The plain names that were renamed."""
     imports: tuple[str, ...]
     """The prefixed shim imports of the output, as re-read from it."""
+    localized: tuple[str, ...] = ()
+    """C++ runtime symbols the input exported and the output hides (see shimgen.aoti.localize)."""
 
 
 @dataclass(frozen=True)
@@ -192,13 +192,17 @@ def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
     for symbol in binary.dynamic_symbols:
         if symbol.shndx == 0 and symbol.name in wanted:
             symbol.name = wanted[symbol.name]
+    localized = localize_cxx_runtime(binary)
     binary.write(str(target))
     os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
     # Verify what was written, read back fresh, never the in-memory object.
-    imports = verify_imports(read_dynamic_symbols(target, where), shims, prefix, provided, where=where)
+    written = parse_elf(target, where)
+    imports = verify_imports(_symbols(written), shims, prefix, provided, where=where)
+    verify_localized(written, where)
     if verify is not None:
         verify(target, where)
-    return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports)
+    return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports,
+                        localized=localized)
 
 
 def prefix_imports(source: Path, output: Path, *, prefix: str, shims: Shims,
@@ -244,7 +248,7 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shi
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 raise InputError(f"{where}: cannot read member {name} ({exc})") from None
             result = _rewrite_so(member_in, member_out, prefix, shims, provided, f"{where}:{name}", verify)
-            results.append(MemberResult(name, result.renamed, result.imports))
+            results.append(MemberResult(name, result.renamed, result.imports, result.localized))
             rewritten[name] = member_out
         write_package(archive, rewritten, staged)
     return tuple(results)

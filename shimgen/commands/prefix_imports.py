@@ -29,6 +29,7 @@ def execute(args: argparse.Namespace) -> int:
     result = prefix_imports_with_config(args.input, args.output, config)
     for member in result.members:
         label = member.member or result.output.name
-        print(f"{label}: renamed {len(member.renamed)} import(s); imports {len(member.imports)} prefixed shim(s)")
+        print(f"{label}: renamed {len(member.renamed)} import(s); imports {len(member.imports)} prefixed shim(s); "
+              f"hid {len(member.localized)} C++ runtime export(s)")
     print(f"wrote {result.output}")
     return 0
