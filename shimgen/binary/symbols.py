@@ -153,6 +153,20 @@ class Binary:
     slice_of: str | None = None
     """For one architecture of a fat Mach-O file: that file (its display name). Slices are
     alternatives, never loaded together, so set rules count them as one binary."""
+    soname: str | None = None
+    """ELF DT_SONAME: the name the dynamic linker knows this library by."""
+    needed: tuple[str, ...] = ()
+    """ELF DT_NEEDED entries, in order."""
+    symbolic: bool = False
+    """Linked -Bsymbolic (DT_SYMBOLIC, or DF_SYMBOLIC in DT_FLAGS): it binds references to its own
+    definitions first, so its exports cannot be interposed from inside it."""
+    tls_unique: frozenset[str] = frozenset()
+    """The thread-local exports bound STB_GNU_UNIQUE: glibc keeps one copy process-wide."""
+    tls_protected: frozenset[str] = frozenset()
+    """The thread-local exports of STV_PROTECTED visibility: the library uses its own copy."""
+    tls_hidden: frozenset[str] = frozenset()
+    """Thread-locals the static symbol table shows defined but hidden (made local by the linker);
+    read only when asked for (``load``'s ``local_tls``), empty otherwise."""
 
     def __post_init__(self) -> None:
         # Accept any iterable of names (tests write frozensets); store Names.
