@@ -119,7 +119,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
                 hidden.add(sym.name)
     tls_hidden = frozenset(
         sym.name for sym in static
-        if local_tls and file_type != 1 and sym.name and sym.type == type_enum.TLS and sym.shndx != 0
+        if local_tls and file_type != 1 and table and sym.name and sym.type == type_enum.TLS and sym.shndx != 0
         and (sym.binding == binding_enum.LOCAL or sym.visibility in (visibility_enum.HIDDEN, visibility_enum.INTERNAL)))
     tags = lief.ELF.DynamicEntry.TAG
     soname, needed, symbolic = None, [], False

@@ -136,7 +136,7 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
             raise InputError(f"{name}: empty file, not a binary")
         raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic)")
     if kind == "zip":
-        return _load_zip(path, name, hidden_of, detail, limits)
+        return _load_zip(path, name, hidden_of, detail, limits, required=required)
     try:
         with open(path, "rb") as handle:
             # mmap: the fast reader touches only the symbol tables of a 434 MB library.
@@ -289,7 +289,7 @@ def unsafe_member_name(name: str) -> str | None:
     return None
 
 
-def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
+def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
     import zipfile  # only wheels pay for it
 
     try:
@@ -333,6 +333,6 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[
             if total > limits.total_bytes:
                 raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
             binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
-    if not binaries:
+    if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped
         raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
     return binaries

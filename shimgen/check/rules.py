@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from shimgen.binary.symbols import OBJECT, Binary
+from shimgen.binary.symbols import OBJECT, SHARED, Binary
 from shimgen.check.policy import Policy
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
@@ -223,14 +223,22 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
             continue  # an archive given alongside its library defines everything twice, on purpose
         prefixed = policy.prefixed_shims_among(binary.exports)
         shims.update(prefixed)
-        for name in {*binary.tls, *binary.tls_hidden, *prefixed}:
+        # Thread-locals only of shared libraries: two executables never share a process, and an
+        # executable's own copy is its business (torch's test binaries link c10 statically).
+        tls = {*binary.tls, *binary.tls_hidden} if binary.kind == SHARED else set()
+        for name in {*tls, *prefixed}:
             owners.setdefault(name, []).append(binary)
     findings = []
     for name, found in sorted(owners.items()):
         if len({b.identity for b in found}) < 2:  # the slices of one fat file are one provider
             continue
         reasons = {b.identity: _binds_locally(b, name) for b in found}
-        hazard = name in shims or any(reasons.values())
+        # A thread-local is meant to be one variable when some library exports it, or when it is
+        # the shim runtime's own (it carries the prefix: the caller-stream guard). Copies that no
+        # library exports under another name are each library's internals (a header-only library
+        # compiled into both, like torch's two copies of cpp-httplib): a note.
+        shared = name.startswith(policy.prefix) or any(name in b.tls for b in found)
+        hazard = name in shims or (shared and any(reasons.values()))
         for binary in found:
             others = ", ".join(sorted({o.identity for o in found if o.identity != binary.identity}))
             if name in shims and name not in binary.tls:
@@ -239,6 +247,9 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
                 why = reasons[binary.identity]
                 detail = (f"thread-local symbol {'binds to its own copy here: ' + why if why else 'exported here'}"
                           f"; also defined by {others}, so the process holds more than one copy")
+            elif not shared:
+                detail = (f"thread-local symbol also defined by {others}; each keeps a private copy that no "
+                          "library exports (its own internals)")
             else:
                 detail = (f"thread-local symbol also defined by {others}; the dynamic linker keeps one copy "
                           f"({'GNU_UNIQUE' if name in binary.tls_unique else 'interposable default visibility'})")

@@ -297,9 +297,10 @@ def test_fast_reader_equals_lief_on_every_built_binary(built):
     assert len(paths) >= 10 and objects
     for path in paths:
         data = path.read_bytes()
-        fast = read_elf(data, str(path), hidden_of=interest)
-        slow = read_elf_lief(data, str(path), hidden_of=interest)
-        for field in ("kind", "exports", "imports", "tls", "hidden"):
+        fast = read_elf(data, str(path), hidden_of=interest, local_tls=True)
+        slow = read_elf_lief(data, str(path), hidden_of=interest, local_tls=True)
+        for field in ("kind", "exports", "imports", "tls", "hidden", "soname", "needed", "symbolic", "tls_unique",
+                      "tls_protected", "tls_hidden"):
             assert getattr(fast, field) == getattr(slow, field), (path.name, field)
     # ...and every archive member.
     data = built["archive"].read_bytes()

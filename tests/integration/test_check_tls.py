@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 
 POLICY = Policy.from_options("executorch_", ("aoti_torch_*",))
 
-STATE_C = "__thread int caller_stream = 7;\nint *stream_slot(void) { return &caller_stream; }\n"
+STATE_C = "__thread int executorch_caller_stream = 7;\nint *stream_slot(void) { return &executorch_caller_stream; }\n"
 # A function-local thread_local of a template: g++ emits it STB_GNU_UNIQUE.
 STATE_CC = ("template <class T> struct Slot { static int *get() { static thread_local int v; return &v; } };\n"
             "int *stream_slot() { return Slot<int>::get(); }\n")
@@ -87,6 +87,15 @@ def test_unified_duplicates_are_notes_shown_only_with_verbose(tmp_path, capsys):
     from shimgen.check import render_text
 
     shown = render_text(check_paths(libs, POLICY), verbose=True)  # what the global -v/--verbose shows
-    assert "note SG007 caller_stream" in shown and "one copy" in shown
+    assert "note SG007 executorch_caller_stream" in shown and "one copy" in shown
     assert main(["check-symbols", *map(str, libs), "--prefix", "executorch_", "--format", "json"]) == 0
     assert '"severity": "note"' in capsys.readouterr().out
+
+
+def test_private_copies_nobody_exports_are_each_librarys_internals(tmp_path):
+    """Hidden in both libraries and not the runtime's (no prefix): two copies, as the program
+    shows, but neither library lets others see its copy (torch's two cpp-httplib copies): a note."""
+    libs, copies = build(tmp_path / "hidden", "hidden")
+    assert copies == 2
+    report = check_paths(libs, Policy.from_options("other_", ("aoti_torch_*",)))
+    assert {f.severity for f in report.findings if f.code == "SG007"} == {"note"}
