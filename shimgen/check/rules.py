@@ -61,6 +61,13 @@ RULES: dict[str, Rule] = {r.code: r for r in (
     Rule("SG008", ERROR, "unresolved import",
          "add the shim to the provider's shim set, or check the provider is among the PATHs",
          "A prefixed shim imported by one binary is provided by none of the binaries checked."),
+    Rule("SG009", ERROR, "private runtime copy exported",
+         "hide the static copy: -Wl,--exclude-libs,ALL, a version script exporting only your API, or "
+         "-static-libstdc++ with -fvisibility=hidden",
+         "A linked binary defines and exports a runtime's own symbols (the C++ runtime, the unwinder, OpenMP, "
+         "the CUDA runtime; families in shimgen/check/runtimes.json): other libraries in the process bind "
+         "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
+         "static libstdc++ crashed in std::regex this way)."),
 )}
 
 
@@ -134,8 +141,32 @@ def foreign_exports(policy: Policy, binary: Binary) -> list[Finding]:
     return found
 
 
+def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG009: one finding per runtime family whose anchors a linked binary exports, unless its
+    SONAME says it is that runtime."""
+    from shimgen.check.policy import names_starting
+    from shimgen.check.runtimes import families
+
+    if not binary.linked or not binary.exports:
+        return []
+    findings = []
+    for family in families():
+        if family.is_the_runtime(binary.soname):
+            continue
+        anchors = [a for a in family.anchors if a in binary.exports]
+        if not anchors:
+            continue
+        count = len({n for prefix in family.members for n in names_starting(binary.exports, prefix)})
+        needs = [n for n in binary.needed if family.is_the_runtime(n)]
+        also = (f"; it also needs {needs[0]}, so two copies meet in one process" if needs else
+                "; any other library that loads the shared runtime mixes the two")
+        findings.append(_finding("SG009", anchors[0], binary,
+                                 f"exports {count} symbols of the {family.name} ({', '.join(anchors[:3])}){also}"))
+    return findings
+
+
 PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
-    unprefixed_exports, unprefixed_imports, double_prefixed,
+    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes,
 )
 
 
