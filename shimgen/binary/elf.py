@@ -15,10 +15,18 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Iterable
-from typing import NamedTuple
 from itertools import compress
+from typing import NamedTuple
 
-from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import (
+    EMPTY,
+    EXECUTABLE,
+    OBJECT,
+    SHARED,
+    Binary,
+    Names,
+    Symbol,
+)
 from shimgen.errors import InputError
 
 ELF_MAGIC = b"\x7fELF"
@@ -73,7 +81,7 @@ _LAYOUTS = {(c, d): _Layout(c == 2, "<" if d == 1 else ">") for c in (1, 2) for 
 
 
 class _Section:
-    __slots__ = ("name", "type", "offset", "size", "link", "entsize", "info")
+    __slots__ = ("entsize", "info", "link", "name", "offset", "size", "type")
 
     def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0) -> None:
         self.name, self.type, self.offset, self.size, self.link, self.entsize = name, type_, offset, size, link, entsize

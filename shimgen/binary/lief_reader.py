@@ -14,7 +14,15 @@ import struct
 import warnings
 from collections.abc import Iterable
 
-from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import (
+    EMPTY,
+    EXECUTABLE,
+    OBJECT,
+    SHARED,
+    Binary,
+    Names,
+    Symbol,
+)
 from shimgen.errors import InputError
 
 _LIEF_BINDINGS = {"GLOBAL": "global", "WEAK": "weak", "LOCAL": "local", "GNU_UNIQUE": "unique"}
@@ -261,8 +269,7 @@ def _macho_binary(macho, file_type: int, path: str, member: str | None, where: s
         if n_type & N_STAB:
             continue  # debugger entries
         name = sym.name
-        if name.startswith("_"):
-            name = name[1:]  # the C compiler's leading underscore; the rules speak C names
+        name = name.removeprefix("_")  # the C compiler's leading underscore; the rules speak C names
         if not name:
             continue
         kind_bits = n_type & N_TYPE

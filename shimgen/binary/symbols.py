@@ -32,7 +32,7 @@ class Names(Set):
     libtorch_cpu.so's 74k exports then never builds 74k strings (that alone takes 40 ms).
     """
 
-    __slots__ = ("_names", "_text", "_offsets")
+    __slots__ = ("_names", "_offsets", "_text")
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._names: frozenset[str] | None = frozenset(names)

@@ -13,11 +13,26 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shimgen.check.policy import Policy
-from shimgen.check.report import Report, make_report, render_json, render_sarif, render_text
+from shimgen.check.report import (
+    Report,
+    make_report,
+    render_json,
+    render_sarif,
+    render_text,
+)
 from shimgen.check.rules import RULES, Finding, run_rules
 
-__all__ = ["Finding", "Policy", "RULES", "Report", "check_binaries", "check_paths", "render_json",
-           "render_sarif", "render_text"]
+__all__ = [
+    "RULES",
+    "Finding",
+    "Policy",
+    "Report",
+    "check_binaries",
+    "check_paths",
+    "render_json",
+    "render_sarif",
+    "render_text",
+]
 
 
 def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) -> Report:
