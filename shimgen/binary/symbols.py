@@ -73,6 +73,23 @@ class Names(Set):
             at = strings.find(needle, at + 1)
         return sorted(found)
 
+    def having(self, wanted: Iterable[str]) -> set[str]:
+        """Which of ``wanted`` are among the names, by a search for each whole name in the string
+        table (never building every name)."""
+        wanted = set(wanted)
+        if self._names is not None or not wanted:
+            return {n for n in wanted if n in self._all()}
+        strings, offsets, found = self._text or b"", self._offsets, set()
+        for name in wanted:
+            needle = b"\0" + name.encode() + b"\0"
+            at = strings.find(needle)
+            while at >= 0:  # a whole name: NUL on both sides (linkers merge suffixes)
+                if at + 1 in offsets:
+                    found.add(name)
+                    break
+                at = strings.find(needle, at + 1)
+        return found
+
     @property
     def materialized(self) -> bool:
         """Whether every name has been built as a string (tests use it to keep the fast path fast)."""
