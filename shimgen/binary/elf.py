@@ -16,14 +16,25 @@ import struct
 import sys
 from collections.abc import Iterable
 from itertools import compress
+from typing import NamedTuple
 
-from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import (
+    EMPTY,
+    EXECUTABLE,
+    OBJECT,
+    SHARED,
+    Binary,
+    Names,
+    Symbol,
+)
 from shimgen.errors import InputError
 
 ELF_MAGIC = b"\x7fELF"
 
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
-SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS, SHT_DYNSYM = 2, 3, 8, 11
+SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_DYNAMIC, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP = 2, 3, 4, 6, 8, 9, 11, 17
+DT_NULL, DT_NEEDED, DT_SONAME, DT_SYMBOLIC, DT_FLAGS = 0, 1, 14, 16, 30
+DF_SYMBOLIC = 0x2
 PT_INTERP = 3
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
@@ -70,10 +81,11 @@ _LAYOUTS = {(c, d): _Layout(c == 2, "<" if d == 1 else ">") for c in (1, 2) for 
 
 
 class _Section:
-    __slots__ = ("name", "type", "offset", "size", "link", "entsize")
+    __slots__ = ("entsize", "info", "link", "name", "offset", "size", "type")
 
-    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int) -> None:
+    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0) -> None:
         self.name, self.type, self.offset, self.size, self.link, self.entsize = name, type_, offset, size, link, entsize
+        self.info = info
 
 
 def is_elf(head: bytes) -> bool:
@@ -87,152 +99,245 @@ def read_elf(
     *,
     hidden_of: Iterable[str] = (),
     detail: bool = False,
+    local_tls: bool = False,
 ) -> Binary:
     """Read the symbol view of one ELF file held in ``buf`` (bytes or mmap).
 
     Shared libraries and executables are read from ``.dynsym``; objects from ``.symtab``.
     ``hidden_of``: names to look up in the static symbol table (``.symtab``) when they are not
     exported, to tell "kept but hidden" from "not kept" (rule SG003 vs SG002).
+    ``local_tls``: also collect the thread-locals ``.symtab`` shows defined but hidden (rule SG007
+    needs them only when several linked binaries are checked together).
     """
-    where = f"{path}({member})" if member else path
-
-    def bad(reason: str) -> InputError:
-        return InputError(f"{where}: {reason}")
-
-    size = len(buf)
-    if size < 16 or bytes(buf[:4]) != ELF_MAGIC:
-        raise bad("not an ELF file")
-    ei_class, ei_data, ei_version = buf[4], buf[5], buf[6]
-    layout = _LAYOUTS.get((ei_class, ei_data))
-    if layout is None or ei_version != 1:
-        raise bad(f"corrupt ELF header (class {ei_class}, data {ei_data}, version {ei_version})")
-    if size < 16 + layout.ehdr.size:
-        raise bad(f"truncated: {size} bytes, shorter than the ELF header")
-    (e_type, _machine, _version, _entry, e_phoff, e_shoff, _flags, _ehsize, e_phentsize, e_phnum,
-     e_shentsize, e_shnum, e_shstrndx) = layout.ehdr.unpack_from(buf, 16)
-    if e_type not in (ET_REL, ET_EXEC, ET_DYN):
-        raise bad(f"unsupported ELF file type {e_type} (not an object, executable or shared library)")
-    if e_shoff == 0:
-        raise NoSections(where)
-
-    if e_shentsize < layout.shdr.size:
-        raise bad(f"corrupt ELF header: section header size {e_shentsize} < {layout.shdr.size}")
-    if e_shoff + layout.shdr.size > size:
-        raise bad(f"truncated: section headers at offset {e_shoff}, beyond the end of the file ({size} bytes)")
-    first = layout.shdr.unpack_from(buf, e_shoff)
-    if e_shnum == 0:  # extended numbering: the count lives in section 0's sh_size
-        e_shnum = first[5]
-    if e_shstrndx == SHN_XINDEX:
-        e_shstrndx = first[6]
-    if e_shnum == 0:
-        raise NoSections(where)
-    end = e_shoff + e_shnum * e_shentsize
-    if end > size or e_shnum > 1_000_000:
-        raise bad(f"truncated: {e_shnum} section headers end at offset {end}, beyond the end of the file ({size} bytes)")
-    sections = []
-    for index in range(e_shnum):
-        (sh_name, sh_type, _f, _a, sh_offset, sh_size, sh_link, _i, _al, sh_entsize) = layout.shdr.unpack_from(
-            buf, e_shoff + index * e_shentsize
-        )
-        sections.append(_Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize))
-
-    # Every section and segment must lie inside the file, and the section names must resolve:
-    # a cut or corrupted file is refused here even when the symbol tables themselves look whole.
-    for index, section in enumerate(sections):
-        if section.type != SHT_NOBITS and section.offset + section.size > size:
-            raise bad(f"truncated or corrupt: section {index} ends at offset {section.offset + section.size}, "
-                      f"beyond the end of the file ({size} bytes)")
-    if e_shstrndx != SHN_UNDEF and e_shstrndx >= e_shnum:
-        raise bad(f"corrupt ELF header: section name table index {e_shstrndx} out of range ({e_shnum} sections)")
-
-    def section_bytes(section: _Section, what: str) -> bytes:
-        if section.type == SHT_NOBITS:
-            raise bad(f"corrupt: {what} has no bytes in the file (SHT_NOBITS)")
-        if section.offset + section.size > size:
-            raise bad(f"truncated: {what} ends at offset {section.offset + section.size}, "
-                      f"beyond the end of the file ({size} bytes)")
-        return bytes(buf[section.offset:section.offset + section.size])
-
-    def section_names() -> list[bytes]:
-        if e_shstrndx == SHN_UNDEF:
-            return []
-        table = section_bytes(sections[e_shstrndx], "section name table")
-        names = []
-        for index, section in enumerate(sections):
-            stop = table.find(b"\0", section.name)
-            if section.name >= len(table) or stop < 0:
-                raise bad(f"corrupt: the name of section {index} lies outside the section name table")
-            names.append(table[section.name:stop])
-        return names
-
-    def table_of(sh_type: int) -> _Section | None:
-        found = [s for s in sections if s.type == sh_type]
-        if len(found) > 1:
-            raise bad(f"corrupt: {len(found)} symbol tables of type {sh_type}, expected one")
-        return found[0] if found else None
-
-    def read_table(section: _Section, what: str):
-        """(entries, string table as str) of one symbol table, checked."""
-        if section.entsize != layout.sym.size:
-            raise bad(f"corrupt: {what} entry size {section.entsize}, expected {layout.sym.size}")
-        if section.size % layout.sym.size:
-            raise bad(f"corrupt: {what} size {section.size} is not a multiple of its entry size")
-        if section.size < layout.sym.size:
-            raise bad(f"corrupt: {what} is empty (it always holds at least the null symbol)")
-        raw = section_bytes(section, what)
-        if not 0 < section.link < e_shnum or sections[section.link].type != SHT_STRTAB:
-            raise bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
-        strings = section_bytes(sections[section.link], f"string table of {what}")
-        if not strings.endswith(b"\0"):
-            raise bad(f"corrupt: the string table of {what} does not end with a NUL byte")
-        return raw, strings
-
-    names = section_names()  # validates the section name table and every sh_name
-    kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[e_type]
-    has_interp = _check_segments(buf, layout, e_phoff, e_phentsize, e_phnum, size, bad)
-    if e_type == ET_DYN and has_interp:
-        kind = EXECUTABLE  # a PIE executable
-
-    if e_type == ET_REL:
-        table = table_of(SHT_SYMTAB)
-        if table is None:
-            if any(n.startswith(b".gnu.lto_") for n in names):
-                raise bad("object holds only LTO bitcode, no native symbol table; check the linked library "
-                          "instead, or compile with -ffat-lto-objects")
-            raise bad("object file has no symbol table")
-        what = ".symtab"
-    else:
-        table = table_of(SHT_DYNSYM)
-        if table is None:
-            if e_type == ET_DYN:
-                raise bad("shared library has no dynamic symbol table (.dynsym); is it a static or stripped stub?")
-            # A static executable: it neither exports nor imports anything.
-            return Binary(path, member, "ELF", kind, EMPTY, EMPTY, has_static_table=table_of(SHT_SYMTAB) is not None)
-        what = ".dynsym"
-
-    raw, strings = read_table(table, what)
-    if e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
-        raise bad("object holds only LTO bitcode, no native symbol table; check the linked library instead, "
-                  "or compile with -ffat-lto-objects")
-    exports, imports, tls, symbols = _classify(raw, strings, layout, bad, what, detail)
-
+    elf = _Elf(buf, f"{path}({member})" if member else path)
+    names = elf.section_names()  # validates the section name table and every sh_name
+    elf.check_links()
+    kind = elf.kind()
+    table, what = elf.symbol_table(names)
+    if table is None:  # a static executable: it neither exports nor imports anything
+        return Binary(path, member, "ELF", kind, EMPTY, EMPTY, has_static_table=elf.table_of(SHT_SYMTAB) is not None)
+    raw, strings = elf.read_table(table, what)
+    if elf.e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
+        raise elf.bad("object holds only LTO bitcode, no native symbol table; check the linked library instead, "
+                      "or compile with -ffat-lto-objects")
+    selected = _classify(raw, strings, elf.layout, elf.bad, what, detail)
+    static = table if elf.e_type == ET_REL else elf.table_of(SHT_SYMTAB)
     hidden: tuple[str, ...] = ()
-    static = table if e_type == ET_REL else table_of(SHT_SYMTAB)
-    missing = _not_exported(hidden_of, exports)
+    missing = _not_exported(hidden_of, selected.exports)
     if missing and static is not None:
-        hidden = _hidden_names(static, missing, read_table, layout, bad)
+        hidden = _hidden_names(*elf.read_table(static, ".symtab"), missing, elf.layout, elf.bad)
+    tls_hidden: frozenset[str] = frozenset()
+    if local_tls and static is not None and elf.e_type != ET_REL:
+        tls_hidden = _hidden_tls(*elf.read_table(static, ".symtab"), elf.layout)
+    dynamic = elf.dynamic()
     return Binary(
         path=path,
         member=member,
         format="ELF",
         kind=kind,
-        exports=exports,
-        imports=imports,
-        tls=tls,
+        exports=selected.exports,
+        imports=selected.imports,
+        tls=selected.tls,
         hidden=hidden,
         has_static_table=static is not None,
-        symbols=tuple(symbols),
+        symbols=tuple(selected.symbols),
+        soname=dynamic.soname,
+        needed=dynamic.needed,
+        symbolic=dynamic.symbolic,
+        tls_unique=selected.tls_unique,
+        tls_protected=selected.tls_protected,
+        tls_hidden=tls_hidden,
     )
+
+
+class _Dynamic(NamedTuple):
+    soname: str | None
+    needed: tuple[str, ...]
+    symbolic: bool
+
+
+class _Elf:
+    """One ELF file's headers, checked on construction; methods read and check one table each."""
+
+    def __init__(self, buf, where: str) -> None:
+        self.buf, self.where, self.size = buf, where, len(buf)
+        self.layout = self._ident()
+        (self.e_type, _machine, _version, _entry, self.e_phoff, e_shoff, _flags, _ehsize, self.e_phentsize,
+         self.e_phnum, e_shentsize, e_shnum, e_shstrndx) = self.layout.ehdr.unpack_from(buf, 16)
+        if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
+            raise self.bad(f"unsupported ELF file type {self.e_type} (not an object, executable or shared library)")
+        if e_shoff == 0:
+            raise NoSections(where)
+        self.sections, self.shstrndx = self._section_headers(e_shoff, e_shentsize, e_shnum, e_shstrndx)
+
+    def bad(self, reason: str) -> InputError:
+        return InputError(f"{self.where}: {reason}")
+
+    def _ident(self) -> _Layout:
+        buf, size = self.buf, self.size
+        if size < 16 or bytes(buf[:4]) != ELF_MAGIC:
+            raise self.bad("not an ELF file")
+        ei_class, ei_data, ei_version = buf[4], buf[5], buf[6]
+        layout = _LAYOUTS.get((ei_class, ei_data))
+        if layout is None or ei_version != 1:
+            raise self.bad(f"corrupt ELF header (class {ei_class}, data {ei_data}, version {ei_version})")
+        if size < 16 + layout.ehdr.size:
+            raise self.bad(f"truncated: {size} bytes, shorter than the ELF header")
+        return layout
+
+    def _section_headers(self, shoff: int, shentsize: int, shnum: int, shstrndx: int) -> tuple[list[_Section], int]:
+        layout, size = self.layout, self.size
+        if shentsize < layout.shdr.size:
+            raise self.bad(f"corrupt ELF header: section header size {shentsize} < {layout.shdr.size}")
+        if shoff + layout.shdr.size > size:
+            raise self.bad(f"truncated: section headers at offset {shoff}, beyond the end of the file ({size} bytes)")
+        first = layout.shdr.unpack_from(self.buf, shoff)
+        if shnum == 0:  # extended numbering: the count lives in section 0's sh_size
+            shnum = first[5]
+        if shstrndx == SHN_XINDEX:
+            shstrndx = first[6]
+        if shnum == 0:
+            raise NoSections(self.where)
+        end = shoff + shnum * shentsize
+        if end > size or shnum > 1_000_000:
+            raise self.bad(f"truncated: {shnum} section headers end at offset {end}, beyond the end of the file "
+                           f"({size} bytes)")
+        sections = []
+        for index in range(shnum):
+            (sh_name, sh_type, _f, _a, sh_offset, sh_size, sh_link, sh_info, _al, sh_entsize) = \
+                layout.shdr.unpack_from(self.buf, shoff + index * shentsize)
+            section = _Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize, sh_info)
+            # Every section must lie inside the file: a cut or corrupted file is refused here even
+            # when the symbol tables themselves look whole.
+            if sh_type != SHT_NOBITS and sh_offset + sh_size > size:
+                raise self.bad(f"truncated or corrupt: section {index} ends at offset {sh_offset + sh_size}, "
+                               f"beyond the end of the file ({size} bytes)")
+            sections.append(section)
+        if shstrndx != SHN_UNDEF and shstrndx >= shnum:
+            raise self.bad(f"corrupt ELF header: section name table index {shstrndx} out of range ({shnum} sections)")
+        return sections, shstrndx
+
+    def section_bytes(self, section: _Section, what: str) -> bytes:
+        if section.type == SHT_NOBITS:
+            raise self.bad(f"corrupt: {what} has no bytes in the file (SHT_NOBITS)")
+        return bytes(self.buf[section.offset:section.offset + section.size])
+
+    def section_names(self) -> list[bytes]:
+        if self.shstrndx == SHN_UNDEF:
+            return []
+        table = self.section_bytes(self.sections[self.shstrndx], "section name table")
+        names = []
+        for index, section in enumerate(self.sections):
+            stop = table.find(b"\0", section.name)
+            if section.name >= len(table) or stop < 0:
+                raise self.bad(f"corrupt: the name of section {index} lies outside the section name table")
+            names.append(table[section.name:stop])
+        return names
+
+    def check_links(self) -> None:
+        """The links binutils follows: every symbol table names a string table, every relocation
+        table a symbol table (and, in an object, the section it patches), each with its entry size.
+        A file ``nm`` refuses must not come out clean here."""
+        count, layout = len(self.sections), self.layout
+        rel, rela = (16, 24) if layout.is64 else (8, 12)
+        for index, section in enumerate(self.sections):
+            kind = section.type
+            if kind in (SHT_SYMTAB, SHT_DYNSYM):
+                if section.entsize != layout.sym.size or not 0 < section.link < count \
+                        or self.sections[section.link].type != SHT_STRTAB:
+                    raise self.bad(f"corrupt: symbol table (section {index}) has entry size {section.entsize} "
+                                   f"and links to section {section.link}")
+            elif kind in (SHT_RELA, SHT_REL):
+                expected = rela if kind == SHT_RELA else rel
+                if section.entsize != expected or section.size % expected:
+                    raise self.bad(f"corrupt: relocation table (section {index}) has entry size "
+                                   f"{section.entsize}, expected {expected}")
+                linked = section.link
+                if linked >= count or (linked and self.sections[linked].type not in (SHT_SYMTAB, SHT_DYNSYM)) \
+                        or (self.e_type == ET_REL and not linked):
+                    raise self.bad(f"corrupt: relocation table (section {index}) links to section {linked}, "
+                                   "which is not a symbol table")
+                if self.e_type == ET_REL and not 0 < section.info < count:
+                    raise self.bad(f"corrupt: relocation table (section {index}) applies to section "
+                                   f"{section.info}, out of range")
+            elif kind == SHT_GROUP and (section.entsize != 4 or not 0 < section.link < count
+                                        or self.sections[section.link].type != SHT_SYMTAB):
+                raise self.bad(f"corrupt: section group (section {index}) has entry size {section.entsize} "
+                               f"and links to section {section.link}")
+            elif kind == SHT_STRTAB and section.size and self.buf[section.offset] != 0:
+                raise self.bad(f"corrupt: string table (section {index}) does not start with a NUL byte")
+
+    def kind(self) -> str:
+        kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[self.e_type]
+        has_interp = _check_segments(self.buf, self.layout, self.e_phoff, self.e_phentsize, self.e_phnum, self.size,
+                                     self.bad)
+        return EXECUTABLE if self.e_type == ET_DYN and has_interp else kind  # a PIE executable
+
+    def table_of(self, sh_type: int) -> _Section | None:
+        found = [s for s in self.sections if s.type == sh_type]
+        if len(found) > 1:
+            raise self.bad(f"corrupt: {len(found)} tables of type {sh_type}, expected one")
+        return found[0] if found else None
+
+    def symbol_table(self, names: list[bytes]) -> tuple[_Section | None, str]:
+        """The table the symbol view comes from: ``.symtab`` of an object, else ``.dynsym``."""
+        if self.e_type == ET_REL:
+            table = self.table_of(SHT_SYMTAB)
+            if table is None:
+                if any(n.startswith(b".gnu.lto_") for n in names):
+                    raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
+                                   "library instead, or compile with -ffat-lto-objects")
+                raise self.bad("object file has no symbol table")
+            return table, ".symtab"
+        table = self.table_of(SHT_DYNSYM)
+        if table is None and self.e_type == ET_DYN:
+            raise self.bad("shared library has no dynamic symbol table (.dynsym); is it a static or stripped stub?")
+        return table, ".dynsym"
+
+    def read_table(self, section: _Section, what: str) -> tuple[bytes, bytes]:
+        """(entries, string table) of one symbol table, checked."""
+        entry = self.layout.sym.size
+        if section.entsize != entry:
+            raise self.bad(f"corrupt: {what} entry size {section.entsize}, expected {entry}")
+        if section.size % entry:
+            raise self.bad(f"corrupt: {what} size {section.size} is not a multiple of its entry size")
+        if section.size < entry:
+            raise self.bad(f"corrupt: {what} is empty (it always holds at least the null symbol)")
+        raw = self.section_bytes(section, what)
+        if not 0 < section.link < len(self.sections) or self.sections[section.link].type != SHT_STRTAB:
+            raise self.bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
+        strings = self.section_bytes(self.sections[section.link], f"string table of {what}")
+        if not strings.endswith(b"\0"):
+            raise self.bad(f"corrupt: the string table of {what} does not end with a NUL byte")
+        return raw, strings
+
+    def dynamic(self) -> _Dynamic:
+        """DT_SONAME, DT_NEEDED and whether the library binds its own symbols (-Bsymbolic)."""
+        section = self.table_of(SHT_DYNAMIC) if self.e_type != ET_REL else None
+        if section is None or section.type == SHT_NOBITS:
+            return _Dynamic(None, (), False)
+        entry = struct.Struct(self.layout.sym.format[0] + ("qQ" if self.layout.is64 else "iI"))
+        raw = self.section_bytes(section, ".dynamic")
+        raw = raw[:len(raw) - len(raw) % entry.size]
+        strings = b""
+        if 0 < section.link < len(self.sections) and self.sections[section.link].type == SHT_STRTAB:
+            strings = self.section_bytes(self.sections[section.link], "string table of .dynamic")
+        soname, needed, symbolic = None, [], False
+        for tag, value in entry.iter_unpack(raw):
+            if tag == DT_NULL:
+                break
+            if tag in (DT_SONAME, DT_NEEDED):
+                stop = strings.find(b"\0", value)
+                if value >= len(strings) or stop < 0:
+                    raise self.bad(f"corrupt: a .dynamic name offset ({value}) lies outside its string table")
+                name = strings[value:stop].decode("utf-8", "backslashreplace")
+                if tag == DT_SONAME:
+                    soname = name
+                else:
+                    needed.append(name)
+            elif tag == DT_SYMBOLIC or (tag == DT_FLAGS and value & DF_SYMBOLIC):
+                symbolic = True
+        return _Dynamic(soname, tuple(needed), symbolic)
 
 
 def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
@@ -310,9 +415,25 @@ _IMPORT_BINDING = _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS)
 _EXPORT_VISIBILITY = _flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES)
 _IS_TLS = _flags(test=lambda b: b & 0xF == STT_TLS)
 _NONZERO = _flags(test=bool)
+_IS_UNIQUE = _flags(test=lambda b: b >> 4 == STB_GNU_UNIQUE)
+_IS_PROTECTED = _flags(test=lambda b: b & 3 == STV_PROTECTED)
+_IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
+_IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
 
-def _select(raw: bytes, layout: _Layout) -> tuple[list[int], list[int], list[int]]:
+class _Selected(NamedTuple):
+    """Name offsets picked from one symbol table."""
+
+    exports: list[int]
+    imports: list[int]
+    tls: list[int]
+    tls_unique: list[int]
+    """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
+    tls_protected: list[int]
+    """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
+
+
+def _select(raw: bytes, layout: _Layout) -> _Selected:
     """Name offsets of the exports, the imports and the thread-local exports of one table.
 
     Column-wise, at C speed: each field is a strided slice of the table (every 24th byte is an
@@ -324,11 +445,7 @@ def _select(raw: bytes, layout: _Layout) -> tuple[list[int], list[int], list[int
     count = len(raw) // entry
     native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
     if not native or count == 0:
-        rows = _rows(raw, layout)
-        exports = [r for r in rows if r[3] != SHN_UNDEF and r[0] and r[1] >> 4 in EXPORT_BINDINGS
-                   and r[2] & 3 in EXPORT_VISIBILITIES]
-        imports = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
-        return [r[0] for r in exports], imports, [r[0] for r in exports if r[1] & 0xF == STT_TLS]
+        return _select_rows(_rows(raw, layout))
     info_at = 4 if layout.is64 else 12  # st_info; st_other and st_shndx follow it in both classes
     names = memoryview(raw).cast("I")[0::entry // 4].tolist()
 
@@ -344,13 +461,36 @@ def _select(raw: bytes, layout: _Layout) -> tuple[list[int], list[int], list[int
     def pick(mask: int) -> list[int]:
         return list(filter(None, compress(names, mask.to_bytes(count, "little"))))
 
-    return pick(export_mask), pick(import_mask), pick(tls_mask)
+    if not tls_mask:
+        return _Selected(pick(export_mask), pick(import_mask), [], [], [])
+    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
+                     pick(tls_mask & column(1, _IS_PROTECTED)))
 
 
-def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool):
+def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
+    """``_select`` one row at a time (foreign byte order, or an empty table)."""
+    exports = [r for r in rows if r[3] != SHN_UNDEF and r[0] and r[1] >> 4 in EXPORT_BINDINGS
+               and r[2] & 3 in EXPORT_VISIBILITIES]
+    imports = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
+    tls = [r for r in exports if r[1] & 0xF == STT_TLS]
+    return _Selected([r[0] for r in exports], imports, [r[0] for r in tls],
+                     [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
+
+
+class _Classified(NamedTuple):
+    exports: Names
+    imports: Names
+    tls: Names
+    tls_unique: frozenset[str]
+    tls_protected: frozenset[str]
+    symbols: list[Symbol]
+
+
+def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool) -> _Classified:
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
     limit = len(strings)
-    export_offsets, import_offsets, tls_offsets = _select(raw, layout)
+    selected = _select(raw, layout)
+    export_offsets, import_offsets, tls_offsets = selected.exports, selected.imports, selected.tls
     # Every entry's name, not only the selected ones: a corrupt table is refused whole.
     # (The table ends with NUL, checked by the caller, so an offset inside it is terminated.)
     highest = _max_name(raw, layout)
@@ -379,12 +519,39 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
                 is_export=defined and binding in EXPORT_BINDINGS and visibility in EXPORT_VISIBILITIES,
                 is_import=not defined and binding in IMPORT_BINDINGS,
             ))
-    return exports, imports, tls, symbols
+    return _Classified(exports, imports, tls, frozenset(_bytes_name_at(strings, o) for o in selected.tls_unique),
+                       frozenset(_bytes_name_at(strings, o) for o in selected.tls_protected), symbols)
 
 
-def _hidden_names(static: _Section, names: list[str], read_table, layout: _Layout, bad) -> tuple[str, ...]:
+def _hidden_tls(raw: bytes, strings: bytes, layout: _Layout) -> frozenset[str]:
+    """Thread-locals a static symbol table shows defined but local or hidden: this library uses
+    its own copy whatever else the process holds. GNU ld turns a hidden global into STB_LOCAL with
+    default visibility in the output, so a hidden global and a file-scope ``static`` look alike
+    here and both are collected. Column-wise, as ``_select``: .symtab of libtorch_cpu.so has 530k
+    entries."""
+    entry = layout.sym.size
+    count = len(raw) // entry
+    native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
+    limit = len(strings)
+    if not native:
+        offsets = [n for n, i, o, x in _rows(raw, layout) if x != SHN_UNDEF and i & 0xF == STT_TLS
+                   and (i >> 4 == STB_LOCAL or o & 3 in (STV_HIDDEN, STV_INTERNAL))]
+    else:
+        info_at = 4 if layout.is64 else 12
+        mask = int.from_bytes(raw[info_at::entry].translate(_IS_TLS), "little")
+        if not mask:
+            return frozenset()
+        mask &= int.from_bytes(raw[info_at + 1::entry].translate(_IS_HIDDEN), "little") | \
+            int.from_bytes(raw[info_at::entry].translate(_IS_LOCAL), "little")
+        mask &= int.from_bytes(raw[info_at + 2::entry].translate(_NONZERO), "little") | \
+            int.from_bytes(raw[info_at + 3::entry].translate(_NONZERO), "little")
+        names = memoryview(raw).cast("I")[0::entry // 4].tolist()
+        offsets = list(compress(names, mask.to_bytes(count, "little")))
+    return frozenset(_bytes_name_at(strings, o) for o in offsets if 0 < o < limit)
+
+
+def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout, bad) -> tuple[str, ...]:
     """Which of ``names`` the static symbol table defines without exporting (local or hidden)."""
-    raw, strings = read_table(static, ".symtab")
     # Most lookups are for one or two names in a table of 500k: skip the parse when no name occurs.
     # Only "name\0" is searched: linkers merge suffixes, so "helper" may live inside "use_helper".
     wanted = {n for n in names if n.encode() + b"\0" in strings}

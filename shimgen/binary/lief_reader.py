@@ -14,7 +14,15 @@ import struct
 import warnings
 from collections.abc import Iterable
 
-from shimgen.binary.symbols import EMPTY, EXECUTABLE, OBJECT, SHARED, Binary, Names, Symbol
+from shimgen.binary.symbols import (
+    EMPTY,
+    EXECUTABLE,
+    OBJECT,
+    SHARED,
+    Binary,
+    Names,
+    Symbol,
+)
 from shimgen.errors import InputError
 
 _LIEF_BINDINGS = {"GLOBAL": "global", "WEAK": "weak", "LOCAL": "local", "GNU_UNIQUE": "unique"}
@@ -41,7 +49,7 @@ def _raw(data: bytes):
 
 
 def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_of: Iterable[str] = (),
-                  detail: bool = False) -> Binary:
+                  detail: bool = False, local_tls: bool = False) -> Binary:
     lief = _lief()
     where = f"{path}({member})" if member else path
     hidden_of = frozenset(hidden_of)
@@ -51,7 +59,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
     config.parse_notes = False
     config.parse_overlay = False
     config.parse_symbol_versions = False
-    config.parse_symtab_symbols = True if (data[16:18] in (b"\x01\x00", b"\x00\x01") or hidden_of) else False
+    config.parse_symtab_symbols = bool(data[16:18] in (b"\x01\x00", b"\x00\x01") or hidden_of or local_tls)
     elf = lief.ELF.parse(_raw(data), config)
     if elf is None:
         raise InputError(f"{where}: not a readable ELF file (corrupt or truncated)")
@@ -89,6 +97,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
     import_bindings = {binding_enum.GLOBAL, binding_enum.WEAK}
     export_visibilities = {visibility_enum.DEFAULT, visibility_enum.PROTECTED}
     exports, imports, tls, symbols = set(), set(), set(), []
+    tls_unique, tls_protected = set(), set()
     for sym in table:
         name = sym.name
         defined = sym.shndx != 0  # SHN_UNDEF
@@ -98,6 +107,10 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
             exports.add(name)
             if sym.type == type_enum.TLS:
                 tls.add(name)
+                if sym.binding == binding_enum.GNU_UNIQUE:
+                    tls_unique.add(name)
+                if sym.visibility == visibility_enum.PROTECTED:
+                    tls_protected.add(name)
         elif is_import:
             imports.add(name)
         if detail and name and not (sym.binding == binding_enum.LOCAL and sym.type in (type_enum.SECTION, type_enum.FILE)):
@@ -113,8 +126,23 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
                 sym.binding == binding_enum.LOCAL or sym.visibility not in export_visibilities
             ):
                 hidden.add(sym.name)
+    tls_hidden = frozenset(
+        sym.name for sym in static
+        if local_tls and file_type != 1 and table and sym.name and sym.type == type_enum.TLS and sym.shndx != 0
+        and (sym.binding == binding_enum.LOCAL or sym.visibility in (visibility_enum.HIDDEN, visibility_enum.INTERNAL)))
+    tags = lief.ELF.DynamicEntry.TAG
+    soname, needed, symbolic = None, [], False
+    for entry in elf.dynamic_entries if file_type != 1 else ():
+        if entry.tag == tags.SONAME:
+            soname = entry.name
+        elif entry.tag == tags.NEEDED:
+            needed.append(entry.name)
+        elif entry.tag == tags.SYMBOLIC or (entry.tag == tags.FLAGS and entry.value & 0x2):  # DF_SYMBOLIC
+            symbolic = True
     return Binary(path, member, "ELF", kind, Names(exports), Names(imports), Names(tls),
-                  tuple(sorted(hidden)), bool(static), tuple(symbols))
+                  tuple(sorted(hidden)), bool(static), tuple(symbols), soname=soname, needed=tuple(needed),
+                  symbolic=symbolic, tls_unique=frozenset(tls_unique), tls_protected=frozenset(tls_protected),
+                  tls_hidden=tls_hidden)
 
 
 THIN_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")
@@ -242,8 +270,7 @@ def _macho_binary(macho, file_type: int, path: str, member: str | None, where: s
         if n_type & N_STAB:
             continue  # debugger entries
         name = sym.name
-        if name.startswith("_"):
-            name = name[1:]  # the C compiler's leading underscore; the rules speak C names
+        name = name.removeprefix("_")  # the C compiler's leading underscore; the rules speak C names
         if not name:
             continue
         kind_bits = n_type & N_TYPE

@@ -65,13 +65,28 @@ def sniff(head: bytes) -> str | None:
 
 
 def load_paths(paths: Sequence[Path | str], *, hidden_of: Iterable[str] = (), detail: bool = False,
-               limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
-    """Every binary in ``paths``, in a stable order. Raises InputError for unusable input."""
-    hidden_of = frozenset(hidden_of)
+               limits: Limits = DEFAULT_LIMITS, local_tls: bool = False) -> list[Binary]:
+    """Every binary in ``paths``, in a stable order. Raises InputError for unusable input.
+
+    ``local_tls``: also read the hidden thread-locals of static symbol tables (see
+    ``Binary.tls_hidden``); only worth it when several linked binaries are checked together."""
+    hidden_of = _Wanted(hidden_of, local_tls)
     binaries: list[Binary] = []
     for path in paths:
         binaries.extend(load_path(Path(path), hidden_of=hidden_of, detail=detail, limits=limits))
     return binaries
+
+
+class _Wanted(frozenset):
+    """The names ``hidden_of`` asks about, carrying whether hidden thread-locals are wanted too
+    (one value travels through every container reader unchanged)."""
+
+    local_tls: bool = False
+
+    def __new__(cls, names: Iterable[str] = (), local_tls: bool = False) -> _Wanted:
+        wanted = super().__new__(cls, names)
+        wanted.local_tls = local_tls
+        return wanted
 
 
 def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bool = False,
@@ -121,7 +136,7 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
             raise InputError(f"{name}: empty file, not a binary")
         raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic)")
     if kind == "zip":
-        return _load_zip(path, name, hidden_of, detail, limits)
+        return _load_zip(path, name, hidden_of, detail, limits, required=required)
     try:
         with open(path, "rb") as handle:
             # mmap: the fast reader touches only the symbol tables of a 434 MB library.
@@ -140,12 +155,13 @@ def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str]
     where = f"{path}({member})" if member else path
     kind = sniff(bytes(data[:8]))
     if kind == "ELF":
+        local_tls = getattr(hidden_of, "local_tls", False)
         try:
-            return [elf.read_elf(data, path, member, hidden_of=hidden_of, detail=detail)]
+            return [elf.read_elf(data, path, member, hidden_of=hidden_of, detail=detail, local_tls=local_tls)]
         except elf.NoSections:
             from shimgen.binary.lief_reader import read_elf_lief
 
-            return [read_elf_lief(data, path, member, hidden_of=hidden_of, detail=detail)]
+            return [read_elf_lief(data, path, member, hidden_of=hidden_of, detail=detail, local_tls=local_tls)]
     if kind == "Mach-O":
         from shimgen.binary.lief_reader import read_macho
 
@@ -273,7 +289,7 @@ def unsafe_member_name(name: str) -> str | None:
     return None
 
 
-def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[Binary]:
+def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
     import zipfile  # only wheels pay for it
 
     try:
@@ -317,6 +333,6 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits) -> list[
             if total > limits.total_bytes:
                 raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
             binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
-    if not binaries:
+    if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped
         raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
     return binaries

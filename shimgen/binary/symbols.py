@@ -39,7 +39,7 @@ class Names(Set):
     libtorch_cpu.so's 74k exports then never builds 74k strings (that alone takes 40 ms).
     """
 
-    __slots__ = ("_names", "_text", "_offsets")
+    __slots__ = ("_names", "_offsets", "_text")
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._names: frozenset[str] | None = frozenset(names)
@@ -79,6 +79,23 @@ class Names(Set):
                 found.add(strings[at:strings.index(b"\0", at)].decode("utf-8", "backslashreplace"))
             at = strings.find(needle, at + 1)
         return sorted(found)
+
+    def having(self, wanted: Iterable[str]) -> set[str]:
+        """Which of ``wanted`` are among the names, by a search for each whole name in the string
+        table (never building every name)."""
+        wanted = set(wanted)
+        if self._names is not None or not wanted:
+            return {n for n in wanted if n in self._all()}
+        strings, offsets, found = self._text or b"", self._offsets, set()
+        for name in wanted:
+            needle = b"\0" + name.encode() + b"\0"
+            at = strings.find(needle)
+            while at >= 0:  # a whole name: NUL on both sides (linkers merge suffixes)
+                if at + 1 in offsets:
+                    found.add(name)
+                    break
+                at = strings.find(needle, at + 1)
+        return found
 
     @property
     def materialized(self) -> bool:
@@ -160,6 +177,20 @@ class Binary:
     slice_of: str | None = None
     """For one architecture of a fat Mach-O file: that file (its display name). Slices are
     alternatives, never loaded together, so set rules count them as one binary."""
+    soname: str | None = None
+    """ELF DT_SONAME: the name the dynamic linker knows this library by."""
+    needed: tuple[str, ...] = ()
+    """ELF DT_NEEDED entries, in order."""
+    symbolic: bool = False
+    """Linked -Bsymbolic (DT_SYMBOLIC, or DF_SYMBOLIC in DT_FLAGS): it binds references to its own
+    definitions first, so its exports cannot be interposed from inside it."""
+    tls_unique: frozenset[str] = frozenset()
+    """The thread-local exports bound STB_GNU_UNIQUE: glibc keeps one copy process-wide."""
+    tls_protected: frozenset[str] = frozenset()
+    """The thread-local exports of STV_PROTECTED visibility: the library uses its own copy."""
+    tls_hidden: frozenset[str] = frozenset()
+    """Thread-locals the static symbol table shows defined but hidden (made local by the linker);
+    read only when asked for (``load``'s ``local_tls``), empty otherwise."""
 
     def __post_init__(self) -> None:
         # Accept any iterable of names (tests write frozensets); store Names.

@@ -13,11 +13,26 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shimgen.check.policy import Policy
-from shimgen.check.report import Report, make_report, render_json, render_sarif, render_text
+from shimgen.check.report import (
+    Report,
+    make_report,
+    render_json,
+    render_sarif,
+    render_text,
+)
 from shimgen.check.rules import RULES, Finding, run_rules
 
-__all__ = ["Finding", "Policy", "RULES", "Report", "check_binaries", "check_paths", "render_json",
-           "render_sarif", "render_text"]
+__all__ = [
+    "RULES",
+    "Finding",
+    "Policy",
+    "Report",
+    "check_binaries",
+    "check_paths",
+    "render_json",
+    "render_sarif",
+    "render_text",
+]
 
 
 def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) -> Report:
@@ -28,7 +43,9 @@ def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) 
     from shimgen.binary.load import load_paths
 
     # The static symbol tables are only searched for required shims that are not exported.
-    binaries = load_paths(paths, hidden_of=policy.required_prefixed)
+    # Hidden thread-locals (SG007) matter only when several linked binaries may be checked together.
+    several = len(paths) > 1 or any(not Path(p).is_file() or Path(p).suffix in (".whl", ".zip") for p in paths)
+    binaries = load_paths(paths, hidden_of=policy.required_prefixed, local_tls=several)
     return check_binaries(binaries, policy, strict=strict)
 
 

@@ -60,10 +60,16 @@ def make_report(policy: Policy, binaries: list[Binary], findings: list[Finding],
 
 # Text ---------------------------------------------------------------------------------------------------
 
-_COLORS = {"error": "\033[31m", "warning": "\033[33m", "bold": "\033[1m", "dim": "\033[2m", "reset": "\033[0m"}
+_COLORS = {"error": "\033[31m", "warning": "\033[33m", "note": "\033[36m", "bold": "\033[1m", "dim": "\033[2m", "reset": "\033[0m"}
 
 
-def render_text(report: Report, color: bool = False) -> str:
+def render_text(report: Report, color: bool = False, verbose: bool = False) -> str:
+    """Notes (findings a rule judged harmless) are shown only with ``verbose``."""
+    if not verbose:
+        from dataclasses import replace
+
+        report = replace(report, findings=tuple(f for f in report.findings if f.severity != "note"))
+
     def paint(text: str, style: str) -> str:
         return f"{_COLORS[style]}{text}{_COLORS['reset']}" if color else text
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from shimgen.binary.symbols import OBJECT, Binary
+from shimgen.binary.symbols import OBJECT, SHARED, Binary
 from shimgen.check.policy import Policy
 
-ERROR, WARNING = "error", "warning"
+ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,20 @@ RULES: dict[str, Rule] = {r.code: r for r in (
     Rule("SG007", ERROR, "duplicate provider",
          "define it in one library only; link the shim archive PRIVATE, not PUBLIC, so it is not "
          "copied into every dependent",
-         "The same prefixed shim, or the same thread-local symbol, is defined by more than one binary."),
+         "The same prefixed shim is defined by more than one binary, or the same thread-local is and at least "
+         "one copy binds locally (hidden or local in .symtab, protected, or a -Bsymbolic library): the process "
+         "then holds two copies. GNU_UNIQUE and interposable default-visibility duplicates are unified by the "
+         "dynamic linker (a note, shown with --verbose)."),
     Rule("SG008", ERROR, "unresolved import",
          "add the shim to the provider's shim set, or check the provider is among the PATHs",
          "A prefixed shim imported by one binary is provided by none of the binaries checked."),
+    Rule("SG009", ERROR, "private runtime copy exported",
+         "hide the static copy: -Wl,--exclude-libs,ALL, a version script exporting only your API, or "
+         "-static-libstdc++ with -fvisibility=hidden",
+         "A linked binary defines and exports a runtime's own symbols (the C++ runtime, the unwinder, OpenMP, "
+         "the CUDA runtime; families in shimgen/check/runtimes.json): other libraries in the process bind "
+         "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
+         "static libstdc++ crashed in std::regex this way)."),
 )}
 
 
@@ -69,6 +79,8 @@ class Finding:
     member: str | None
     message: str
     """One line saying what is wrong with this symbol here (the rule's title plus detail)."""
+    level: str | None = None
+    """A severity other than the rule's: NOTE for what a rule saw and judged harmless."""
 
     @property
     def rule(self) -> Rule:
@@ -76,16 +88,16 @@ class Finding:
 
     @property
     def severity(self) -> str:
-        return RULES[self.code].severity
+        return self.level or RULES[self.code].severity
 
     @property
     def hint(self) -> str:
         return RULES[self.code].hint
 
 
-def _finding(code: str, symbol: str, binary: Binary, detail: str = "") -> Finding:
+def _finding(code: str, symbol: str, binary: Binary, detail: str = "", severity: str | None = None) -> Finding:
     title = RULES[code].title
-    return Finding(code, symbol, binary.path, binary.member, f"{title}: {detail}" if detail else title)
+    return Finding(code, symbol, binary.path, binary.member, f"{title}: {detail}" if detail else title, severity)
 
 
 # Per-binary rules ----------------------------------------------------------------------------------------
@@ -129,8 +141,35 @@ def foreign_exports(policy: Policy, binary: Binary) -> list[Finding]:
     return found
 
 
+def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG009: one finding per runtime family whose anchors a linked binary exports, unless its
+    SONAME says it is that runtime."""
+    from shimgen.check.policy import names_starting
+    from shimgen.check.runtimes import families
+
+    if not binary.linked or not binary.exports:
+        return []
+    # One scan of the string table for every family's anchors: `in` would build all 74k names of
+    # libtorch_cpu.so, and a search per anchor costs 2 ms each there.
+    present = binary.exports.having(a for family in families() for a in family.anchors)
+    findings = []
+    for family in families():
+        if family.is_the_runtime(binary.soname):
+            continue
+        anchors = [a for a in family.anchors if a in present]
+        if not anchors:
+            continue
+        count = len({n for prefix in family.members for n in names_starting(binary.exports, prefix)})
+        needs = [n for n in binary.needed if family.is_the_runtime(n)]
+        also = (f"; it also needs {needs[0]}, so two copies meet in one process" if needs else
+                "; any other library that loads the shared runtime mixes the two")
+        findings.append(_finding("SG009", anchors[0], binary,
+                                 f"exports {count} symbols of the {family.name} ({', '.join(anchors[:3])}){also}"))
+    return findings
+
+
 PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
-    unprefixed_exports, unprefixed_imports, double_prefixed,
+    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes,
 )
 
 
@@ -189,24 +228,66 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
     return findings
 
 
+def _binds_locally(binary: Binary, name: str) -> str | None:
+    """Why ``binary`` uses its own copy of the thread-local ``name`` whatever else the process
+    holds, or None when the dynamic linker unifies it (GNU_UNIQUE, or an interposable
+    default-visibility export: every reference binds to the first definition in load order)."""
+    if name in binary.tls_hidden and name not in binary.tls:
+        return "hidden (local in .symtab)"
+    if name in binary.tls_unique:
+        return None
+    if name in binary.tls_protected:
+        return "protected visibility"
+    if binary.symbolic:
+        return "linked -Bsymbolic (DF_SYMBOLIC)"
+    return None
+
+
 def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
-    """SG007: a prefixed shim or a thread-local symbol defined by more than one linked binary."""
+    """SG007: a prefixed shim defined by more than one linked binary, or a thread-local defined by
+    more than one where at least one copy binds locally (hidden, protected, -Bsymbolic): the
+    process then holds two copies. Duplicates the dynamic linker unifies (GNU_UNIQUE, interposable
+    default visibility) are notes, which do not change the exit code."""
     if len({b.identity for b in binaries if b.linked}) < 2:
         return []
     owners: dict[str, list[Binary]] = {}
+    shims: set[str] = set()
     for binary in binaries:
         if not binary.linked:
             continue  # an archive given alongside its library defines everything twice, on purpose
-        for name in {*binary.tls, *policy.prefixed_shims_among(binary.exports)}:
+        prefixed = policy.prefixed_shims_among(binary.exports)
+        shims.update(prefixed)
+        # Thread-locals only of shared libraries: two executables never share a process, and an
+        # executable's own copy is its business (torch's test binaries link c10 statically).
+        tls = {*binary.tls, *binary.tls_hidden} if binary.kind == SHARED else set()
+        for name in {*tls, *prefixed}:
             owners.setdefault(name, []).append(binary)
     findings = []
     for name, found in sorted(owners.items()):
         if len({b.identity for b in found}) < 2:  # the slices of one fat file are one provider
             continue
+        reasons = {b.identity: _binds_locally(b, name) for b in found}
+        # A thread-local is meant to be one variable when some library exports it, or when it is
+        # the shim runtime's own (it carries the prefix: the caller-stream guard). Copies that no
+        # library exports under another name are each library's internals (a header-only library
+        # compiled into both, like torch's two copies of cpp-httplib): a note.
+        shared = name.startswith(policy.prefix) or any(name in b.tls for b in found)
+        hazard = name in shims or (shared and any(reasons.values()))
         for binary in found:
             others = ", ".join(sorted({o.identity for o in found if o.identity != binary.identity}))
-            what = "thread-local symbol" if name in binary.tls else "shim"
-            findings.append(_finding("SG007", name, binary, f"{what} also defined by {others}"))
+            if name in shims and name not in binary.tls:
+                detail = f"shim also defined by {others}"
+            elif hazard:
+                why = reasons[binary.identity]
+                detail = (f"thread-local symbol {'binds to its own copy here: ' + why if why else 'exported here'}"
+                          f"; also defined by {others}, so the process holds more than one copy")
+            elif not shared:
+                detail = (f"thread-local symbol also defined by {others}; each keeps a private copy that no "
+                          "library exports (its own internals)")
+            else:
+                detail = (f"thread-local symbol also defined by {others}; the dynamic linker keeps one copy "
+                          f"({'GNU_UNIQUE' if name in binary.tls_unique else 'interposable default visibility'})")
+            findings.append(_finding("SG007", name, binary, detail, severity=None if hazard else NOTE))
     return findings
 
 

@@ -75,7 +75,9 @@ def execute(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         text = render_sarif(report)
     else:
-        text = render_text(report, color=args.output is None and use_color(sys.stdout))
+        # Notes (SG007 duplicates the dynamic linker unifies) show with the global -v/--verbose.
+        text = render_text(report, color=args.output is None and use_color(sys.stdout),
+                           verbose=bool(getattr(args, "verbose", False)))
     if args.output is not None:
         from shimgen.files import write_if_changed
 

@@ -68,8 +68,10 @@ def test_fast_reader_equals_lief_on_torch_libraries(name):
     if not path.exists():
         pytest.skip(f"torch has no {name}")
     data = path.read_bytes()
-    fast = read_elf(data, str(path))
-    slow = read_elf_lief(data, str(path))
+    fast = read_elf(data, str(path), local_tls=True)
+    slow = read_elf_lief(data, str(path), local_tls=True)
+    for field in ("soname", "needed", "symbolic", "tls_unique", "tls_protected", "tls_hidden"):
+        assert getattr(fast, field) == getattr(slow, field), field
     assert fast.exports and fast.kind == slow.kind
     assert fast.exports == slow.exports
     assert fast.imports == slow.imports

@@ -1,0 +1,70 @@
+"""Runtime families (policy as data, runtimes.json beside this module): which exported names
+prove that a linked binary carries its own copy of a runtime other libraries also provide.
+
+``anchors`` are functions only the runtime itself defines (``__cxa_throw``; not ``operator new``,
+which allocators such as jemalloc replace on purpose, and no data object such as ``std::cout``,
+which every non-PIE executable using it defines through a copy relocation); ``members`` are the prefixes of the
+family's names, counted and shown; ``sonames`` are the runtime's own libraries, never flagged.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from shimgen.errors import InputError
+
+SCHEMA = "shimgen-runtimes/1"
+DATA = Path(__file__).with_name("runtimes.json")
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    sonames: tuple[str, ...]
+    anchors: tuple[str, ...]
+    members: tuple[str, ...]
+    hint: str
+
+    def is_the_runtime(self, soname: str | None) -> bool:
+        return soname is not None and any(fnmatch.fnmatchcase(soname, glob) for glob in self.sonames)
+
+
+def parse_families(data: object, where: str) -> tuple[Family, ...]:
+    """Families from decoded JSON, checked: every field present and typed, names unique, every
+    anchor covered by a member prefix (so the count includes it), no empty string anywhere."""
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("families"), list):
+        raise InputError(f"{where}: not a runtime-family file (expected schema '{SCHEMA}' and 'families')")
+    families, seen = [], set()
+    for index, item in enumerate(data["families"]):
+        at = f"{where}: families[{index}]"
+        if not isinstance(item, dict) or set(item) != {"name", "sonames", "anchors", "members", "hint"}:
+            raise InputError(f"{at}: needs exactly name, sonames, anchors, members, hint")
+        lists = {}
+        for key in ("sonames", "anchors", "members"):
+            value = item[key]
+            if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+                raise InputError(f"{at}.{key}: a non-empty list of non-empty strings")
+            if len(set(value)) != len(value):
+                raise InputError(f"{at}.{key}: holds a duplicate")
+            lists[key] = tuple(value)
+        if not all(isinstance(item[k], str) and item[k] for k in ("name", "hint")):
+            raise InputError(f"{at}: name and hint must be non-empty strings")
+        if item["name"] in seen:
+            raise InputError(f"{at}: family {item['name']!r} named twice")
+        seen.add(item["name"])
+        stray = [a for a in lists["anchors"] if not any(a.startswith(m) for m in lists["members"])]
+        if stray:
+            raise InputError(f"{at}.anchors: {stray[0]!r} matches none of the member prefixes")
+        families.append(Family(item["name"], lists["sonames"], lists["anchors"], lists["members"], item["hint"]))
+    if not families:
+        raise InputError(f"{where}: no runtime family")
+    return tuple(families)
+
+
+@lru_cache(maxsize=1)
+def families() -> tuple[Family, ...]:
+    return parse_families(json.loads(DATA.read_text(encoding="utf-8")), str(DATA))
