@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.aoti.localize import localize_cxx_runtime, verify_localized
+from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.binary.elf import ELF_MAGIC
+from shimgen.binary.load import ZIP_MAGIC
 from shimgen.errors import InputError
 from shimgen.project.matcher import ShimMatcher
 

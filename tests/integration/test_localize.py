@@ -118,7 +118,7 @@ def test_prefix_imports_makes_the_model_bind_its_own_cxx_runtime(static_cxx_mode
     assert before["libstdcxx"] > 0 and before["own"] > 0, before
 
     out = tmp_path / "model.prefixed.so"
-    result = prefix_imports(static_cxx_model, out, prefix="executorch_", patterns=("aoti_torch_*",))
+    result = prefix_imports(static_cxx_model, out, prefix="executorch_", shims=("aoti_torch_*",))
     (member,) = result.members
     assert member.imports == ("executorch_aoti_torch_get_dim",)
     assert len(member.localized) > 1000
