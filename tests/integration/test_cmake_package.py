@@ -349,6 +349,7 @@ def test_only_the_documented_variables_reach_the_caller(cases_dir: Path) -> None
     assert result.returncode == 0, result.stdout + result.stderr
     lines = {line.split()[1]: line.split(maxsplit=2)[2:] for line in result.stdout.splitlines()
              if line.startswith("-- ") and len(line.split()) > 2}
-    assert set(lines["NEW"][0].split(";")) == _documented_variables()
+    # outputs.asm_header is off by default, so its variable is the one documented name not set here.
+    assert set(lines["NEW"][0].split(";")) == _documented_variables() - {"SHIMGEN_ASM_HEADER"}
     assert lines["TARGET1"] == ["first"] and lines["TARGET2"] == ["second"]
     assert lines["DEF2"] == ["unset PROP2 def-NOTFOUND"]
