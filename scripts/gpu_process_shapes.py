@@ -77,7 +77,7 @@ def local_run(runtime: Path, pt2: Path, inputs: list[Path], expected: list[Path]
 
     from shimgen.aoti.runner import Model, Runtime
 
-    rt = Runtime(runtime)
+    rt = Runtime(runtime, "executorch_")
     arrays = [np.load(p) for p in inputs]
     with Model(rt, pt2, device="cuda:0") as model:
         got = model.run(arrays)

@@ -100,7 +100,7 @@ def test_model_run_without_stream_uses_the_callers_selection(cuda, zoo):
     expected = np.load(aoti_zoo.expected_of(directory)[0])
     rt, kit = cuda.rt, cuda.kit
     busy = cuda.stream()
-    runner = Runtime(cuda.rt.path)
+    runner = Runtime(cuda.rt.path, "executorch_")
     pinned = rt.empty(list(x.shape), pinned=True)
     ctypes.memmove(rt.data_ptr(pinned), np.ascontiguousarray(x).ctypes.data, x.nbytes)
     with Model(runner, target, device="cuda:0") as model:
