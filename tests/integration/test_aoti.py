@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shimgen.build.builder import BuildOptions, build
 from shimgen.project.config import load_config
 from shimgen.errors import InputError
 from shimgen.aoti.capi import ModelError, Runtime
@@ -73,11 +72,8 @@ def _expected(models: Path, name: str) -> list[Path]:
 
 
 @pytest.fixture(scope="session")
-def runtime_lib(tmp_path_factory) -> Path:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("aoti-runtime"), cuda="off", jobs=2),
-                   echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return result.artifacts[0].path
+def runtime_lib(cpu_runtime) -> Path:
+    return cpu_runtime.library
 
 
 @pytest.fixture(scope="session")

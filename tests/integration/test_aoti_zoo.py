@@ -19,9 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -50,11 +47,8 @@ def zoo() -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def zoo_runtime(tmp_path_factory) -> Path:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2),
-                   echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return result.artifacts[0].path
+def zoo_runtime(cpu_runtime) -> Path:
+    return cpu_runtime.library
 
 
 @pytest.fixture(scope="session")
