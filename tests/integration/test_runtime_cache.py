@@ -2,20 +2,23 @@
 
 The runtime cache (shimgen/build/runtime_cache.py) is keyed by the config; `shimgen build` records
 its runtime there and `shimgen run` builds one into it on first use. Two real runtime builds in all:
-the session's `cpu_runtime` (tests/conftest.py, shared with the AOTI tests) and one first-use
-build in a cache of this module's own; the rebuilds after a corrupted entry are incremental.
+the session's `cpu_runtime` (tests/conftest.py, shared with the AOTI tests) and one first-use build
+(two processes start at once, one builds) in a cache of this module's own; the rebuilds after a
+corrupted entry are incremental.
 The model is a real AOTInductor model compiled by torch (tests/aoti_zoo.py, cached per user).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from shimgen.build.lock import LOCK_NAME
 from shimgen.build.runtime_cache import CACHE_ENV, cache_key, entry_for, read_record, write_record
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
@@ -134,24 +137,43 @@ def test_build_then_run_from_another_directory(cpu_runtime, model, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def first_use(model, tmp_path_factory) -> tuple[Path, object]:
-    """`shimgen run` with an empty cache: it builds the runtime into the cache (the one costly step)."""
+def first_use(model, tmp_path_factory) -> tuple[Path, list[subprocess.CompletedProcess]]:
+    """Two `shimgen run` started at once on an empty cache: the one costly step of this module.
+    One builds the runtime into the cache; the other waits for the entry's lock and uses it."""
     cache = tmp_path_factory.mktemp("first-use-cache")
-    cwd = tmp_path_factory.mktemp("first-use-cwd")
-    done = _run_model(model, cwd, cwd / "out", env_extra={CACHE_ENV: str(cache)})
+    pt2, inputs, _ = model
+    runs = []
+    for index in range(2):
+        cwd = tmp_path_factory.mktemp(f"first-use-cwd{index}")
+        command = [sys.executable, "-m", "shimgen", "run", str(pt2), *[a for p in inputs for a in ("--input", str(p))],
+                   "-o", str(cwd / "out")]
+        runs.append((command, cwd, subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                    text=True, env={**os.environ, "PYTHONPATH": str(REPO),
+                                                                    CACHE_ENV: str(cache)})))
+    done = []
+    for command, cwd, process in runs:
+        stdout, stderr = process.communicate(timeout=1200)
+        done.append(subprocess.CompletedProcess(command, process.returncode, stdout, stderr))
     return cache, done
 
 
 @pytest.mark.slow
-def test_first_use_builds_into_the_cache_with_one_progress_line(first_use, model):
+def test_first_use_builds_into_the_cache_once_with_one_progress_line(first_use, model):
     cache, done = first_use
-    assert done.returncode == 0, done.stderr[-3000:]
-    entry = entry_for(load_config(default_config()), cuda=False, root=cache)
-    assert done.stderr.splitlines() == [
-        f"{BUILDING}{load_config(default_config()).path} into {entry.build_dir} (first use) ..."]
-    assert "wrote " in done.stdout and "RUN:" not in done.stdout + done.stderr  # the tools' output is captured
+    assert all(d.returncode == 0 for d in done), [d.stderr[-3000:] for d in done]
+    config = load_config(default_config())
+    entry = entry_for(config, cuda=False, root=cache)
+    line = f"{BUILDING}{config.path} into {entry.build_dir} (first use) ..."
+    builders = [d for d in done if line in d.stderr.splitlines()]
+    assert len(builders) == 1, [d.stderr for d in done]  # built once, under the entry's lock
+    assert builders[0].stderr.splitlines() == [line]
+    (other,) = [d for d in done if d is not builders[0]]
+    assert set(other.stderr.splitlines()) <= {f"shimgen: waiting for another shimgen build in {entry.dir} to finish "
+                                              f"(lock {entry.dir / LOCK_NAME})"}, other.stderr
+    for d in done:
+        assert "wrote " in d.stdout and "RUN:" not in d.stdout + d.stderr  # the tools' output is captured
+        _assert_outputs(model, Path(d.args[d.args.index("-o") + 1]))
     assert read_record(entry)[0] == (entry.build_dir / "libshimgen_runtime.so").resolve()
-    _assert_outputs(model, Path(done.args[done.args.index("-o") + 1]))
 
 
 @pytest.mark.slow
