@@ -18,14 +18,14 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from shimgen.build import process
-from shimgen.errors import InputError
 from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
+from shimgen.build import process
+from shimgen.errors import InputError
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config

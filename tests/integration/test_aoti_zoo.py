@@ -17,11 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-import aoti_zoo  # noqa: E402
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
 from tests.aoti_helpers import BASELINE, PREFIX, prefix_imports_cli, so_of, torch_lib_dir  # noqa: E402
 

@@ -22,10 +22,8 @@ from shimgen.build.lock import LOCK_NAME
 from shimgen.build.runtime_cache import CACHE_ENV, cache_key, entry_for, read_record, write_record
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
+from tests import aoti_zoo
 from tests.support import REPO, run_shimgen
-
-sys.path.insert(0, str(REPO / "tests"))
-import aoti_zoo  # noqa: E402
 
 MODEL = "layernorm_softmax"
 BUILDING = "shimgen: building the runtime for "
@@ -151,7 +149,7 @@ def first_use(model, tmp_path_factory) -> tuple[Path, list[subprocess.CompletedP
                                                     text=True, env={**os.environ, "PYTHONPATH": str(REPO),
                                                                     CACHE_ENV: str(cache)})))
     done = []
-    for command, cwd, process in runs:
+    for command, _cwd, process in runs:
         stdout, stderr = process.communicate(timeout=1200)
         done.append(subprocess.CompletedProcess(command, process.returncode, stdout, stderr))
     return cache, done
