@@ -14,6 +14,7 @@ import itertools
 import struct
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from shimgen.binary.symbols import (
     EMPTY,
@@ -68,7 +69,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
                   tls_protected=frozenset(found.tls_protected), tls_hidden=tls_hidden)
 
 
-def _parse_elf(lief, data: bytes, where: str, *, symtab: bool):
+def _parse_elf(lief: Any, data: bytes, where: str, *, symtab: bool) -> Any:
     """LIEF's ELF parse of only what the rules need, refusing what LIEF silently half-reads."""
     config = lief.ELF.ParserConfig()
     # Only what the rules need: on libtorch_cpu.so relocations and .symtab cost seconds.
@@ -89,7 +90,7 @@ def _parse_elf(lief, data: bytes, where: str, *, symtab: bool):
     return elf
 
 
-def _kind_and_table(elf, file_type: int, where: str) -> tuple[str, list]:
+def _kind_and_table(elf: Any, file_type: int, where: str) -> tuple[str, list[Any]]:
     """The file's kind and the symbol table the rules read (.symtab of an object, else .dynsym)."""
     if file_type == 1:
         table = list(elf.symtab_symbols)
@@ -121,7 +122,7 @@ class _Found:
     symbols: list[Symbol] = dataclasses.field(default_factory=list)
 
 
-def _classify(lief, table: list, detail: bool) -> _Found:
+def _classify(lief: Any, table: list[Any], detail: bool) -> _Found:
     """Exports, imports and thread-locals of one symbol table.
 
     Classified here from LIEF's own enums, independently of the fast reader's constants, so the
@@ -153,7 +154,7 @@ def _classify(lief, table: list, detail: bool) -> _Found:
     return found
 
 
-def _hidden(lief, static: list, missing: frozenset[str]) -> set[str]:
+def _hidden(lief: Any, static: list[Any], missing: frozenset[str]) -> set[str]:
     """Which of the ``missing`` exports the static table shows defined but local or hidden."""
     if not missing:
         return set()
@@ -163,7 +164,7 @@ def _hidden(lief, static: list, missing: frozenset[str]) -> set[str]:
             and (sym.binding == binding_enum.LOCAL or sym.visibility not in export_visibilities)}
 
 
-def _hidden_tls(lief, static: list) -> frozenset[str]:
+def _hidden_tls(lief: Any, static: list[Any]) -> frozenset[str]:
     """Thread-locals the static table shows defined but bound locally (hidden, internal or local)."""
     binding_enum, visibility_enum, type_enum = lief.ELF.Symbol.BINDING, lief.ELF.Symbol.VISIBILITY, lief.ELF.Symbol.TYPE
     return frozenset(
@@ -172,7 +173,7 @@ def _hidden_tls(lief, static: list) -> frozenset[str]:
         and (sym.binding == binding_enum.LOCAL or sym.visibility in (visibility_enum.HIDDEN, visibility_enum.INTERNAL)))
 
 
-def _dynamic_entries(lief, elf) -> tuple[str | None, tuple[str, ...], bool]:
+def _dynamic_entries(lief: Any, elf: Any) -> tuple[str | None, tuple[str, ...], bool]:
     """DT_SONAME, the DT_NEEDED list, and whether the library binds its own symbols (-Bsymbolic)."""
     tags = lief.ELF.DynamicEntry.TAG
     soname, needed, symbolic = None, [], False

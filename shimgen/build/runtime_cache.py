@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen import __version__
+from shimgen.build import builder
 from shimgen.build.builder import BuildOptions, BuildResult, build, project_dir
 from shimgen.build.lock import build_lock
 from shimgen.errors import ToolError
@@ -145,6 +146,9 @@ def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int
     if not builds_the_runtime(config):
         raise ToolError(f"{config.path} builds its own CMake project, not shimgen's runtime: "
                         "pass --runtime or set $SHIMGEN_RUNTIME")
+    if entry.cuda and builder.find_nvcc() is None:
+        raise ToolError("a CUDA device needs a runtime built with CUDA, and no nvcc was found to build one: "
+                        "run 'shimgen build --cuda on' where nvcc is, or pass --runtime")
     try:
         entry.dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -17,7 +17,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run an AOTInductor model (.pt2 or .so) on shimgen's runtime; write outputs as .npy",
         description="Load MODEL with the runtime's model loader, feed it the given .npy inputs (in order) "
         "and write output_<i>.npy for each output. The model must import the prefixed shims (see "
-        "'shimgen prefix-imports').",
+        "'shimgen prefix-imports'). The runtime is --runtime, else $SHIMGEN_RUNTIME, else the one 'shimgen build' "
+        "made for the config (found from any directory), else one built into the per-user cache on first use.",
     )
     parser.add_argument("model", type=Path, metavar="MODEL", help=".pt2 package or model .so")
     parser.add_argument("-i", "--input", type=Path, action="append", default=[], metavar="FILE.npy",
@@ -47,7 +48,7 @@ def execute(args: argparse.Namespace) -> int:
     # it a wrong-shaped .npy is read out of bounds. A smoke test should check (user's setting wins).
     os.environ.setdefault(CHECK_INPUTS_ENV, "1")
     inputs = load_inputs(args.input)
-    config = None if args.runtime else load(args, default_to_bundled=True)  # names the runtime and its prefix
+    config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
     with open_model(args.model, runtime=args.runtime, device=args.device, config=config) as model:
         outputs = model.run(inputs)
     for path in save_outputs(outputs, args.output_dir):

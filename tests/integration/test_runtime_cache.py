@@ -95,6 +95,19 @@ def test_own_cmake_project_has_no_runtime_to_build(tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
+def test_cuda_device_without_nvcc_is_one_exit_2_line(tmp_path, monkeypatch, run_cli):
+    from shimgen.build import builder
+
+    monkeypatch.setattr(builder, "find_nvcc", lambda: None)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    result = run_cli("run", model, "--device", "cuda:0")
+    assert result.code == 2 and result.err.splitlines() == [
+        "shimgen: error: a CUDA device needs a runtime built with CUDA, and no nvcc was found to build one: "
+        "run 'shimgen build --cuda on' where nvcc is, or pass --runtime"]
+
+
 # ---- real builds, a real model ----
 
 @pytest.fixture(scope="module")
