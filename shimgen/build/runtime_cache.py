@@ -121,7 +121,11 @@ def record_build(config: Config, options: BuildOptions, result: BuildResult) -> 
     if result.check.exit_code != 0 or options.sanitize or not result.artifacts or not builds_the_runtime(config):
         return None
     entry = entry_for(config, cuda=result.cuda)
-    write_record(entry, config, result.artifacts[0].path, "shimgen build")
+    try:
+        write_record(entry, config, result.artifacts[0].path, "shimgen build")
+    except ToolError as exc:  # the build itself succeeded: a read-only cache must not fail it
+        log.warning("warning: %s; 'shimgen run' will not find this build without --runtime", exc)
+        return None
     log.debug("recorded %s in %s", result.artifacts[0].path, entry.record)
     return entry
 

@@ -235,3 +235,14 @@ def test_build_verbosity(cpu_runtime, flag):
         assert any(" --build " in line for line in runs) and "[3/4] build" in done.stdout, done.stderr
     else:
         assert done.stderr == "" and "[1/4]" not in done.stdout and "ninja" not in done.stdout, done.stdout
+
+
+@pytest.mark.slow
+def test_unwritable_cache_does_not_fail_a_build(cpu_runtime, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    done = run_shimgen("build", "--cuda", "off", "-B", cpu_runtime.build_dir, cwd=cpu_runtime.project,
+                       env_extra={CACHE_ENV: str(blocker)}, timeout=600)
+    assert done.returncode == 0 and "check-symbols: passed" in done.stdout, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("shimgen: warning: cannot write the runtime cache entry") and "--runtime" in line
