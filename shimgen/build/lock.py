@@ -3,6 +3,8 @@
 Two builds in one directory would race on the generated files, the init cache, CMake's cache and
 Ninja's log. The lock is ``fcntl.flock`` on ``DIR/.shimgen-build.lock``: the kernel releases it
 when the holder exits, however it exits (even SIGKILL), so a stale lock file never blocks anyone.
+The tools a build runs (CMake, Ninja, compilers) inherit the lock's descriptor: a shimgen killed
+mid-build leaves them running, and the lock stays held until the last of them exits.
 The lock file itself is never removed: unlinking it would let a third process lock a new inode
 while the second still waits on the old one.
 """
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from shimgen.build import process
 from shimgen.build.process import Echo
 from shimgen.errors import ToolError
 
@@ -52,9 +55,13 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
         # Who holds it, for a person looking at the directory; informational only.
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # The tools this build starts inherit the descriptor, so they hold the lock as long as they
+        # run, even when this process is killed before them.
+        process.inherit_in_tools(fd)
         yield path
     finally:
-        os.close(fd)  # releases the lock
+        process.stop_inheriting(fd)
+        os.close(fd)  # releases the lock (unless a tool of this build still runs)
 
 
 def _wait_for(fd: int, fcntl, timeout: float | None, build_dir: Path) -> None:

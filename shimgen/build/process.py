@@ -22,6 +22,20 @@ from shimgen.errors import ToolError
 
 log = logging.getLogger(__name__)
 
+_INHERITED: set[int] = set()
+"""File descriptors every tool inherits: the build locks held (``lock.build_lock``). A tool that
+outlives shimgen (``shimgen`` killed mid-build: ``cmake --build`` and Ninja carry on) then keeps
+the lock until it exits too, so no second build starts in the directory it is still writing."""
+
+
+def inherit_in_tools(fd: int) -> None:
+    _INHERITED.add(fd)
+
+
+def stop_inheriting(fd: int) -> None:
+    _INHERITED.discard(fd)
+
+
 Echo = Callable[[str], None]
 """Receives a command's progress lines (``print``, or a list's ``append`` in tests)."""
 Command = Sequence[str | os.PathLike[str]]
@@ -69,7 +83,7 @@ def start(command: Command, *, what: str | None = None, cwd: Path | None = None)
     log.debug("RUN: %s", shlex.join(argv))
     try:
         process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   errors="replace")
+                                   errors="replace", pass_fds=tuple(_INHERITED))
     except OSError as exc:
         raise ToolError(f"cannot run {argv[0]} for {_what(argv, what)}: {exc.strerror or exc}") from None
     return Running(argv, _what(argv, what), process)
@@ -85,7 +99,7 @@ def run(command: Command, *, what: str | None = None, cwd: Path | None = None, s
     log.debug("RUN: %s", shlex.join(argv))
     sys.stdout.flush()  # our own lines first, then the tool's
     try:
-        completed = subprocess.run(argv, cwd=cwd, check=False)
+        completed = subprocess.run(argv, cwd=cwd, check=False, pass_fds=tuple(_INHERITED))
     except OSError as exc:
         raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     if completed.returncode != 0:

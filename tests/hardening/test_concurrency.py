@@ -1,5 +1,6 @@
 """Two `shimgen build` runs on one build directory serialise through the directory's lock
-(shimgen/lock.py), a killed build never leaves the lock stale, and the tree stays consistent.
+(shimgen/build/lock.py), a killed build never leaves the lock stale (nor free while its tools still
+write), and the tree stays consistent.
 
 The tests share one build directory, in order: a build killed mid-compile, then two builds that
 contend (the first finishes the interrupted build, the second finds nothing to do). One full CPU
@@ -68,15 +69,40 @@ def build_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("shared-build")
 
 
+def _tools_in(build_dir: Path) -> list[str]:
+    """Command lines of the processes working in ``build_dir`` (cmake --build, Ninja's compilers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if proc.name.isdigit() and str(build_dir) in cmdline:
+            found.append(cmdline)
+    return found
+
+
 def test_killed_build_leaves_no_stale_lock(build_dir):
+    """SIGKILL kills shimgen, not the tools it started: `cmake --build`, Ninja and the compilers carry
+    on writing into the directory. They inherited the lock, so it stays held while any of them runs
+    (no second build can interleave with them), and is free once the last exits: never stale."""
+    from shimgen.errors import ToolError
+
     run = Run(build_dir)
     run.wait_for("[3/4] build")
-    time.sleep(0.5)  # let the compilers start
+    deadline = time.monotonic() + 60
+    while not any("cmake" not in line for line in _tools_in(build_dir)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until a compiler runs
     run.process.send_signal(signal.SIGKILL)
     assert run.finish() == -signal.SIGKILL
-    assert (build_dir / LOCK_NAME).exists()  # the file stays; the kernel dropped the lock with the process
-    with build_lock(build_dir, wait=False, echo=lambda line: None):
-        pass
+    assert (build_dir / LOCK_NAME).exists()  # the file stays; the lock went with the last holder
+    try:
+        with build_lock(build_dir, wait=False, echo=lambda line: None):
+            assert _tools_in(build_dir) == []  # free only when nothing of the killed build still writes
+    except ToolError:
+        pass  # held: its tools still run
+    with build_lock(build_dir, timeout=600, echo=lambda line: None):
+        assert _tools_in(build_dir) == []
 
 
 def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
