@@ -106,7 +106,7 @@ def compile_model(path: Path, mode: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so (default: $SHIMGEN_RUNTIME or build/)")
+    parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so (default: $SHIMGEN_RUNTIME, else the one shimgen build made for the bundled config, else built into the runtime cache)")
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--work", type=Path, help="where the compiled models are kept (reused when present)")
@@ -126,7 +126,7 @@ def main() -> int:
     config = load_config(default_config())
     if not rewritten.exists():
         prefix_imports_with_config(free, rewritten, config)
-    runtime_path = find_runtime(args.runtime, REPO)
+    runtime_path = find_runtime(args.runtime, config=config)
 
     import numpy as np
     import torch
