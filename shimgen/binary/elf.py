@@ -33,10 +33,13 @@ ELF_MAGIC = b"\x7fELF"
 
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_DYNAMIC, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP = 2, 3, 4, 6, 8, 9, 11, 17
+SHT_SYMTAB_SHNDX = 18
+SHF_INFO_LINK, SHF_GROUP = 0x40, 0x200
 DT_NULL, DT_NEEDED, DT_SONAME, DT_SYMBOLIC, DT_FLAGS = 0, 1, 14, 16, 30
 DF_SYMBOLIC = 0x2
 PT_INTERP = 3
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+SHN_BEFORE, SHN_AFTER = 0xFF00, 0xFF01
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
 STT_TLS = 6
 STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
@@ -51,6 +54,10 @@ TYPE_NAMES = {0: "notype", 1: "object", 2: "func", 5: "object", STT_TLS: "tls", 
 
 # Slim LTO objects (gcc -flto without -ffat-lto-objects) carry only this marker symbol natively.
 LTO_MARKERS = (b"__gnu_lto_slim", b"__gnu_lto_v1")
+
+
+# What a relocation table of an object cannot apply to: BFD makes no section of these to patch.
+_NOT_RELOCATABLE = frozenset((0, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_REL, SHT_DYNSYM, SHT_SYMTAB_SHNDX))
 
 
 class NoSections(Exception):
@@ -81,11 +88,12 @@ _LAYOUTS = {(c, d): _Layout(c == 2, "<" if d == 1 else ">") for c in (1, 2) for 
 
 
 class _Section:
-    __slots__ = ("entsize", "info", "link", "name", "offset", "size", "type")
+    __slots__ = ("entsize", "flags", "info", "link", "name", "offset", "size", "type")
 
-    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0) -> None:
+    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0,
+                 flags: int = 0) -> None:
         self.name, self.type, self.offset, self.size, self.link, self.entsize = name, type_, offset, size, link, entsize
-        self.info = info
+        self.info, self.flags = info, flags
 
 
 def is_elf(head: bytes) -> bool:
@@ -112,9 +120,11 @@ def read_elf(
     elf = _Elf(buf, f"{path}({member})" if member else path)
     names = elf.section_names()  # validates the section name table and every sh_name
     elf.check_links()
+    if elf.e_type == ET_REL:
+        elf.check_groups()
     kind = elf.kind()
     table, what = elf.symbol_table(names)
-    if table is None:  # a static executable: it neither exports nor imports anything
+    if table is None:  # a static executable, or an object with no symbols: nothing exported or imported
         return Binary(path, member, "ELF", kind, EMPTY, EMPTY, has_static_table=elf.table_of(SHT_SYMTAB) is not None)
     raw, strings = elf.read_table(table, what)
     if elf.e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
@@ -167,6 +177,8 @@ class _Elf:
         if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
             raise self.bad(f"unsupported ELF file type {self.e_type} (not an object, executable or shared library)")
         if e_shoff == 0:
+            if self.e_type == ET_REL:  # an object's symbols live only in sections; LIEF cannot help
+                raise self.bad("corrupt: object file without section headers (e_shoff is 0)")
             raise NoSections(where)
         self.sections, self.shstrndx = self._section_headers(e_shoff, e_shentsize, e_shnum, e_shstrndx)
 
@@ -197,6 +209,8 @@ class _Elf:
         if shstrndx == SHN_XINDEX:
             shstrndx = first[6]
         if shnum == 0:
+            if self.e_type == ET_REL:
+                raise self.bad("corrupt: object file without section headers (e_shnum is 0)")
             raise NoSections(self.where)
         end = shoff + shnum * shentsize
         if end > size or shnum > 1_000_000:
@@ -204,9 +218,9 @@ class _Elf:
                            f"({size} bytes)")
         sections = []
         for index in range(shnum):
-            (sh_name, sh_type, _f, _a, sh_offset, sh_size, sh_link, sh_info, _al, sh_entsize) = \
+            (sh_name, sh_type, sh_flags, _a, sh_offset, sh_size, sh_link, sh_info, _al, sh_entsize) = \
                 layout.shdr.unpack_from(self.buf, shoff + index * shentsize)
-            section = _Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize, sh_info)
+            section = _Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize, sh_info, sh_flags)
             # Every section must lie inside the file: a cut or corrupted file is refused here even
             # when the symbol tables themselves look whole.
             if sh_type != SHT_NOBITS and sh_offset + sh_size > size:
@@ -215,6 +229,11 @@ class _Elf:
             sections.append(section)
         if shstrndx != SHN_UNDEF and shstrndx >= shnum:
             raise self.bad(f"corrupt ELF header: section name table index {shstrndx} out of range ({shnum} sections)")
+        if shstrndx != SHN_UNDEF and sections[shstrndx].type != SHT_STRTAB:
+            raise self.bad(f"corrupt ELF header: section name table (section {shstrndx}) is not a string table")
+        if shstrndx == SHN_UNDEF and self.e_type == ET_REL:
+            # BFD names an object's sections through this table and refuses the file without it.
+            raise self.bad("corrupt ELF header: object file without a section name table (e_shstrndx is 0)")
         return sections, shstrndx
 
     def section_bytes(self, section: _Section, what: str) -> bytes:
@@ -242,11 +261,27 @@ class _Elf:
         rel, rela = (16, 24) if layout.is64 else (8, 12)
         for index, section in enumerate(self.sections):
             kind = section.type
+            # BFD refuses any section whose sh_link is out of range (SHN_BEFORE/SHN_AFTER aside,
+            # Solaris' ordering markers), and an out-of-range sh_info where sh_info names a section.
+            if section.link >= count and section.link not in (SHN_BEFORE, SHN_AFTER):
+                raise self.bad(f"corrupt: section {index} links to section {section.link}, out of range "
+                               f"({count} sections)")
+            if (section.flags & SHF_INFO_LINK or kind in (SHT_RELA, SHT_REL)) and section.info >= count:
+                raise self.bad(f"corrupt: section {index} refers to section {section.info}, out of range "
+                               f"({count} sections)")
             if kind in (SHT_SYMTAB, SHT_DYNSYM):
                 if section.entsize != layout.sym.size or not 0 < section.link < count \
                         or self.sections[section.link].type != SHT_STRTAB:
                     raise self.bad(f"corrupt: symbol table (section {index}) has entry size {section.entsize} "
                                    f"and links to section {section.link}")
+                # sh_info: the index of the first non-local symbol, at most the entry count.
+                if section.size and section.info * section.entsize > section.size:
+                    raise self.bad(f"corrupt: symbol table (section {index}) says its first global symbol is "
+                                   f"entry {section.info}, past its {section.size // section.entsize} entries")
+            elif kind == SHT_SYMTAB_SHNDX and (section.entsize not in (0, 4) or not 0 < section.link < count
+                                               or self.sections[section.link].type != SHT_SYMTAB):
+                raise self.bad(f"corrupt: extended section index table (section {index}) has entry size "
+                               f"{section.entsize} and links to section {section.link}")
             elif kind in (SHT_RELA, SHT_REL):
                 expected = rela if kind == SHT_RELA else rel
                 if section.entsize != expected or section.size % expected:
@@ -257,15 +292,37 @@ class _Elf:
                         or (self.e_type == ET_REL and not linked):
                     raise self.bad(f"corrupt: relocation table (section {index}) links to section {linked}, "
                                    "which is not a symbol table")
-                if self.e_type == ET_REL and not 0 < section.info < count:
+                if self.e_type == ET_REL and (not 0 < section.info < count
+                                              or self.sections[section.info].type in _NOT_RELOCATABLE):
                     raise self.bad(f"corrupt: relocation table (section {index}) applies to section "
-                                   f"{section.info}, out of range")
+                                   f"{section.info}, which is out of range or holds no code or data")
             elif kind == SHT_GROUP and (section.entsize != 4 or not 0 < section.link < count
                                         or self.sections[section.link].type != SHT_SYMTAB):
                 raise self.bad(f"corrupt: section group (section {index}) has entry size {section.entsize} "
                                f"and links to section {section.link}")
             elif kind == SHT_STRTAB and section.size and self.buf[section.offset] != 0:
                 raise self.bad(f"corrupt: string table (section {index}) does not start with a NUL byte")
+
+    def check_groups(self) -> None:
+        """Every section flagged SHF_GROUP is listed by a section group, and every group lists
+        sections that exist (BFD refuses an object otherwise: "no group info for section")."""
+        flagged = {i for i, s in enumerate(self.sections) if s.flags & SHF_GROUP}
+        groups = [s for s in self.sections if s.type == SHT_GROUP]
+        if not flagged and not groups:
+            return
+        endian = self.layout.sym.format[0]
+        listed: set[int] = set()
+        for group in groups:
+            raw = self.section_bytes(group, "section group")
+            if len(raw) < 4 or len(raw) % 4:
+                raise self.bad(f"corrupt: a section group holds {len(raw)} bytes, not a whole number of entries")
+            members = struct.unpack(f"{endian}{len(raw) // 4}I", raw)[1:]  # the first word holds flags
+            if any(not 0 < m < len(self.sections) for m in members):
+                raise self.bad("corrupt: a section group lists a section that does not exist")
+            listed.update(members)
+        if flagged - listed:
+            raise self.bad(f"corrupt: section {min(flagged - listed)} is flagged as a group member, but no "
+                           "section group lists it")
 
     def kind(self) -> str:
         kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[self.e_type]
@@ -287,7 +344,8 @@ class _Elf:
                 if any(n.startswith(b".gnu.lto_") for n in names):
                     raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
                                    "library instead, or compile with -ffat-lto-objects")
-                raise self.bad("object file has no symbol table")
+                # An object with nothing to name (an empty translation unit, stripped): Debian's
+                # libc.a and libsqlite3.a carry such members, and nm reads them as "no symbols".
             return table, ".symtab"
         table = self.table_of(SHT_DYNSYM)
         if table is None and self.e_type == ET_DYN:
@@ -355,8 +413,10 @@ def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
 def _check_segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
     """Check every program header lies inside the file, and so does every segment's file image.
     Returns whether there is a PT_INTERP (a PIE executable rather than a library)."""
-    if phnum == 0 or phoff == 0:
+    if phnum == 0:
         return False
+    if phoff == 0:  # announced but placed nowhere (BFD refuses such a file; a linker never writes one)
+        raise bad(f"corrupt ELF header: {phnum} program headers at offset 0")
     if phentsize < (56 if layout.is64 else 32) or phoff + phnum * phentsize > size or phnum >= 0xFFFF:
         raise bad(f"truncated or corrupt program headers ({phnum} at offset {phoff})")
     # p_offset and p_filesz: 64-bit at 8 and 32; 32-bit at 4 and 16.

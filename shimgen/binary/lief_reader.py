@@ -78,8 +78,6 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
             s.name in ("__gnu_lto_slim", "__gnu_lto_v1") for s in table
         ):
             raise InputError(f"{where}: object holds only LTO bitcode, no native symbol table")
-        if not table:
-            raise InputError(f"{where}: object file has no symbol table")
     elif file_type in (2, 3):
         kind = SHARED if file_type == 3 else EXECUTABLE
         if file_type == 3 and any(int(s.type.value) == 3 for s in segments):  # PT_INTERP: PIE

@@ -24,6 +24,7 @@ EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 MACHO_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")
 FAT_MAGICS = (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
 LLVM_BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".ao")  # archive members named like compiled objects
 
 
 @dataclass(frozen=True)
@@ -236,13 +237,20 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         elif raw_name.endswith(b"/"):
             name_bytes = raw_name[:-1]
         if name_bytes:
-            yield name_bytes.decode("utf-8", "backslashreplace"), start, end - start
+            yield _printable(name_bytes.decode("utf-8", "backslashreplace")), start, end - start
         offset = end + (end & 1)  # members are 2-byte aligned
     # The symbol index names the member defining each symbol by its header's offset: an archive
     # cut exactly between two members still looks whole, but its index points past the end.
     if indexed - starts:
         raise InputError(f"{where}: truncated or corrupt archive: its symbol index points at offset "
                          f"{min(indexed - starts)}, where no member starts")
+
+
+def _printable(name: str) -> str:
+    """A member name safe to show in a one-line message: control characters escaped."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in name)
 
 
 def _index_offsets(index: bytes, width: int, where: str) -> set[int]:
@@ -252,6 +260,9 @@ def _index_offsets(index: bytes, width: int, where: str) -> set[int]:
     count = int.from_bytes(index[:width], "big")
     if width + count * width > len(index):
         raise InputError(f"{where}: corrupt archive: symbol index lists {count} symbols in {len(index)} bytes")
+    # The offsets are followed by one NUL-terminated name per symbol.
+    if index.count(b"\0", width + count * width) < count:
+        raise InputError(f"{where}: corrupt archive: symbol index lists {count} symbols but holds fewer names")
     return {int.from_bytes(index[width + i * width:width + (i + 1) * width], "big") for i in range(count)}
 
 
@@ -260,6 +271,7 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
     binaries: list[Binary] = []
     seen: dict[str, int] = {}
     count = 0
+    foreign: list[str] = []
     for name, start, length in archive_members(data, where):
         count += 1
         # Archives may hold two members of one name (a.o from two directories): number repeats.
@@ -269,8 +281,18 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
         body = data[start:start + length]
         kind = sniff(bytes(body[:8]))
         if kind not in ("ELF", "Mach-O", "PE", "bitcode"):
-            continue  # archives may carry non-object members (e.g. a .def); they hold no symbols
+            # Archives may carry other members (a .def, GNU ar's __.LIBDEP, COFF objects), which
+            # hold nothing the rules read; a member named as an object but without an object's
+            # magic is a damaged one.
+            if name.endswith(OBJECT_SUFFIXES):
+                foreign.append(inner)
+            continue
         binaries.extend(load_bytes(body, path, inner, hidden_of=hidden_of, detail=detail))
+    if foreign and any(b.format == "ELF" for b in binaries):
+        # nm reports such a member as "file format not recognized": it must not drop out of the
+        # check silently (the symbols it held would go unchecked).
+        raise InputError(f"{where}: corrupt archive: member {foreign[0]!r} is named as an object file but "
+                         "holds none (no ELF magic)")
     if not binaries:
         raise InputError(f"{where}: archive holds no ELF or Mach-O object ({count} members; COFF objects "
                          "are not read: check the linked DLL instead)")
