@@ -340,12 +340,12 @@ class _Elf:
         """The table the symbol view comes from: ``.symtab`` of an object, else ``.dynsym``."""
         if self.e_type == ET_REL:
             table = self.table_of(SHT_SYMTAB)
-            if table is None:
-                if any(n.startswith(b".gnu.lto_") for n in names):
-                    raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
-                                   "library instead, or compile with -ffat-lto-objects")
-                # An object with nothing to name (an empty translation unit, stripped): Debian's
-                # libc.a and libsqlite3.a carry such members, and nm reads them as "no symbols".
+            # Without a table: LTO bitcode is refused; anything else is an object with nothing to
+            # name (an empty translation unit, stripped), which Debian's libc.a and libsqlite3.a
+            # carry and nm reads as "no symbols".
+            if table is None and any(n.startswith(b".gnu.lto_") for n in names):
+                raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
+                               "library instead, or compile with -ffat-lto-objects")
             return table, ".symtab"
         table = self.table_of(SHT_DYNSYM)
         if table is None and self.e_type == ET_DYN:

@@ -12,7 +12,9 @@ Per-symbol detail (``Symbol``) is only read when asked for (``shimgen symbols``)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate, repeat
 from operator import add
 
@@ -81,21 +83,15 @@ class Names(Set):
         return sorted(found)
 
     def having(self, wanted: Iterable[str]) -> set[str]:
-        """Which of ``wanted`` are among the names, by a search for each whole name in the string
-        table (never building every name)."""
+        """Which of ``wanted`` are among the names, by one search for all of them as whole entries
+        of the string table (never building every name)."""
         wanted = set(wanted)
         if self._names is not None or not wanted:
             return {n for n in wanted if n in self._all()}
-        strings, offsets, found = self._text or b"", self._offsets, set()
-        for name in wanted:
-            needle = b"\0" + name.encode() + b"\0"
-            at = strings.find(needle)
-            while at >= 0:  # a whole name: NUL on both sides (linkers merge suffixes)
-                if at + 1 in offsets:
-                    found.add(name)
-                    break
-                at = strings.find(needle, at + 1)
-        return found
+        # One pass of a precompiled alternation over the table, not a search per name: SG009 asks
+        # for 28 anchors, and 28 searches of libtorch_cpu.so's 5 MB table cost 2 ms each.
+        strings, offsets = self._text or b"", self._offsets
+        return {m.group(1).decode() for m in _whole_names(frozenset(wanted)).finditer(strings) if m.start() + 1 in offsets}
 
     @property
     def materialized(self) -> bool:
@@ -127,6 +123,15 @@ class Names(Set):
 
 
 EMPTY = Names()
+
+
+@lru_cache(maxsize=32)
+def _whole_names(names: frozenset[str]) -> re.Pattern[bytes]:
+    """Any of ``names`` as a whole string-table entry: NUL before, NUL after (linkers merge
+    suffixes, so a name may also occur inside a longer one). The NUL after is a lookahead, so
+    adjacent entries both match; the longest alternatives come first."""
+    alternatives = sorted((re.escape(n.encode()) for n in names), key=lambda n: (-len(n), n))
+    return re.compile(b"\0(" + b"|".join(alternatives) + b")(?=\0)")
 
 
 def _from_latin1(name: str) -> str:

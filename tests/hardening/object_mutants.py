@@ -182,7 +182,7 @@ def archive_mutants(tag: str, data: bytes, other: bytes, rng: random.Random, *, 
         count, = struct.unpack_from(">I", data, body)
         add("ar-index", data[:body] + struct.pack(">I", 0xFFFFFFFF) + data[body + 4:])
         add("ar-index", data[:body] + struct.pack(">I", count + 50) + data[body + 4:])
-        for k in range(min(count, 3)):
+        for _ in range(min(count, 3)):
             at = body + 4 + 4 * rng.randrange(count)
             add("ar-index", data[:at] + struct.pack(">I", rng.choice([0, 9, len(data), 0x7FFFFFFF])) + data[at + 4:])
     names = next((m for m in members if m.name == b"//"), None)

@@ -74,10 +74,10 @@ def test_bases_are_read_as_binutils_reads_them(mutants, oracle):
 
 
 def test_every_mutant_binutils_refuses_or_flags_is_not_clean(mutants, oracle, outcomes):
-    _, cases, paths = mutants
+    _, cases, _ = mutants
     unreadable, plain = oracle
     failures = []
-    for mutant, path in zip(cases, paths):
+    for mutant in cases:
         result = outcomes.get(mutant.name)
         if result is None:
             failures.append(f"{mutant.name}: no result")
