@@ -11,8 +11,8 @@ Per-symbol detail (``Symbol``) is only read when asked for (``shimgen symbols``)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Set
 import re
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat

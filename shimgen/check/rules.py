@@ -145,13 +145,14 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     """SG009: one finding per runtime family whose anchors a linked binary exports, unless its
     SONAME says it is that runtime."""
     from shimgen.check.policy import names_starting
-    from shimgen.check.runtimes import anchors, families
+    from shimgen.check.runtimes import anchors as all_anchors
+    from shimgen.check.runtimes import families
 
     if not binary.linked or not binary.exports:
         return []
     # One pass over the string table for every family's anchors at once (a precompiled pattern):
     # `in` would build all 74k names of libtorch_cpu.so, and a search per anchor costs 2 ms there.
-    present = binary.exports.having(anchors())
+    present = binary.exports.having(all_anchors())
     if not present:
         return []
     findings = []
