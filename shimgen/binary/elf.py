@@ -556,9 +556,9 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     highest = _max_name(raw, layout)
     if highest >= limit:
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
-    # Exports stay in the string table until asked for (74k of them in libtorch_cpu.so).
+    # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
     exports = Names.from_table(strings, export_offsets)
-    imports = Names(_bytes_name_at(strings, o) for o in import_offsets)
+    imports = Names.from_table(strings, import_offsets)
     tls = Names(_bytes_name_at(strings, o) for o in tls_offsets)
     symbols: list[Symbol] = []
     if detail:

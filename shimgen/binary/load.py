@@ -108,23 +108,40 @@ def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bo
 
 
 def _walk(root: Path, hidden_of, detail, limits) -> Iterator[Binary]:
-    # Symlinks are skipped: libfoo.so -> libfoo.so.1 would otherwise be checked twice and look like
-    # two providers of every symbol.
-    for directory, dirs, files in os.walk(root):
-        dirs.sort()
-        for file in sorted(files):
-            path = Path(directory) / file
-            if path.is_symlink() or not path.is_file():
-                continue
-            yield from _load_file(path, str(path), hidden_of, detail, limits, required=False)
+    """Each directory's files in name order, then its subdirectories in name order (os.walk's
+    top-down order). Symlinks are skipped: libfoo.so -> libfoo.so.1 would otherwise be checked
+    twice and look like two providers of every symbol.
 
-
-def _head(path: Path, name: str) -> bytes:
+    os.scandir rather than os.walk + pathlib: torch, numpy and scipy hold 18k files, 270 of them
+    binaries, and a Path and two stats per file cost more than reading the binaries."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(8)
+        with os.scandir(root) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return  # as os.walk: an unreadable directory is passed over
+    subdirectories = []
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            subdirectories.append(entry)
+        elif entry.is_file(follow_symlinks=False) and sniff(_head(entry.path, entry.path)) is not None:
+            yield from _load_file(Path(entry.path), entry.path, hidden_of, detail, limits, required=False)
+    for entry in subdirectories:
+        yield from _walk(Path(entry.path), hidden_of, detail, limits)
+
+
+def _head(path: Path | str, name: str) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # O_NONBLOCK: a FIFO never blocks us
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror}") from None
+    try:
+        return os.read(fd, 8)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bool) -> list[Binary]:
