@@ -138,7 +138,7 @@ def read_elf(
         hidden = _hidden_names(*elf.read_table(static, ".symtab"), missing, elf.layout, elf.bad)
     tls_hidden: frozenset[str] = frozenset()
     if local_tls and static is not None and elf.e_type != ET_REL:
-        tls_hidden = _hidden_tls(*elf.read_table(static, ".symtab"), elf.layout)
+        tls_hidden = _hidden_tls(*elf.read_table_lazily(static, ".symtab"), elf.layout)
     dynamic = elf.dynamic()
     return Binary(
         path=path,
@@ -158,6 +158,23 @@ def read_elf(
         tls_protected=selected.tls_protected,
         tls_hidden=tls_hidden,
     )
+
+
+class _StringView:
+    """A string table left in the file: names are read one at a time (checked by the caller to
+    end with NUL, so every offset inside it starts a terminated name)."""
+
+    __slots__ = ("buf", "size", "start")
+
+    def __init__(self, buf, start: int, size: int) -> None:
+        self.buf, self.start, self.size = buf, start, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def name_at(self, offset: int) -> str:
+        at = self.start + offset
+        return bytes(self.buf[at:self.buf.find(b"\0", at, self.start + self.size)]).decode("utf-8", "backslashreplace")
 
 
 class _Dynamic(NamedTuple):
@@ -354,6 +371,12 @@ class _Elf:
 
     def read_table(self, section: _Section, what: str) -> tuple[bytes, bytes]:
         """(entries, string table) of one symbol table, checked."""
+        raw, view = self.read_table_lazily(section, what)
+        return raw, bytes(self.buf[view.start:view.start + len(view)])
+
+    def read_table_lazily(self, section: _Section, what: str) -> tuple[bytes, _StringView]:
+        """(entries, string table) of one symbol table, checked; the string table is left in the
+        file (the .strtab of libtorch_cpu.so is tens of MB, of which SG007 reads a handful)."""
         entry = self.layout.sym.size
         if section.entsize != entry:
             raise self.bad(f"corrupt: {what} entry size {section.entsize}, expected {entry}")
@@ -364,10 +387,12 @@ class _Elf:
         raw = self.section_bytes(section, what)
         if not 0 < section.link < len(self.sections) or self.sections[section.link].type != SHT_STRTAB:
             raise self.bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
-        strings = self.section_bytes(self.sections[section.link], f"string table of {what}")
-        if not strings.endswith(b"\0"):
+        linked = self.sections[section.link]
+        if linked.type == SHT_NOBITS:
+            raise self.bad(f"corrupt: string table of {what} has no bytes in the file (SHT_NOBITS)")
+        if linked.size == 0 or self.buf[linked.offset + linked.size - 1] != 0:
             raise self.bad(f"corrupt: the string table of {what} does not end with a NUL byte")
-        return raw, strings
+        return raw, _StringView(self.buf, linked.offset, linked.size)
 
     def dynamic(self) -> _Dynamic:
         """DT_SONAME, DT_NEEDED and whether the library binds its own symbols (-Bsymbolic)."""
@@ -583,7 +608,7 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
                        frozenset(_bytes_name_at(strings, o) for o in selected.tls_protected), symbols)
 
 
-def _hidden_tls(raw: bytes, strings: bytes, layout: _Layout) -> frozenset[str]:
+def _hidden_tls(raw: bytes, strings: _StringView, layout: _Layout) -> frozenset[str]:
     """Thread-locals a static symbol table shows defined but local or hidden: this library uses
     its own copy whatever else the process holds. GNU ld turns a hidden global into STB_LOCAL with
     default visibility in the output, so a hidden global and a file-scope ``static`` look alike
@@ -607,7 +632,7 @@ def _hidden_tls(raw: bytes, strings: bytes, layout: _Layout) -> frozenset[str]:
             int.from_bytes(raw[info_at + 3::entry].translate(_NONZERO), "little")
         names = memoryview(raw).cast("I")[0::entry // 4].tolist()
         offsets = list(compress(names, mask.to_bytes(count, "little")))
-    return frozenset(_bytes_name_at(strings, o) for o in offsets if 0 < o < limit)
+    return frozenset(strings.name_at(o) for o in offsets if 0 < o < limit)
 
 
 def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout, bad) -> tuple[str, ...]:
