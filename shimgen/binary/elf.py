@@ -24,8 +24,10 @@ from shimgen.binary.symbols import (
     OBJECT,
     SHARED,
     Binary,
+    NameIndex,
     Names,
     Symbol,
+    UnusableIndex,
 )
 from shimgen.errors import InputError
 
@@ -33,7 +35,7 @@ ELF_MAGIC = b"\x7fELF"
 
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_DYNAMIC, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP = 2, 3, 4, 6, 8, 9, 11, 17
-SHT_SYMTAB_SHNDX = 18
+SHT_SYMTAB_SHNDX, SHT_GNU_HASH = 18, 0x6FFFFFF6
 SHF_INFO_LINK, SHF_GROUP = 0x40, 0x200
 DT_NULL, DT_NEEDED, DT_SONAME, DT_SYMBOLIC, DT_FLAGS = 0, 1, 14, 16, 30
 DF_SYMBOLIC = 0x2
@@ -130,7 +132,8 @@ def read_elf(
     if elf.e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
         raise elf.bad("object holds only LTO bitcode, no native symbol table; check the linked library instead, "
                       "or compile with -ffat-lto-objects")
-    selected = _classify(raw, strings, elf.layout, elf.bad, what, detail)
+    index = _gnu_hash_index(elf, table, raw, strings) if what == ".dynsym" else None
+    selected = _classify(raw, strings, elf.layout, elf.bad, what, detail, index)
     static = table if elf.e_type == ET_REL else elf.table_of(SHT_SYMTAB)
     hidden: tuple[str, ...] = ()
     missing = _not_exported(hidden_of, selected.exports)
@@ -175,6 +178,63 @@ class _StringView:
     def name_at(self, offset: int) -> str:
         at = self.start + offset
         return bytes(self.buf[at:self.buf.find(b"\0", at, self.start + self.size)]).decode("utf-8", "backslashreplace")
+
+
+def gnu_hash(name: bytes) -> int:
+    """The GNU symbol hash (DJB's h * 33 + c, 32-bit), as .gnu.hash stores it."""
+    h = 5381
+    for c in name:
+        h = (h * 33 + c) & 0xFFFFFFFF
+    return h
+
+
+def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> NameIndex | None:
+    """A lookup through the library's .gnu.hash (what the dynamic linker binds through), or None
+    when there is none or its header does not fit its section (the caller then searches the
+    string table). Every probe is bounds-checked; an inconsistency found while probing raises
+    UnusableIndex, never an IndexError."""
+    sections = [s for s in elf.sections[1:] if s.type == SHT_GNU_HASH]
+    if len(sections) != 1 or sections[0].type == SHT_NOBITS or sections[0].link >= len(elf.sections) \
+            or elf.sections[sections[0].link] is not dynsym:
+        return None
+    data = elf.section_bytes(sections[0], ".gnu.hash")
+    endian, word = elf.layout.sym.format[0], 8 if elf.layout.is64 else 4
+    if len(data) < 16:
+        return None
+    nbuckets, symoffset, bloom_size, shift = struct.unpack_from(endian + "4I", data, 0)
+    chains_at = 16 + bloom_size * word + nbuckets * 4
+    count = len(raw) // elf.layout.sym.size
+    if not nbuckets or not bloom_size or chains_at > len(data) or symoffset > count:
+        return None
+    bloom = struct.unpack_from(f"{endian}{bloom_size}{'Q' if word == 8 else 'I'}", data, 16)
+    buckets = struct.unpack_from(f"{endian}{nbuckets}I", data, 16 + bloom_size * word)
+    chains = data[chains_at:]
+    bits, entry, limit = word * 8, elf.layout.sym.size, len(strings)
+    name_of = struct.Struct(endian + "I")
+
+    def lookup(name: str) -> list[int]:
+        encoded = name.encode()
+        h = gnu_hash(encoded)
+        mask = (1 << (h % bits)) | (1 << ((h >> shift) % bits))
+        if bloom[(h // bits) % bloom_size] & mask != mask:
+            return []
+        found, index = [], buckets[h % nbuckets]
+        if index == 0:
+            return []
+        while True:  # the chain of this bucket: consecutive symbols, the last one's hash has bit 0 set
+            at = (index - symoffset) * 4
+            if index < symoffset or index >= count or at + 4 > len(chains):
+                raise UnusableIndex(name)
+            chained, = name_of.unpack_from(chains, at)
+            if chained | 1 == h | 1:
+                offset, = name_of.unpack_from(raw, index * entry)
+                if offset < limit and strings.startswith(encoded + b"\0", offset):
+                    found.append(offset)
+            if chained & 1:
+                return found
+            index += 1
+
+    return lookup
 
 
 class _Dynamic(NamedTuple):
@@ -571,7 +631,8 @@ class _Classified(NamedTuple):
     symbols: list[Symbol]
 
 
-def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool) -> _Classified:
+def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool,
+              index: NameIndex | None = None) -> _Classified:
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
     limit = len(strings)
     selected = _select(raw, layout)
@@ -582,7 +643,7 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     if highest >= limit:
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
-    exports = Names.from_table(strings, export_offsets)
+    exports = Names.from_table(strings, export_offsets, index)
     imports = Names.from_table(strings, import_offsets)
     tls = Names(_bytes_name_at(strings, o) for o in tls_offsets)
     symbols: list[Symbol] = []
