@@ -85,6 +85,11 @@ class Names(Set):
             return sorted(n for n in self._all() if n.startswith(literal))
         strings, offsets, found = self._text or b"", self._offsets, set()
         needle = literal.encode("utf-8")
+        if len(offsets) * 64 < len(strings):
+            # Few names in a big table (a library's imports share .dynstr with its exports): test
+            # each name's start rather than search the whole text.
+            return sorted({strings[o:strings.index(b"\0", o)].decode("utf-8", "backslashreplace")
+                           for o in offsets if strings.startswith(needle, o)})
         at = strings.find(needle)
         while at >= 0:  # every occurrence, overlapping ones too: a name may start anywhere
             if at in offsets:

@@ -29,3 +29,18 @@ def test_table_and_plain_sets_agree():
     plain = Names(["ab", "c"])
     for wanted in (["a"], ["ab"], ["b", "c"], ["abc", "ab", "a"], []):
         assert table.having(wanted) == plain.having(wanted) == {n for n in wanted if n in {"ab", "c"}}
+
+
+def test_starting_with_few_names_in_a_big_table():
+    # Imports share .dynstr with thousands of exports: few offsets, a big text (the per-name path).
+    entries = [f"export_{i}_aoti_torch_x" for i in range(3000)] + ["aoti_torch_a", "aoti_torch_b", "other"]
+    strings, at = _table(*entries)
+    few = Names.from_table(strings, [at["aoti_torch_a"], at["other"], at["export_7_aoti_torch_x"]])
+    assert len(few._offsets) * 64 < len(strings)
+    assert few.starting_with("aoti_torch_") == ["aoti_torch_a"]
+    assert few.starting_with("export_7") == ["export_7_aoti_torch_x"]
+    # Many offsets: the text-search path, same answers as the plain set.
+    many = Names.from_table(strings, list(at.values()))
+    plain = Names(entries)
+    for literal in ("aoti_torch_", "export_29", "oth", "zzz"):
+        assert many.starting_with(literal) == plain.starting_with(literal)
