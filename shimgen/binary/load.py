@@ -163,6 +163,10 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
         raise InputError(f"{name}: cannot read: {exc}") from None
     try:
         return load_bytes(data, name, None, hidden_of=hidden_of, detail=detail, limits=limits)
+    except EmptyArchive:
+        if required:
+            raise
+        return []
     finally:
         data.close()
 
@@ -310,10 +314,17 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
         # check silently (the symbols it held would go unchecked).
         raise InputError(f"{where}: corrupt archive: member {foreign[0]!r} is named as an object file but "
                          "holds none (no ELF magic)")
+    if count == 0:
+        raise EmptyArchive(f"{where}: empty archive (no members): nothing to check")
     if not binaries:
         raise InputError(f"{where}: archive holds no ELF or Mach-O object ({count} members; COFF objects "
                          "are not read: check the linked DLL instead)")
     return binaries
+
+
+class EmptyArchive(InputError):
+    """An archive with no members at all (glibc ships librt.a, libdl.a and others as such stubs):
+    an error when named on its own, passed over inside a directory."""
 
 
 def unsafe_member_name(name: str) -> str | None:

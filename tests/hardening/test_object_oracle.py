@@ -120,6 +120,14 @@ def test_valid_objects_binutils_reads_are_accepted(tmp_path):
     assert run_shimgen("check-symbols", tmp_path / "empty.o", *ARGS).returncode == 0
     result = run_shimgen("check-symbols", tmp_path / "libmixed.a", *ARGS)
     assert result.returncode == 1 and "SG001 aoti_torch_c" in result.stdout, result.stderr
+    # An archive without members (glibc's librt.a is one): nothing to check when named alone,
+    # passed over inside a directory.
+    (tmp_path / "librt.a").write_bytes(b"!<arch>\n")
+    assert subprocess.run(["nm", tmp_path / "librt.a"], capture_output=True).returncode == 0
+    alone = run_shimgen("check-symbols", tmp_path / "librt.a", *ARGS)
+    assert alone.returncode == 2 and "empty archive" in alone.stderr
+    walked = run_shimgen("check-symbols", tmp_path, *ARGS)
+    assert walked.returncode == 1 and "SG001 aoti_torch_c" in walked.stdout, walked.stderr
 
 
 def test_a_damaged_object_member_is_refused(tmp_path):
