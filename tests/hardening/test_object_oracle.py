@@ -10,12 +10,16 @@ same in-process driver as test_malformed.py (a per-case alarm and a 1 GiB addres
 
 from __future__ import annotations
 
+import glob
 import shutil
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
+from shimgen.binary.load import EmptyArchive, load_paths
+from shimgen.errors import InputError
 from tests.hardening import object_mutants
 from tests.hardening.test_malformed import _run_group
 from tests.support import run_shimgen
@@ -146,3 +150,26 @@ def test_a_damaged_object_member_is_refused(tmp_path):
                                                           text=True).stderr
     result = run_shimgen("check-symbols", tmp_path / "lib.a", *ARGS)
     assert result.returncode == 2 and "leak.o" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_the_systems_static_archives_are_read_where_nm_reads_them():
+    """Real third-party archives (Debian's libc.a, libsqlite3.a, libstdc++.a, ...): wherever nm
+    reads an archive without an error line, check-symbols reads it too (exit 0 or 1), but for an
+    archive without members named alone."""
+    archives = sorted({*glob.glob("/usr/lib/x86_64-linux-gnu/*.a"), *glob.glob("/usr/lib/gcc/*/*/*.a")})
+    if len(archives) < 10:
+        pytest.skip("fewer than 10 system static archives installed")
+    paths = [Path(a) for a in archives if Path(a).read_bytes()[:8] == b"!<arch>\n"]
+    refused_by_nm = object_mutants.nm_unreadable(paths)
+    problems, read = [], 0
+    for path in paths:
+        if path.name in refused_by_nm:
+            continue
+        try:
+            load_paths([path])
+            read += 1
+        except EmptyArchive:
+            continue
+        except InputError as error:
+            problems.append(str(error))
+    assert read >= 10 and not problems, problems[:10]
