@@ -85,7 +85,7 @@ class Names(Set):
             return sorted(n for n in self._all() if n.startswith(literal))
         strings, offsets, found = self._text or b"", self._offsets, set()
         needle = literal.encode("utf-8")
-        if len(offsets) * 64 < len(strings):
+        if len(offsets) * 512 < len(strings):  # break-even: a startswith per name vs a text search
             # Few names in a big table (a library's imports share .dynstr with its exports): test
             # each name's start rather than search the whole text.
             return sorted({strings[o:strings.index(b"\0", o)].decode("utf-8", "backslashreplace")
