@@ -20,7 +20,6 @@ like pair. The native row shows how much of shimgen's time is the model and load
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import statistics
 import subprocess
@@ -113,11 +112,11 @@ def main() -> int:
     parser.add_argument("--work", type=Path, help="where the compiled models are kept (reused when present)")
     args = parser.parse_args()
 
-    from shimgen.project.config import load_config
     from shimgen.aoti.capi import Runtime
-    from shimgen.aoti.runner import Model, find_runtime
-    from shimgen.resources import default_config
     from shimgen.aoti.prefix_imports import prefix_imports_with_config
+    from shimgen.aoti.runner import Model, find_runtime
+    from shimgen.project.config import load_config
+    from shimgen.resources import default_config
 
     work = args.work or Path(tempfile.mkdtemp(prefix="shimgen-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.project.config import Config
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
+from shimgen.project.config import Config
 from shimgen.project.headers import scan_header
 from shimgen.project.matcher import ShimMatcher, glob_matches
 from shimgen.project.objects import ObjectSymbols, read_symbols_from
@@ -80,7 +80,7 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     a ``symbols_from_targets`` target, listed by the build (shimgen.project.objects.object_list).
     ``pending``: those objects are not built yet, so an empty set is no error (the first CMake
     configure, which needs the config's variables before anything is compiled)."""
-    declared: dict[str, str | None] = {name: None for name in config.symbols}
+    declared: dict[str, str | None] = dict.fromkeys(config.symbols)
     problems: list[str] = []
     for header in header_files(config):
         for declaration in scan_header(header, config.export_macro):
