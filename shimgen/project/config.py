@@ -85,7 +85,9 @@ def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
 
 def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
     for pattern in patterns:
-        if _escapes(context.root, pattern):
+        if "\0" in pattern:
+            yield f"{pattern!r} contains a NUL character, which no path can hold"
+        elif _escapes(context.root, pattern):
             yield f"'{pattern}' leaves the project directory {context.root}"
 
 
@@ -105,7 +107,9 @@ def _non_empty(value: str, context: Context) -> Iterator[str]:
 
 
 def _dir_inside_project(value: str, context: Context) -> Iterator[str]:
-    if _escapes(context.root, value):
+    if "\0" in value:
+        yield f"'{context.name}' = {value!r} contains a NUL character, which no path can hold"
+    elif _escapes(context.root, value):
         yield f"'{context.name}' = '{value}' leaves the project directory {context.root}"
 
 
@@ -412,6 +416,8 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
     names = list(files.values())
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
+    if "\0" in values["dir"]:  # reported above; resolve() would raise on it
+        return None
     return Outputs(dir=(root / values["dir"]).resolve(), files=files)
 
 
