@@ -163,3 +163,31 @@ def test_commands_that_cannot_see_the_objects_say_so(tmp_path: Path) -> None:
     result = run([sys.executable, "-m", "shimgen", "build", "-c", tmp_path / "shimgen.toml", "-D", "NOVALUE"],
                  env=python_env(), check=False, cwd=REPO)
     assert result.returncode == 2 and "'NOVALUE' is not NAME=VALUE" in result.stderr
+
+
+@pytest.mark.parametrize("variable", ["MSVC", "CMAKE_C_COMPILER_FRONTEND_VARIANT"])
+def test_msvc_gets_fi_instead_of_include(project: Project, variable: str) -> None:
+    """With an MSVC-style compiler (cl, clang-cl: MSVC or the MSVC front-end variant) the header is
+    force-included with /FI, on the library and (PUBLIC) on what links it. No MSVC here: the
+    compiler id is faked after project(), and the build rules CMake writes are read, not run."""
+    from tests.e2e._native import CMAKE_DIR, configure
+
+    value = "MSVC" if variable == "CMAKE_C_COMPILER_FRONTEND_VARIANT" else "ON"
+    cmake = project.src / "CMakeLists.txt"
+    cmake.write_text(CMAKE.replace("project(tiny C)\n", f"project(tiny C)\nset({variable} {value})\n"))
+    configure(project.src, project.build_dir, f"-Dshimgen_DIR={CMAKE_DIR}",
+              f"-DSHIMGEN_CONFIG={project.src / 'shimgen.toml'}", env=python_env())
+    ninja = (project.build_dir / "build.ninja").read_text()
+    header = project.generated / "export.h"
+    flags = {}
+    for block in ninja.split("\nbuild ")[1:]:
+        target = block.split(":", 1)[0]
+        for line in block.splitlines():
+            if line.strip().startswith("FLAGS = "):
+                flags[target] = line.strip()[len("FLAGS = "):]
+    tiny = next(v for k, v in flags.items() if k.startswith("CMakeFiles/tiny.dir/"))
+    user = next(v for k, v in flags.items() if k.startswith("CMakeFiles/user.dir/"))
+    unprefixed = next(v for k, v in flags.items() if k.startswith("CMakeFiles/tiny_shimgen_unprefixed.dir/"))
+    assert f"/FI{header}" in tiny and "-include" not in tiny
+    assert f"/FI{header}" in user  # PUBLIC
+    assert "/FI" not in unprefixed and "-include" not in unprefixed
