@@ -114,6 +114,9 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
         # The project calls find_package(shimgen) and shimgen_prefix_library(... CONFIG ...).
         entries["shimgen_DIR"] = CacheEntry(str(cmake_dir()), "PATH")
         entries["SHIMGEN_CONFIG"] = CacheEntry(str(config.path), "FILEPATH")
+        # shimgen build checks every listed library itself (step 4, exit 1 on findings, on every run);
+        # the CMake POST_BUILD check would only turn a finding into a failed build (exit 2).
+        entries["SHIMGEN_CHECK_SYMBOLS"] = CacheEntry("OFF", "BOOL")
     if nvcc:
         entries["CMAKE_CUDA_COMPILER"] = CacheEntry(str(nvcc), "FILEPATH")
     for name, value in options.cache:

@@ -132,6 +132,16 @@ def test_exclude_keeps_a_name_unprefixed(project: Project) -> None:
     assert project.exports() == {"tp_tiny_one"}
 
 
+def test_a_leak_is_a_finding_exit_1(project: Project) -> None:
+    """Without the export list, an excluded (so unrenamed) global is exported plain: strict checking
+    reports it as a foreign export, and shimgen build exits 1, as check-symbols would."""
+    (project.src / "shimgen.toml").write_text(CONFIG + 'exclude = ["tiny_calls"]\n')
+    (project.src / "CMakeLists.txt").write_text(CMAKE.replace('"${SHIMGEN_CONFIG}")', '"${SHIMGEN_CONFIG}" NO_EXPORT_ONLY)'))
+    result = project.build(check=False)
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "SG006" in result.stdout and "tiny_calls" in result.stdout and "check-symbols: FAILED" in result.stdout
+
+
 def test_a_listed_target_without_the_cmake_call_is_an_error(project: Project) -> None:
     (project.src / "shimgen.toml").write_text(CONFIG.replace('["tiny"]', '["tiny", "user"]'))
     result = project.build(check=False)

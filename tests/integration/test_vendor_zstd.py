@@ -164,8 +164,10 @@ def test_one_command_builds_unprefixed_reads_generates_rebuilds_and_checks(one_p
     steps = [line for line in out.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
     order = [next(i for i, s in enumerate(steps) if marker in s) for marker in
              ("zstd_vendored_shimgen_unprefixed.dir", "shimgen: reading the unprefixed objects",
-              "zstd_vendored.dir", "checking the symbols of zstd_vendored")]
+              "zstd_vendored.dir", "Linking C shared library libzstd_vnd.so")]
     assert order == sorted(order), steps
+    # Then shimgen build checks the library (strict: every name it defines was renamed).
+    assert out.index("[4/4] check-symbols --strict") > out.index("Linking C shared library libzstd_vnd.so")
     assert "check-symbols: passed" in out and "clean: 1 binary checked, prefix 'vnd_' (strict)" in out
 
 
