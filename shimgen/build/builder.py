@@ -138,9 +138,11 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
 
     nvcc = None
-    if options.cuda != "off":
+    # A vendored library's project declares its own languages: CUDA only when asked for.
+    cuda = "off" if options.cuda == "auto" and config.symbols_from_targets else options.cuda
+    if cuda != "off":
         nvcc = find_nvcc()
-        if nvcc is None and options.cuda == "on":
+        if nvcc is None and cuda == "on":
             raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
 
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
