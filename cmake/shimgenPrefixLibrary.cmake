@@ -77,6 +77,15 @@ function(shimgen_prefix_library target)
       set_property(TARGET "${clone}" PROPERTY ${property} "${value}")
     endif()
   endforeach()
+  # A source or setting added to <target> after this call would reach the prefixed build only, and
+  # its names would never be read: at the end of the directory, fail if any of them changed.
+  set(watched "")
+  foreach(property IN ITEMS SOURCES INCLUDE_DIRECTORIES COMPILE_DEFINITIONS)
+    get_target_property(value "${target}" ${property})
+    string(APPEND watched "${property}=${value}\n")
+  endforeach()
+  cmake_language(EVAL CODE
+    "cmake_language(DEFER CALL _shimgen_prefix_library_unchanged [==[${target}]==] [==[${watched}]==])")
   get_target_property(libraries "${target}" LINK_LIBRARIES)
   if(libraries)
     # For their usage requirements (include directories, definitions of dependencies).
@@ -161,4 +170,20 @@ artifact=${artifact}
 ")
   set_target_properties("${target}" PROPERTIES SHIMGEN_PREFIX_TARGET "${prefix_target}"
                                                SHIMGEN_UNPREFIXED_TARGET "${clone}")
+endfunction()
+
+# _shimgen_prefix_library_unchanged(<target> <watched>): deferred to the end of the directory that
+# called shimgen_prefix_library(<target>); <watched> is what the call saw.
+function(_shimgen_prefix_library_unchanged target watched)
+  set(now "")
+  foreach(property IN ITEMS SOURCES INCLUDE_DIRECTORIES COMPILE_DEFINITIONS)
+    get_target_property(value "${target}" ${property})
+    string(APPEND now "${property}=${value}\n")
+  endforeach()
+  if(NOT now STREQUAL watched)
+    message(FATAL_ERROR "shimgen_prefix_library(${target}): the target's sources, include directories "
+                        "or compile definitions changed after the call, so the unprefixed copy the names "
+                        "are read from would not match it. Call shimgen_prefix_library() after the last "
+                        "target_sources()/target_include_directories()/target_compile_definitions() of ${target}.")
+  endif()
 endfunction()

@@ -142,6 +142,14 @@ def test_a_leak_is_a_finding_exit_1(project: Project) -> None:
     assert "SG006" in result.stdout and "tiny_calls" in result.stdout and "check-symbols: FAILED" in result.stdout
 
 
+def test_sources_added_after_the_call_fail_configure(project: Project) -> None:
+    (project.src / "extra.c").write_text("int tiny_extra(void) { return 3; }\n")
+    (project.src / "CMakeLists.txt").write_text(CMAKE + "target_sources(tiny PRIVATE extra.c)\n")
+    result = project.build(check=False)
+    assert result.returncode == 2
+    assert "changed after the call" in " ".join(result.stderr.split() + result.stdout.split())
+
+
 def test_a_listed_target_without_the_cmake_call_is_an_error(project: Project) -> None:
     (project.src / "shimgen.toml").write_text(CONFIG.replace('["tiny"]', '["tiny", "user"]'))
     result = project.build(check=False)
