@@ -148,6 +148,7 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
     # generated files, the CMake cache and Ninja's state. Taken only once the options are known
     # good, so a refused run creates nothing.
+    project_dir(config)  # a config that names targets but no project fails before anything is created
     with build_lock(build_dir, wait=options.wait, echo=echo):
         return _build_locked(config, options, build_dir, nvcc, echo)
 
@@ -197,17 +198,8 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     cmake_driver.build(tools, build_dir, jobs=options.jobs, echo=echo)
 
     if one_pass:
-        libraries = prefixed_libraries(build_dir, config)
-        after = _mtimes(_record_outputs(build_dir))
-        written = sorted(path for path, mtime in after.items() if before.get(path) != mtime)
-        paths = tuple(library.artifact for library in libraries if library.artifact is not None)
-        echo(f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
-        checked = [(library, *library.check(config)) for library in libraries]
-        outcome = CheckOutcome(max((c.exit_code for _, _, c in checked), default=0),
-                               "\n".join(c.text for _, _, c in checked if c.text))
-        artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
-                          for library, shimset, _ in checked if library.artifact is not None)
-        shim_count = sum(len(shimset.shims) for _, shimset, _ in checked)
+        written = _changed(before, _mtimes(_record_outputs(build_dir)))
+        outcome, artifacts, shim_count = _check_prefixed(build_dir, config, echo)
     else:
         shimset = resolve_shims(config)
         paths = read_artifacts(build_dir)
@@ -284,6 +276,24 @@ def prefixed_libraries(build_dir: Path, config: Config) -> tuple[PrefixedLibrary
                             f"not {config.path}; pass one config to both (SHIMGEN_CONFIG)")
         found.append(library)
     return tuple(found)
+
+
+def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckOutcome, tuple[Artifact, ...], int]:
+    """check-symbols --strict on every library shimgen_prefix_library() built for the config:
+    the combined outcome, the artifacts, and how many names were renamed in all."""
+    libraries = prefixed_libraries(build_dir, config)
+    paths = [library.artifact for library in libraries if library.artifact is not None]
+    echo(f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
+    checked = [(library, *library.check(config)) for library in libraries]
+    outcome = CheckOutcome(max((c.exit_code for _, _, c in checked), default=0),
+                           "\n".join(c.text for _, _, c in checked if c.text))
+    artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
+                      for library, shimset, _ in checked if library.artifact is not None)
+    return outcome, artifacts, sum(len(shimset.shims) for _, shimset, _ in checked)
+
+
+def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:
+    return sorted(path for path, mtime in after.items() if before.get(path) != mtime)
 
 
 def _record_outputs(build_dir: Path) -> list[Path]:

@@ -167,6 +167,7 @@ def test_commands_that_cannot_see_the_objects_say_so(tmp_path: Path) -> None:
     result = run([sys.executable, "-m", "shimgen", "build", "-c", tmp_path / "shimgen.toml", "-B", tmp_path / "b"],
                  env=python_env(), check=False)
     assert result.returncode == 2 and "holds no CMakeLists.txt" in result.stderr
+    assert not (tmp_path / "b").exists()  # refused before anything was created
     # --target and --objects-list go together, and the target must be listed.
     result = run([sys.executable, "-m", "shimgen", "generate", "-c", tmp_path / "shimgen.toml", "--target", "tiny"],
                  env=python_env(), check=False)
