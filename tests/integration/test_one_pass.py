@@ -210,3 +210,21 @@ def test_msvc_gets_fi_instead_of_include(project: Project, variable: str) -> Non
     assert f"/FI{header}" in tiny and "-include" not in tiny
     assert f"/FI{header}" in user  # PUBLIC
     assert "/FI" not in unprefixed and "-include" not in unprefixed
+
+
+def test_cmake_alone_checks_after_the_link(project: Project) -> None:
+    """Without shimgen build: plain cmake + ninja, the POST_BUILD strict check included; a leak
+    fails the build and moves the binary aside."""
+    from tests.e2e._native import CMAKE_DIR, build, configure
+
+    configure(project.src, project.build_dir, f"-Dshimgen_DIR={CMAKE_DIR}",
+              f"-DSHIMGEN_CONFIG={project.src / 'shimgen.toml'}", env=python_env())
+    result = build(project.build_dir, env=python_env())
+    assert "shimgen: checking the symbols of tiny" in result.stdout and "clean: 1 binary checked" in result.stdout
+    assert project.exports() == {"tp_tiny_one", "tp_tiny_calls"}
+
+    (project.src / "shimgen.toml").write_text(CONFIG + 'exclude = ["tiny_calls"]\n')
+    (project.src / "CMakeLists.txt").write_text(CMAKE.replace('"${SHIMGEN_CONFIG}")', '"${SHIMGEN_CONFIG}" NO_EXPORT_ONLY)'))
+    result = build(project.build_dir, env=python_env(), check=False)
+    assert result.returncode != 0 and "SG006" in result.stdout
+    assert (project.build_dir / "libtiny.so.shimgen-rejected").is_file() and not (project.build_dir / "libtiny.so").exists()
