@@ -177,7 +177,7 @@ int32_t cuda_resolve_device(int32_t device_index) {
   int count = 0;
   check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   if (device_index < 0) return cuda_get_device();
-  require(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
+  SHIMGEN_REQUIRE(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
                                     std::to_string(count) + " device(s))");
   return device_index;
 }
