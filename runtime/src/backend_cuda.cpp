@@ -78,15 +78,6 @@ std::unordered_map<void*, cudaStream_t>& alloc_streams() {
   return *streams;
 }
 
-bool dense_same_layout(const View& dst, const View& src, const std::vector<int64_t>& sizes, int64_t numel) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] != 1 && dst.strides[i] != src.strides[i]) return false;
-    span += (sizes[i] - 1) * dst.strides[i];
-  }
-  return span == numel;  // no gaps, no overlap, no broadcast: one contiguous block
-}
-
 bool is_contiguous(const int64_t* strides, const std::vector<int64_t>& sizes) {
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
@@ -265,7 +256,9 @@ void copy_views(const View& dst, const View& src, const std::vector<int64_t>& si
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   const size_t nbytes = static_cast<size_t>(numel) * itemsize;
-  if (dense_same_layout(dst, src, sizes, numel)) {
+  // One flat block only when both layouts are the same permuted-contiguous one: a span equal to
+  // numel is not enough (sizes [2, 2, 2], strides [1, 1, 5] span 8 elements and overlap).
+  if (same_dense_layout(dst.strides, src.strides, sizes)) {
     copy_block(dst, src, nbytes, non_blocking);
     return;
   }

@@ -120,6 +120,11 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
+// Two views of `sizes` that one flat copy of numel elements can move: the same stride on every
+// dimension that has more than one element, and that layout non-overlapping and dense (a permuted
+// contiguous block: no gap, no element twice, no broadcast). The CUDA backend's copy fast path.
+bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes);
 // A new tensor with its own storage (validated like aoti_torch_empty_strided).
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index);

@@ -54,6 +54,16 @@ std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes) {
 }
 
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  return non_overlapping_and_dense(sizes, strides.data());
+}
+
+bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != 1 && dst_strides[i] != src_strides[i]) return false;
+  return non_overlapping_and_dense(sizes, dst_strides);
+}
+
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides) {
   // Dense: some permutation of the dimensions is contiguous. Size-1 dimensions never matter;
   // equal strides on two dimensions of size > 1 are an overlap, caught by the running product.
   for (int64_t s : sizes)

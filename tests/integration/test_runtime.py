@@ -58,6 +58,13 @@ def test_native(built, case):
         assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
 
 
+def test_internal_helpers(built):
+    """The runtime's internal predicates (the CUDA copy fast path's layout test among them), native."""
+    program = _tests_listing(built.build_dir)["internal_tests"]
+    completed = subprocess.run([program, "same_dense_layout"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0 and "same_dense_layout: ok" in completed.stdout, completed.stdout + completed.stderr
+
+
 def test_c_consumer(built):
     program = _tests_listing(built.build_dir)["c_consumer"]
     completed = subprocess.run([program], capture_output=True, text=True, timeout=60)
