@@ -57,13 +57,13 @@ def main() -> int:
                                   "--prefix", "executorch_", "--pattern", "aoti_torch_*"],
         "python -c pass (floor)": [sys.executable, "-c", "pass"],
     }
-    for name, cmd in readers.items():
+    for cmd in readers.values():
         if shutil.which(cmd[0]) is None:
             sys.exit(f"{cmd[0]} is not installed")
     walls: dict[str, list[float]] = {name: [] for name in readers}
-    peaks: dict[str, int] = {name: 0 for name in readers}
+    peaks: dict[str, int] = dict.fromkeys(readers, 0)
     statuses: dict[str, set[int]] = {name: set() for name in readers}
-    for name, cmd in readers.items():  # warm the page cache and the .pyc files
+    for cmd in readers.values():  # warm the page cache and the .pyc files
         run_once(cmd, env)
     for _ in range(args.runs):
         for name, cmd in readers.items():

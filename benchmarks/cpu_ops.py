@@ -109,7 +109,7 @@ def transformer(runtime_path: Path, calls: int, work: Path) -> None:
     runner = torch._inductor.aoti_load_package(str(linked / "model.pt2"))
     tensors = [torch.from_numpy(a) for a in inputs]
     namespace: dict = {"torch": torch}
-    exec(aoti_zoo.source("transformer_block"), namespace)  # noqa: S102 - our own model source
+    exec(aoti_zoo.source("transformer_block"), namespace)
     torch.manual_seed(0)
     module = namespace["M"]().eval()
     with torch.no_grad():

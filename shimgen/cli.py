@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from shimgen import __version__
 from shimgen.commands import COMMANDS
@@ -17,7 +18,7 @@ from shimgen.errors import ShimgenError
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep its one line
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 on usage errors; keep its one line
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place that turns surprises into a line
+    except Exception as exc:  # the one place that turns surprises into a line
         if args.debug:
             raise
         print(f"shimgen: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)

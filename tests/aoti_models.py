@@ -43,7 +43,7 @@ def _module(name: str):
     body, shapes, _ = MODELS[name]
     args = ", ".join(ARGS[: len(shapes)])
     namespace: dict = {"torch": torch}
-    exec(f"class M(torch.nn.Module):\n    def forward(self, {args}):\n        {body}\n", namespace)  # noqa: S102
+    exec(f"class M(torch.nn.Module):\n    def forward(self, {args}):\n        {body}\n", namespace)
     return namespace["M"]()
 
 
@@ -169,8 +169,8 @@ def beside_libtorch(spec: dict) -> dict:
     import numpy as np
 
     from shimgen.aoti.capi import Runtime
-    from shimgen.aoti.runner import Model
     from shimgen.aoti.prefix_imports import read_dynamic_symbols
+    from shimgen.aoti.runner import Model
 
     torch_lib = ctypes.CDLL(spec["libtorch"], mode=ctypes.RTLD_GLOBAL)
     runtime = Runtime(Path(spec["runtime"]), spec["prefix"])

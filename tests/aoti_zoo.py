@@ -216,7 +216,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
     try:
         torch.manual_seed(0)
         namespace: dict = {"torch": torch}
-        exec(source(name), namespace)  # noqa: S102 - our own model source
+        exec(source(name), namespace)
         module = namespace["M"]().to(device).eval()
         inputs = _make_inputs(ZOO[name], device)
         with torch.no_grad():

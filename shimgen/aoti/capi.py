@@ -11,8 +11,19 @@ from __future__ import annotations
 import contextlib
 import ctypes
 from collections.abc import Iterable, Iterator
-from ctypes import POINTER, c_bool, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_uint64
-from ctypes import c_void_p
+from ctypes import (
+    POINTER,
+    c_bool,
+    c_char_p,
+    c_double,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint8,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 from pathlib import Path
 from typing import Any
 
@@ -298,7 +309,7 @@ class Runtime:
             raise ModelError("negative strides are not supported")
         span = 1 + sum((n - 1) * s for n, s in zip(shape, elem))  # elements the view reaches
         buffer = (ctypes.c_char * (span * np_dtype.itemsize)).from_address(self.data_ptr(handle))
-        base = np.frombuffer(buffer, dtype=np_dtype, count=span)
+        base = np.frombuffer(memoryview(buffer), dtype=np_dtype, count=span)
         view = np.lib.stride_tricks.as_strided(base, shape=shape, strides=[s * np_dtype.itemsize for s in elem])
         return np.array(view, copy=True, order="C")
 

@@ -224,7 +224,7 @@ def prefix_imports(source: Path, output: Path, *, prefix: str, shims: Shims,
         work = Path(scratch)
         if magic == ELF_MAGIC:
             staged = work / "out.so"
-            members = (_rewrite_so(source, staged, prefix, shims, provided, where, verify),)
+            members: tuple[MemberResult, ...] = (_rewrite_so(source, staged, prefix, shims, provided, where, verify),)
         elif magic == ZIP_MAGIC:
             staged = work / "out.pt2"
             members = _rewrite_pt2(source, staged, work, prefix, shims, provided, where, verify)

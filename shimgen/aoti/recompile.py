@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from shimgen.errors import InputError, ToolError
 from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
+from shimgen.errors import InputError, ToolError
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
@@ -126,8 +126,8 @@ def _blob_assembly(blob: Path) -> str:
 
 def recompile(source: Path, output: Path, config, *, compiler: str | None = None) -> RecompileResult:
     """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
-    from shimgen.generate.render import render
     from shimgen.aoti.prefix_imports import checker
+    from shimgen.generate.render import render
     from shimgen.project.shims import resolve_shims, shim_matcher
 
     source, output = Path(source), Path(output)

@@ -8,6 +8,7 @@ copy); outputs are copied into numpy arrays and their handles freed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 from collections.abc import Iterable, Sequence
@@ -112,17 +113,15 @@ class Model:
             self.runtime.lib.shimgen_model_close(self._ptr)
             self._ptr = ctypes.c_void_p()
 
-    def __enter__(self) -> "Model":
+    def __enter__(self) -> Model:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown may have torn ctypes down
             self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown may have torn ctypes down
-            pass
 
 
 def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:

@@ -68,7 +68,7 @@ class _Layout:
             self.shdr = struct.Struct(e + "IIQQQQIIQQ")
             self.phdr_type = struct.Struct(e + "I")
             self.sym = struct.Struct(e + "IBBHQQ")
-            self.sym_short = struct.Struct(e + "IBBH16x")  # name, info, other, shndx
+            self.sym_short: struct.Struct | None = struct.Struct(e + "IBBH16x")  # name, info, other, shndx
         else:
             self.ehdr = struct.Struct(e + "HHIIIIIHHHHHH")
             self.shdr = struct.Struct(e + "IIIIIIIIII")
@@ -347,7 +347,7 @@ def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
     names = sorted(set(names))
     if not names:
         return []
-    common = os.path.commonprefix(names)
+    common = os.path.commonprefix(names)  # noqa: RUF071 (string prefix of symbol names, not paths)
     present = set(exports.starting_with(common)) if common else exports
     return [n for n in names if n not in present]
 

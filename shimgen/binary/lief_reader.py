@@ -10,6 +10,7 @@ MemoryError (callers never pass one). A parse that yields nothing is an InputErr
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import struct
 import warnings
 from collections.abc import Iterable
@@ -74,7 +75,7 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
             raise InputError(f"{where}: truncated: a segment ends beyond the end of the file")
     if file_type == 1:
         kind, table = OBJECT, list(elf.symtab_symbols)
-        if any(s.name.startswith(".gnu.lto_") for s in sections) and not table or any(
+        if (any(s.name.startswith(".gnu.lto_") for s in sections) and not table) or any(
             s.name in ("__gnu_lto_slim", "__gnu_lto_v1") for s in table
         ):
             raise InputError(f"{where}: object holds only LTO bitcode, no native symbol table")
@@ -208,7 +209,7 @@ def _fat_slices(raw: bytes, where: str) -> list[tuple[str, int, int]]:
         names.add(arch)
         slices.append((arch, offset, size))
     ordered = sorted(slices, key=lambda item: item[1])
-    for (arch, offset, size), (next_arch, next_offset, _) in zip(ordered, ordered[1:]):
+    for (arch, offset, size), (next_arch, next_offset, _) in itertools.pairwise(ordered):
         if offset + size > next_offset:
             raise InputError(f"{where}: corrupt: slices {arch} and {next_arch} overlap")
     return slices
@@ -317,7 +318,7 @@ def read_pe(data: bytes, path: str, member: str | None = None, *, detail: bool =
     for start, stop, section_name in spans:
         if alignment == 0 or start % alignment or stop > image_size:
             raise InputError(f"{where}: corrupt: section {section_name} is misaligned or outside the image")
-    for (_, stop, first), (start, _, second) in zip(spans, spans[1:]):
+    for (_, stop, first), (start, _, second) in itertools.pairwise(spans):
         if stop > start:
             raise InputError(f"{where}: corrupt: sections {first} and {second} overlap in memory")
     # LIEF reads no exports from an export directory it cannot place, and reads past a directory's

@@ -43,7 +43,7 @@ class Names(Set):
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._names: frozenset[str] | None = frozenset(names)
-        self._text: str | None = None
+        self._text: bytes | None = None
         self._offsets: frozenset[int] = frozenset()
 
     @classmethod
@@ -61,9 +61,9 @@ class Names(Set):
             # string (linkers merge common suffixes) fall back to a search.
             parts = text.split("\0")
             by_offset = dict(zip(accumulate(map(add, map(len, parts), repeat(1)), initial=0), parts))
-            found = [by_offset.get(o) for o in self._offsets]
-            if None in found:
-                found = [n if n is not None else text[o:text.index("\0", o)] for n, o in zip(found, self._offsets)]
+            offsets = list(self._offsets)
+            looked_up = [by_offset.get(o) for o in offsets]
+            found: list[str] = [n if n is not None else text[o:text.index("\0", o)] for n, o in zip(looked_up, offsets)]
             self._names = frozenset(found if text.isascii() else map(_from_latin1, found))
         return self._names
 

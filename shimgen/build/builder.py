@@ -20,12 +20,12 @@ from pathlib import Path
 
 from shimgen.build import cmake as cmake_driver
 from shimgen.build.cmake import CacheEntry
-from shimgen.project.config import Config, with_overrides
+from shimgen.build.lock import build_lock
 from shimgen.errors import ToolError, UsageError
 from shimgen.generate.render import render, write
-from shimgen.build.lock import build_lock
-from shimgen.resources import runtime_dir
+from shimgen.project.config import Config, with_overrides
 from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.resources import runtime_dir
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")

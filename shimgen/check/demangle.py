@@ -9,8 +9,9 @@ names never pay for this.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
-_demangler = None
+_demangler: Any = None  # None: not looked up yet; False: unavailable; else (ctypes, function, free)
 
 
 def _load():

@@ -19,8 +19,8 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace, *, default_to_bundled: bool = False):
     """The Config named by -c, found from the current directory, or (if allowed) the bundled one."""
-    from shimgen.project.config import find_config, load_config
     from shimgen.errors import ConfigError
+    from shimgen.project.config import find_config, load_config
     from shimgen.resources import default_config
 
     try:

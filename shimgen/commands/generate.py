@@ -18,8 +18,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.project.config import with_overrides
     from shimgen.generate.render import generate
+    from shimgen.project.config import with_overrides
 
     config = with_overrides(load(args), output_dir=args.output_dir)
     result = generate(config, check=args.check)

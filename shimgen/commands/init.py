@@ -39,9 +39,9 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.project.names import prefix_problem
     from shimgen.errors import UsageError
     from shimgen.files import write_if_changed
+    from shimgen.project.names import prefix_problem
 
     problem = prefix_problem(args.prefix)
     if problem:

@@ -32,8 +32,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     import os
 
-    from shimgen.errors import UsageError
     from shimgen.aoti.runner import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
+    from shimgen.errors import UsageError
 
     try:
         import numpy  # noqa: F401 - the one extra dependency of this command

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen import __version__
-from shimgen.project.config import Config
-from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.errors import ConfigError, StaleOutputs
 from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
-from shimgen.resources import templates_dir
+from shimgen.project.config import Config
+from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.project.shims import ShimSet, resolve_shims
-
+from shimgen.resources import templates_dir
 
 # Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
 # this name instead of guessing (templates/shimgen-index.cmake.j2 says what it holds).
@@ -174,7 +173,8 @@ def stale(rendered: dict[Path, bytes]) -> list[str]:
 
 
 def write(rendered: dict[Path, bytes]) -> GenerateResult:
-    written, unchanged = [], []
+    written: list[Path] = []
+    unchanged: list[Path] = []
     for path, content in sorted(rendered.items()):
         (written if write_if_changed(path, content) else unchanged).append(path)
     return GenerateResult(tuple(written), tuple(unchanged))

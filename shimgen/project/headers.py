@@ -266,7 +266,7 @@ def _declarator_name(statement: list[Token], export_macro: str) -> Token | None:
         elif token.text == "=" and depth == 0:
             statement = statement[:position]
             break
-    for level in range(0, 4):
+    for level in range(4):
         candidate = _last_called_ident(statement, level, export_macro)
         if candidate is not None:
             return candidate

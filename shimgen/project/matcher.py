@@ -60,7 +60,7 @@ class ShimMatcher:
             if not minimal or not literal.startswith(minimal[-1]):
                 minimal.append(literal)
         if len(minimal) > 8:  # many explicit names: search for what they have in common instead
-            common = os.path.commonprefix(minimal)
+            common = os.path.commonprefix(minimal)  # noqa: RUF071 (string prefix, not a path)
             return (common,) if common else ()
         return tuple(minimal)
 

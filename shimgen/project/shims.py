@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.project.config import Config
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
+from shimgen.project.config import Config
 from shimgen.project.headers import scan_header
 from shimgen.project.matcher import ShimMatcher, glob_matches
 from shimgen.project.objects import ObjectSymbols, read_symbols_from
@@ -73,7 +73,7 @@ def header_files(config: Config) -> list[Path]:
 
 def resolve_shims(config: Config) -> ShimSet:
     """Union of explicit symbols and header declarations, with 'required' applied."""
-    declared: dict[str, str | None] = {name: None for name in config.symbols}
+    declared: dict[str, str | None] = dict.fromkeys(config.symbols)
     problems: list[str] = []
     for header in header_files(config):
         for declaration in scan_header(header, config.export_macro):

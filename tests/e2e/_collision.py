@@ -41,5 +41,5 @@ def libtorch_cpu_path() -> Path | None:
     spec = importlib.util.find_spec("torch")  # no import: only the library file is needed
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "lib" / "libtorch_cpu.so"
+    path = Path(next(iter(spec.submodule_search_locations))) / "lib" / "libtorch_cpu.so"
     return path if path.is_file() else None

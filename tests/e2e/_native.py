@@ -46,7 +46,7 @@ def run(command: list[str | os.PathLike], *, cwd: Path | None = None, env: dict 
     return result
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def has_check_symbols() -> bool:
     """Whether this checkout's shimgen has `check-symbols` (merged from another branch)."""
     result = subprocess.run([sys.executable, "-m", "shimgen", "check-symbols", "--help"], cwd=REPO,

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._collision import (IMPOSTOR_RESULT, IMPOSTOR_SOURCE, SHIM_RESULT, libtorch_cpu_path, probe,
-                                 same_file)
+from tests.e2e._collision import IMPOSTOR_RESULT, IMPOSTOR_SOURCE, SHIM_RESULT, libtorch_cpu_path, probe, same_file
 from tests.e2e._native import EXAMPLE, build_example, c_compiler, run
 
 if not sys.platform.startswith("linux"):

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._native import REPO, c_compiler, run
 from tests.e2e._collision import IMPOSTOR_SOURCE, libtorch_cpu_path, probe, same_file
-
+from tests.e2e._native import REPO, c_compiler, run
 
 if importlib.util.find_spec("shimgen.build.builder") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
     pytest.skip("the shim runtime and `shimgen build` are not in this checkout yet", allow_module_level=True)

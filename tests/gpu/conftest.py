@@ -8,11 +8,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from shimgen.aoti.capi import Runtime, cuda_device_count
 from shimgen.build.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
-from shimgen.aoti.capi import Runtime, cuda_device_count
-
 
 DEVICES = cuda_device_count()
 

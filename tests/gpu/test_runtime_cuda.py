@@ -10,7 +10,6 @@ from ctypes import byref, c_void_p
 
 import pytest
 
-
 pytestmark = pytest.mark.gpu
 CPU, CUDA_DEV = 0, 1
 FLOAT32, UINT8 = 6, 0

@@ -30,9 +30,10 @@ def main() -> None:
     start = int(sys.argv[3])
     out = open(sys.argv[2], "a", buffering=1)
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    from shimgen.cli import main as shimgen_main
-    import shimgen.check  # noqa: F401 - imports are not what a case measures
     import lief  # noqa: F401
+
+    import shimgen.check  # noqa: F401 - imports are not what a case measures
+    from shimgen.cli import main as shimgen_main
 
     native = tempfile.TemporaryFile()
     for case in cases[start:]:
@@ -52,7 +53,7 @@ def main() -> None:
             code = shimgen_main(case["args"])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 2
-        except BaseException:  # noqa: BLE001 - anything escaping main() is a crash; record it
+        except BaseException:
             code, escaped = None, traceback.format_exc()
         elapsed = time.perf_counter() - began
         signal.alarm(0)

@@ -55,7 +55,7 @@ class Case:
             args = ["check-symbols", self.path, "-c", self.config, "--format", "json"]
         return {"id": self.id, "path": self.path, "args": args, "patch": self.patch, "expect": self.expect}
 
-    def as_symbols(self) -> "Case":
+    def as_symbols(self) -> Case:
         return Case(self.id + "#symbols", self.path, self.expect, self.group,
                     self.ref + "#symbols" if self.ref else None, self.patch, variant="symbols")
 
@@ -226,7 +226,7 @@ class Corpus:
         if in_place is not None:
             ref = self.add(Case(f"{group}/reference", str(in_place), "reference", group))
             limit = strings.offset + strings.size  # cuts beyond the tables would copy 400 MB each
-            for point in sorted({p for p in inner + [64, 4096, 65536, table.offset + 10] if p <= limit})[:truncations]:
+            for point in sorted({p for p in [*inner, 64, 4096, 65536, table.offset + 10] if p <= limit})[:truncations]:
                 self.file(group, f"cut_{point}", data[:point], "bad")
             for name, patch in elf_targeted(data):
                 self.add(Case(f"{group}/{name}", str(in_place), "bad", group, patch=patch))

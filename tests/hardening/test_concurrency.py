@@ -16,13 +16,12 @@ import threading
 import time
 from pathlib import Path
 
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
-from shimgen.project.shims import resolve_shims
-
 import pytest
 
 from shimgen.build.lock import LOCK_NAME, build_lock
+from shimgen.project.config import load_config
+from shimgen.project.shims import resolve_shims
+from shimgen.resources import default_config
 from tests.support import REPO, run_shimgen
 
 pytestmark = pytest.mark.slow
@@ -93,7 +92,7 @@ def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
 
     # The two runs never overlapped: the winner's last locked step came before the loser's first.
     # (The summary is printed after the lock is released, so it may interleave; that is fine.)
-    (start_a, winner), (start_b, loser) = sorted(((run.wait_for("[1/4] generate"), run) for run in (first, second)),
+    (_start_a, winner), (start_b, loser) = sorted(((run.wait_for("[1/4] generate"), run) for run in (first, second)),
                                                  key=lambda pair: pair[0])
     assert winner.wait_for("[4/4] check-symbols") <= start_b, (winner.text(), loser.text())
     # The loser found the tree complete: nothing to regenerate, configure or rebuild.
@@ -127,9 +126,9 @@ def test_lock_wait_gives_up_after_its_timeout(tmp_path):
     from shimgen.errors import ToolError
 
     messages: list[str] = []
-    with build_lock(tmp_path, wait=False, echo=messages.append):
+    with build_lock(tmp_path, wait=False, echo=messages.append):  # noqa: SIM117 (the comment needs its own line)
         # flock locks belong to the open file description: a second open in this process contends too.
-        with pytest.raises(ToolError, match="gave up after 0.3 s waiting for another shimgen build"):
+        with pytest.raises(ToolError, match=r"gave up after 0\.3 s waiting for another shimgen build"):
             with build_lock(tmp_path, timeout=0.3, echo=messages.append):
                 pass
     assert messages == [f"waiting for another shimgen build in {tmp_path} to finish (lock {tmp_path / LOCK_NAME})"]

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
 from shimgen.errors import UsageError
+from shimgen.project.config import load_config
 from shimgen.resources import default_config
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None and shutil.which("g++") is None,
@@ -166,8 +166,8 @@ def test_cmake_rejects_an_unknown_sanitizer_itself(tmp_path):
     from shimgen.build import cmake as cmake_driver
     from shimgen.generate.render import render, write
     from shimgen.project.config import with_overrides
-    from shimgen.resources import runtime_dir
     from shimgen.project.shims import resolve_shims
+    from shimgen.resources import runtime_dir
 
     config = load_config(default_config())
     generated = with_overrides(config, output_dir=tmp_path / "generated")

@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.errors import InputError
 from shimgen.aoti.capi import ModelError, Runtime
-from shimgen.aoti.runner import Model
-from shimgen.aoti.recompile import recompile
-from shimgen.resources import default_config
 from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols
+from shimgen.aoti.recompile import recompile
+from shimgen.aoti.runner import Model
+from shimgen.build.builder import BuildOptions, build
+from shimgen.errors import InputError
+from shimgen.project.config import load_config
+from shimgen.resources import default_config
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -197,7 +197,7 @@ def test_concurrent_opens_of_one_model_do_not_collide(rt, models, prefixed):
             assert all(np.array_equal(o, e) for o, e in zip(outputs, expected))
             with lock:
                 opened.append(model)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker) for _ in range(8)]
@@ -225,7 +225,7 @@ def test_two_processes_run_one_model_at_once(runtime_lib, models, prefixed, tmp_
                    "-o", str(out)] + [arg for p in _inputs(models, name) for arg in ("--input", str(p))]
         runs.append((subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), out))
     for process, out in runs:
-        stdout, stderr = process.communicate(timeout=120)
+        _stdout, stderr = process.communicate(timeout=120)
         assert process.returncode == 0, stderr
         assert np.allclose(np.load(out / "output_0.npy"), np.load(_expected(models, name)[0]), atol=MODELS[name][2], rtol=0)
 
@@ -252,7 +252,7 @@ def test_unrewritten_model_is_refused_with_a_hint(rt, models):
 def test_open_rejects_bad_files(rt, tmp_path, models):
     not_zip = tmp_path / "x.pt2"
     not_zip.write_bytes(b"hello world, not a model")
-    with pytest.raises(InputError, match="neither a .pt2"):
+    with pytest.raises(InputError, match=r"neither a \.pt2"):
         Model(rt, not_zip)
     truncated = tmp_path / "t.pt2"
     truncated.write_bytes((models / "pointwise.pt2").read_bytes()[:5000])
@@ -321,7 +321,7 @@ def test_rewrite_is_idempotent_and_keeps_the_package(models, prefixed, tmp_path)
 def test_rewrite_refuses_shims_the_runtime_lacks(models, tmp_path):
     # A config whose shim set lacks aoti_torch_cpu_mm_out: the matmul model would not load on it.
     config_path = tmp_path / "shimgen.toml"
-    config_path.write_text('prefix = "executorch_"\nsymbols = [%s]\n' % ", ".join(f'"{n}"' for n in sorted(BASELINE)))
+    config_path.write_text('prefix = "executorch_"\nsymbols = [{}]\n'.format(", ".join(f'"{n}"' for n in sorted(BASELINE))))
     out = tmp_path / "m.pt2"
     with pytest.raises(InputError, match="executorch_aoti_torch_cpu_mm_out"):
         prefix_imports_with_config(models / "matmul.pt2", out, load_config(config_path))

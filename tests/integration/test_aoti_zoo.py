@@ -26,7 +26,7 @@ from shimgen.resources import default_config
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
-import aoti_zoo
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
 TORCH = importlib.util.find_spec("torch")
 if TORCH is None:  # pragma: no cover

@@ -3,6 +3,7 @@ the CLI's exit codes and outputs, and the fast reader proven equal to LIEF on al
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -343,10 +344,8 @@ def test_mutated_files_give_a_binary_or_an_input_error_never_a_crash(built):
                 mutated[position] = rng.randrange(256)
             if rng.random() < 0.2:
                 del mutated[rng.randrange(len(mutated)):]
-            try:
+            with contextlib.suppress(InputError, elf.NoSections):
                 load_bytes(bytes(mutated), key, None)
-            except (InputError, elf.NoSections):
-                pass
 
 
 def test_shared_library_without_dynamic_symbol_table_is_bad_input(built, tmp_path):
@@ -362,7 +361,7 @@ def test_shared_library_without_dynamic_symbol_table_is_bad_input(built, tmp_pat
     path = tmp_path / "nodynsym.so"
     path.write_bytes(bytes(data))
     # Refused either way: relocation tables now link to a section that is no symbol table.
-    with pytest.raises(InputError, match="no dynamic symbol table|not a symbol table"):
+    with pytest.raises(InputError, match=r"no dynamic symbol table|not a symbol table"):
         load_paths([path])
     result = run_cli("check-symbols", str(path), "--prefix", P)
     assert result.returncode == 2 and ("no dynamic symbol table" in result.stderr or "not a symbol table" in result.stderr)

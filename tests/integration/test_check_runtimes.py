@@ -39,7 +39,8 @@ def build(d: Path, hide: bool) -> dict[str, Path]:
     d.mkdir()
     for name, text in (("priv.cc", PRIV), ("other.cc", OTHER), ("main.c", MAIN)):
         (d / name).write_text(text)
-    run = lambda *a: subprocess.run([*map(str, a)], check=True, capture_output=True, text=True, cwd=d)
+    def run(*a):
+        return subprocess.run([*map(str, a)], check=True, capture_output=True, text=True, cwd=d)
     run("g++", "-shared", "-fPIC", "-O1", "-static-libstdc++", "-o", "libpriv.so", "priv.cc",
         *(["-Wl,--exclude-libs,ALL"] if hide else []))
     run("g++", "-shared", "-fPIC", "-O1", "-o", "libother.so", "other.cc")

@@ -44,7 +44,8 @@ def build(d: Path, variant: str) -> tuple[list[Path], int]:
     d.mkdir()
     compiler = "g++" if lang == "cc" else "gcc"
     (d / f"state.{lang}").write_text(STATE_CC if lang == "cc" else STATE_C)
-    run = lambda *a: subprocess.run([*map(str, a)], check=True, capture_output=True, text=True, cwd=d)
+    def run(*a):
+        return subprocess.run([*map(str, a)], check=True, capture_output=True, text=True, cwd=d)
     run(compiler, "-c", "-fPIC", *state_flags, f"state.{lang}", "-o", "state.o")
     run("ar", "rcs", "libstate.a", "state.o")
     libs = []

@@ -18,7 +18,6 @@ import pytest
 from tests.e2e._native import EXAMPLE, REPO, build, c_compiler, configure, pip_cmake, pip_ninja, run
 
 
-
 def source_tree(destination: Path) -> Path:
     """This checkout's files as git sees them (no build outputs), so the wheel build cannot pick
     up stale artefacts. README.md is the project's readme; a stub stands in if it is missing."""

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import require_tool
-from shimgen.project.config import load_config
 from shimgen.generate.render import generate
+from shimgen.project.config import load_config
+from tests.support import require_tool
 
 CONFIG = 'prefix = "executorch_"\nsymbols = ["aoti_torch_empty_strided", "aoti_torch_get_numel"]\n'
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from shimgen.aoti.capi import Runtime, int64_array
 from shimgen.build.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
-from shimgen.resources import default_config, runtime_dir
-from shimgen.aoti.capi import Runtime, int64_array
 from shimgen.project.shims import resolve_shims
+from shimgen.resources import default_config, runtime_dir
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

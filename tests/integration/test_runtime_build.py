@@ -11,8 +11,8 @@ from shimgen.build import builder as build_module
 from shimgen.build import cmake as cmake_driver
 from shimgen.build.builder import BuildOptions, build, cache_entries, read_artifacts
 from shimgen.build.cmake import CacheEntry, init_cache_text, run, write_init_cache
-from shimgen.project.config import load_config
 from shimgen.errors import ToolError, UsageError
+from shimgen.project.config import load_config
 from shimgen.resources import default_config
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from shimgen.errors import InputError
-from shimgen.aoti.recompile import compile_flags
 from shimgen.aoti.prefix_imports import DynSymbol, plan_renames, verify_imports
+from shimgen.aoti.recompile import compile_flags
+from shimgen.errors import InputError
 
 PATTERNS = ("aoti_torch_*",)
 

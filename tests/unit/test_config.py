@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from shimgen.project.config import find_config, load_config
 from shimgen.errors import ConfigError
+from shimgen.project.config import find_config, load_config
 from tests.support import run_shimgen
 
 MINIMAL = 'prefix = "executorch_"\nsymbols = ["aoti_torch_empty_strided"]\n'
@@ -40,7 +39,7 @@ def test_shimgen_toml_wins_over_pyproject(tmp_path):
 
 def test_pyproject_without_the_table_is_not_a_config(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    with pytest.raises(ConfigError, match="no shimgen.toml"):
+    with pytest.raises(ConfigError, match=r"no shimgen\.toml"):
         find_config(tmp_path)
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from shimgen.project.config import KEYS, OUTPUT_KEYS, Config, load_config, parse_config
 from shimgen.errors import ConfigError
+from shimgen.project.config import KEYS, OUTPUT_KEYS, Config, load_config, parse_config
 
 toml_scalars = st.one_of(
     st.booleans(),

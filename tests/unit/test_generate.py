@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, run_shimgen
-from shimgen.project.config import load_config
 from shimgen.generate.render import generate, render
+from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
+from tests.support import REPO, run_shimgen
 
 GOLDEN = Path(__file__).parent / "golden"
 

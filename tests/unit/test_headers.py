@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shimgen.project.headers import scan_header, scan_text
 

@@ -161,8 +161,8 @@ def test_policy_rejects_bad_prefix_and_manifest(tmp_path):
 
 
 def test_policy_from_config_and_manifest_agree(tmp_path):
-    from shimgen.project.config import load_config
     from shimgen.generate.render import manifest_text
+    from shimgen.project.config import load_config
     from shimgen.project.shims import resolve_shims
 
     (tmp_path / "shimgen.toml").write_text(
