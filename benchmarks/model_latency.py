@@ -142,7 +142,7 @@ def interleaved(rows: dict[str, Callable[[], None]], sync: Callable[[], None], c
                 repeats: int) -> dict[str, list[float]]:
     """Microseconds per call of every row, one batch of each per round, rounds interleaved."""
     samples: dict[str, list[float]] = {name: [] for name in rows}
-    for name, call in rows.items():  # warm every path: first calls allocate, page in and resolve
+    for call in rows.values():  # warm every path: first calls allocate, page in and resolve
         for _ in range(max(10, calls // 10)):
             call()
             sync()
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     sync: Callable[[], None] = stream.synchronize if stream is not None else (lambda: None)
 
     namespace: dict = {"torch": torch}
-    exec(aoti_zoo.source(args.model), namespace)  # noqa: S102 - the zoo's own model source
+    exec(aoti_zoo.source(args.model), namespace)  # the zoo's own model source
     torch.manual_seed(0)  # the zoo's compile seeds the same way: same weights as the packages
     module = namespace["M"]().to(device).eval()
     tensors = [torch.from_numpy(a).to(device) for a in inputs]
