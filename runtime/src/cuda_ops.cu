@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_internal.h"
 #include "internal.h"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
@@ -26,36 +27,11 @@ constexpr int32_t kInt64 = 4, kFloat16 = 5, kFloat32 = 6, kBFloat16 = 15;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-void check_cuda(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();
-  fail(status == cudaErrorMemoryAllocation ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA,
-       std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-}
-
 void check_blas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   fail(status == CUBLAS_STATUS_ALLOC_FAILED ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA,
        std::string(what) + ": " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")");
 }
-
-// Makes `device` current for a scope.
-class DeviceScope {
- public:
-  explicit DeviceScope(int32_t device) {
-    check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  }
-  ~DeviceScope() {
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 // One cuBLAS handle per thread and device, created on first use. Deliberately never destroyed:
 // thread-exit and process-exit destructors may run after the CUDA context is gone (PyTorch keeps
@@ -112,16 +88,6 @@ void empty(Owned& into, const std::vector<int64_t>& sizes, const std::vector<int
                                                  strides.empty() ? nullptr : strides.data(), dtype, device_type,
                                                  device, into.out());
   if (code != AOTI_TORCH_SUCCESS) fail(code, std::string("allocating a result: ") + shimgen_runtime_last_error());
-}
-
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size());
-  int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
-  }
-  return strides;
 }
 
 bool floating(int32_t dtype) { return dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16; }
@@ -208,7 +174,7 @@ View device_view(char* data, const int64_t* strides, int32_t device) { return Vi
 Mat packed(const Mat& m, int64_t batches, size_t itemsize, int32_t device, Scratch& scratch) {
   const std::vector<int64_t> sizes{batches, m.rows, m.cols};
   const int64_t src_strides[3] = {m.bs, m.rs, m.cs};
-  const std::vector<int64_t> dst_strides = contiguous_strides(sizes);
+  const std::vector<int64_t> dst_strides = contiguous_strides_of(sizes);
   copy_views(device_view(scratch.data(), dst_strides.data(), device), device_view(m.data, src_strides, device), sizes,
              itemsize, true);
   return Mat{scratch.data(), m.rows, m.cols, m.cols, 1, m.rows * m.cols};
@@ -236,7 +202,7 @@ void gemm(int32_t device, int32_t dtype, size_t itemsize, Mat a, Mat b, const Ma
   gemm_in_place(device, stream, dtype, a, b, tmp, alpha, beta, batches);
   const std::vector<int64_t> sizes{batches, c.rows, c.cols};
   const int64_t dst_strides[3] = {c.bs, c.rs, c.cs};
-  const std::vector<int64_t> src_strides = contiguous_strides(sizes);
+  const std::vector<int64_t> src_strides = contiguous_strides_of(sizes);
   copy_views(device_view(c.data, dst_strides, device), device_view(tmp.data, src_strides.data(), device), sizes,
              itemsize, true);
 }
@@ -402,7 +368,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   out_sizes.push_back(OW);
   Owned out;
   const std::vector<int64_t> out_strides =
-      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides(out_sizes);
+      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides_of(out_sizes);
   empty(out, out_sizes, out_strides, in.dtype, kCUDA, device);
   const int64_t HW = OH * OW, K = Cg * KH * KW, total = N * F * HW;
   if (total == 0) {
@@ -428,7 +394,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   Scratch wpack(device, weight_flat ? 0 : static_cast<size_t>(F * K) * itemsize);
   char* wdata = w.data();
   if (!weight_flat) {
-    const std::vector<int64_t> packed_strides = contiguous_strides(w.sizes);
+    const std::vector<int64_t> packed_strides = contiguous_strides_of(w.sizes);
     copy_views(device_view(wpack.data(), packed_strides.data(), device), device_view(w.data(), w.strides.data(), device),
                w.sizes, itemsize, true);
     wdata = wpack.data();
