@@ -52,8 +52,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(void* stream
     SHIMGEN_REQUIRE(owner < 0 || owner == device, "stream belongs to device " + std::to_string(owner) +
                                               ", not to device " + std::to_string(device));
     auto guard = std::make_unique<CUDAStreamGuardOpaque>(CUDAStreamGuardOpaque{cuda_get_device(), device, {}});
-    cuda_set_device(device);
     guard->previous = set_current_stream_slot(device, stream);
+    try {
+      cuda_set_device(device);
+    } catch (...) {
+      restore_current_stream_slot(device, guard->previous);  // a failed guard selects nothing
+      throw;
+    }
     *ret_guard = guard.release();
   });
 }
