@@ -125,3 +125,16 @@ def test_copy_between_gapped_overlapping_views_leaves_the_gaps_alone(cuda, sourc
     assert np.array_equal(got, expected), f"copy_ wrote outside the view: {got} (expected {expected})"
     for h in (src, dst, src_base, dst_base):
         rt.delete(h)
+
+
+def test_cuda_error_paths_leave_nothing_behind(cuda):
+    """The CUDA backend's and guards' refusals (runtime/tests/leak_tests.cpp cuda_errors): a 256 TiB
+    allocation, a device that does not exist for a tensor, a device guard and a stream guard, a copy
+    that cannot broadcast; 51 rounds, no C++ allocation and no device memory left, device 0 current."""
+    import subprocess
+
+    listing = dict(line.split("=", 1) for line in (cuda.rt.path.parent / "shimgen-tests.txt").read_text().splitlines()
+                   if "=" in line)
+    done = subprocess.run([listing["leak_tests"], "cuda_errors"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and "cuda_errors: ok" in done.stdout, done.stdout + done.stderr[-3000:]
