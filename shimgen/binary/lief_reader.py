@@ -98,9 +98,7 @@ def _kind_and_table(elf: Any, file_type: int, where: str) -> tuple[str, list[Any
             s.name in ("__gnu_lto_slim", "__gnu_lto_v1") for s in table
         ):
             raise InputError(f"{where}: object holds only LTO bitcode, no native symbol table")
-        if not table:
-            raise InputError(f"{where}: object file has no symbol table")
-        return OBJECT, table
+        return OBJECT, table  # an object without a symbol table defines nothing (binutils reads it too)
     if file_type in (2, 3):
         kind = SHARED if file_type == 3 else EXECUTABLE
         if file_type == 3 and any(int(s.type.value) == 3 for s in elf.segments):  # PT_INTERP: PIE
