@@ -136,11 +136,17 @@ def _assert_outputs(model, out: Path) -> None:
 
 @pytest.mark.slow
 def test_build_then_run_from_another_directory(cpu_runtime, model, tmp_path):
-    """`shimgen build` in one directory, `shimgen run` in another: the recorded build is used."""
+    """`shimgen build` in one directory, `shimgen run` in another: the recorded build is used.
+
+    A cache of the test's own (any `shimgen build` of the bundled config records into the session's
+    cache; the last one wins there). The build is the session's, done again: nothing to do."""
+    env = {CACHE_ENV: str(tmp_path / "cache")}
+    built = run_shimgen("build", "--cuda", "off", "-j", "2", cwd=cpu_runtime.project, env_extra=env, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert "SHIMGEN_RUNTIME" not in os.environ
-    done = _run_model(model, elsewhere, tmp_path / "out", "-v")
+    done = _run_model(model, elsewhere, tmp_path / "out", "-v", env_extra=env)
     assert done.returncode == 0, done.stderr
     assert BUILDING not in done.stderr  # found, not built
     assert f"from the cache: {cpu_runtime.library.resolve()}" in done.stderr
