@@ -1,17 +1,22 @@
-"""CPU GEMM and transformer-block latency on shimgen's runtime, each against a baseline in the same run.
+"""GEMM through shimgen's runtime against a baseline in the same run: numpy on the CPU, torch on CUDA.
 
-    python benchmarks/cpu_ops.py [--device cpu|cuda] [--runtime LIB] [--sizes 256,1024,2048] [--calls 500]
+    python benchmarks/cpu_ops.py [--device cpu|cuda] [--runtime LIB] [--sizes 256,1024,2048] [--repeats 5]
 
-1. GEMM: the runtime's ``aoti_torch_cpu_mm_out`` (scipy-openblas32 sgemm, called through ctypes on
-   float32 square matrices) vs ``numpy.matmul`` on the same arrays. Both BLAS use their default
-   thread count, all cores (OpenBLAS's default; set OPENBLAS_NUM_THREADS to change both). Median of
-   5 repeats; the printed ratio is numpy's time / the runtime's time (>= 1 means the runtime is faster).
-2. The zoo's transformer block (tests/aoti_zoo.py), per call: shimgen's runtime (``Model.run_handles``,
-   input handles made once) vs eager torch (``torch.no_grad``) vs torch's ``aoti_load_package`` on
-   the same model compiled with libtorch linked. Median of 5 batches of ``--calls`` calls.
+float32 square matrices, C = A @ B, median of ``--repeats`` timed batches (each batch ~0.2 GFLOP
+of calls or at least one call); the ratio printed is baseline time / runtime time (>= 1: the
+runtime is faster).
 
-``--device cuda`` is reserved for the CUDA runtime (the CUDA half extends this script); the GEMM part
-is CPU only.
+--device cpu   the runtime's ``aoti_torch_cpu_mm_out`` (scipy-openblas32 sgemm) through ctypes vs
+               ``numpy.matmul(a, b, out=c)``. Both BLAS use their default thread count (all cores;
+               set OPENBLAS_NUM_THREADS to change both).
+--device cuda  the runtime's ``aoti_torch_cuda_mm_out`` (cuBLAS, float32 accumulation, no TF32) vs
+               ``torch.matmul(a, b, out=c)`` with TF32 off, on the same torch-allocated matrices (the
+               runtime borrows them) and one non-blocking stream (the runtime's caller stream);
+               timed with CUDA events on that stream: device time per GEMM, launch gaps included.
+               Needs torch with CUDA and a GPU; the runtime is built with CUDA unless --runtime.
+
+The transformer block's per-call latency (runtime vs eager vs torch's loader) is
+benchmarks/model_latency.py.
 """
 
 from __future__ import annotations
@@ -22,15 +27,18 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from ctypes import c_int32, c_int64, c_void_p
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
 PREFIX = "executorch_"
+FLOP_PER_BATCH = 2e8
 
 
-def median_time(fn, repeats: int = 5, inner: int = 1) -> float:
+def median_time(fn: Callable[[], Any], repeats: int, inner: int) -> float:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -40,103 +48,155 @@ def median_time(fn, repeats: int = 5, inner: int = 1) -> float:
     return statistics.median(times)
 
 
-def build_runtime(work: Path) -> Path:
+def build_runtime(work: Path, cuda: bool) -> Path:
     from shimgen.build.builder import BuildOptions, build
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
-    result = build(load_config(default_config()), BuildOptions(work / "runtime", cuda="off", jobs=2), echo=lambda line: None)
-    return result.artifacts[0].path
+    options = BuildOptions(work / "runtime", cuda="on" if cuda else "off", jobs=2)
+    return build(load_config(default_config()), options, echo=lambda line: None).artifacts[0].path
 
 
-def gemm(runtime_path: Path, sizes: list[int]) -> None:
+def mm_function(rt: Any, name: str) -> Any:
+    function = getattr(rt.lib, PREFIX + name)
+    function.restype = c_int32
+    function.argtypes = [c_void_p, c_void_p, c_void_p]
+    return function
+
+
+def header(baseline: str) -> None:
+    print(f"{'n':>6} {'runtime mm_out ms':>18} {baseline + ' ms':>20} {'runtime GFLOP/s':>16} {'baseline/runtime':>17}")
+
+
+def row(n: int, ours: float, theirs: float) -> None:
+    print(f"{n:>6} {ours * 1e3:>18.3f} {theirs * 1e3:>20.3f} {2 * n**3 / ours / 1e9:>16.1f} {theirs / ours:>17.2f}")
+
+
+def gemm_cpu(runtime_path: Path, sizes: list[int], repeats: int) -> None:
     import numpy as np
 
     from shimgen.aoti.runner import Runtime
 
     rt = Runtime(runtime_path, PREFIX)
-    mm = getattr(rt.lib, PREFIX + "aoti_torch_cpu_mm_out")
-    mm.restype = ctypes.c_int32
-    print("GEMM float32, C = A @ B (square); both on their default (all-core) OpenBLAS threads")
-    print(f"{'n':>6} {'runtime mm_out ms':>18} {'numpy matmul ms':>16} {'runtime GFLOP/s':>16} {'numpy/runtime':>14}")
+    mm = mm_function(rt, "aoti_torch_cpu_mm_out")
+    print("GEMM float32 on the CPU, C = A @ B (square); both on their default (all-core) OpenBLAS threads")
+    header("numpy matmul")
     rng = np.random.default_rng(0)
     for n in sizes:
         a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
         out = np.empty((n, n), np.float32)
         handles = [rt.tensor_from_array(x) for x in (out, a, b)]
-        args = [ctypes.c_void_p(h.value) for h in handles]
-        assert mm(*args) == 0, rt.lib.shimgen_runtime_last_error()
+        assert mm(*handles) == 0, rt.last_error()
         assert np.allclose(out, a @ b, atol=1e-2 * np.sqrt(n))
-        inner = max(1, int(2e8 / n**3))
-        ours = median_time(lambda args=args: mm(*args), inner=inner)
-        theirs = median_time(lambda a=a, b=b, out=out: np.matmul(a, b, out=out), inner=inner)
-        print(f"{n:>6} {ours * 1e3:>18.3f} {theirs * 1e3:>16.3f} {2 * n**3 / ours / 1e9:>16.1f} {theirs / ours:>14.2f}")
+        inner = max(1, int(FLOP_PER_BATCH / n**3))
+        ours = median_time(lambda handles=handles: mm(*handles), repeats, inner)
+        theirs = median_time(lambda a=a, b=b, out=out: np.matmul(a, b, out=out), repeats, inner)
+        row(n, ours, theirs)
         for h in handles:
             rt.delete(h)
 
 
-def transformer(runtime_path: Path, calls: int, work: Path) -> None:
-    import aoti_zoo
-    import numpy as np
+def borrow_cuda(rt: Any, tensor: Any) -> int:
+    """A runtime tensor handle over a torch CUDA tensor's memory (the runtime does not own it)."""
+    out = c_void_p()
+    sizes = (c_int64 * tensor.dim())(*tensor.shape)
+    strides = (c_int64 * tensor.dim())(*tensor.stride())
+    code = rt.shim("aoti_torch_create_tensor_from_blob_v2")(tensor.data_ptr(), tensor.dim(), sizes, strides, 0,
+                                                           rt.dtype_codes["float32"], rt.cuda, tensor.device.index,
+                                                           ctypes.byref(out), 0, None, 0)
+    rt.check(code, "aoti_torch_create_tensor_from_blob_v2")
+    return int(out.value or 0)
 
-    from shimgen.aoti.prefix_imports import prefix_imports_with_config
-    from shimgen.aoti.runner import Model, Runtime
-    from shimgen.project.config import load_config
-    from shimgen.resources import default_config
 
-    plain = aoti_zoo.ensure_compiled(["transformer_block"])["transformer_block"]
-    linked = aoti_zoo.ensure_compiled(["transformer_block"], link_libtorch=True)["transformer_block"]
-    prefixed = work / "transformer_block.prefixed.pt2"
-    prefix_imports_with_config(plain / "model.pt2", prefixed, load_config(default_config()))
-    inputs = [np.load(p) for p in aoti_zoo.inputs_of(plain)]
-    expected = np.load(aoti_zoo.expected_of(plain)[0])
-
+def gemm_cuda(runtime_path: Path, sizes: list[int], repeats: int) -> None:
     import torch
 
+    from shimgen.aoti.runner import Runtime
+
     rt = Runtime(runtime_path, PREFIX)
-    rows = {}
-    with Model(rt, prefixed) as model:
-        handles = [rt.tensor_from_array(a) for a in inputs]
+    mm = mm_function(rt, "aoti_torch_cuda_mm_out")
+    torch.backends.cuda.matmul.allow_tf32 = False  # the runtime's cuBLAS GEMM is full float32 too
+    stream = torch.cuda.Stream()
+    print(f"GEMM float32 on {torch.cuda.get_device_name(0)}, C = A @ B (square); torch {torch.__version__}, "
+          f"TF32 off; CUDA-event time on one stream")
+    header("torch.matmul")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    with torch.cuda.stream(stream), rt.caller_stream(stream.cuda_stream):
+        for n in sizes:
+            a = torch.randn(n, n, device="cuda", generator=gen)
+            b = torch.randn(n, n, device="cuda", generator=gen)
+            out, ref = torch.empty(n, n, device="cuda"), torch.empty(n, n, device="cuda")
+            handles = [borrow_cuda(rt, t) for t in (out, a, b)]
+            assert mm(*handles) == 0, rt.last_error()
+            torch.matmul(a, b, out=ref)
+            stream.synchronize()
+            error = float((out - ref).abs().max())
+            assert error <= 1e-3 * n**0.5, f"runtime mm_out differs from torch.matmul by {error:.3g} at n={n}"
+            inner = max(1, int(FLOP_PER_BATCH * 20 / n**3))  # a GPU does ~20x a CPU's batch in the same time
 
-        def run_ours():
-            for out in model.run_handles(handles):
-                rt.delete(out)
+            def device_time(call: Callable[[], Any], inner: int = inner) -> float:
+                samples = []
+                for _ in range(repeats):
+                    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    begin.record(stream)
+                    for _ in range(inner):
+                        call()
+                    end.record(stream)
+                    end.synchronize()
+                    samples.append(begin.elapsed_time(end) / 1e3 / inner)
+                return statistics.median(samples)
 
-        got = model.run(inputs)[0]
-        assert np.allclose(got, expected, atol=aoti_zoo.ZOO["transformer_block"].atol)
-        run_ours()
-        rows["shimgen runtime (Model.run_handles)"] = median_time(run_ours, inner=calls)
-    runner = torch._inductor.aoti_load_package(str(linked / "model.pt2"))
-    tensors = [torch.from_numpy(a) for a in inputs]
-    namespace: dict = {"torch": torch}
-    exec(aoti_zoo.source("transformer_block"), namespace)
-    torch.manual_seed(0)
-    module = namespace["M"]().eval()
-    with torch.no_grad():
-        assert np.allclose(module(*tensors).numpy(), expected, atol=1e-6)
-        rows["eager torch"] = median_time(lambda: module(*tensors), inner=calls)
-        rows["torch aoti_load_package"] = median_time(lambda: runner(*tensors), inner=calls)
-    print(f"\ntransformer block {list(inputs[0].shape)}, per call, median of 5 x {calls} calls "
-          f"(torch threads: {torch.get_num_threads()})")
-    ours = rows["shimgen runtime (Model.run_handles)"]
-    for name, seconds in rows.items():
-        print(f"  {name:<38} {seconds * 1e6:>9.1f} us   runtime/this = {ours / seconds:.2f}")
+            device_time(lambda handles=handles: mm(*handles), 1)  # warm both (cuBLAS picks its kernels)
+            device_time(lambda a=a, b=b, ref=ref: torch.matmul(a, b, out=ref), 1)
+            ours = device_time(lambda handles=handles: mm(*handles))
+            theirs = device_time(lambda a=a, b=b, ref=ref: torch.matmul(a, b, out=ref))
+            row(n, ours, theirs)
+            for h in handles:
+                rt.delete(h)
+
+
+def cuda_problem() -> str:
+    """Why --device cuda cannot run here ('' when it can)."""
+    try:
+        import torch
+    except ImportError:
+        return "needs torch with CUDA (import torch failed)"
+    if not torch.cuda.is_available():
+        return (f"no CUDA device visible to torch {torch.__version__} (CUDA build: {torch.version.cuda or 'none'}); "
+                "run it on the GPU machine")
+    return ""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    parser.add_argument("--runtime", type=Path)
-    parser.add_argument("--sizes", default="256,1024,2048")
-    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so (default: build one, with CUDA for cuda)")
+    parser.add_argument("--sizes", help="comma-separated n (default: 256,1024,2048; cuda adds 4096)")
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
-    if args.device != "cpu":
-        parser.error("--device cuda: not implemented in this script yet (the CUDA half adds it)")
+    default_sizes = "256,1024,2048,4096" if args.device == "cuda" else "256,1024,2048"
+    try:
+        sizes = [int(s) for s in (args.sizes or default_sizes).split(",")]
+    except ValueError:
+        parser.error(f"--sizes: comma-separated integers, not {args.sizes!r}")
+    if any(n < 1 for n in sizes) or args.repeats < 1:
+        parser.error("--sizes and --repeats must be positive")
+    if args.device == "cuda":
+        problem = cuda_problem()
+        if problem:
+            print(f"cpu_ops.py --device cuda: {problem}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory() as scratch:
-        work = Path(scratch)
-        runtime = args.runtime or build_runtime(work)
-        gemm(runtime, [int(s) for s in args.sizes.split(",")])
-        transformer(runtime, args.calls, work)
+        runtime = args.runtime or build_runtime(Path(scratch), cuda=args.device == "cuda")
+        if args.device == "cuda":
+            from shimgen.aoti.runner import Runtime
+
+            if Runtime(runtime, PREFIX).lib.shimgen_runtime_has_cuda() == 0:
+                print(f"cpu_ops.py --device cuda: {runtime} was built without CUDA", file=sys.stderr)
+                return 2
+            gemm_cuda(runtime, sizes, args.repeats)
+        else:
+            gemm_cpu(runtime, sizes, args.repeats)
     return 0
 
 

@@ -1,20 +1,29 @@
-"""Per-call latency of one small AOTInductor model: shimgen's runtime vs torch's own loader, one run.
+"""Per-call latency of a zoo model on shimgen's runtime vs eager torch vs torch's own loader, one run.
 
-    python benchmarks/model_latency.py [--runtime LIB] [--calls 2000] [--repeats 5] [--work DIR]
+    python benchmarks/model_latency.py [--device cpu|cuda] [--model transformer_block] [--runtime LIB]
+                                       [--calls 500] [--repeats 9] [--threads N] [--work DIR]
 
-The model is the pointwise one, ``(x.sin() * 2 + y).relu()`` on two 8x16 float32 inputs. It is
-compiled twice by the installed torch: with libtorch linked (the default) for
-``torch._inductor.aoti_load_package``, and with ``link_libtorch=False`` then ``shimgen
-prefix-imports`` for shimgen's runtime. Both run in this process, libtorch and the runtime side by
-side. Each figure is the median over ``--repeats`` batches of ``--calls`` calls, in microseconds.
+The model (default: the transformer block of tests/aoti_zoo.py: LayerNorm, QKV Linear, causal SDPA,
+MLP with SiLU, residuals; input [2, 16, 32] float32) is compiled by the installed torch twice: with
+``link_libtorch=False`` then ``shimgen prefix-imports`` for the runtime, and with libtorch linked
+(the default) for ``torch._inductor.aoti_load_package``. Compiles are cached (tests/aoti_zoo.py).
 
-Rows:
-  torch  aoti_load_package runner(x, y)       torch tensors in and out (pybind11)
-  shimgen  native loop                         a C++ loop calling shimgen_model_run (no Python)
-  shimgen  Model.run_handles                    ctypes, existing input handles, output handle freed
-  shimgen  Model.run (numpy in/out)             plus numpy -> tensor handles and output copy to numpy
-The ratio printed is shimgen (handles, from Python) over torch (tensors, from Python): the like-for-
-like pair. The native row shows how much of shimgen's time is the model and loader themselves.
+Rows, all in this process (libtorch and the runtime side by side):
+  shimgen Model.run_handles     ctypes: input handles made once, the output handle freed each call
+  eager torch                   the same nn.Module under torch.no_grad()
+  torch aoti_load_package       the libtorch-linked package, torch tensors in and out
+plus ``shimgen native loop``: a C++ program calling shimgen_model_run in a loop (no Python), in a
+child process. On CUDA every call is followed by a synchronisation of the stream it ran on (one
+non-blocking stream for all rows), so a call's time is its whole GPU work.
+
+The machine this was written on is shared and noisy, so the three in-process rows are measured
+interleaved: each of ``--repeats`` rounds times one batch of ``--calls`` calls of every row in
+turn; a row's figure is the median over rounds, and each ratio is the median of the per-round
+ratios. torch's loader is first tried in a child process; when it crashes (FACTS.md: torch 2.11+cu130
+segfaulted loading CUDA packages) its row says so instead of taking this process down.
+
+``--threads N`` sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS (the model's generated kernels and the
+runtime's BLAS) and torch.set_num_threads(N); without it every library keeps its default.
 """
 
 from __future__ import annotations
@@ -26,17 +35,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
+# The native loop: the runtime's own per-call cost, no Python. CUDA functions are looked up in the
+# process (the runtime links libcudart), so the driver needs no CUDA headers or toolkit.
 DRIVER = r"""
-// Times shimgen_model_run in a loop: the runtime's native per-call cost, no Python.
+#include <dlfcn.h>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 extern "C" {
 typedef struct shimgen_model shimgen_model;
@@ -44,150 +59,258 @@ int32_t shimgen_model_open(const char*, const char*, const char*, size_t, shimge
 int32_t shimgen_model_run(shimgen_model*, void* const*, size_t, void**, size_t, void*);
 int32_t shimgen_model_close(shimgen_model*);
 const char* shimgen_model_last_error(void);
+const char* shimgen_runtime_last_error(void);
 int32_t PREFIXaoti_torch_create_tensor_from_blob_v2(void*, int64_t, const int64_t*, const int64_t*, int64_t, int32_t,
                                                    int32_t, int32_t, void**, int32_t, const uint8_t*, int64_t);
+int32_t PREFIXaoti_torch_empty_strided(int64_t, const int64_t*, const int64_t*, int32_t, int32_t, int32_t, void**);
+int32_t PREFIXaoti_torch_copy_(void*, void*, int32_t);
 int32_t PREFIXaoti_torch_delete_tensor_object(void*);
 }
+// argv: model calls repeats device(cpu|cuda:0) then per input: path-of-raw-float32 ndim sizes...
 int main(int argc, char** argv) {
   const int calls = std::atoi(argv[2]), repeats = std::atoi(argv[3]);
+  const std::string device = argv[4];
+  const bool cuda = device != "cpu";
   shimgen_model* model = nullptr;
-  if (shimgen_model_open(argv[1], nullptr, "cpu", 1, &model) != 0) { std::puts(shimgen_model_last_error()); return 1; }
-  std::vector<float> x(128, 0.5f), y(128, -0.25f);
-  const int64_t sizes[2] = {8, 16}, strides[2] = {16, 1};
-  void* in[2];
-  PREFIXaoti_torch_create_tensor_from_blob_v2(x.data(), 2, sizes, strides, 0, 6, 0, 0, &in[0], 0, nullptr, 0);
-  PREFIXaoti_torch_create_tensor_from_blob_v2(y.data(), 2, sizes, strides, 0, 6, 0, 0, &in[1], 0, nullptr, 0);
-  for (int r = 0; r < repeats; ++r) {
+  if (shimgen_model_open(argv[1], nullptr, device.c_str(), 1, &model) != 0) { std::puts(shimgen_model_last_error()); return 1; }
+  using SyncFn = int (*)();
+  SyncFn sync = cuda ? reinterpret_cast<SyncFn>(dlsym(RTLD_DEFAULT, "cudaDeviceSynchronize")) : nullptr;
+  if (cuda && sync == nullptr) { std::puts("cudaDeviceSynchronize not found in the process"); return 1; }
+  std::vector<std::vector<float>> data;
+  std::vector<void*> in;
+  for (int a = 5; a < argc;) {
+    const char* path = argv[a++];
+    const int64_t ndim = std::atoll(argv[a++]);
+    std::vector<int64_t> sizes(ndim), strides(ndim);
+    int64_t n = 1;
+    for (int64_t d = 0; d < ndim; ++d) n *= (sizes[d] = std::atoll(argv[a++]));
+    for (int64_t d = ndim, s = 1; d-- > 0; s *= sizes[d]) strides[d] = s;
+    data.emplace_back(n);
+    FILE* f = std::fopen(path, "rb");
+    if (!f || std::fread(data.back().data(), sizeof(float), n, f) != static_cast<size_t>(n)) { std::puts("bad input"); return 1; }
+    std::fclose(f);
+    void* host = nullptr;
+    PREFIXaoti_torch_create_tensor_from_blob_v2(data.back().data(), ndim, sizes.data(), strides.data(), 0, 6, 0, 0, &host, 0, nullptr, 0);
+    if (!cuda) { in.push_back(host); continue; }
+    void* dev = nullptr;
+    if (PREFIXaoti_torch_empty_strided(ndim, sizes.data(), strides.data(), 6, 1, 0, &dev) != 0 ||
+        PREFIXaoti_torch_copy_(dev, host, 0) != 0) { std::puts(shimgen_runtime_last_error()); return 1; }
+    PREFIXaoti_torch_delete_tensor_object(host);
+    in.push_back(dev);
+  }
+  for (int r = -1; r < repeats; ++r) {  // round -1 warms up
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) {
       void* out = nullptr;
-      if (shimgen_model_run(model, in, 2, &out, 1, nullptr) != 0) { std::puts(shimgen_model_last_error()); return 1; }
+      if (shimgen_model_run(model, in.data(), in.size(), &out, 1, nullptr) != 0) { std::puts(shimgen_model_last_error()); return 1; }
+      if (sync) sync();
       PREFIXaoti_torch_delete_tensor_object(out);
     }
     std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
-    std::printf("%.4f\n", took.count() / calls);
+    if (r >= 0) std::printf("%.4f\n", took.count() / calls);
   }
-  PREFIXaoti_torch_delete_tensor_object(in[0]);
-  PREFIXaoti_torch_delete_tensor_object(in[1]);
+  for (void* t : in) PREFIXaoti_torch_delete_tensor_object(t);
   shimgen_model_close(model);
   return 0;
 }
 """
 
-SOURCE = """
+# Tried in a child first: does torch's own loader survive loading and running the package?
+PROBE = """
 import sys, torch
-import torch._inductor.config as c
-c.aot_inductor.link_libtorch = sys.argv[2] != "free"
-class M(torch.nn.Module):
-    def forward(self, x, y):
-        return (x.sin() * 2 + y).relu()
-args = (torch.randn(8, 16), torch.randn(8, 16))
-torch._inductor.aoti_compile_and_package(torch.export.export(M(), args), package_path=sys.argv[1])
+runner = torch._inductor.aoti_load_package(sys.argv[1])
+x = [torch.zeros(*map(int, s.split("x")), device=sys.argv[2]) for s in sys.argv[3:]]
+runner(*x)
+print("ok")
 """
 
-
-def median_us(fn, calls: int, repeats: int) -> tuple[float, list[float]]:
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(samples), samples
+Timer = Callable[[], None]
 
 
-def compile_model(path: Path, mode: str) -> None:
-    if path.exists():
-        return
-    # A fresh process (the setting is global) and a private inductor cache per variant.
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(path.with_suffix(".inductor-cache"))}
-    subprocess.run([sys.executable, "-c", SOURCE, str(path), mode], check=True, stderr=subprocess.DEVNULL, env=env)
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so (default: $SHIMGEN_RUNTIME or build/)")
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--work", type=Path, help="where the compiled models are kept (reused when present)")
-    args = parser.parse_args()
-
-    from shimgen.aoti.capi import Runtime
-    from shimgen.aoti.prefix_imports import prefix_imports_with_config
-    from shimgen.aoti.runner import Model, find_runtime
+def build_runtime(work: Path, device: str) -> Path:
+    from shimgen.build.builder import BuildOptions, build
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
-    work = args.work or Path(tempfile.mkdtemp(prefix="shimgen-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    linked, free, rewritten = work / "linked.pt2", work / "free.pt2", work / "free.prefixed.pt2"
-    compile_model(linked, "linked")
-    compile_model(free, "free")
-    config = load_config(default_config())
-    if not rewritten.exists():
-        prefix_imports_with_config(free, rewritten, config)
-    runtime_path = find_runtime(args.runtime, REPO)
+    cuda = "on" if device == "cuda" else "off"
+    result = build(load_config(default_config()), BuildOptions(work / f"runtime-{device}", cuda=cuda, jobs=2),
+                   echo=lambda line: None)
+    return result.artifacts[0].path
+
+
+def interleaved(rows: dict[str, Callable[[], None]], sync: Callable[[], None], calls: int,
+                repeats: int) -> dict[str, list[float]]:
+    """Microseconds per call of every row, one batch of each per round, rounds interleaved."""
+    samples: dict[str, list[float]] = {name: [] for name in rows}
+    for call in rows.values():  # warm every path: first calls allocate, page in and resolve
+        for _ in range(max(10, calls // 10)):
+            call()
+            sync()
+    for _ in range(repeats):
+        for name, call in rows.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                call()
+                sync()
+            samples[name].append((time.perf_counter() - start) / calls * 1e6)
+    return samples
+
+
+def native_loop(runtime: Path, prefixed: Path, inputs: list[Any], device: str, prefix: str, calls: int,
+                repeats: int, work: Path) -> list[float] | str:
+    """The C++ driver's per-call samples, or why there are none."""
+    import numpy as np
+
+    source = work / "driver.cpp"
+    source.write_text(DRIVER.replace("PREFIX", prefix))
+    driver = work / "driver"
+    built = subprocess.run(["g++", "-O2", "-std=c++17", str(source), "-o", str(driver), str(runtime), "-ldl",
+                            f"-Wl,-rpath,{runtime.parent}"], capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        return f"driver did not build: {built.stderr.strip().splitlines()[-1:]}"
+    argv = [str(driver), str(prefixed), str(calls), str(repeats), "cuda:0" if device == "cuda" else "cpu"]
+    for i, array in enumerate(inputs):
+        if array.dtype != np.float32:
+            return "driver feeds float32 inputs only"
+        raw = work / f"in{i}.f32"
+        np.ascontiguousarray(array).tofile(raw)
+        argv += [str(raw), str(array.ndim), *map(str, array.shape)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        return f"driver failed (exit {done.returncode}): {(done.stdout + done.stderr).strip()[-300:]}"
+    return [float(v) for v in done.stdout.split()]
+
+
+def probe_loader(package: Path, device: str, shapes: list[tuple[int, ...]]) -> str:
+    """'' when torch's loader loads and runs the package in a child process, else what happened."""
+    argv = [sys.executable, "-c", PROBE, str(package), device, *("x".join(map(str, s)) for s in shapes)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=900)
+    if done.returncode == 0 and done.stdout.strip().endswith("ok"):
+        return ""
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"crashed or failed in a child process (exit {done.returncode}): {tail[:200]}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--model", default="transformer_block", help="a tests/aoti_zoo.py model (default: %(default)s)")
+    parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so built for --device (default: build one)")
+    parser.add_argument("--calls", type=int, default=500, help="calls per batch (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=9, help="interleaved rounds (default: %(default)s)")
+    parser.add_argument("--threads", type=int, help="threads for torch, OpenMP and OpenBLAS (default: theirs)")
+    parser.add_argument("--work", type=Path, help="scratch directory (default: a new temporary one)")
+    args = parser.parse_args(argv)
+    if args.calls < 1 or args.repeats < 1:
+        parser.error("--calls and --repeats must be positive")
+    if args.threads is not None:
+        if args.threads < 1:
+            parser.error("--threads must be positive")
+        # Read when the libraries load (the model's libgomp loads with the model): set them first.
+        os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+
+    import aoti_zoo
+
+    if args.model not in aoti_zoo.ZOO:
+        parser.error(f"--model: {args.model!r} is not in the zoo ({', '.join(sorted(aoti_zoo.ZOO))})")
 
     import numpy as np
     import torch
 
-    torch.set_num_threads(1)
-    x, y = torch.randn(8, 16), torch.randn(8, 16)
-    runner = torch._inductor.aoti_load_package(str(linked))
-    expected = (x.sin() * 2 + y).relu()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("model_latency.py --device cuda: this torch sees no CUDA device "
+              f"(torch {torch.__version__}, CUDA build {torch.version.cuda or 'none'}); run it on the GPU machine",
+              file=sys.stderr)
+        return 2
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
 
-    runtime = Runtime(runtime_path, config.prefix)
-    model = Model(runtime, rewritten)
-    xs, ys = x.numpy(), y.numpy()
-    got = model.run([xs, ys])[0]
-    assert np.allclose(got, expected.numpy(), atol=1e-6, rtol=0), "shimgen's result differs from eager"
-    reference = runner(x, y)
-    reference = reference[0] if isinstance(reference, (list, tuple)) else reference
-    assert torch.allclose(reference, expected, atol=1e-6), "torch's loader result differs from eager"
+    from shimgen.aoti.prefix_imports import prefix_imports_with_config
+    from shimgen.aoti.runner import Model, Runtime
+    from shimgen.project.config import load_config
+    from shimgen.resources import default_config
 
-    handles = [runtime.tensor_from_array(xs), runtime.tensor_from_array(ys)]
+    work = args.work or Path(tempfile.mkdtemp(prefix="shimgen-latency-"))
+    work.mkdir(parents=True, exist_ok=True)
+    config = load_config(default_config())
+    plain = aoti_zoo.ensure_compiled([args.model], device=args.device)[args.model]
+    linked = aoti_zoo.ensure_compiled([args.model], device=args.device, link_libtorch=True)[args.model]
+    prefixed = work / f"{args.model}.{args.device}.prefixed.pt2"
+    prefix_imports_with_config(plain / "model.pt2", prefixed, config)
+    runtime_path = args.runtime or build_runtime(work, args.device)
+    inputs = [np.load(p) for p in aoti_zoo.inputs_of(plain)]
+    expected = np.load(aoti_zoo.expected_of(plain)[0])
+    atol = max(aoti_zoo.ZOO[args.model].atol, 5e-5 if args.device == "cuda" else 0.0)
 
-    def shimgen_handles() -> None:
-        for out in model.run_handles(handles):
-            runtime.delete(out)
+    loader_problem = probe_loader(linked / "model.pt2", args.device, [a.shape for a in inputs])
+    rt = Runtime(runtime_path, config.prefix)
+    device = "cuda:0" if args.device == "cuda" else "cpu"
+    stream = torch.cuda.Stream() if args.device == "cuda" else None
+    raw_stream = stream.cuda_stream if stream is not None else None
+    sync: Callable[[], None] = stream.synchronize if stream is not None else (lambda: None)
 
-    rows = []
-    for _ in range(2):  # warm both paths (first calls allocate, page in, and resolve)
-        runner(x, y)
-        shimgen_handles()
-    torch_us, torch_all = median_us(lambda: runner(x, y), args.calls, args.repeats)
-    handles_us, handles_all = median_us(shimgen_handles, args.calls, args.repeats)
-    numpy_us, numpy_all = median_us(lambda: model.run([xs, ys]), args.calls, args.repeats)
-    ctypes_us, _ = median_us(runtime.lib.shimgen_runtime_shim_call_count, args.calls, args.repeats)
+    namespace: dict = {"torch": torch}
+    exec(aoti_zoo.source(args.model), namespace)  # the zoo's own model source
+    torch.manual_seed(0)  # the zoo's compile seeds the same way: same weights as the packages
+    module = namespace["M"]().to(device).eval()
+    tensors = [torch.from_numpy(a).to(device) for a in inputs]
 
-    # The native loop, compiled against the runtime here.
-    driver_src = work / "driver.cpp"
-    driver_src.write_text(DRIVER.replace("PREFIX", config.prefix))
-    driver = work / "driver"
-    subprocess.run(["g++", "-O2", "-std=c++17", str(driver_src), "-o", str(driver), str(runtime_path),
-                    f"-Wl,-rpath,{runtime_path.parent}"], check=True)
-    native = subprocess.run([str(driver), str(rewritten), str(args.calls), str(args.repeats)], check=True,
-                            capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    native_all = [float(v) for v in native.stdout.split()]
-    native_us = statistics.median(native_all)
-    for h in handles:
-        runtime.delete(h)
-    model.close()
+    with Model(rt, prefixed, device=device) as model:
+        with rt.caller_stream(raw_stream):
+            host = [rt.tensor_from_array(np.ascontiguousarray(a)) for a in inputs]
+            handles = host if args.device == "cpu" else [rt.copy_to(h, rt.cuda, 0) for h in host]
+        got = model.run([np.ascontiguousarray(a) for a in inputs], stream=raw_stream)[0]
+        error = float(np.abs(got.astype(np.float64) - expected).max())
+        assert error <= atol, f"shimgen's result differs from eager by {error:.3g} (tolerance {atol:g})"
 
-    rows = [
-        ("torch   aoti_load_package runner(x, y)", torch_us, torch_all),
-        ("shimgen native loop (C++, no Python)", native_us, native_all),
-        ("shimgen Model.run_handles (ctypes)", handles_us, handles_all),
-        ("shimgen Model.run (numpy in/out)", numpy_us, numpy_all),
-        ("ctypes: one empty C call", ctypes_us, []),
-    ]
-    print(f"model (x.sin()*2+y).relu(), 8x16 float32; median of {args.repeats} x {args.calls} calls; torch "
-          f"{torch.__version__}, {torch.get_num_threads()} thread(s)")
-    for label, value, samples in rows:
-        spread = f"  [{min(samples):.2f} .. {max(samples):.2f}]" if samples else ""
-        print(f"  {label:42s} {value:8.2f} us{spread}")
-    print(f"ratio shimgen (run_handles) / torch (runner): {handles_us / torch_us:.2f}")
-    print(f"ratio shimgen native / torch (runner):        {native_us / torch_us:.2f}")
+        def shimgen_call() -> None:
+            for out in model.run_handles(handles, raw_stream):
+                rt.delete(out)
+
+        rows: dict[str, Callable[[], None]] = {"shimgen Model.run_handles (ctypes)": shimgen_call}
+        with torch.no_grad():
+            eager_out = module(*tensors)
+            assert np.allclose(eager_out.cpu().numpy(), expected, atol=atol), "eager differs from the zoo's eager output"
+            rows["eager torch (no_grad)"] = lambda: module(*tensors)
+            runner = None
+            if not loader_problem:
+                runner = torch._inductor.aoti_load_package(str(linked / "model.pt2"))
+                reference = runner(*tensors)
+                reference = reference[0] if isinstance(reference, (list, tuple)) else reference
+                assert np.allclose(reference.cpu().numpy(), expected, atol=atol), "torch's loader differs from eager"
+                rows["torch aoti_load_package"] = lambda: runner(*tensors)
+            if stream is not None:
+                with torch.cuda.stream(stream):
+                    samples = interleaved(rows, sync, args.calls, args.repeats)
+            else:
+                samples = interleaved(rows, sync, args.calls, args.repeats)
+        for h in handles if args.device == "cpu" else [*handles, *host]:
+            rt.delete(h)
+
+    native = native_loop(runtime_path, prefixed, inputs, args.device, config.prefix, args.calls, args.repeats, work)
+
+    ours = samples["shimgen Model.run_handles (ctypes)"]
+    threads = (f"torch threads {torch.get_num_threads()}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'default')}, "
+               f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}")
+    where = torch.cuda.get_device_name(0) if args.device == "cuda" else f"{os.cpu_count()} CPU(s)"
+    print(f"{args.model} {[list(a.shape) for a in inputs]} on {args.device} ({where}); torch {torch.__version__}; {threads}")
+    print(f"per call (us), median of {args.repeats} interleaved rounds x {args.calls} calls"
+          + ("; each call followed by a stream sync" if args.device == "cuda" else ""))
+    table: list[tuple[str, list[float] | str]] = [(name, values) for name, values in samples.items()]
+    if loader_problem:
+        table.append(("torch aoti_load_package", loader_problem))
+    table.append(("shimgen native loop (C++, no Python)", native))
+    for name, values in table:
+        if isinstance(values, str):
+            print(f"  {name:<40} {values}")
+        else:
+            print(f"  {name:<40} {statistics.median(values):9.2f}   [{min(values):.2f} .. {max(values):.2f}]")
+    goals = {"torch aoti_load_package": 0.5, "eager torch (no_grad)": 1.0}
+    for name, goal in goals.items():
+        if name in samples:
+            ratio = statistics.median(o / t for o, t in zip(ours, samples[name]))
+            verdict = "met" if ratio <= goal else "not met"
+            print(f"ratio shimgen / {name}: {ratio:.2f} (median of per-round ratios; goal <= {goal}: {verdict})")
     return 0
 
 

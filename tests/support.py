@@ -13,14 +13,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_shimgen(*argv, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """Run shimgen in a fresh interpreter (for crash/traceback checks)."""
+def run_shimgen(*argv, cwd: Path | None = None, env_extra: dict[str, str] | None = None,
+                **kwargs) -> subprocess.CompletedProcess:
+    """Run shimgen in a fresh interpreter (for crash/traceback checks); ``env_extra`` adds variables."""
     return subprocess.run(
         [sys.executable, "-m", "shimgen", *map(str, argv)],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})},
         **kwargs,
     )
 
@@ -30,3 +31,28 @@ def require_tool(name: str) -> str:
     if path is None:
         pytest.skip(f"{name} is not installed")
     return path
+
+
+def write_loader_inputs(directory: Path, not_a_model: Path) -> Path:
+    """The files runtime/tests/leak_tests.cpp `loader_errors` feeds to shimgen_model_open: each one a
+    different way a file is not a loadable model (missing.pt2 deliberately absent)."""
+    import zipfile
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "empty.pt2").write_bytes(b"")
+    (directory / "text.pt2").write_text("not an archive, not an ELF file\n")
+    member = "model/data/aotinductor/model/abc.wrapper.so"
+    with zipfile.ZipFile(directory / "nomodel.pt2", "w", zipfile.ZIP_STORED) as z:
+        z.writestr("model/data/constants/x.txt", "no shared object here")
+    with zipfile.ZipFile(directory / "deflated.pt2", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(member, not_a_model.read_bytes())
+    with zipfile.ZipFile(directory / "twomodels.pt2", "w", zipfile.ZIP_STORED) as z:
+        z.writestr("model/data/aotinductor/a/a.wrapper.so", b"\x7fELF")
+        z.writestr("model/data/aotinductor/b/b.wrapper.so", b"\x7fELF")
+    with zipfile.ZipFile(directory / "notmodel.pt2", "w", zipfile.ZIP_STORED) as z:
+        z.writestr(member, not_a_model.read_bytes())
+    whole = (directory / "notmodel.pt2").read_bytes()
+    (directory / "corrupt.pt2").write_bytes(whole[: len(whole) - 30])  # cut inside the central directory
+    (directory / "broken.so").write_bytes(b"\x7fELF" + bytes(60))     # extracted, then dlopen fails
+    shutil.copy(not_a_model, directory / "notmodel.so")                # loads, has no container API
+    return directory

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "cuda_internal.h"
 #include "internal.h"
 
 namespace shimgen::rt {
@@ -22,31 +23,6 @@ void preload_strided_copy_kernels();  // strided_copy.cu
 void preload_op_kernels();            // cuda_ops.cu
 
 namespace {
-
-void check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();  // clear the sticky-free error so the next call starts clean
-  int32_t code = status == cudaErrorMemoryAllocation ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA;
-  fail(code, std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-}
-
-// Makes `device` current for a scope, restoring the previous device after.
-class DeviceScope {
- public:
-  explicit DeviceScope(int32_t device) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
-  }
-  ~DeviceScope() {
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 bool pools_supported(int32_t device) {
   int value = 0;
@@ -73,14 +49,14 @@ void preload_kernels(int32_t device) {
 // An event that is destroyed on every path out of its scope.
 class Event {
  public:
-  Event() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
+  Event() { check_cuda(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreateWithFlags"); }
   ~Event() { (void)cudaEventDestroy(event_); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   // `waiter` waits for the work queued on `stream` so far.
   void order(cudaStream_t stream, cudaStream_t waiter) {
-    check(cudaEventRecord(event_, stream), "cudaEventRecord");
-    check(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
+    check_cuda(cudaEventRecord(event_, stream), "cudaEventRecord");
+    check_cuda(cudaStreamWaitEvent(waiter, event_, 0), "cudaStreamWaitEvent");
   }
 
  private:
@@ -95,15 +71,6 @@ std::unordered_map<void*, cudaStream_t>& alloc_streams() {
   return *streams;
 }
 
-bool dense_same_layout(const View& dst, const View& src, const std::vector<int64_t>& sizes, int64_t numel) {
-  int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] != 1 && dst.strides[i] != src.strides[i]) return false;
-    span += (sizes[i] - 1) * dst.strides[i];
-  }
-  return span == numel;  // no gaps, no overlap, no broadcast: one contiguous block
-}
-
 bool is_contiguous(const int64_t* strides, const std::vector<int64_t>& sizes) {
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
@@ -111,16 +78,6 @@ bool is_contiguous(const int64_t* strides, const std::vector<int64_t>& sizes) {
     expected *= sizes[i];
   }
   return true;
-}
-
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size());
-  int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= sizes[i];
-  }
-  return strides;
 }
 
 // A temporary contiguous buffer on a device (or the host, device -1), freed at scope exit.
@@ -164,7 +121,7 @@ void copy_block(const View& dst, const View& src, size_t nbytes, bool non_blocki
     Event ready;
     ready.order(src_stream, stream);
   }
-  check(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+  check_cuda(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
   if (cross_device) {
     // ... and src's stream waits for the copy, so src's memory is not reused under it (as PyTorch).
     Event done;
@@ -175,7 +132,7 @@ void copy_block(const View& dst, const View& src, size_t nbytes, bool non_blocki
   // returns when it is done, and pageable host memory is always waited for.
   if (dst_dev && src_dev) return;
   bool host_pageable = (!dst_dev && !dst.pinned) || (!src_dev && !src.pinned);
-  if (!non_blocking || host_pageable) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (!non_blocking || host_pageable) check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
 }  // namespace
@@ -184,24 +141,24 @@ bool cuda_built() noexcept { return true; }
 
 int32_t cuda_get_device() {
   int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   return device;
 }
 
-void cuda_set_device(int32_t device) { check(cudaSetDevice(device), "cudaSetDevice"); }
+void cuda_set_device(int32_t device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
 
 int32_t cuda_resolve_device(int32_t device_index) {
   int count = 0;
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   if (device_index < 0) return cuda_get_device();
-  require(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
+  SHIMGEN_REQUIRE(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
                                     std::to_string(count) + " device(s))");
   return device_index;
 }
 
 int32_t cuda_stream_device(void* stream) {
   int device = -1;
-  check(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device), "cudaStreamGetDevice (not a valid stream?)");
+  check_cuda(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device), "cudaStreamGetDevice (not a valid stream?)");
   return device;
 }
 
@@ -211,7 +168,7 @@ void* cuda_malloc(int32_t device, size_t nbytes) {
   void* ptr = nullptr;
   if (pools_supported(device)) {
     cudaStream_t stream = stream_for(device);
-    check(cudaMallocAsync(&ptr, nbytes, stream), "cudaMallocAsync");
+    check_cuda(cudaMallocAsync(&ptr, nbytes, stream), "cudaMallocAsync");
     try {
       std::lock_guard<std::mutex> lock(g_alloc_mutex);
       alloc_streams()[ptr] = stream;
@@ -220,7 +177,7 @@ void* cuda_malloc(int32_t device, size_t nbytes) {
       throw;
     }
   } else {
-    check(cudaMalloc(&ptr, nbytes), "cudaMalloc");
+    check_cuda(cudaMalloc(&ptr, nbytes), "cudaMalloc");
   }
   return ptr;
 }
@@ -268,7 +225,7 @@ void cuda_free(int32_t device, void* ptr) noexcept {
 void* pinned_malloc(size_t nbytes) {
   void* ptr = nullptr;
   // Portable: page-locked for every device, not only the current one.
-  check(cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable), "cudaHostAlloc");
+  check_cuda(cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable), "cudaHostAlloc");
   return ptr;
 }
 
@@ -283,7 +240,9 @@ void copy_views(const View& dst, const View& src, const std::vector<int64_t>& si
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   const size_t nbytes = static_cast<size_t>(numel) * itemsize;
-  if (dense_same_layout(dst, src, sizes, numel)) {
+  // One flat block only when both layouts are the same permuted-contiguous one: a span equal to
+  // numel is not enough (sizes [2, 2, 2], strides [1, 1, 5] span 8 elements and overlap).
+  if (same_dense_layout(dst.strides, src.strides, sizes)) {
     copy_block(dst, src, nbytes, non_blocking);
     return;
   }
@@ -296,7 +255,7 @@ void copy_views(const View& dst, const View& src, const std::vector<int64_t>& si
   }
   // Different layouts across host/devices: gather src into a contiguous block on its side, move
   // the block, scatter it into dst on its side. Always synchronous.
-  const std::vector<int64_t> packed = contiguous_strides(sizes);
+  const std::vector<int64_t> packed = contiguous_strides_of(sizes);
   const bool src_packed = is_contiguous(src.strides, sizes);
   const bool dst_packed = is_contiguous(dst.strides, sizes);
   std::unique_ptr<Scratch> src_tmp, dst_tmp;

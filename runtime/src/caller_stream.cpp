@@ -74,7 +74,7 @@ extern "C" {
 SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_create(void* stream,
                                                                               ShimgenCallerStreamGuardHandle* ret_guard) {
   return run_guarded(__func__, [&] {
-    require(ret_guard != nullptr, "ret_guard is null");
+    SHIMGEN_REQUIRE(ret_guard != nullptr, "ret_guard is null");
     int32_t device = stream != nullptr ? -2 : -1;
     auto* guard = new ShimgenCallerStreamGuardOpaque{t_caller, t_caller.depth + 1, std::this_thread::get_id()};
     t_caller = CallerState{true, stream, device, ++t_seq, t_caller.depth + 1};
@@ -84,7 +84,7 @@ SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_create(vo
 
 SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_delete(ShimgenCallerStreamGuardHandle guard) {
   return run_guarded(__func__, [&] {
-    require(guard != nullptr, "guard is null");
+    SHIMGEN_REQUIRE(guard != nullptr, "guard is null");
     if (guard->owner != std::this_thread::get_id())
       fail(SHIMGEN_RUNTIME_ERROR_STATE, "caller-stream guard deleted on a thread other than the one that created it");
     if (guard->depth != t_caller.depth)
@@ -97,8 +97,8 @@ SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_delete(Sh
 
 SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_get_caller_stream(int32_t* ret_selected, void** ret_stream) {
   return run_guarded(__func__, [&] {
-    require(ret_selected != nullptr, "ret_selected is null");
-    require(ret_stream != nullptr, "ret_stream is null");
+    SHIMGEN_REQUIRE(ret_selected != nullptr, "ret_selected is null");
+    SHIMGEN_REQUIRE(ret_stream != nullptr, "ret_stream is null");
     *ret_selected = t_caller.selected ? 1 : 0;
     if (t_caller.selected) *ret_stream = t_caller.stream;
   });

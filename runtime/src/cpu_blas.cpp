@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ template <typename T>
 void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha, T beta) {
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0) return;
-  require(fits_int(m) && fits_int(n) && fits_int(k), "matrix dimension exceeds the BLAS's 32-bit index");
+  SHIMGEN_REQUIRE(fits_int(m) && fits_int(n) && fits_int(k), "matrix dimension exceeds the BLAS's 32-bit index");
   if (k == 0) {  // nothing to multiply: c = beta * c (beta 0 writes zeros, never reads c)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c.at(i, j) = beta == T(0) ? T(0) : beta * c.at(i, j);
@@ -133,8 +134,13 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
     const size_t bd = bias->sizes.size();
     const int64_t rs = bd == 2 && bias->sizes[0] != 1 ? bias->strides[0] : 0;
     const int64_t cs = bd >= 1 && bias->sizes[bd - 1] != 1 ? bias->strides[bd - 1] : 0;
-    for (int64_t i = 0; i < o.rows; ++i)
+    for (int64_t i = 0; i < o.rows; ++i) {
+      if (o.col_stride == 1 && cs == 1) {  // the usual Linear: one contiguous bias row per out row
+        std::memcpy(&o.at(i, 0), bp + i * rs, static_cast<size_t>(o.cols) * sizeof(T));
+        continue;
+      }
       for (int64_t j = 0; j < o.cols; ++j) o.at(i, j) = bp[i * rs + j * cs];
+    }
     gemm_beta = static_cast<T>(beta);
   }
   for (int64_t b = 0; b < batches; ++b) {
@@ -165,15 +171,14 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
     const Tensor& a = float_tensor(self_h, bias_h ? "mat1" : "self");
     const Tensor& m = float_tensor(mat2_h, "mat2");
     const Tensor* bias = bias_h ? &float_tensor(bias_h, "self") : nullptr;
-    const std::string r = std::to_string(rank);
-    require(static_cast<int64_t>(out.sizes.size()) == rank && static_cast<int64_t>(a.sizes.size()) == rank &&
+    SHIMGEN_REQUIRE(static_cast<int64_t>(out.sizes.size()) == rank && static_cast<int64_t>(a.sizes.size()) == rank &&
                 static_cast<int64_t>(m.sizes.size()) == rank,
-            "expects " + r + "-d out and operands, got out " + shape_str(out.sizes) + ", " + shape_str(a.sizes) +
+            "expects " + std::to_string(rank) + "-d out and operands, got out " + shape_str(out.sizes) + ", " + shape_str(a.sizes) +
                 " and " + shape_str(m.sizes));
-    require(a.dtype == out.dtype && m.dtype == out.dtype && (!bias || bias->dtype == out.dtype),
+    SHIMGEN_REQUIRE(a.dtype == out.dtype && m.dtype == out.dtype && (!bias || bias->dtype == out.dtype),
             "operands and out must have one dtype");
     const size_t off = static_cast<size_t>(rank - 2);
-    require(a.sizes[off + 1] == m.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == m.sizes[off + 1] &&
+    SHIMGEN_REQUIRE(a.sizes[off + 1] == m.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == m.sizes[off + 1] &&
                 (rank != 3 || (a.sizes[0] == out.sizes[0] && m.sizes[0] == out.sizes[0])),
             "shapes do not multiply into out: " + shape_str(a.sizes) + " @ " + shape_str(m.sizes) + " -> " +
                 shape_str(out.sizes));
@@ -181,14 +186,14 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
       const auto& bs = bias->sizes;
       const bool ok = bs.empty() || (bs.size() == 1 && (bs[0] == 1 || bs[0] == out.sizes[1])) ||
                       (bs.size() == 2 && (bs[0] == 1 || bs[0] == out.sizes[0]) && (bs[1] == 1 || bs[1] == out.sizes[1]));
-      require(ok, "self " + shape_str(bs) + " does not broadcast to out " + shape_str(out.sizes));
+      SHIMGEN_REQUIRE(ok, "self " + shape_str(bs) + " does not broadcast to out " + shape_str(out.sizes));
     }
     // As in PyTorch: out may not share memory with an input (the result would depend on order), and
     // an out with a zero stride (several elements in one place) cannot be written.
     for (size_t d = 0; d < out.sizes.size(); ++d)
-      require(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
+      SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
                                                              std::to_string(d) + ")");
-    require(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
+    SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
     if (out.dtype == aoti_torch_dtype_float32()) {
       run_matmul<float>(out, a, m, bias, beta, alpha, rank);
     } else {
@@ -210,7 +215,7 @@ void gemm(const Matrix<const double>& a, const Matrix<const double>& b, const Ma
 
 const Tensor& float_tensor(AtenTensorHandle handle, const char* what) {
   const Tensor* t = unwrap(handle, what);
-  require(t->storage->device_type == kCPU, std::string(what) + " is not a CPU tensor");
+  SHIMGEN_REQUIRE(t->storage->device_type == kCPU, std::string(what) + " is not a CPU tensor");
   if (t->dtype != aoti_torch_dtype_float32() && t->dtype != aoti_torch_dtype_float64()) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(what) + " has dtype code " + std::to_string(t->dtype) +
                                                 "; only float32 (6) and float64 (7) are supported");

@@ -20,13 +20,13 @@ using Dims = std::array<int64_t, kSpatial>;
 
 // stride/padding/dilation: one value for every dimension or one each (PyTorch expands a single value).
 Dims param(const int64_t* values, int64_t len, size_t spatial, int64_t fill, int64_t minimum, const char* name) {
-  require(len == 1 || len == static_cast<int64_t>(spatial),
+  SHIMGEN_REQUIRE(len == 1 || len == static_cast<int64_t>(spatial),
           std::string(name) + " has " + std::to_string(len) + " values for a " + std::to_string(spatial) + "-d convolution");
-  require(values != nullptr, std::string(name) + " is null");
+  SHIMGEN_REQUIRE(values != nullptr, std::string(name) + " is null");
   Dims out{fill, fill, fill};
   for (size_t i = 0; i < spatial; ++i) {
     const int64_t v = values[len == 1 ? 0 : i];
-    require(v >= minimum, std::string(name) + " value " + std::to_string(v) + " is below " + std::to_string(minimum));
+    SHIMGEN_REQUIRE(v >= minimum, std::string(name) + " value " + std::to_string(v) + " is below " + std::to_string(minimum));
     out[kSpatial - spatial + i] = v;
   }
   return out;
@@ -153,7 +153,7 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
                                           int32_t transposed, const int64_t* output_padding,
                                           int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
-    require(ret0 != nullptr, "ret0 is null");
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
     const Tensor& x = float_tensor(input, "input");
     const Tensor& w = float_tensor(weight, "weight");
     const Tensor* b = optional_tensor(bias, "bias");
@@ -161,17 +161,17 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     (void)output_padding_len_;
     if (transposed != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "transposed convolution is not supported");
     const size_t nd = x.sizes.size();
-    require(nd >= 3 && nd <= 5, "input must be 3-, 4- or 5-d ([N, C, *spatial]), got " + shape_str(x.sizes));
-    require(w.sizes.size() == nd, "weight " + shape_str(w.sizes) + " must have the input's " + std::to_string(nd) + " dimensions");
-    require(w.dtype == x.dtype && (!b || b->dtype == x.dtype), "input, weight and bias must have one dtype");
-    require(groups >= 1, "groups must be positive, got " + std::to_string(groups));
+    SHIMGEN_REQUIRE(nd >= 3 && nd <= 5, "input must be 3-, 4- or 5-d ([N, C, *spatial]), got " + shape_str(x.sizes));
+    SHIMGEN_REQUIRE(w.sizes.size() == nd, "weight " + shape_str(w.sizes) + " must have the input's " + std::to_string(nd) + " dimensions");
+    SHIMGEN_REQUIRE(w.dtype == x.dtype && (!b || b->dtype == x.dtype), "input, weight and bias must have one dtype");
+    SHIMGEN_REQUIRE(groups >= 1, "groups must be positive, got " + std::to_string(groups));
     const int64_t channels = x.sizes[1], out_channels = w.sizes[0];
-    require(channels == w.sizes[1] * groups && out_channels % groups == 0,
+    SHIMGEN_REQUIRE(channels == w.sizes[1] * groups && out_channels % groups == 0,
             "weight " + shape_str(w.sizes) + " does not fit input " + shape_str(x.sizes) + " with groups=" +
                 std::to_string(groups));
     if (b) {
-      require(b->storage->device_type == kCPU, "bias is not a CPU tensor");
-      require(b->sizes.size() == 1 && b->sizes[0] == out_channels,
+      SHIMGEN_REQUIRE(b->storage->device_type == kCPU, "bias is not a CPU tensor");
+      SHIMGEN_REQUIRE(b->sizes.size() == 1 && b->sizes[0] == out_channels,
               "bias " + shape_str(b->sizes) + " must be [" + std::to_string(out_channels) + "]");
     }
     const size_t spatial = nd - 2;
@@ -183,7 +183,7 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
       const size_t j = kSpatial - spatial + i;
       const int64_t extent = checked_add(x.sizes[2 + i], checked_mul(2, p[j], "padding"), "padded size");
       const int64_t reach = checked_add(checked_mul(d[j], w.sizes[2 + i] - 1, "kernel extent"), 1, "kernel extent");
-      require(w.sizes[2 + i] >= 1 && extent >= reach,
+      SHIMGEN_REQUIRE(w.sizes[2 + i] >= 1 && extent >= reach,
               "kernel " + shape_str(w.sizes) + " is larger than the padded input " + shape_str(x.sizes));
       out_sizes.push_back((extent - reach) / s[j] + 1);
     }

@@ -12,8 +12,8 @@ namespace {
 // Copies the one element of a tensor (any device) into ret, after checking numel and dtype.
 void item(const char* shim, AtenTensorHandle handle, int32_t dtype, void* ret) {
   const Tensor* t = unwrap(handle, "tensor");
-  require(ret != nullptr, "ret_value is null");
-  require(t->numel() == 1, std::string("a tensor with ") + std::to_string(t->numel()) + " elements has no single item");
+  SHIMGEN_REQUIRE(ret != nullptr, "ret_value is null");
+  SHIMGEN_REQUIRE(t->numel() == 1, std::string("a tensor with ") + std::to_string(t->numel()) + " elements has no single item");
   if (t->dtype != dtype) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(shim) + " of a tensor of dtype code " + std::to_string(t->dtype) +
                                                 ": dtype conversion is not supported");
@@ -68,7 +68,7 @@ SHIMGEN_ITEM(complex64, float, 9)
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src, AtenTensorHandle* ret_dst) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(src, "src");
-    require(ret_dst != nullptr, "ret_dst is null");
+    SHIMGEN_REQUIRE(ret_dst != nullptr, "ret_dst is null");
     *ret_dst = wrap(std::make_unique<Tensor>(*t));  // a new handle on the same storage
   });
 }

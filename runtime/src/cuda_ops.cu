@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_internal.h"
 #include "internal.h"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
@@ -26,36 +27,11 @@ constexpr int32_t kInt64 = 4, kFloat16 = 5, kFloat32 = 6, kBFloat16 = 15;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-void check_cuda(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  (void)cudaGetLastError();
-  fail(status == cudaErrorMemoryAllocation ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA,
-       std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-}
-
 void check_blas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   fail(status == CUBLAS_STATUS_ALLOC_FAILED ? SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY : SHIMGEN_RUNTIME_ERROR_CUDA,
        std::string(what) + ": " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ")");
 }
-
-// Makes `device` current for a scope.
-class DeviceScope {
- public:
-  explicit DeviceScope(int32_t device) {
-    check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  }
-  ~DeviceScope() {
-    int current = -1;
-    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 // One cuBLAS handle per thread and device, created on first use. Deliberately never destroyed:
 // thread-exit and process-exit destructors may run after the CUDA context is gone (PyTorch keeps
@@ -114,33 +90,23 @@ void empty(Owned& into, const std::vector<int64_t>& sizes, const std::vector<int
   if (code != AOTI_TORCH_SUCCESS) fail(code, std::string("allocating a result: ") + shimgen_runtime_last_error());
 }
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size());
-  int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
-  }
-  return strides;
-}
-
 bool floating(int32_t dtype) { return dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16; }
 
 const Tensor& cuda_tensor(AtenTensorHandle handle, const char* what, int64_t dim) {
   const Tensor* t = unwrap(handle, what);
-  require(t->storage->device_type == kCUDA, std::string(what) + " is not a CUDA tensor");
-  require(floating(t->dtype), std::string(what) + " has dtype code " + str(t->dtype) +
+  SHIMGEN_REQUIRE(t->storage->device_type == kCUDA, std::string(what) + " is not a CUDA tensor");
+  SHIMGEN_REQUIRE(floating(t->dtype), std::string(what) + " has dtype code " + str(t->dtype) +
                                   "; float32 (6), float16 (5) and bfloat16 (15) are supported");
   if (dim >= 0) {
-    require(static_cast<int64_t>(t->sizes.size()) == dim, std::string(what) + " must be " + str(dim) + "-d, not " +
+    SHIMGEN_REQUIRE(static_cast<int64_t>(t->sizes.size()) == dim, std::string(what) + " must be " + str(dim) + "-d, not " +
                                                               str(static_cast<int64_t>(t->sizes.size())) + "-d");
   }
   return *t;
 }
 
 void same_device_and_dtype(const Tensor& a, const Tensor& b, const char* what) {
-  require(a.storage->device_index == b.storage->device_index, std::string(what) + " is on another CUDA device");
-  require(a.dtype == b.dtype, std::string(what) + " has another dtype");
+  SHIMGEN_REQUIRE(a.storage->device_index == b.storage->device_index, std::string(what) + " is on another CUDA device");
+  SHIMGEN_REQUIRE(a.dtype == b.dtype, std::string(what) + " has another dtype");
 }
 
 cudaDataType_t blas_type(int32_t dtype) {
@@ -174,7 +140,7 @@ BlasView blas_view(const Mat& m) {
 }
 
 int32_t as_int(int64_t v, const char* what) {
-  require(v <= std::numeric_limits<int32_t>::max(), std::string(what) + " " + str(v) + " exceeds cuBLAS's int range");
+  SHIMGEN_REQUIRE(v <= std::numeric_limits<int32_t>::max(), std::string(what) + " " + str(v) + " exceeds cuBLAS's int range");
   return static_cast<int32_t>(v);
 }
 
@@ -208,7 +174,7 @@ View device_view(char* data, const int64_t* strides, int32_t device) { return Vi
 Mat packed(const Mat& m, int64_t batches, size_t itemsize, int32_t device, Scratch& scratch) {
   const std::vector<int64_t> sizes{batches, m.rows, m.cols};
   const int64_t src_strides[3] = {m.bs, m.rs, m.cs};
-  const std::vector<int64_t> dst_strides = contiguous_strides(sizes);
+  const std::vector<int64_t> dst_strides = contiguous_strides_of(sizes);
   copy_views(device_view(scratch.data(), dst_strides.data(), device), device_view(m.data, src_strides, device), sizes,
              itemsize, true);
   return Mat{scratch.data(), m.rows, m.cols, m.cols, 1, m.rows * m.cols};
@@ -236,7 +202,7 @@ void gemm(int32_t device, int32_t dtype, size_t itemsize, Mat a, Mat b, const Ma
   gemm_in_place(device, stream, dtype, a, b, tmp, alpha, beta, batches);
   const std::vector<int64_t> sizes{batches, c.rows, c.cols};
   const int64_t dst_strides[3] = {c.bs, c.rs, c.cs};
-  const std::vector<int64_t> src_strides = contiguous_strides(sizes);
+  const std::vector<int64_t> src_strides = contiguous_strides_of(sizes);
   copy_views(device_view(c.data, dst_strides, device), device_view(tmp.data, src_strides.data(), device), sizes,
              itemsize, true);
 }
@@ -255,7 +221,7 @@ void matmul(AtenTensorHandle out_h, AtenTensorHandle a_h, AtenTensorHandle b_h, 
   same_device_and_dtype(out, a, bias_h ? "mat1" : "self");
   same_device_and_dtype(out, b, "mat2");
   const int64_t off = rank - 2;
-  require(a.sizes[off + 1] == b.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == b.sizes[off + 1] &&
+  SHIMGEN_REQUIRE(a.sizes[off + 1] == b.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == b.sizes[off + 1] &&
               (rank != 3 || (a.sizes[0] == out.sizes[0] && b.sizes[0] == out.sizes[0])),
           "shapes [" + str(a.sizes[off]) + ", " + str(a.sizes[off + 1]) + "] @ [" + str(b.sizes[off]) + ", " +
               str(b.sizes[off + 1]) + "] do not multiply into out [" + str(out.sizes[off]) + ", " +
@@ -267,11 +233,11 @@ void matmul(AtenTensorHandle out_h, AtenTensorHandle a_h, AtenTensorHandle b_h, 
     const Tensor& bias = cuda_tensor(bias_h, "self", -1);
     same_device_and_dtype(out, bias, "self");
     const size_t bd = bias.sizes.size();
-    require(bd <= 2, "self must be 0-d, 1-d or 2-d");
+    SHIMGEN_REQUIRE(bd <= 2, "self must be 0-d, 1-d or 2-d");
     int64_t strides[2] = {0, 0};
     for (size_t i = 0; i < bd; ++i) {
       const size_t o = 2 - bd + i;
-      require(bias.sizes[i] == 1 || bias.sizes[i] == out.sizes[o], "self does not broadcast to out");
+      SHIMGEN_REQUIRE(bias.sizes[i] == 1 || bias.sizes[i] == out.sizes[o], "self does not broadcast to out");
       strides[o] = bias.sizes[i] == 1 ? 0 : bias.strides[i];
     }
     if (out.numel() > 0) {
@@ -345,12 +311,12 @@ void launch_bias_fill(char* out, const Tensor& bias, int64_t total, int64_t C, i
 // Reads a per-spatial-dim parameter list: `len` values, or one value for every dim.
 void spatial(const int64_t* values, int64_t len, int64_t dims, int64_t fallback, const char* what, int64_t* out,
              int64_t minimum) {
-  require(len == 0 || values != nullptr, std::string(what) + " is null");
-  require(len == 0 || len == 1 || len == dims, std::string(what) + " has " + str(len) + " values for " + str(dims) +
+  SHIMGEN_REQUIRE(len == 0 || values != nullptr, std::string(what) + " is null");
+  SHIMGEN_REQUIRE(len == 0 || len == 1 || len == dims, std::string(what) + " has " + str(len) + " values for " + str(dims) +
                                                     " spatial dim(s)");
   for (int64_t i = 0; i < dims; ++i) {
     out[i] = len == 0 ? fallback : values[len == 1 ? 0 : i];
-    require(out[i] >= minimum, std::string(what) + " value " + str(out[i]) + " is out of range");
+    SHIMGEN_REQUIRE(out[i] >= minimum, std::string(what) + " value " + str(out[i]) + " is out of range");
   }
 }
 
@@ -358,7 +324,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
                  int64_t stride_len, const int64_t* padding, int64_t padding_len, const int64_t* dilation,
                  int64_t dilation_len, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len,
                  int64_t groups, AtenTensorHandle* ret0) {
-  require(ret0 != nullptr, "ret0 is null");
+  SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
   if (transposed != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "transposed convolution is not supported");
   (void)output_padding;
   (void)output_padding_len;
@@ -377,13 +343,13 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   spatial(dilation, dilation_len, dims, 1, "dilation", one_d ? d + 1 : d, 1);
   const int64_t N = in.sizes[0], C = in.sizes[1], H = one_d ? 1 : in.sizes[2], W = in.sizes[one_d ? 2 : 3];
   const int64_t F = w.sizes[0], KH = one_d ? 1 : w.sizes[2], KW = w.sizes[one_d ? 2 : 3];
-  require(groups >= 1 && C % groups == 0 && F % groups == 0,
+  SHIMGEN_REQUIRE(groups >= 1 && C % groups == 0 && F % groups == 0,
           "groups " + str(groups) + " must divide input channels " + str(C) + " and output channels " + str(F));
   const int64_t Cg = C / groups, Fg = F / groups;
-  require(w.sizes[1] == Cg, "weight has " + str(w.sizes[1]) + " input channels per group, expected " + str(Cg));
+  SHIMGEN_REQUIRE(w.sizes[1] == Cg, "weight has " + str(w.sizes[1]) + " input channels per group, expected " + str(Cg));
   const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1;
   const int64_t OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
-  require(OH > 0 && OW > 0, "the kernel (with dilation) is larger than the padded input");
+  SHIMGEN_REQUIRE(OH > 0 && OW > 0, "the kernel (with dilation) is larger than the padded input");
   // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output, and the
   // generated code indexes the result with the strides its meta function predicted: follow it.
   auto channels_last = [](const Tensor& t) {
@@ -394,7 +360,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   if (bias_p != nullptr && *bias_p != nullptr) {
     bias = &cuda_tensor(*bias_p, "bias", 1);
     same_device_and_dtype(in, *bias, "bias");
-    require(bias->sizes[0] == F, "bias has " + str(bias->sizes[0]) + " values for " + str(F) + " output channels");
+    SHIMGEN_REQUIRE(bias->sizes[0] == F, "bias has " + str(bias->sizes[0]) + " values for " + str(F) + " output channels");
   }
   const int32_t device = in.storage->device_index;
   std::vector<int64_t> out_sizes{N, F};
@@ -402,7 +368,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   out_sizes.push_back(OW);
   Owned out;
   const std::vector<int64_t> out_strides =
-      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides(out_sizes);
+      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides_of(out_sizes);
   empty(out, out_sizes, out_strides, in.dtype, kCUDA, device);
   const int64_t HW = OH * OW, K = Cg * KH * KW, total = N * F * HW;
   if (total == 0) {
@@ -428,7 +394,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   Scratch wpack(device, weight_flat ? 0 : static_cast<size_t>(F * K) * itemsize);
   char* wdata = w.data();
   if (!weight_flat) {
-    const std::vector<int64_t> packed_strides = contiguous_strides(w.sizes);
+    const std::vector<int64_t> packed_strides = contiguous_strides_of(w.sizes);
     copy_views(device_view(wpack.data(), packed_strides.data(), device), device_view(w.data(), w.strides.data(), device),
                w.sizes, itemsize, true);
     wdata = wpack.data();
@@ -571,14 +537,14 @@ Attention check_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTens
   same_device_and_dtype(q, v, "value");
   if (dropout_p != 0.0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dropout_p must be 0 (inference only)");
   Attention a{&q, &k, &v, q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2], q.sizes[3], v.sizes[3]};
-  require(k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == a.H && v.sizes[1] == a.H,
+  SHIMGEN_REQUIRE(k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == a.H && v.sizes[1] == a.H,
           "query, key and value must agree on batch and heads");
-  require(k.sizes[3] == a.K, "key's head dim " + str(k.sizes[3]) + " differs from query's " + str(a.K));
-  require(v.sizes[2] == a.N, "value has " + str(v.sizes[2]) + " keys, key has " + str(a.N));
+  SHIMGEN_REQUIRE(k.sizes[3] == a.K, "key's head dim " + str(k.sizes[3]) + " differs from query's " + str(a.K));
+  SHIMGEN_REQUIRE(v.sizes[2] == a.N, "value has " + str(v.sizes[2]) + " keys, key has " + str(a.N));
   if (a.Kv > kThreads * kMaxPerThread) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "value head dim " + str(a.Kv) + " exceeds " + str(kThreads * kMaxPerThread));
   }
-  require(a.K <= 8192, "head dim " + str(a.K) + " is too large");
+  SHIMGEN_REQUIRE(a.K <= 8192, "head dim " + str(a.K) + " is too large");
   return a;
 }
 
@@ -595,11 +561,11 @@ void run_attention(const Attention& at, const Tensor* bias, const Tensor& out, f
   if (bias != nullptr) {
     // Right-aligned broadcast of attn_bias to [B, H, M, N].
     const size_t bd = bias->sizes.size();
-    require(bd >= 1 && bd <= 4, "attn_bias must be 1-d to 4-d");
+    SHIMGEN_REQUIRE(bd >= 1 && bd <= 4, "attn_bias must be 1-d to 4-d");
     const int64_t full[4] = {at.B, at.H, at.M, at.N};
     for (size_t i = 0; i < bd; ++i) {
       const size_t o = 4 - bd + i;
-      require(bias->sizes[i] == 1 || bias->sizes[i] == full[o], "attn_bias does not broadcast to [B, H, M, N]");
+      SHIMGEN_REQUIRE(bias->sizes[i] == 1 || bias->sizes[i] == full[o], "attn_bias does not broadcast to [B, H, M, N]");
       a.bias[o] = bias->sizes[i] == 1 ? 0 : bias->strides[i];
     }
   }
@@ -611,7 +577,7 @@ void run_attention(const Attention& at, const Tensor* bias, const Tensor& out, f
   cudaStream_t stream = static_cast<cudaStream_t>(effective_stream(device));
   const size_t shared = (static_cast<size_t>(at.K) + kThreads + kThreads / 32) * sizeof(float);
   const unsigned blocks = static_cast<unsigned>(at.B * at.H * at.M);
-  require(at.B * at.H * at.M <= std::numeric_limits<int32_t>::max(), "too many attention rows");
+  SHIMGEN_REQUIRE(at.B * at.H * at.M <= std::numeric_limits<int32_t>::max(), "too many attention rows");
   const void* bias_data = bias != nullptr ? bias->data() : nullptr;
   if (out.dtype == kFloat32) {
     attention_kernel<float><<<blocks, kThreads, shared, stream>>>(
@@ -670,7 +636,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, 
                                                           AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
                                                           double alpha) {
   return guarded(__func__, [&] {
-    require(self != nullptr, "self is a null tensor handle");
+    SHIMGEN_REQUIRE(self != nullptr, "self is a null tensor handle");
     matmul(out, mat1, mat2, self, beta, alpha, 2);
   });
 }
@@ -694,14 +660,14 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_at
     int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, double* scale, AtenTensorHandle* ret0,
     AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
   return guarded(__func__, [&] {
-    require(ret0 && ret1 && ret2 && ret3, "an output pointer is null");
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3, "an output pointer is null");
     const Attention at = check_attention(query, key, value, dropout_p);
     const Tensor* bias = nullptr;
     if (attn_bias != nullptr && *attn_bias != nullptr) {
       bias = unwrap(*attn_bias, "attn_bias");
-      require(bias->storage->device_type == kCUDA && bias->storage->device_index == at.q->storage->device_index,
+      SHIMGEN_REQUIRE(bias->storage->device_type == kCUDA && bias->storage->device_index == at.q->storage->device_index,
               "attn_bias is not on the query's CUDA device");
-      require(bias->dtype == at.q->dtype, "attn_bias has another dtype than query");
+      SHIMGEN_REQUIRE(bias->dtype == at.q->dtype, "attn_bias has another dtype than query");
     }
     const int32_t device = at.q->storage->device_index;
     // PyTorch's layout: [B, M, H, Kv] storage, returned as its [B, H, M, Kv] transpose.
@@ -728,10 +694,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7,
     AtenTensorHandle* ret8) {
   return guarded(__func__, [&] {
-    require(ret0 && ret1 && ret2 && ret3 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
     if (return_debug_mask != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "return_debug_mask is not supported");
     const Attention at = check_attention(query, key, value, dropout_p);
-    require(at.Kv == at.K, "flash attention needs value's head dim equal to query's");
+    SHIMGEN_REQUIRE(at.Kv == at.K, "flash attention needs value's head dim equal to query's");
     const int32_t device = at.q->storage->device_index;
     // PyTorch: empty_like(query.transpose(1, 2)).transpose(1, 2): query's strides when it is dense.
     Owned out, lse, mask;

@@ -13,6 +13,11 @@ std::atomic<uint64_t> g_shim_calls{0};
 
 void fail(int32_t code, const std::string& message) { throw ShimError(code, message); }
 
+void fail_overflow(int64_t a, char op, int64_t b, const char* what) {
+  fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
+       std::string(what) + " overflows int64 (" + std::to_string(a) + " " + op + " " + std::to_string(b) + ")");
+}
+
 void count_shim_call() noexcept { g_shim_calls.fetch_add(1, std::memory_order_relaxed); }
 
 void set_last_error(const char* shim, const char* message) noexcept {

@@ -23,9 +23,13 @@ struct ShimError : std::runtime_error {
 };
 
 [[noreturn]] void fail(int32_t code, const std::string& message);
-inline void require(bool ok, const std::string& message) {
-  if (!ok) fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, message);
-}
+// Argument check: fails with InvalidArgument. A macro, so that `message` (usually a concatenation
+// of std::strings) is built only when the check fails: checks sit on every shim call, and a model
+// run makes dozens of them, where building each message eagerly cost a third of the runtime's time.
+#define SHIMGEN_REQUIRE(ok, message)                                                   \
+  do {                                                                                  \
+    if (!(ok)) ::shimgen::rt::fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, (message)); \
+  } while (0)
 
 void count_shim_call() noexcept;
 void set_last_error(const char* shim, const char* message) noexcept;
@@ -96,8 +100,18 @@ AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept;
 
 // ---- Overflow-checked index arithmetic: every product or sum of sizes, strides and offsets goes
 // through these, so a huge stride is refused instead of wrapping past a bounds check. ----
-int64_t checked_mul(int64_t a, int64_t b, const char* what);
-int64_t checked_add(int64_t a, int64_t b, const char* what);
+// Inline: they run for every dimension of every tensor a shim makes; the error path is out of line.
+[[noreturn]] void fail_overflow(int64_t a, char op, int64_t b, const char* what);
+inline int64_t checked_mul(int64_t a, int64_t b, const char* what) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) fail_overflow(a, '*', b, what);
+  return r;
+}
+inline int64_t checked_add(int64_t a, int64_t b, const char* what) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) fail_overflow(a, '+', b, what);
+  return r;
+}
 // Elements from the first to one past the last addressed element (0 when the tensor is empty);
 // refuses a span that does not fit in int64.
 int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
@@ -106,6 +120,11 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
+// Two views of `sizes` that one flat copy of numel elements can move: the same stride on every
+// dimension that has more than one element, and that layout non-overlapping and dense (a permuted
+// contiguous block: no gap, no element twice, no broadcast). The CUDA backend's copy fast path.
+bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes);
 // A new tensor with its own storage (validated like aoti_torch_empty_strided).
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index);

@@ -408,12 +408,18 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     if (shimgen_runtime_get_caller_stream(&selected, &caller) == 0 && selected != 0) stream = caller;
   }
   if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream, nullptr) != 0) {
-    // A model that fails its input checks throws before it takes the handles; those few handles
-    // cannot be told apart from consumed ones, so they are left (a handle, not the caller's data).
+    // The model takes an input handle by nulling its slot (aoti_runtime/utils.h,
+    // steal_from_raw_handles_to_raii_handles) and frees what it took as the exception unwinds. A
+    // model that fails its input checks throws before taking them: those slots still hold our new
+    // handles, each a reference that would keep the caller's storage alive forever.
     for (size_t i = 0; i < num_outputs; ++i) {
       if (outputs[i] != nullptr) aoti_torch_delete_tensor_object(outputs[i]);
+      for (size_t j = 0; j < num_inputs; ++j)
+        if (given[j] == outputs[i]) given[j] = nullptr;  // an input passed through: freed just now
       outputs[i] = nullptr;
     }
+    for (size_t i = 0; i < num_inputs; ++i)
+      if (given[i] != nullptr) aoti_torch_delete_tensor_object(given[i]);
     return fail("the model failed" + model->model_error(), SHIMGEN_RUNTIME_ERROR_INTERNAL);
   }
   return 0;

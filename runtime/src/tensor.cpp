@@ -33,17 +33,7 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-int64_t checked_mul(int64_t a, int64_t b, const char* what) {
-  int64_t r = 0;
-  require(!__builtin_mul_overflow(a, b, &r), std::string(what) + " overflows int64 (" + std::to_string(a) + " * " + std::to_string(b) + ")");
-  return r;
-}
 
-int64_t checked_add(int64_t a, int64_t b, const char* what) {
-  int64_t r = 0;
-  require(!__builtin_add_overflow(a, b, &r), std::string(what) + " overflows int64 (" + std::to_string(a) + " + " + std::to_string(b) + ")");
-  return r;
-}
 
 int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   for (int64_t s : sizes)
@@ -64,6 +54,16 @@ std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes) {
 }
 
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  return non_overlapping_and_dense(sizes, strides.data());
+}
+
+bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != 1 && dst_strides[i] != src_strides[i]) return false;
+  return non_overlapping_and_dense(sizes, dst_strides);
+}
+
+bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides) {
   // Dense: some permutation of the dimensions is contiguous. Size-1 dimensions never matter;
   // equal strides on two dimensions of size > 1 are an overlap, caught by the running product.
   for (int64_t s : sizes)
@@ -127,7 +127,7 @@ bool Tensor::is_contiguous() const {
 bool Tensor::is_non_overlapping_and_dense() const { return non_overlapping_and_dense(sizes, strides); }
 
 Tensor* unwrap(AtenTensorHandle handle, const char* what) {
-  require(handle != nullptr, std::string(what) + " is a null tensor handle");
+  SHIMGEN_REQUIRE(handle != nullptr, std::string(what) + " is a null tensor handle");
   return reinterpret_cast<Tensor*>(handle);
 }
 
@@ -142,20 +142,20 @@ constexpr int64_t kMaxDims = 64;
 std::string str(int64_t v) { return std::to_string(v); }
 
 void check_dtype(int32_t dtype) {
-  require(element_size(dtype) != 0, "unknown dtype code " + str(dtype));
+  SHIMGEN_REQUIRE(element_size(dtype) != 0, "unknown dtype code " + str(dtype));
 }
 
 // Reads and validates sizes/strides; null strides means contiguous (as in PyTorch's shims).
 void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, std::vector<int64_t>& sizes,
                 std::vector<int64_t>& strides) {
-  require(ndim >= 0 && ndim <= kMaxDims, "ndim " + str(ndim) + " is out of range [0, " + str(kMaxDims) + "]");
-  require(ndim == 0 || sizes_ptr != nullptr, "sizes_ptr is null");
+  SHIMGEN_REQUIRE(ndim >= 0 && ndim <= kMaxDims, "ndim " + str(ndim) + " is out of range [0, " + str(kMaxDims) + "]");
+  SHIMGEN_REQUIRE(ndim == 0 || sizes_ptr != nullptr, "sizes_ptr is null");
   sizes.assign(sizes_ptr, sizes_ptr + ndim);
-  for (int64_t i = 0; i < ndim; ++i) require(sizes[i] >= 0, "size " + str(sizes[i]) + " at dim " + str(i) + " is negative");
+  for (int64_t i = 0; i < ndim; ++i) SHIMGEN_REQUIRE(sizes[i] >= 0, "size " + str(sizes[i]) + " at dim " + str(i) + " is negative");
   strides.resize(static_cast<size_t>(ndim));
   if (strides_ptr != nullptr) {
     for (int64_t i = 0; i < ndim; ++i) {
-      require(strides_ptr[i] >= 0, "stride " + str(strides_ptr[i]) + " at dim " + str(i) + " is negative");
+      SHIMGEN_REQUIRE(strides_ptr[i] >= 0, "stride " + str(strides_ptr[i]) + " at dim " + str(i) + " is negative");
       strides[i] = strides_ptr[i];
     }
   } else {
@@ -169,7 +169,7 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
 
 // Byte count for an allocation of `elements`, rejecting overflow.
 size_t byte_count(int64_t elements, size_t itemsize) {
-  require(elements >= 0 && static_cast<uint64_t>(elements) <= std::numeric_limits<int64_t>::max() / itemsize,
+  SHIMGEN_REQUIRE(elements >= 0 && static_cast<uint64_t>(elements) <= std::numeric_limits<int64_t>::max() / itemsize,
           "tensor too large");
   return static_cast<size_t>(elements) * itemsize;
 }
@@ -196,7 +196,7 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
   storage->device_type = device_type;
   size_t nbytes = static_cast<size_t>(storage->nbytes);
   if (pinned) {
-    require(device_type == kCPU, "pinned memory is host memory: device_type must be CPU (0), not " + str(device_type));
+    SHIMGEN_REQUIRE(device_type == kCPU, "pinned memory is host memory: device_type must be CPU (0), not " + str(device_type));
     storage->kind = MemoryKind::kHostPinned;
     storage->data = nbytes ? pinned_malloc(nbytes) : nullptr;
   } else if (device_type == kCPU) {
@@ -219,11 +219,11 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
                                   int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index) {
   check_dtype(dtype);
   check_device(device_type, device_index);
-  require(storage_offset >= 0, "storage_offset " + str(storage_offset) + " is negative");
+  SHIMGEN_REQUIRE(storage_offset >= 0, "storage_offset " + str(storage_offset) + " is negative");
   auto tensor = std::make_unique<Tensor>();
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   int64_t span = span_elements(tensor->sizes, tensor->strides);
-  require(data != nullptr || span == 0, "data is null for a non-empty tensor");
+  SHIMGEN_REQUIRE(data != nullptr || span == 0, "data is null for a non-empty tensor");
   tensor->dtype = dtype;
   tensor->storage_offset = storage_offset;
   // Everything that can throw comes before the Storage owns `data`: a Storage is made with kind
@@ -257,7 +257,7 @@ std::unique_ptr<Tensor> copy_with_strides(const Tensor& self, const std::vector<
 
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index) {
-  require(sizes.size() == strides.size(), "sizes and strides differ in length");
+  SHIMGEN_REQUIRE(sizes.size() == strides.size(), "sizes and strides differ in length");
   return allocate(static_cast<int64_t>(sizes.size()), sizes.data(), strides.data(), dtype, device_type, device_index,
                   false);
 }
@@ -276,7 +276,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle
   AOTI_SHIM_EXPORT AOTITorchError name(AtenTensorHandle tensor, type* ret) { \
     return guarded(#name, [&] {                                            \
       const Tensor* t = unwrap(tensor, "tensor");                          \
-      require(ret != nullptr, "output pointer is null");                   \
+      SHIMGEN_REQUIRE(ret != nullptr, "output pointer is null");                   \
       *ret = (expr);                                                       \
     });                                                                    \
   }
@@ -298,9 +298,9 @@ SHIMGEN_GETTER(aoti_torch_is_contiguous, bool, t->is_contiguous())
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int64_t d, int64_t* ret_size) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(tensor, "tensor");
-    require(ret_size != nullptr, "output pointer is null");
+    SHIMGEN_REQUIRE(ret_size != nullptr, "output pointer is null");
     int64_t dim = static_cast<int64_t>(t->sizes.size());
-    require(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    SHIMGEN_REQUIRE(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
     *ret_size = t->sizes[static_cast<size_t>(d < 0 ? d + dim : d)];
   });
 }
@@ -308,9 +308,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, int64_t d, int64_t* ret_stride) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(tensor, "tensor");
-    require(ret_stride != nullptr, "output pointer is null");
+    SHIMGEN_REQUIRE(ret_stride != nullptr, "output pointer is null");
     int64_t dim = static_cast<int64_t>(t->sizes.size());
-    require(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    SHIMGEN_REQUIRE(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
     *ret_stride = t->strides[static_cast<size_t>(d < 0 ? d + dim : d)];
   });
 }
@@ -318,7 +318,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, i
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle, AtenTensorHandle* new_handle) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(orig_handle, "orig_handle");
-    require(new_handle != nullptr, "new_handle is null");
+    SHIMGEN_REQUIRE(new_handle != nullptr, "new_handle is null");
     *new_handle = wrap(std::make_unique<Tensor>(*t));
   });
 }
@@ -328,19 +328,19 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle 
                                                                int64_t storage_offset, AtenTensorHandle* ret_new_tensor) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
-    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
     auto view = std::make_unique<Tensor>();
-    require(strides_ptr != nullptr || ndim == 0, "strides_ptr is null");
+    SHIMGEN_REQUIRE(strides_ptr != nullptr || ndim == 0, "strides_ptr is null");
     read_shape(ndim, sizes_ptr, strides_ptr, view->sizes, view->strides);
     view->storage = t->storage;
     view->dtype = t->dtype;
     view->storage_offset = checked_add(t->storage_offset, storage_offset, "storage offset");
-    require(view->storage_offset >= 0, "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
+    SHIMGEN_REQUIRE(view->storage_offset >= 0, "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
     // PyTorch does not check; a view past the storage would read or write foreign memory. Checked
     // arithmetic: a wrapped product would pass this test and let a later copy run off the storage.
     int64_t end = checked_mul(checked_add(view->storage_offset, span_elements(view->sizes, view->strides), "view extent"),
                               static_cast<int64_t>(view->itemsize()), "view extent in bytes");
-    require(view->numel() == 0 || end <= t->storage->nbytes,
+    SHIMGEN_REQUIRE(view->numel() == 0 || end <= t->storage->nbytes,
             "view ends at byte " + std::to_string(end) + ", past the storage's " + std::to_string(t->storage->nbytes) + " bytes");
     *ret_new_tensor = wrap(std::move(view));
   });
@@ -350,7 +350,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int
                                                          int32_t dtype, int32_t device_type, int32_t device_index,
                                                          AtenTensorHandle* ret_new_tensor) {
   return guarded(__func__, [&] {
-    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
     *ret_new_tensor = wrap(allocate(ndim, sizes_ptr, strides_ptr, dtype, device_type, device_index, false));
   });
 }
@@ -360,7 +360,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(int64_t ndim, co
                                                                 int32_t device_type, int32_t device_index,
                                                                 AtenTensorHandle* ret_new_tensor) {
   return guarded(__func__, [&] {
-    require(ret_new_tensor != nullptr, "ret_new_tensor is null");
+    SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
     *ret_new_tensor = wrap(allocate(ndim, sizes_ptr, strides_ptr, dtype, device_type, device_index, true));
   });
 }
@@ -370,7 +370,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob(void* data, i
                                                                    int32_t dtype, int32_t device_type,
                                                                    int32_t device_index, AtenTensorHandle* ret) {
   return guarded(__func__, [&] {
-    require(ret != nullptr, "ret is null");
+    SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
     *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
   });
 }
@@ -380,11 +380,11 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
     int32_t dtype, int32_t device_type, int32_t device_index, AtenTensorHandle* ret, int32_t layout,
     const uint8_t* opaque_metadata, int64_t opaque_metadata_size) {
   return guarded(__func__, [&] {
-    require(ret != nullptr, "ret is null");
+    SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
     // Only strided tensors exist here; MKLDNN's opaque metadata has no meaning without oneDNN.
     if (layout != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "layout " + std::to_string(layout) + " is not supported (strided=0 only)");
     (void)opaque_metadata;
-    require(opaque_metadata_size >= 0, "opaque_metadata_size is negative");
+    SHIMGEN_REQUIRE(opaque_metadata_size >= 0, "opaque_metadata_size is negative");
     *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
   });
 }
@@ -392,7 +392,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle* ret) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
-    require(ret != nullptr, "ret is null");
+    SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
     // torch.clone() (preserve_format) keeps a dense tensor's strides and gives anything else
     // (overlapping, gapped, broadcast) dense strides in the same dimension order.
     *ret = wrap(copy_with_strides(*t, dense_strides_like(t->sizes, t->strides)));
@@ -402,7 +402,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTens
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle* ret) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
-    require(ret != nullptr, "ret is null");
+    SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
     // Same sizes and strides, even overlapping or gapped ones: copy the whole addressed span.
     int64_t span = span_elements(t->sizes, t->strides);
     std::vector<int64_t> one{span};
@@ -427,12 +427,12 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
     check_device(from->storage->device_type, from->storage->device_index);
     // Broadcast src to self's sizes (right-aligned; size-1 or missing dimensions get stride 0).
     size_t nd = dst->sizes.size();
-    require(from->sizes.size() <= nd, "src has more dimensions than self");
+    SHIMGEN_REQUIRE(from->sizes.size() <= nd, "src has more dimensions than self");
     std::vector<int64_t> src_strides(nd, 0);
     size_t lead = nd - from->sizes.size();
     for (size_t i = 0; i < from->sizes.size(); ++i) {
       int64_t have = from->sizes[i], want = dst->sizes[lead + i];
-      require(have == want || have == 1, "src size " + std::to_string(have) + " cannot broadcast to self size " +
+      SHIMGEN_REQUIRE(have == want || have == 1, "src size " + std::to_string(have) + " cannot broadcast to self size " +
                                              std::to_string(want) + " at dim " + std::to_string(lead + i));
       src_strides[lead + i] = have == 1 && want != 1 ? 0 : from->strides[i];
     }

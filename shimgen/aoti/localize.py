@@ -19,7 +19,11 @@ The symbols stay in ``.dynsym`` (relocations refer to them by index), so the fil
 
 ``is_cxx_runtime`` (pure, over mangled names) decides what belongs to the C++ runtime; it is tested
 against the real ``libstdc++.so.6`` and ``libgcc_s.so.1`` export lists. The model's own API
-(``AOTInductorModelContainer*``) and any other export are left alone.
+(``AOTInductorModelContainer*``) and any other export are left alone, with one exception: every
+other ``STB_GNU_UNIQUE`` export is made private the same way. Those are header-defined inline
+variables (a CPU model exports ``inductor_cpu_integer_div_error_flag``): unified process-wide, two
+models would share one flag, and glibc never unloads a library that defines a bound unique symbol,
+so without this every ``shimgen_model_close`` left the model mapped, with its static objects.
 """
 
 from __future__ import annotations
@@ -92,11 +96,14 @@ class LocalizePlan:
 
 
 def plan_localize(exports: Iterable[ExportedSymbol]) -> LocalizePlan:
-    """Which defined dynamic symbols to hide: the C++ runtime's, unless already hidden."""
+    """Which defined dynamic symbols to hide: the C++ runtime's and every STB_GNU_UNIQUE one,
+    unless already hidden."""
     hide: list[str] = []
     unique: list[str] = []
     for symbol in exports:
-        if symbol.visibility in ("HIDDEN", "INTERNAL") or not is_cxx_runtime(symbol.name):
+        if symbol.visibility in ("HIDDEN", "INTERNAL"):
+            continue
+        if symbol.binding != "GNU_UNIQUE" and not is_cxx_runtime(symbol.name):
             continue
         hide.append(symbol.name)
         if symbol.binding == "GNU_UNIQUE":
@@ -137,7 +144,8 @@ def localize_cxx_runtime(binary) -> tuple[str, ...]:
 
 
 def verify_localized(binary, where: str) -> None:
-    """Raises InputError when a rewritten binary (read back from disk) still exports C++ runtime symbols."""
+    """Raises InputError when a rewritten binary (read back from disk) still exports C++ runtime or
+    STB_GNU_UNIQUE symbols."""
     from shimgen.errors import InputError
 
     left = plan_localize(exported_symbols(binary)).hide

@@ -14,13 +14,14 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.build import cmake as cmake_driver
 from shimgen.build.cmake import CacheEntry
 from shimgen.build.lock import build_lock
+from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import render, write
 from shimgen.project.config import Config, with_overrides
@@ -30,9 +31,6 @@ from shimgen.resources import cmake_dir, runtime_dir
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")
 ARTIFACTS_FILE = "shimgen-artifacts.txt"
-SANITIZERS = ("address", "undefined", "thread", "leak")
-
-Echo = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -44,9 +42,12 @@ class BuildOptions:
     cache: tuple[tuple[str, str], ...] = ()
     """Extra CMake cache entries (name, value), e.g. ('SHIMGEN_RUNTIME_BUILD_TESTS', 'ON')."""
     sanitize: tuple[str, ...] = ()
-    """Sanitizers for the native code (SHIMGEN_RUNTIME_SANITIZE): address, undefined, thread, leak."""
+    """Sanitizers for the native code (SHIMGEN_RUNTIME_SANITIZE), from ``known_sanitizers()``."""
     wait: bool = True
     """When another shimgen build holds the build directory: wait for it (True) or fail at once."""
+    stream: bool = True
+    """CMake's and Ninja's output: shown as it comes (True), or captured, logged at DEBUG and its
+    tail put into the error when a step fails (False: ``shimgen -q``, builds on first use)."""
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,20 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
         return _build_locked(config, options, build_dir, nvcc, echo)
 
 
+def known_sanitizers() -> tuple[str, ...]:
+    """The names in runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
+    text = (runtime_dir() / "sanitizers.txt").read_text(encoding="utf-8")
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
 def sanitize_problem(sanitize: Sequence[str]) -> None:
     """Raise UsageError for an unknown sanitizer or one that cannot be combined."""
-    unknown = [name for name in sanitize if name not in SANITIZERS]
+    if not sanitize:
+        return
+    known = known_sanitizers()
+    unknown = [name for name in sanitize if name not in known]
     if unknown:
-        raise UsageError(f"--sanitize: unknown sanitizer '{unknown[0]}' (choose from {', '.join(SANITIZERS)})")
+        raise UsageError(f"--sanitize: unknown sanitizer '{unknown[0]}' (choose from {', '.join(known)})")
     if "thread" in sanitize and ({"address", "leak"} & set(sanitize)):
         raise UsageError("--sanitize: thread cannot be combined with address or leak (build them separately)")
 
@@ -187,7 +197,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
-            cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+            cmake_driver.configure(tools, source_dir, build_dir, init_cache, stream=options.stream)
         except ToolError:
             init_cache.unlink(missing_ok=True)  # so the next run configures again, not just builds
             raise
@@ -195,7 +205,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo("[2/4] configure: up to date")
     echo("[3/4] build")
     before = _mtimes(_record_outputs(build_dir)) if one_pass else {}
-    cmake_driver.build(tools, build_dir, jobs=options.jobs, echo=echo)
+    cmake_driver.build(tools, build_dir, jobs=options.jobs, stream=options.stream)
 
     if one_pass:
         written = _changed(before, _mtimes(_record_outputs(build_dir)))

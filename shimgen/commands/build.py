@@ -43,11 +43,14 @@ def _cache_entry(text: str) -> tuple[str, str]:
 
 def execute(args: argparse.Namespace) -> int:
     from shimgen.build.builder import BuildOptions, build
+    from shimgen.build.runtime_cache import record_build
 
     config = load(args, default_to_bundled=True)
-    result = build(config, BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type,
-                                        jobs=args.jobs, sanitize=args.sanitize, wait=args.wait,
-                                        cache=tuple(args.cache)))
+    quiet = bool(getattr(args, "quiet", False))
+    options = BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type, jobs=args.jobs,
+                           sanitize=args.sanitize, wait=args.wait, cache=tuple(args.cache), stream=not quiet)
+    result = build(config, options, echo=_silent if quiet else print)
+    record_build(config, options, result)  # so 'shimgen run' finds it from any directory
     if result.check.text:
         print(result.check.text)
     print(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")
@@ -57,3 +60,7 @@ def execute(args: argparse.Namespace) -> int:
         print(f"  generated: {len(result.generated_changed)} files written")
     print(f"  check-symbols: {'passed' if result.check.exit_code == 0 else 'FAILED'}")
     return result.check.exit_code
+
+
+def _silent(line: str) -> None:
+    """-q: no progress lines (errors still reach stderr)."""

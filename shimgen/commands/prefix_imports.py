@@ -30,6 +30,6 @@ def execute(args: argparse.Namespace) -> int:
     for member in result.members:
         label = member.member or result.output.name
         print(f"{label}: renamed {len(member.renamed)} import(s); imports {len(member.imports)} prefixed shim(s); "
-              f"hid {len(member.localized)} C++ runtime export(s)")
+              f"hid {len(member.localized)} private export(s) (C++ runtime, unique symbols)")
     print(f"wrote {result.output}")
     return 0

@@ -8,7 +8,7 @@ from ctypes import byref, c_int, c_void_p
 
 import numpy as np
 import pytest
-from _tensors import to_device, to_host
+from _tensors import to_device, to_host, view
 
 pytestmark = pytest.mark.gpu
 NOT_READY = 600
@@ -99,3 +99,42 @@ def test_clone_inside_cuda_graph_capture(cuda):
     assert np.array_equal(got_t, values.reshape(64, 64))
     for h in (src, transposed, clone.value, dense.value):
         rt.delete(h)
+
+
+@pytest.mark.parametrize("source", ["device", "host"])
+def test_copy_between_gapped_overlapping_views_leaves_the_gaps_alone(cuda, source):
+    """sizes [2, 2, 2], strides [1, 1, 5] address offsets {0, 1, 2, 5, 6, 7}: 8 elements span, 8 numel.
+
+    Before: the dense fast path took span == numel for "one contiguous block" and copied 8 flat
+    elements, writing offsets 3 and 4 of the destination, which the view does not address."""
+    rt = cuda.rt
+    sizes, strides = [2, 2, 2], [1, 1, 5]
+    values = np.arange(8, dtype=np.float32)
+    if source == "device":
+        src_base = to_device(rt, values)
+    else:
+        src_base = rt.empty([8])
+        ctypes.memmove(rt.data_ptr(src_base), values.ctypes.data, values.nbytes)
+    dst_base = to_device(rt, np.full(8, -1.0, np.float32))
+    src, dst = view(rt, src_base, sizes, strides), view(rt, dst_base, sizes, strides)
+    rt.copy_(dst, src)
+    got = to_host(rt, dst_base)
+    expected = np.full(8, -1.0, np.float32)
+    addressed = sorted({i * 1 + j * 1 + k * 5 for i in (0, 1) for j in (0, 1) for k in (0, 1)})
+    expected[addressed] = values[addressed]
+    assert np.array_equal(got, expected), f"copy_ wrote outside the view: {got} (expected {expected})"
+    for h in (src, dst, src_base, dst_base):
+        rt.delete(h)
+
+
+def test_cuda_error_paths_leave_nothing_behind(cuda):
+    """The CUDA backend's and guards' refusals (runtime/tests/leak_tests.cpp cuda_errors): a 256 TiB
+    allocation, a device that does not exist for a tensor, a device guard and a stream guard, a copy
+    that cannot broadcast; 51 rounds, no C++ allocation and no device memory left, device 0 current."""
+    import subprocess
+
+    listing = dict(line.split("=", 1) for line in (cuda.rt.path.parent / "shimgen-tests.txt").read_text().splitlines()
+                   if "=" in line)
+    done = subprocess.run([listing["leak_tests"], "cuda_errors"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and "cuda_errors: ok" in done.stdout, done.stdout + done.stderr[-3000:]

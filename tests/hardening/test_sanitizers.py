@@ -95,6 +95,21 @@ def test_native_cases_clean_under_asan_ubsan(asan, case):
     assert "runtime error" not in completed.stderr and "Sanitizer" not in completed.stderr, completed.stderr
 
 
+@pytest.mark.parametrize("case", ["loader_errors", "guard_errors"])
+def test_error_paths_clean_under_asan_lsan(asan, case, tmp_path):
+    """The loader's and the guards' refusals (runtime/tests/leak_tests.cpp) with LeakSanitizer on:
+    malloc'd memory too, not only the C++ allocations the program counts itself."""
+    from tests.support import write_loader_inputs
+
+    args = [str(write_loader_inputs(tmp_path / "in", Path(asan["not_a_model"])))] if case == "loader_errors" else []
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    completed = subprocess.run([asan["leak_tests"], case, *args], capture_output=True, text=True, timeout=300,
+                               env={**os.environ, **SANITIZER_ENV, "TMPDIR": str(scratch)}, check=False)
+    assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr[-4000:]
+    assert "Sanitizer" not in completed.stderr and "runtime error" not in completed.stderr, completed.stderr[-4000:]
+
+
 def test_c_consumer_clean_under_asan_ubsan(asan):
     completed = _run(asan["c_consumer"])
     assert completed.returncode == 0 and "c_consumer: ok" in completed.stdout, completed.stdout + completed.stderr

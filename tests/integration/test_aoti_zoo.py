@@ -8,40 +8,26 @@ and the model's GOT bindings prove who served the calls.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
-TORCH = importlib.util.find_spec("torch")
-if TORCH is None:  # pragma: no cover
-    pytest.skip("torch is not installed", allow_module_level=True)
-LIBTORCH_CPU = Path(next(iter(TORCH.submodule_search_locations))) / "lib" / "libtorch_cpu.so"
-PREFIX = "executorch_"
-BASELINE = {
-    "aoti_torch_clone", "aoti_torch_create_tensor_from_blob", "aoti_torch_create_tensor_from_blob_v2",
-    "aoti_torch_delete_tensor_object", "aoti_torch_device_type_cpu", "aoti_torch_device_type_cuda",
-    "aoti_torch_dtype_float32", "aoti_torch_empty_strided", "aoti_torch_new_tensor_handle",
-    "aoti_torch_get_data_ptr", "aoti_torch_get_device_type", "aoti_torch_get_dim", "aoti_torch_get_dtype",
-    "aoti_torch_get_numel", "aoti_torch_get_sizes", "aoti_torch_get_storage_offset",
-    "aoti_torch_get_storage_size", "aoti_torch_get_strides", "aoti_torch_grad_mode_is_enabled",
-    "aoti_torch_grad_mode_set_enabled",
-}
+from shimgen.build.builder import BuildOptions, build  # noqa: E402
+from shimgen.project.config import load_config  # noqa: E402
+from shimgen.resources import default_config  # noqa: E402
+from tests.aoti_helpers import BASELINE, PREFIX, prefix_imports_cli, so_of, torch_lib_dir  # noqa: E402
+
+LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +37,9 @@ def zoo() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def zoo_runtime(tmp_path_factory) -> Path:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2),
+    result = build(load_config(default_config()),
+                   BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2,
+                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
                    echo=lambda line: None)
     assert result.check.exit_code == 0, result.check.text
     return result.artifacts[0].path
@@ -63,12 +51,8 @@ def zoo_run(zoo, zoo_runtime, tmp_path_factory) -> tuple[dict, Path]:
     spec = {"libtorch": str(LIBTORCH_CPU), "runtime": str(zoo_runtime), "prefix": PREFIX, "models": []}
     for name, directory in zoo.items():
         pt2 = work / f"{name}.pt2"
-        done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(directory / "model.pt2"), "-o",
-                               str(pt2)], cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
-        assert done.returncode == 0, done.stderr
-        with zipfile.ZipFile(pt2) as archive:
-            (member,) = [n for n in archive.namelist() if n.endswith(".so")]
-            (work / f"{name}.so").write_bytes(archive.read(member))
+        prefix_imports_cli(directory / "model.pt2", pt2)
+        so_of(pt2, work / f"{name}.so")
         spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
                                "inputs": [str(p) for p in aoti_zoo.inputs_of(directory)]})
     (work / "spec.json").write_text(json.dumps(spec))
@@ -99,3 +83,22 @@ def test_zoo_model_matches_eager_beside_libtorch(zoo, zoo_run, zoo_runtime, name
         assert got.shape == expected.shape and got.dtype == expected.dtype
         assert np.allclose(got, expected, atol=model.atol, rtol=model.rtol), \
             f"{name}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"
+
+
+def test_real_model_error_paths_leave_nothing_behind(zoo, zoo_run, zoo_runtime, tmp_path):
+    """shimgen_model_open / _run refusals on a real model (unknown model name, a device it was not
+    compiled for, wrong counts, a null handle, a wrong-shaped input failing the model's own input
+    check): no C++ allocation left over 51 rounds, no private directory, and the model still runs.
+    The wrong-shaped input is the one that leaked: the model throws before taking its handle."""
+    _, work = zoo_run
+    listing = dict(line.split("=", 1) for line in (zoo_runtime.parent / "shimgen-tests.txt").read_text().splitlines()
+                   if "=" in line)
+    shape = np.load(aoti_zoo.inputs_of(zoo["layernorm_softmax"])[0]).shape
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "AOTI_RUNTIME_CHECK_INPUTS": "1"}
+    done = subprocess.run([listing["leak_tests"], "loader_model_errors", str(work / "layernorm_softmax.pt2"),
+                           *map(str, shape)], capture_output=True, text=True, timeout=300, env=env, check=False)
+    ours = "\n".join(line for line in done.stderr.splitlines() if not line.startswith("Error: "))  # not the model's
+    assert done.returncode == 0 and "loader_model_errors: ok" in done.stdout, done.stdout + ours[-3000:]
+    assert not list(scratch.iterdir())

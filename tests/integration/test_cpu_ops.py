@@ -10,9 +10,6 @@ import numpy as np
 import pytest
 
 from shimgen.aoti.runner import Runtime
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -21,11 +18,8 @@ INVALID, UNSUPPORTED = 2, 3
 
 
 @pytest.fixture(scope="module")
-def rt(tmp_path_factory) -> Runtime:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("ops-runtime"), cuda="off", jobs=2),
-                   echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return Runtime(result.artifacts[0].path, PREFIX)
+def rt(cpu_runtime) -> Runtime:
+    return Runtime(cpu_runtime.library, PREFIX)
 
 
 def shim(rt, name):
@@ -153,6 +147,31 @@ def test_sdpa_matches_torch(rt, causal, scale, masked):
     if not masked:
         _, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal, scale=scale)
         assert np.allclose(rt.array_from_tensor(lse), ref_lse.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sdpa_softmax_over_the_whole_exp_range(rt, dtype):
+    # Scores from about -170 to +170 (scale 6 on N(0, 1) q, k of head dim 16): the softmax's own
+    # exp sees every exponent float has, including ones it must flush to 0; a bool mask with an
+    # all-False row (PyTorch's flash kernel gives 0 there); 9 queries over 13 keys, causal or not.
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 2, n, 16, generator=gen, dtype=torch.float64) for n in (9, 13, 13))
+    mask = torch.rand(9, 13, generator=gen) > 0.3
+    mask[4] = False
+    for causal, m in [(True, None), (False, None), (False, mask)]:
+        code, out, lse = sdpa(rt, q.numpy().astype(dtype), k.numpy().astype(dtype), v.numpy().astype(dtype), causal,
+                              6.0, m.numpy() if m is not None else None)
+        assert code == 0, rt.lib.shimgen_runtime_last_error()
+        additive = None if m is None else torch.zeros(9, 13, dtype=q.dtype).masked_fill(~m, float("-inf"))
+        ref, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal, scale=6.0,
+                                                                                    attn_mask=additive)
+        got = rt.array_from_tensor(out)
+        assert got.dtype == dtype
+        assert np.allclose(got, ref.numpy(), atol=1e-5, rtol=1e-5)
+        if m is None:
+            assert np.allclose(rt.array_from_tensor(lse), ref_lse.numpy(), atol=1e-4, rtol=1e-6)
+        else:
+            assert not got[:, :, 4].any()  # the fully masked query row
 
 
 def test_sdpa_errors(rt):

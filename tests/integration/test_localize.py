@@ -88,9 +88,12 @@ def test_plan_hides_runtime_symbols_and_rebinds_unique():
         ExportedSymbol("_ZdlPv", "WEAK", "PROTECTED"),
         ExportedSymbol("__cxa_throw", "GLOBAL", "HIDDEN"),  # already private
         ExportedSymbol("AOTInductorModelContainerRun", "GLOBAL", "DEFAULT"),
+        # A CPU model's header-defined inline variable: unique, so it would pin the model in memory.
+        ExportedSymbol("inductor_cpu_integer_div_error_flag", "GNU_UNIQUE", "DEFAULT"),
     ])
-    assert plan.hide == ("_ZNSt6locale7classicEv", "_ZNSt7collateIcE2idE", "_ZdlPv")
-    assert plan.unique_to_global == ("_ZNSt7collateIcE2idE",)
+    assert plan.hide == ("_ZNSt6locale7classicEv", "_ZNSt7collateIcE2idE", "_ZdlPv",
+                         "inductor_cpu_integer_div_error_flag")
+    assert plan.unique_to_global == ("_ZNSt7collateIcE2idE", "inductor_cpu_integer_div_error_flag")
 
 
 @pytest.fixture(scope="module")

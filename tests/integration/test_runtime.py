@@ -19,6 +19,7 @@ from shimgen.build.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
 from shimgen.resources import default_config, runtime_dir
+from tests.support import write_loader_inputs
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -56,6 +57,27 @@ def test_native(built, case):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     if case == "stress":
         assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
+
+
+def test_internal_helpers(built):
+    """The runtime's internal predicates (the CUDA copy fast path's layout test among them), native."""
+    program = _tests_listing(built.build_dir)["internal_tests"]
+    completed = subprocess.run([program, "same_dense_layout"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0 and "same_dense_layout: ok" in completed.stdout, completed.stdout + completed.stderr
+
+
+@pytest.mark.parametrize("case", ["loader_errors", "guard_errors"])
+def test_error_paths_leave_nothing_behind(built, case, tmp_path):
+    """Every refusal of shimgen_model_open and of the guards, run 51 times: no C++ allocation left
+    (counted by the program's own operator new), no private directory, no model still mapped."""
+    listing = _tests_listing(built.build_dir)
+    args = [str(write_loader_inputs(tmp_path / "inputs", Path(listing["not_a_model"])))] if case == "loader_errors" else []
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    completed = subprocess.run([listing["leak_tests"], case, *args], capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "TMPDIR": str(scratch)}, check=False)
+    assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr
+    assert not list(scratch.iterdir())
 
 
 def test_c_consumer(built):

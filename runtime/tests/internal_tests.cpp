@@ -1,0 +1,63 @@
+// Tests of the runtime's internal helpers (runtime/src/internal.h), linked against the static shim
+// archive rather than the shared library, which exports none of them. One case per process:
+// `shimgen_runtime_internal_tests <case>`; exit 0 = pass, 1 = fail (with the reason).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+namespace {
+
+int g_failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
+      ++g_failures;                                                            \
+    }                                                                          \
+  } while (0)
+
+using Dims = std::vector<int64_t>;
+using shimgen::rt::non_overlapping_and_dense;
+
+bool same(const Dims& sizes, const Dims& dst, const Dims& src) {
+  return shimgen::rt::same_dense_layout(dst.data(), src.data(), sizes);
+}
+
+// The CUDA copy fast path (backend_cuda.cpp) moves one flat block exactly when this says so.
+void same_dense_layout() {
+  EXPECT(same({2, 3, 4}, {12, 4, 1}, {12, 4, 1}));           // contiguous
+  EXPECT(same({3, 4}, {1, 3}, {1, 3}));                      // transposed, still one dense block
+  EXPECT(same({2, 3, 4}, {1, 8, 2}, {1, 8, 2}));             // any permutation of the dims
+  EXPECT(same({1, 4}, {99, 1}, {7, 1}));                     // a size-1 dim's stride never matters
+  EXPECT(same({0, 5}, {5, 1}, {5, 1}));                      // nothing to copy
+  EXPECT(!same({2, 2, 2}, {1, 1, 5}, {1, 1, 5}));            // spans 8 = numel, yet overlaps and has gaps
+  EXPECT(!same({3, 3}, {1, 1}, {1, 1}));                     // overlapping
+  EXPECT(!same({2, 2}, {4, 1}, {4, 1}));                     // gapped rows
+  EXPECT(!same({2, 3}, {3, 1}, {0, 1}));                     // broadcast source
+  EXPECT(!same({4, 2}, {0, 1}, {0, 1}));                     // broadcast on both sides
+  EXPECT(!same({2, 3}, {3, 1}, {1, 2}));                     // both dense, different orders
+  EXPECT(non_overlapping_and_dense(Dims{2, 3}, Dims{1, 2}));
+  EXPECT(!non_overlapping_and_dense(Dims{2, 2, 2}, Dims{1, 1, 5}));
+  EXPECT(!non_overlapping_and_dense(Dims{2, 2}, Dims{2, 2}));
+  EXPECT(non_overlapping_and_dense(Dims{}, Dims{}));         // 0-d: one element
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s same_dense_layout\n", argv[0]);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "same_dense_layout") same_dense_layout();
+  else {
+    std::fprintf(stderr, "unknown case %s\n", name.c_str());
+    return 2;
+  }
+  std::printf("%s: %s\n", name.c_str(), g_failures ? "FAIL" : "ok");
+  return g_failures ? 1 : 0;
+}
