@@ -280,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                 assert np.allclose(reference.cpu().numpy(), expected, atol=atol), "torch's loader differs from eager"
                 rows["torch aoti_load_package"] = lambda: runner(*tensors)
             if stream is not None:
-                with torch.cuda.stream(stream):
+                # torch's rows on the stream, and the runtime's work (its output frees included) on
+                # it too: a free on the stream that allocated needs no cross-stream event.
+                with torch.cuda.stream(stream), rt.caller_stream(raw_stream):
                     samples = interleaved(rows, sync, args.calls, args.repeats)
             else:
                 samples = interleaved(rows, sync, args.calls, args.repeats)
