@@ -1,11 +1,17 @@
-"""Benchmark: the whole `shimgen check-symbols` process against nm and readelf on libtorch_cpu.so.
+"""Benchmark: the whole `shimgen check-symbols` process against nm and readelf on libtorch_cpu.so,
+then the real-wheel sweep (every ELF file in the installed torch, numpy and scipy, checked as one
+set, as tests/integration/test_check_sweep.py does) against `nm -D --defined-only` over the same
+files in one process.
 
 One process runs every reader as a subprocess (whole process: interpreter start-up included),
 several times each, interleaved so machine noise hits all alike, and prints the median wall time,
 the peak RSS of that child (wait4's rusage) and the ratio to `nm -D --defined-only`.
 `python -c pass` is printed too: the interpreter's own floor, which no Python tool can go below.
 
-    python benchmarks/check_symbols.py [--runs 9] [--lib PATH]
+    python benchmarks/check_symbols.py [--runs 9] [--lib PATH] [--sweep-runs 3] [--against TREE]
+
+``--against TREE``: also time the shimgen of another checkout (e.g. ``git worktree add /tmp/base
+main``), in the same runs, to compare two versions under the same machine load.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ def default_lib() -> Path:
 def run_once(cmd: list[str], env: dict[str, str]) -> tuple[float, int, int]:
     """(wall seconds, peak RSS in KiB, exit status) of one child."""
     start = time.perf_counter()
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    # Run from the tree on PYTHONPATH: `python -m` puts the working directory first on sys.path.
+    tree = env["PYTHONPATH"].split(os.pathsep)[0]
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tree)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -45,11 +53,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--lib", type=Path, default=None)
+    parser.add_argument("--sweep-runs", type=int, default=3, help="runs of the wheel sweep (0: skip it)")
+    parser.add_argument("--against", type=Path, default=None, help="another checkout whose shimgen is timed too")
     args = parser.parse_args()
     lib = args.lib or default_lib()
     if not lib.is_file():
         sys.exit(f"{lib}: not found")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = tree_env(ROOT)
+    other = tree_env(args.against) if args.against else None
     readers = {
         "nm -D --defined-only": ["nm", "-D", "--defined-only", str(lib)],
         "readelf --dyn-syms -W": ["readelf", "--dyn-syms", "-W", str(lib)],
@@ -57,6 +68,8 @@ def main() -> int:
                                   "--prefix", "executorch_", "--pattern", "aoti_torch_*"],
         "python -c pass (floor)": [sys.executable, "-c", "pass"],
     }
+    if other is not None:
+        readers["shimgen (--against)"] = readers["shimgen check-symbols"]
     for cmd in readers.values():
         if shutil.which(cmd[0]) is None:
             sys.exit(f"{cmd[0]} is not installed")
@@ -67,7 +80,7 @@ def main() -> int:
         run_once(cmd, env)
     for _ in range(args.runs):
         for name, cmd in readers.items():
-            wall, rss, status = run_once(cmd, env)
+            wall, rss, status = run_once(cmd, other if other is not None and "against" in name else env)
             walls[name].append(wall)
             peaks[name] = max(peaks[name], rss)
             statuses[name].add(status)
@@ -82,7 +95,79 @@ def main() -> int:
     floor = statistics.median(walls["python -c pass (floor)"])
     print(f"target: shimgen <= 1.5 x nm ({1.5 * base * 1000:.0f} ms) and <= 150 MB; "
           f"shimgen minus the interpreter floor: {(shimgen - floor) * 1000:.0f} ms")
+    if args.sweep_runs > 0:
+        sweep(args.sweep_runs, env, other)
     return 0
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    if not (tree / "shimgen" / "__init__.py").is_file():
+        sys.exit(f"{tree}: no shimgen package there")
+    env = {**os.environ, "PYTHONPATH": str(tree.resolve()) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # As installed: with bytecode caches (the warm-up run writes them). Without, every run
+    # compiles shimgen's modules again (~25 ms), which no user pays.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def wheel_dirs() -> list[Path]:
+    """The installed torch, numpy and scipy packages, with auditwheel's vendored ``<name>.libs``."""
+    import importlib.util
+
+    dirs = []
+    for module in ("torch", "numpy", "scipy"):
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            sys.exit(f"{module} is not installed: pip install {module} (the sweep needs torch, numpy and scipy)")
+        root = Path(spec.submodule_search_locations[0])
+        dirs += [root] + ([root.parent / f"{module}.libs"] if (root.parent / f"{module}.libs").is_dir() else [])
+    return dirs
+
+
+def elf_files(dirs: list[Path]) -> list[Path]:
+    """The files check-symbols reads under ``dirs``: regular files (no symlinks) with an ELF or
+    archive magic, as its directory walk finds them."""
+    found = []
+    for root in dirs:
+        for directory, _, files in os.walk(root):
+            for name in sorted(files):
+                path = Path(directory) / name
+                if path.is_symlink() or not path.is_file():
+                    continue
+                with open(path, "rb") as handle:
+                    if handle.read(8)[:4] == b"\x7fELF" or path.suffix == ".a":
+                        found.append(path)
+    return found
+
+
+def sweep(runs: int, env: dict[str, str], other: dict[str, str] | None) -> None:
+    dirs = wheel_dirs()
+    files = elf_files(dirs)
+    size = sum(f.stat().st_size for f in files)
+    readers = {
+        "nm -D --defined-only": ["nm", "-D", "--defined-only", *map(str, files)],
+        "shimgen check-symbols": [sys.executable, "-m", "shimgen", "check-symbols", *map(str, dirs),
+                                  "--prefix", "executorch_", "--pattern", "aoti_torch_*"],
+    }
+    if other is not None:
+        readers["shimgen (--against)"] = readers["shimgen check-symbols"]
+    walls: dict[str, list[float]] = {name: [] for name in readers}
+    statuses: dict[str, set[int]] = {name: set() for name in readers}
+    for cmd in readers.values():  # warm the page cache
+        run_once(cmd, env)
+    for _ in range(runs):
+        for name, cmd in readers.items():
+            wall, _, status = run_once(cmd, other if other is not None and "against" in name else env)
+            walls[name].append(wall)
+            statuses[name].add(status)
+    base = statistics.median(walls["nm -D --defined-only"])
+    print(f"\nwheel sweep: {len(files)} ELF files ({size / 1e6:,.0f} MB) in {', '.join(d.name for d in dirs)}; "
+          f"median of {runs} runs, whole process")
+    print(f"{'reader':<26} {'wall ms':>8} {'x nm':>6}  exit")
+    for name in readers:
+        median = statistics.median(walls[name])
+        print(f"{name:<26} {median * 1000:8.1f} {median / base:6.2f}  {','.join(map(str, sorted(statuses[name])))}")
+    print("(shimgen exits 1: libtorch's real SG001s; nm exits 1 where a file holds no dynamic symbols)")
 
 
 if __name__ == "__main__":

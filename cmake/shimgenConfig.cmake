@@ -28,6 +28,14 @@
 #   shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [FROM <prefix-target>])
 #       After each build of <target>, runs `shimgen check-symbols` on it (and EXTRA files) with the
 #       generated manifest; any finding fails the build.
+#   shimgen_prefix_library(<target> CONFIG <file> [PUBLIC|PRIVATE] [OUTPUT_DIR <dir>]
+#                          [NO_EXPORT_ONLY] [NO_CHECK])
+#       One build for a library whose rename set is what its own objects define (the config names
+#       <target> in symbols_from_targets): compiles <target>'s sources unprefixed as the OBJECT
+#       library <target>_shimgen_unprefixed, generates the renames from those objects as a build
+#       step, compiles <target> with the header force-included (PUBLIC by default: what links it
+#       too), links it with the export list and checks it (check-symbols --strict) after each link.
+#       Creates the INTERFACE target <target>_shimgen_prefix. Single-configuration generators only.
 #   FROM names the target a shimgen_generate() call created; it defaults to the latest one.
 #
 # Variables read:
@@ -79,6 +87,7 @@ set_property(GLOBAL PROPERTY SHIMGEN_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenGenerate.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenLink.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenCheck.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/shimgenPrefixLibrary.cmake")
 
 if(NOT shimgen_FIND_QUIETLY)
   list(JOIN SHIMGEN_COMMAND " " _shimgen_command_text)

@@ -49,52 +49,10 @@ function(shimgen_generate)
                         "${detail}\nFix what it names, then configure again.")
   endif()
 
-  # `shimgen generate` always writes this index; it names the fragment, which [outputs] cmake may
-  # rename or switch off. Nothing else in the directory is guessed at.
-  set(index "${output_dir}/shimgen-index.cmake")
-  if(NOT EXISTS "${index}")
-    message(FATAL_ERROR "shimgen_generate: `shimgen generate` wrote no ${index}. The shimgen "
-                        "command found (${command}) is older than this CMake package; install one "
-                        "version of both (python -m pip install --upgrade shimgen).")
-  endif()
-  unset(_shimgen_index_schema)
-  unset(_shimgen_index_fragment)
-  include("${index}")
-  if(NOT "${_shimgen_index_schema}" STREQUAL "1")
-    message(FATAL_ERROR "shimgen_generate: ${index} has index schema '${_shimgen_index_schema}', not 1. "
-                        "Install one version of shimgen and its CMake package (python -m pip install --upgrade shimgen).")
-  endif()
-  if("${_shimgen_index_fragment}" STREQUAL "")
-    message(FATAL_ERROR "shimgen_generate: ${config} disables the CMake output ([outputs] cmake = false); "
-                        "shimgen_generate() needs it. Remove that line.")
-  endif()
-  set(fragment "${output_dir}/${_shimgen_index_fragment}")
-
-  # Start from none of the variables this function hands back: a function scope begins as a copy
-  # of the caller's, which may hold an earlier call's values (say SHIMGEN_DEF_FILE of a config
-  # whose .def output this one switches off).
-  _shimgen_generate_variables(documented)
-  foreach(variable IN LISTS documented)
-    unset(${variable})
-  endforeach()
-
-  # The fragment creates the INTERFACE target (definition PUBLIC, include dir) and the SHIMGEN_*
-  # variables; it aliases shimgen::prefix itself when the target is the default shimgen_prefix.
-  set(SHIMGEN_PREFIX_TARGET "${real_target}")
-  include("${fragment}")
+  _shimgen_load_generated(shimgen_generate "${config}" "${output_dir}" "${real_target}")
   if(NOT ARG_TARGET STREQUAL real_target AND NOT TARGET "${ARG_TARGET}")
     add_library("${ARG_TARGET}" ALIAS "${real_target}")
   endif()
-  set_target_properties("${real_target}" PROPERTIES
-    SHIMGEN_CONFIG "${config}"
-    SHIMGEN_GENERATED_DIR "${output_dir}"
-    SHIMGEN_PREFIX "${SHIMGEN_PREFIX}")
-  foreach(kind IN ITEMS MANIFEST VERSION_SCRIPT EXPORTED_SYMBOLS_LIST DEF_FILE)
-    if(DEFINED SHIMGEN_${kind})
-      set_target_properties("${real_target}" PROPERTIES SHIMGEN_${kind} "${SHIMGEN_${kind}}")
-    endif()
-  endforeach()
-  set_property(GLOBAL PROPERTY SHIMGEN_LAST_PREFIX_TARGET "${real_target}")
 
   # Rerun configure (and so the generator) when the config or a header that declares shims changes.
   set(depends "${config}")
@@ -153,3 +111,53 @@ function(_shimgen_manifest_headers out manifest config)
   list(REMOVE_DUPLICATES result)
   set(${out} "${result}" PARENT_SCOPE)
 endfunction()
+
+# _shimgen_load_generated(<function> <config> <output-dir> <prefix-target>): read the index and the
+# CMake fragment that `shimgen generate` wrote into <output-dir>, creating the INTERFACE target
+# <prefix-target> and the SHIMGEN_* variables in the calling function's scope (a macro, so they
+# land there), and record the generated files on <prefix-target> for FROM.
+macro(_shimgen_load_generated _shimgen_fn _shimgen_config _shimgen_output_dir _shimgen_real_target)
+  # `shimgen generate` always writes this index; it names the fragment, which [outputs] cmake may
+  # rename or switch off. Nothing else in the directory is guessed at.
+  set(index "${_shimgen_output_dir}/shimgen-index.cmake")
+  if(NOT EXISTS "${index}")
+    message(FATAL_ERROR "${_shimgen_fn}: `shimgen generate` wrote no ${index}. The shimgen "
+                        "command found (${command}) is older than this CMake package; install one "
+                        "version of both (python -m pip install --upgrade shimgen).")
+  endif()
+  unset(_shimgen_index_schema)
+  unset(_shimgen_index_fragment)
+  include("${index}")
+  if(NOT "${_shimgen_index_schema}" STREQUAL "1")
+    message(FATAL_ERROR "${_shimgen_fn}: ${index} has index schema '${_shimgen_index_schema}', not 1. "
+                        "Install one version of shimgen and its CMake package (python -m pip install --upgrade shimgen).")
+  endif()
+  if("${_shimgen_index_fragment}" STREQUAL "")
+    message(FATAL_ERROR "${_shimgen_fn}: ${_shimgen_config} disables the CMake output ([outputs] cmake = false); "
+                        "${_shimgen_fn}() needs it. Remove that line.")
+  endif()
+  set(fragment "${_shimgen_output_dir}/${_shimgen_index_fragment}")
+
+  # Start from none of the variables this function hands back: a function scope begins as a copy
+  # of the caller's, which may hold an earlier call's values (say SHIMGEN_DEF_FILE of a config
+  # whose .def output this one switches off).
+  _shimgen_generate_variables(documented)
+  foreach(variable IN LISTS documented)
+    unset(${variable})
+  endforeach()
+
+  # The fragment creates the INTERFACE target (definition PUBLIC, include dir) and the SHIMGEN_*
+  # variables; it aliases shimgen::prefix itself when the target is the default shimgen_prefix.
+  set(SHIMGEN_PREFIX_TARGET "${_shimgen_real_target}")
+  include("${fragment}")
+  set_target_properties("${_shimgen_real_target}" PROPERTIES
+    SHIMGEN_CONFIG "${_shimgen_config}"
+    SHIMGEN_GENERATED_DIR "${_shimgen_output_dir}"
+    SHIMGEN_PREFIX "${SHIMGEN_PREFIX}")
+  foreach(kind IN ITEMS MANIFEST VERSION_SCRIPT EXPORTED_SYMBOLS_LIST DEF_FILE)
+    if(DEFINED SHIMGEN_${kind})
+      set_target_properties("${_shimgen_real_target}" PROPERTIES SHIMGEN_${kind} "${SHIMGEN_${kind}}")
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY SHIMGEN_LAST_PREFIX_TARGET "${_shimgen_real_target}")
+endmacro()

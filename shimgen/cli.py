@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from shimgen import __version__
@@ -30,11 +32,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"shimgen {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    _add_verbosity(parser, default=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"shimgen.commands.{name}")
         module.configure_parser(subparsers)
+    for subparser in subparsers.choices.values():
+        # Also after the command (`shimgen build -v`); SUPPRESS keeps a flag given before it.
+        _add_verbosity(subparser, default=argparse.SUPPRESS)
     return parser
+
+
+def _add_verbosity(parser: argparse.ArgumentParser, *, default: object) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="store_true", default=default,
+                       help="show each command shimgen runs (CMake, Ninja, compilers) and its output; "
+                       "check-symbols also shows notes")
+    group.add_argument("-q", "--quiet", action="store_true", default=default,
+                       help="print only errors and results, no progress")
+
+
+@contextmanager
+def _logging(args: argparse.Namespace) -> Iterator[None]:
+    """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, ERROR with -q."""
+    logger = logging.getLogger("shimgen")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("shimgen: %(message)s"))
+    saved = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.execute(args))
+        with _logging(args):
+            return int(args.execute(args))
     except ShimgenError as exc:
         if args.debug:
             raise

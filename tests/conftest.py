@@ -51,3 +51,49 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_golden(request) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+# ---- the runtime cache and one CPU runtime per session (issue 12) ----
+
+@pytest.fixture(scope="session", autouse=True)
+def private_runtime_cache(tmp_path_factory) -> Path:
+    """Every test (and every shimgen it starts) uses a runtime cache of the session's own, never the
+    user's: ``shimgen build`` records into it and ``shimgen run`` builds into it on first use."""
+    import os
+
+    from shimgen.build.runtime_cache import CACHE_ENV
+
+    saved = {name: os.environ.get(name) for name in (CACHE_ENV, "SHIMGEN_RUNTIME")}
+    root = tmp_path_factory.mktemp("runtime-cache")
+    os.environ[CACHE_ENV] = str(root)
+    os.environ.pop("SHIMGEN_RUNTIME", None)  # a developer's own setting would bypass the cache
+    yield root
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@dataclass(frozen=True)
+class BuiltRuntime:
+    library: Path
+    build_dir: Path
+    project: Path
+    """The directory `shimgen build` ran in."""
+    stdout: str
+
+
+@pytest.fixture(scope="session")
+def cpu_runtime(tmp_path_factory, private_runtime_cache) -> BuiltRuntime:
+    """The bundled runtime without CUDA, built once per session as a user builds it: `shimgen build`
+    run in a directory of its own (so it is recorded in the session's runtime cache). Every test
+    that only needs *a* CPU runtime shares this one build (about a minute on 2 cores)."""
+    from shimgen.build.builder import read_artifacts
+    from tests.support import run_shimgen
+
+    project = tmp_path_factory.mktemp("user-dir")
+    completed = run_shimgen("build", "--cuda", "off", "-j", "2", cwd=project, timeout=1200)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    build_dir = project / "build" / "shimgen"
+    return BuiltRuntime(read_artifacts(build_dir)[0], build_dir, project, completed.stdout)

@@ -13,14 +13,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_shimgen(*argv, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """Run shimgen in a fresh interpreter (for crash/traceback checks)."""
+def run_shimgen(*argv, cwd: Path | None = None, env_extra: dict[str, str] | None = None,
+                **kwargs) -> subprocess.CompletedProcess:
+    """Run shimgen in a fresh interpreter (for crash/traceback checks); ``env_extra`` adds variables."""
     return subprocess.run(
         [sys.executable, "-m", "shimgen", *map(str, argv)],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})},
         **kwargs,
     )
 

@@ -19,6 +19,8 @@ namespace shimgen::rt {
 // strided_copy.cu
 void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src, const int64_t* src_strides,
                          const std::vector<int64_t>& sizes, size_t itemsize, cudaStream_t stream);
+void preload_strided_copy_kernels();  // strided_copy.cu
+void preload_op_kernels();            // cuda_ops.cu
 
 namespace {
 
@@ -28,6 +30,21 @@ bool pools_supported(int32_t device) {
 }
 
 cudaStream_t stream_for(int32_t device) { return static_cast<cudaStream_t>(effective_stream(device)); }
+
+// CUDA loads a module's kernels lazily, on first launch (CUDA_MODULE_LOADING=LAZY, the default since
+// 12.2), and loading may synchronise the whole context: the first strided copy launched while other
+// work runs would block the host until that work is done (measured on the H200: the whole 300 ms of a
+// busy stream). The runtime's kernels are therefore loaded when it first allocates on a device, which
+// comes before any of its kernels can run there. `device` is current (the caller's DeviceScope).
+void preload_kernels(int32_t device) {
+  constexpr int kMaxDevices = 64;
+  static std::once_flag loaded[kMaxDevices];
+  if (device < 0 || device >= kMaxDevices) return;
+  std::call_once(loaded[device], [] {
+    preload_strided_copy_kernels();
+    preload_op_kernels();
+  });
+}
 
 // An event that is destroyed on every path out of its scope.
 class Event {
@@ -147,6 +164,7 @@ int32_t cuda_stream_device(void* stream) {
 
 void* cuda_malloc(int32_t device, size_t nbytes) {
   DeviceScope scope(device);
+  preload_kernels(device);
   void* ptr = nullptr;
   if (pools_supported(device)) {
     cudaStream_t stream = stream_for(device);
@@ -230,6 +248,7 @@ void copy_views(const View& dst, const View& src, const std::vector<int64_t>& si
   }
   if (dst.device_type == kCUDA && src.device_type == kCUDA && dst.device_index == src.device_index) {
     DeviceScope scope(dst.device_index);
+    preload_kernels(dst.device_index);  // views of foreign memory may reach here before any allocation
     cudaStream_t stream = stream_for(dst.device_index);
     launch_strided_copy(dst.data, dst.strides, src.data, src.strides, sizes, itemsize, stream);
     return;  // stream-ordered, no host sync (see copy_block)

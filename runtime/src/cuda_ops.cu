@@ -606,6 +606,22 @@ void fill(float* data, int64_t n, float value, int32_t device) {
 }
 
 }  // namespace
+// Loads this file's kernels on the current device now (see preload_kernels in backend_cuda.cpp).
+void preload_op_kernels() {
+  cudaFuncAttributes attributes{};
+  (void)cudaFuncGetAttributes(&attributes, im2col_kernel<float>);
+  (void)cudaFuncGetAttributes(&attributes, im2col_kernel<__half>);
+  (void)cudaFuncGetAttributes(&attributes, im2col_kernel<__nv_bfloat16>);
+  (void)cudaFuncGetAttributes(&attributes, bias_fill_kernel<float>);
+  (void)cudaFuncGetAttributes(&attributes, bias_fill_kernel<__half>);
+  (void)cudaFuncGetAttributes(&attributes, bias_fill_kernel<__nv_bfloat16>);
+  (void)cudaFuncGetAttributes(&attributes, attention_kernel<float>);
+  (void)cudaFuncGetAttributes(&attributes, attention_kernel<__half>);
+  (void)cudaFuncGetAttributes(&attributes, attention_kernel<__nv_bfloat16>);
+  (void)cudaFuncGetAttributes(&attributes, fill_kernel);
+  (void)cudaGetLastError();
+}
+
 }  // namespace shimgen::rt
 
 using namespace shimgen::rt;

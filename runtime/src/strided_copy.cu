@@ -74,4 +74,15 @@ void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src,
   if (status != cudaSuccess) fail(SHIMGEN_RUNTIME_ERROR_CUDA, std::string("strided copy kernel launch: ") + cudaGetErrorString(status));
 }
 
+// Loads this file's kernels on the current device now (see preload_kernels in backend_cuda.cpp).
+void preload_strided_copy_kernels() {
+  cudaFuncAttributes attributes{};
+  (void)cudaFuncGetAttributes(&attributes, strided_copy_kernel<uint8_t>);
+  (void)cudaFuncGetAttributes(&attributes, strided_copy_kernel<uint16_t>);
+  (void)cudaFuncGetAttributes(&attributes, strided_copy_kernel<uint32_t>);
+  (void)cudaFuncGetAttributes(&attributes, strided_copy_kernel<uint64_t>);
+  (void)cudaFuncGetAttributes(&attributes, strided_copy_kernel<Bytes16>);
+  (void)cudaGetLastError();
+}
+
 }  // namespace shimgen::rt

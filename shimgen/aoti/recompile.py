@@ -14,16 +14,22 @@ from __future__ import annotations
 import importlib.util
 import os
 import shlex
-import subprocess
 import tempfile
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
-from shimgen.errors import InputError, ToolError
+from shimgen.build import process
+from shimgen.errors import InputError
+
+if TYPE_CHECKING:
+    from shimgen.project.config import Config
+    from shimgen.project.shims import ShimSet
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
@@ -86,20 +92,6 @@ def _torch_include_dirs() -> list[str]:
     return [f"-I{root}", f"-I{root / 'torch/csrc/api/include'}"] if root.is_dir() else []
 
 
-def _run(command: Sequence[str], what: str) -> subprocess.Popen:
-    try:
-        return subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    except OSError as exc:
-        raise ToolError(f"cannot run {command[0]} for {what}: {exc.strerror}") from None
-
-
-def _wait(process: subprocess.Popen, what: str) -> None:
-    output, _ = process.communicate()
-    if process.returncode != 0:
-        tail = " | ".join(line for line in output.strip().splitlines()[-3:])
-        raise ToolError(f"compiling {what} failed (exit {process.returncode}): {tail}")
-
-
 def _constants_blob(so_path: Path, where: str) -> bytes:
     """The bytes between _binary_constants_bin_start and _end in the original .so (empty if none)."""
     binary = parse_elf(so_path, where)
@@ -124,13 +116,29 @@ def _blob_assembly(blob: Path) -> str:
     )
 
 
-def recompile(source: Path, output: Path, config, *, compiler: str | None = None) -> RecompileResult:
+def recompile(source: Path, output: Path, config: Config, *, compiler: str | None = None) -> RecompileResult:
     """Rebuild the model in ``source`` (.pt2) with the prefix; write a .so or .pt2 to ``output``."""
-    from shimgen.aoti.prefix_imports import checker
-    from shimgen.generate.render import render
-    from shimgen.project.shims import resolve_shims, shim_matcher
+    from shimgen.project.shims import resolve_shims
 
     source, output = Path(source), Path(output)
+    where, header_name = _preflight(source, output, config)
+    shims = resolve_shims(config)
+    archive = open_package(source, where)
+    with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
+        work = Path(scratch)
+        member, cpps = package_sources([i.filename for i in archive.infolist()], where)
+        header = _write_header(work / header_name, config, shims)
+        assembly = _stage_constants(archive, member, work, f"{where}:{member}")
+        extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
+        linked = _compile_and_link(archive, cpps, assembly, work, extra, compiler, where)
+        label = f"{output.name} (recompiled {member})"
+        imports = _verify(linked, label, config, shims)
+        _publish(archive, member, linked, work, output)
+    return RecompileResult(source, output, member, tuple(cpps), imports)
+
+
+def _preflight(source: Path, output: Path, config: Config) -> tuple[str, str]:
+    """Refuse what cannot be recompiled before anything is written; returns (where, header name)."""
     where = check_source_and_output(source, output)
     if output.suffix not in (".so", ".pt2"):
         raise InputError(f"{output}: the output must end in .so or .pt2")
@@ -139,68 +147,91 @@ def recompile(source: Path, output: Path, config, *, compiler: str | None = None
     header_name = config.outputs.files.get("header")
     if not header_name:
         raise InputError(f"{config.path}: outputs.header is disabled; the recompile route needs export.h")
-    shims = resolve_shims(config)
+    return where, header_name
 
-    archive = open_package(source, where)
-    with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
-        work = Path(scratch)
-        names = [i.filename for i in archive.infolist()]
-        sos = model_members(names)
-        if len(sos) != 1:
-            raise InputError(f"{where}: expected one model .so in the package, found {len(sos)}")
-        member = sos[0]
-        model_dir = str(PurePosixPath(member).parent)
-        cpps = sorted(n for n in names if str(PurePosixPath(n).parent) == model_dir and n.endswith(".cpp"))
-        if not cpps:
-            raise InputError(f"{where}: the package holds no generated .cpp beside {member}")
-        if any(n.endswith((".cubin", ".fatbin")) for n in names if str(PurePosixPath(n).parent) == model_dir):
-            raise InputError(f"{where}: a CUDA model; the recompile route rebuilds CPU models only "
-                             "(use 'shimgen prefix-imports')")
 
-        # export.h, exactly as 'shimgen generate' renders it for this config.
-        header = work / header_name
-        rendered = render(config, shims)
-        header.write_bytes(rendered[config.outputs.dir / header_name])
+def package_sources(names: Sequence[str], where: str) -> tuple[str, list[str]]:
+    """The package's one model .so and the generated .cpp files beside it (pure; CPU models only)."""
+    sos = model_members(names)
+    if len(sos) != 1:
+        raise InputError(f"{where}: expected one model .so in the package, found {len(sos)}")
+    member = sos[0]
+    model_dir = str(PurePosixPath(member).parent)
+    beside = [n for n in names if str(PurePosixPath(n).parent) == model_dir]
+    cpps = sorted(n for n in beside if n.endswith(".cpp"))
+    if not cpps:
+        raise InputError(f"{where}: the package holds no generated .cpp beside {member}")
+    if any(n.endswith((".cubin", ".fatbin")) for n in beside):
+        raise InputError(f"{where}: a CUDA model; the recompile route rebuilds CPU models only "
+                         "(use 'shimgen prefix-imports')")
+    return member, cpps
 
-        original = work / "original.so"
-        original.write_bytes(archive.read(member))
-        blob = work / "constants.bin"
-        blob.write_bytes(_constants_blob(original, f"{where}:{member}"))
-        assembly = work / "constants.S"
-        assembly.write_text(_blob_assembly(blob))
 
-        extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
-        objects, jobs, openmp = [], [], False
-        for index, name in enumerate(cpps):
-            cpp = work / PurePosixPath(name).name
-            text = archive.read(name).decode("utf-8", errors="replace")
-            cpp.write_text(text)
-            command = compile_flags(text, f"{where}:{name}")
-            openmp = openmp or "-fopenmp" in command.flags
-            obj = work / f"{index}.o"
-            cxx = compiler or command.compiler
-            jobs.append((_run([cxx, *command.flags, *extra, "-c", str(cpp), "-o", str(obj)], name), name))
-            objects.append(obj)
-        blob_obj = work / "constants.o"
-        jobs.append((_run([compiler or "g++", "-c", str(assembly), "-o", str(blob_obj)], "constants"), "constants"))
-        for process, name in jobs:
-            _wait(process, name)
-        linked = work / "model.so"
-        # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
-        link = _run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *map(str, objects),
-                     str(blob_obj), "-o", str(linked)],
-                    "the model .so")
-        _wait(link, "the model .so (link)")
+def _write_header(header: Path, config: Config, shims: ShimSet) -> Path:
+    """export.h, exactly as 'shimgen generate' renders it for this config."""
+    from shimgen.generate.render import render
 
-        label = f"{output.name} (recompiled {member})"
-        provided = frozenset(s.prefixed for s in shims.shims)
-        imports = verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix, provided,
-                                 where=label)
-        checker(config, shims)(linked, label)
-        staged = work / ("out" + output.suffix)
-        if output.suffix == ".pt2":
-            write_package(archive, {member: linked}, staged)
-        else:
-            os.replace(linked, staged)
-        os.replace(staged, output)
-    return RecompileResult(source, output, member, tuple(cpps), imports)
+    header.write_bytes(render(config, shims)[config.outputs.dir / header.name])
+    return header
+
+
+def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: str) -> Path:
+    """The original .so's constants blob, and an assembly file that defines it again."""
+    original = work / "original.so"
+    original.write_bytes(archive.read(member))
+    blob = work / "constants.bin"
+    blob.write_bytes(_constants_blob(original, where))
+    assembly = work / "constants.S"
+    assembly.write_text(_blob_assembly(blob))
+    return assembly
+
+
+def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: Path, work: Path,
+                      extra: Sequence[str], compiler: str | None, where: str) -> Path:
+    """Compile every source at once with torch's recorded flags plus ``extra``, then link the model."""
+    objects, jobs, openmp = [], [], False
+    for index, name in enumerate(cpps):
+        cpp = work / PurePosixPath(name).name
+        text = archive.read(name).decode("utf-8", errors="replace")
+        cpp.write_text(text)
+        command = compile_flags(text, f"{where}:{name}")
+        openmp = openmp or "-fopenmp" in command.flags
+        obj = work / f"{index}.o"
+        cxx = compiler or command.compiler
+        jobs.append(process.start([cxx, *command.flags, *extra, "-c", cpp, "-o", obj], what=f"compiling {name}"))
+        objects.append(obj)
+    blob_obj = work / "constants.o"
+    jobs.append(process.start([compiler or "g++", "-c", assembly, "-o", blob_obj], what="compiling the constants"))
+    try:
+        for job in jobs:
+            job.wait()
+    finally:
+        for job in jobs:
+            job.stop()
+    linked = work / "model.so"
+    # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
+    process.run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *objects, blob_obj,
+                 "-o", linked], what="linking the model .so")
+    return linked
+
+
+def _verify(linked: Path, label: str, config: Config, shims: ShimSet) -> tuple[str, ...]:
+    """The checks prefix-imports makes: only prefixed shim imports, each one the runtime provides."""
+    from shimgen.aoti.prefix_imports import checker
+    from shimgen.project.shims import shim_matcher
+
+    provided = frozenset(s.prefixed for s in shims.shims)
+    imports = verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix,
+                             provided, where=label)
+    checker(config, shims)(linked, label)
+    return imports
+
+
+def _publish(archive: zipfile.ZipFile, member: str, linked: Path, work: Path, output: Path) -> None:
+    """Stage the .so or the rewritten .pt2 beside ``output``, then rename it into place."""
+    staged = work / ("out" + output.suffix)
+    if output.suffix == ".pt2":
+        write_package(archive, {member: linked}, staged)
+    else:
+        os.replace(linked, staged)
+    os.replace(staged, output)

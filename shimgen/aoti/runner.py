@@ -13,20 +13,31 @@ import ctypes
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.errors import InputError
+
+if TYPE_CHECKING:
+    from shimgen.project.config import Config
 
 RUNTIME_ENV = "SHIMGEN_RUNTIME"
 # AOTInductor's generated code validates input dtype/sizes/strides only when this is set (non-"0"),
 # and reads it once per model library. Unchecked, a wrong-shaped input is read out of bounds.
 CHECK_INPUTS_ENV = "AOTI_RUNTIME_CHECK_INPUTS"
-RUNTIME_NAME = "libshimgen_runtime.so"
 
 _handle = ctypes.c_void_p  # AtenTensorHandle
 
-def find_runtime(explicit: Path | None = None, start: Path | None = None) -> Path:
-    """``explicit``, else ``$SHIMGEN_RUNTIME``, else the newest libshimgen_runtime.so under ./build."""
+def find_runtime(explicit: Path | None = None, *, config: Config | None = None, device: str = "cpu") -> Path:
+    """The runtime library, looked for in this order:
+
+    1. ``explicit`` (``--runtime``);
+    2. ``$SHIMGEN_RUNTIME``;
+    3. the runtime ``shimgen build`` made for ``config`` (default: the bundled config), wherever it
+       was built: recorded in the per-user cache (``shimgen.build.runtime_cache``);
+    4. else built now into that cache, on first use (announced by one line on stderr).
+
+    A CUDA device needs a runtime built with CUDA."""
     if explicit is not None:
         if not Path(explicit).is_file():
             raise InputError(f"{explicit}: runtime library not found")
@@ -36,11 +47,9 @@ def find_runtime(explicit: Path | None = None, start: Path | None = None) -> Pat
         if not Path(env).is_file():
             raise InputError(f"{env}: runtime library not found (from ${RUNTIME_ENV})")
         return Path(env)
-    build = (start or Path.cwd()) / "build"
-    found = sorted(build.rglob(RUNTIME_NAME), key=lambda p: p.stat().st_mtime) if build.is_dir() else []
-    if not found:
-        raise InputError(f"no {RUNTIME_NAME}: build it with 'shimgen build', then pass --runtime or set ${RUNTIME_ENV}")
-    return found[-1]
+    from shimgen.build.runtime_cache import find_or_build
+
+    return find_or_build(config or bundled_config(), need_cuda=device.startswith("cuda"))
 
 
 class Model:
@@ -132,18 +141,21 @@ def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
     return (runtime.cpu if kind == "cpu" else runtime.cuda), int(index or 0)
 
 
-def default_prefix() -> str:
+def bundled_config() -> Config:
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
-    return load_config(default_config()).prefix
+    return load_config(default_config())
 
 
 def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", prefix: str | None = None,
-               model_name: str | None = None) -> Model:
+               model_name: str | None = None, config: Config | None = None) -> Model:
+    """Open a model on the runtime found by ``find_runtime``; the shims carry ``prefix``, else the
+    prefix of ``config`` (default: the bundled config)."""
     if not Path(path).is_file():
         raise InputError(f"{path}: no such model file")
-    loaded = Runtime(find_runtime(runtime), prefix or default_prefix())
+    config = config or bundled_config()
+    loaded = Runtime(find_runtime(runtime, config=config, device=device), prefix or config.prefix)
     return Model(loaded, Path(path), device=device, model_name=model_name)
 
 

@@ -24,8 +24,10 @@ from shimgen.binary.symbols import (
     OBJECT,
     SHARED,
     Binary,
+    NameIndex,
     Names,
     Symbol,
+    UnusableIndex,
 )
 from shimgen.errors import InputError
 
@@ -33,10 +35,13 @@ ELF_MAGIC = b"\x7fELF"
 
 ET_REL, ET_EXEC, ET_DYN = 1, 2, 3
 SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_DYNAMIC, SHT_NOBITS, SHT_REL, SHT_DYNSYM, SHT_GROUP = 2, 3, 4, 6, 8, 9, 11, 17
+SHT_SYMTAB_SHNDX, SHT_GNU_HASH = 18, 0x6FFFFFF6
+SHF_INFO_LINK, SHF_GROUP = 0x40, 0x200
 DT_NULL, DT_NEEDED, DT_SONAME, DT_SYMBOLIC, DT_FLAGS = 0, 1, 14, 16, 30
 DF_SYMBOLIC = 0x2
 PT_INTERP = 3
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+SHN_BEFORE, SHN_AFTER = 0xFF00, 0xFF01
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
 STT_TLS = 6
 STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
@@ -51,6 +56,10 @@ TYPE_NAMES = {0: "notype", 1: "object", 2: "func", 5: "object", STT_TLS: "tls", 
 
 # Slim LTO objects (gcc -flto without -ffat-lto-objects) carry only this marker symbol natively.
 LTO_MARKERS = (b"__gnu_lto_slim", b"__gnu_lto_v1")
+
+
+# What a relocation table of an object cannot apply to: BFD makes no section of these to patch.
+_NOT_RELOCATABLE = frozenset((0, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_REL, SHT_DYNSYM, SHT_SYMTAB_SHNDX))
 
 
 class NoSections(Exception):
@@ -81,11 +90,12 @@ _LAYOUTS = {(c, d): _Layout(c == 2, "<" if d == 1 else ">") for c in (1, 2) for 
 
 
 class _Section:
-    __slots__ = ("entsize", "info", "link", "name", "offset", "size", "type")
+    __slots__ = ("entsize", "flags", "info", "link", "name", "offset", "size", "type")
 
-    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0) -> None:
+    def __init__(self, name: int, type_: int, offset: int, size: int, link: int, entsize: int, info: int = 0,
+                 flags: int = 0) -> None:
         self.name, self.type, self.offset, self.size, self.link, self.entsize = name, type_, offset, size, link, entsize
-        self.info = info
+        self.info, self.flags = info, flags
 
 
 def is_elf(head: bytes) -> bool:
@@ -112,15 +122,18 @@ def read_elf(
     elf = _Elf(buf, f"{path}({member})" if member else path)
     names = elf.section_names()  # validates the section name table and every sh_name
     elf.check_links()
+    if elf.e_type == ET_REL:
+        elf.check_groups()
     kind = elf.kind()
     table, what = elf.symbol_table(names)
-    if table is None:  # a static executable: it neither exports nor imports anything
+    if table is None:  # a static executable, or an object with no symbols: nothing exported or imported
         return Binary(path, member, "ELF", kind, EMPTY, EMPTY, has_static_table=elf.table_of(SHT_SYMTAB) is not None)
     raw, strings = elf.read_table(table, what)
     if elf.e_type == ET_REL and any(marker in strings for marker in LTO_MARKERS):
         raise elf.bad("object holds only LTO bitcode, no native symbol table; check the linked library instead, "
                       "or compile with -ffat-lto-objects")
-    selected = _classify(raw, strings, elf.layout, elf.bad, what, detail)
+    index = _gnu_hash_index(elf, table, raw, strings) if what == ".dynsym" else None
+    selected = _classify(raw, strings, elf.layout, elf.bad, what, detail, index)
     static = table if elf.e_type == ET_REL else elf.table_of(SHT_SYMTAB)
     hidden: tuple[str, ...] = ()
     missing = _not_exported(hidden_of, selected.exports)
@@ -128,7 +141,7 @@ def read_elf(
         hidden = _hidden_names(*elf.read_table(static, ".symtab"), missing, elf.layout, elf.bad)
     tls_hidden: frozenset[str] = frozenset()
     if local_tls and static is not None and elf.e_type != ET_REL:
-        tls_hidden = _hidden_tls(*elf.read_table(static, ".symtab"), elf.layout)
+        tls_hidden = _hidden_tls(*elf.read_table_lazily(static, ".symtab"), elf.layout)
     dynamic = elf.dynamic()
     return Binary(
         path=path,
@@ -150,6 +163,80 @@ def read_elf(
     )
 
 
+class _StringView:
+    """A string table left in the file: names are read one at a time (checked by the caller to
+    end with NUL, so every offset inside it starts a terminated name)."""
+
+    __slots__ = ("buf", "size", "start")
+
+    def __init__(self, buf, start: int, size: int) -> None:
+        self.buf, self.start, self.size = buf, start, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def name_at(self, offset: int) -> str:
+        at = self.start + offset
+        return bytes(self.buf[at:self.buf.find(b"\0", at, self.start + self.size)]).decode("utf-8", "backslashreplace")
+
+
+def gnu_hash(name: bytes) -> int:
+    """The GNU symbol hash (DJB's h * 33 + c, 32-bit), as .gnu.hash stores it."""
+    h = 5381
+    for c in name:
+        h = (h * 33 + c) & 0xFFFFFFFF
+    return h
+
+
+def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> NameIndex | None:
+    """A lookup through the library's .gnu.hash (what the dynamic linker binds through), or None
+    when there is none or its header does not fit its section (the caller then searches the
+    string table). Every probe is bounds-checked; an inconsistency found while probing raises
+    UnusableIndex, never an IndexError."""
+    sections = [s for s in elf.sections[1:] if s.type == SHT_GNU_HASH]
+    if len(sections) != 1 or sections[0].type == SHT_NOBITS or sections[0].link >= len(elf.sections) \
+            or elf.sections[sections[0].link] is not dynsym:
+        return None
+    data = elf.section_bytes(sections[0], ".gnu.hash")
+    endian, word = elf.layout.sym.format[0], 8 if elf.layout.is64 else 4
+    if len(data) < 16:
+        return None
+    nbuckets, symoffset, bloom_size, shift = struct.unpack_from(endian + "4I", data, 0)
+    chains_at = 16 + bloom_size * word + nbuckets * 4
+    count = len(raw) // elf.layout.sym.size
+    if not nbuckets or not bloom_size or chains_at > len(data) or symoffset > count:
+        return None
+    bloom = struct.unpack_from(f"{endian}{bloom_size}{'Q' if word == 8 else 'I'}", data, 16)
+    buckets = struct.unpack_from(f"{endian}{nbuckets}I", data, 16 + bloom_size * word)
+    chains = data[chains_at:]
+    bits, entry, limit = word * 8, elf.layout.sym.size, len(strings)
+    name_of = struct.Struct(endian + "I")
+
+    def lookup(name: str) -> list[int]:
+        encoded = name.encode()
+        h = gnu_hash(encoded)
+        mask = (1 << (h % bits)) | (1 << ((h >> shift) % bits))
+        if bloom[(h // bits) % bloom_size] & mask != mask:
+            return []
+        found, index = [], buckets[h % nbuckets]
+        if index == 0:
+            return []
+        while True:  # the chain of this bucket: consecutive symbols, the last one's hash has bit 0 set
+            at = (index - symoffset) * 4
+            if index < symoffset or index >= count or at + 4 > len(chains):
+                raise UnusableIndex(name)
+            chained, = name_of.unpack_from(chains, at)
+            if chained | 1 == h | 1:
+                offset, = name_of.unpack_from(raw, index * entry)
+                if offset < limit and strings.startswith(encoded + b"\0", offset):
+                    found.append(offset)
+            if chained & 1:
+                return found
+            index += 1
+
+    return lookup
+
+
 class _Dynamic(NamedTuple):
     soname: str | None
     needed: tuple[str, ...]
@@ -167,6 +254,8 @@ class _Elf:
         if self.e_type not in (ET_REL, ET_EXEC, ET_DYN):
             raise self.bad(f"unsupported ELF file type {self.e_type} (not an object, executable or shared library)")
         if e_shoff == 0:
+            if self.e_type == ET_REL:  # an object's symbols live only in sections; LIEF cannot help
+                raise self.bad("corrupt: object file without section headers (e_shoff is 0)")
             raise NoSections(where)
         self.sections, self.shstrndx = self._section_headers(e_shoff, e_shentsize, e_shnum, e_shstrndx)
 
@@ -197,6 +286,8 @@ class _Elf:
         if shstrndx == SHN_XINDEX:
             shstrndx = first[6]
         if shnum == 0:
+            if self.e_type == ET_REL:
+                raise self.bad("corrupt: object file without section headers (e_shnum is 0)")
             raise NoSections(self.where)
         end = shoff + shnum * shentsize
         if end > size or shnum > 1_000_000:
@@ -204,9 +295,9 @@ class _Elf:
                            f"({size} bytes)")
         sections = []
         for index in range(shnum):
-            (sh_name, sh_type, _f, _a, sh_offset, sh_size, sh_link, sh_info, _al, sh_entsize) = \
+            (sh_name, sh_type, sh_flags, _a, sh_offset, sh_size, sh_link, sh_info, _al, sh_entsize) = \
                 layout.shdr.unpack_from(self.buf, shoff + index * shentsize)
-            section = _Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize, sh_info)
+            section = _Section(sh_name, sh_type, sh_offset, sh_size, sh_link, sh_entsize, sh_info, sh_flags)
             # Every section must lie inside the file: a cut or corrupted file is refused here even
             # when the symbol tables themselves look whole.
             if sh_type != SHT_NOBITS and sh_offset + sh_size > size:
@@ -215,6 +306,11 @@ class _Elf:
             sections.append(section)
         if shstrndx != SHN_UNDEF and shstrndx >= shnum:
             raise self.bad(f"corrupt ELF header: section name table index {shstrndx} out of range ({shnum} sections)")
+        if shstrndx != SHN_UNDEF and sections[shstrndx].type != SHT_STRTAB:
+            raise self.bad(f"corrupt ELF header: section name table (section {shstrndx}) is not a string table")
+        if shstrndx == SHN_UNDEF and self.e_type == ET_REL:
+            # BFD names an object's sections through this table and refuses the file without it.
+            raise self.bad("corrupt ELF header: object file without a section name table (e_shstrndx is 0)")
         return sections, shstrndx
 
     def section_bytes(self, section: _Section, what: str) -> bytes:
@@ -242,11 +338,27 @@ class _Elf:
         rel, rela = (16, 24) if layout.is64 else (8, 12)
         for index, section in enumerate(self.sections):
             kind = section.type
+            # BFD refuses any section whose sh_link is out of range (SHN_BEFORE/SHN_AFTER aside,
+            # Solaris' ordering markers), and an out-of-range sh_info where sh_info names a section.
+            if section.link >= count and section.link not in (SHN_BEFORE, SHN_AFTER):
+                raise self.bad(f"corrupt: section {index} links to section {section.link}, out of range "
+                               f"({count} sections)")
+            if (section.flags & SHF_INFO_LINK or kind in (SHT_RELA, SHT_REL)) and section.info >= count:
+                raise self.bad(f"corrupt: section {index} refers to section {section.info}, out of range "
+                               f"({count} sections)")
             if kind in (SHT_SYMTAB, SHT_DYNSYM):
                 if section.entsize != layout.sym.size or not 0 < section.link < count \
                         or self.sections[section.link].type != SHT_STRTAB:
                     raise self.bad(f"corrupt: symbol table (section {index}) has entry size {section.entsize} "
                                    f"and links to section {section.link}")
+                # sh_info: the index of the first non-local symbol, at most the entry count.
+                if section.size and section.info * section.entsize > section.size:
+                    raise self.bad(f"corrupt: symbol table (section {index}) says its first global symbol is "
+                                   f"entry {section.info}, past its {section.size // section.entsize} entries")
+            elif kind == SHT_SYMTAB_SHNDX and (section.entsize not in (0, 4) or not 0 < section.link < count
+                                               or self.sections[section.link].type != SHT_SYMTAB):
+                raise self.bad(f"corrupt: extended section index table (section {index}) has entry size "
+                               f"{section.entsize} and links to section {section.link}")
             elif kind in (SHT_RELA, SHT_REL):
                 expected = rela if kind == SHT_RELA else rel
                 if section.entsize != expected or section.size % expected:
@@ -257,15 +369,37 @@ class _Elf:
                         or (self.e_type == ET_REL and not linked):
                     raise self.bad(f"corrupt: relocation table (section {index}) links to section {linked}, "
                                    "which is not a symbol table")
-                if self.e_type == ET_REL and not 0 < section.info < count:
+                if self.e_type == ET_REL and (not 0 < section.info < count
+                                              or self.sections[section.info].type in _NOT_RELOCATABLE):
                     raise self.bad(f"corrupt: relocation table (section {index}) applies to section "
-                                   f"{section.info}, out of range")
+                                   f"{section.info}, which is out of range or holds no code or data")
             elif kind == SHT_GROUP and (section.entsize != 4 or not 0 < section.link < count
                                         or self.sections[section.link].type != SHT_SYMTAB):
                 raise self.bad(f"corrupt: section group (section {index}) has entry size {section.entsize} "
                                f"and links to section {section.link}")
             elif kind == SHT_STRTAB and section.size and self.buf[section.offset] != 0:
                 raise self.bad(f"corrupt: string table (section {index}) does not start with a NUL byte")
+
+    def check_groups(self) -> None:
+        """Every section flagged SHF_GROUP is listed by a section group, and every group lists
+        sections that exist (BFD refuses an object otherwise: "no group info for section")."""
+        flagged = {i for i, s in enumerate(self.sections) if s.flags & SHF_GROUP}
+        groups = [s for s in self.sections if s.type == SHT_GROUP]
+        if not flagged and not groups:
+            return
+        endian = self.layout.sym.format[0]
+        listed: set[int] = set()
+        for group in groups:
+            raw = self.section_bytes(group, "section group")
+            if len(raw) < 4 or len(raw) % 4:
+                raise self.bad(f"corrupt: a section group holds {len(raw)} bytes, not a whole number of entries")
+            members = struct.unpack(f"{endian}{len(raw) // 4}I", raw)[1:]  # the first word holds flags
+            if any(not 0 < m < len(self.sections) for m in members):
+                raise self.bad("corrupt: a section group lists a section that does not exist")
+            listed.update(members)
+        if flagged - listed:
+            raise self.bad(f"corrupt: section {min(flagged - listed)} is flagged as a group member, but no "
+                           "section group lists it")
 
     def kind(self) -> str:
         kind = {ET_REL: OBJECT, ET_EXEC: EXECUTABLE, ET_DYN: SHARED}[self.e_type]
@@ -283,11 +417,12 @@ class _Elf:
         """The table the symbol view comes from: ``.symtab`` of an object, else ``.dynsym``."""
         if self.e_type == ET_REL:
             table = self.table_of(SHT_SYMTAB)
-            if table is None:
-                if any(n.startswith(b".gnu.lto_") for n in names):
-                    raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
-                                   "library instead, or compile with -ffat-lto-objects")
-                raise self.bad("object file has no symbol table")
+            # Without a table: LTO bitcode is refused; anything else is an object with nothing to
+            # name (an empty translation unit, stripped), which Debian's libc.a and libsqlite3.a
+            # carry and nm reads as "no symbols".
+            if table is None and any(n.startswith(b".gnu.lto_") for n in names):
+                raise self.bad("object holds only LTO bitcode, no native symbol table; check the linked "
+                               "library instead, or compile with -ffat-lto-objects")
             return table, ".symtab"
         table = self.table_of(SHT_DYNSYM)
         if table is None and self.e_type == ET_DYN:
@@ -296,6 +431,12 @@ class _Elf:
 
     def read_table(self, section: _Section, what: str) -> tuple[bytes, bytes]:
         """(entries, string table) of one symbol table, checked."""
+        raw, view = self.read_table_lazily(section, what)
+        return raw, bytes(self.buf[view.start:view.start + len(view)])
+
+    def read_table_lazily(self, section: _Section, what: str) -> tuple[bytes, _StringView]:
+        """(entries, string table) of one symbol table, checked; the string table is left in the
+        file (the .strtab of libtorch_cpu.so is tens of MB, of which SG007 reads a handful)."""
         entry = self.layout.sym.size
         if section.entsize != entry:
             raise self.bad(f"corrupt: {what} entry size {section.entsize}, expected {entry}")
@@ -306,10 +447,12 @@ class _Elf:
         raw = self.section_bytes(section, what)
         if not 0 < section.link < len(self.sections) or self.sections[section.link].type != SHT_STRTAB:
             raise self.bad(f"corrupt: {what} links to section {section.link}, which is not a string table")
-        strings = self.section_bytes(self.sections[section.link], f"string table of {what}")
-        if not strings.endswith(b"\0"):
+        linked = self.sections[section.link]
+        if linked.type == SHT_NOBITS:
+            raise self.bad(f"corrupt: string table of {what} has no bytes in the file (SHT_NOBITS)")
+        if linked.size == 0 or self.buf[linked.offset + linked.size - 1] != 0:
             raise self.bad(f"corrupt: the string table of {what} does not end with a NUL byte")
-        return raw, strings
+        return raw, _StringView(self.buf, linked.offset, linked.size)
 
     def dynamic(self) -> _Dynamic:
         """DT_SONAME, DT_NEEDED and whether the library binds its own symbols (-Bsymbolic)."""
@@ -355,8 +498,10 @@ def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
 def _check_segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
     """Check every program header lies inside the file, and so does every segment's file image.
     Returns whether there is a PT_INTERP (a PIE executable rather than a library)."""
-    if phnum == 0 or phoff == 0:
+    if phnum == 0:
         return False
+    if phoff == 0:  # announced but placed nowhere (BFD refuses such a file; a linker never writes one)
+        raise bad(f"corrupt ELF header: {phnum} program headers at offset 0")
     if phentsize < (56 if layout.is64 else 32) or phoff + phnum * phentsize > size or phnum >= 0xFFFF:
         raise bad(f"truncated or corrupt program headers ({phnum} at offset {phoff})")
     # p_offset and p_filesz: 64-bit at 8 and 32; 32-bit at 4 and 16.
@@ -486,7 +631,8 @@ class _Classified(NamedTuple):
     symbols: list[Symbol]
 
 
-def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool) -> _Classified:
+def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detail: bool,
+              index: NameIndex | None = None) -> _Classified:
     """Split one symbol table into export names, import names, TLS export names (+ detail)."""
     limit = len(strings)
     selected = _select(raw, layout)
@@ -496,9 +642,9 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     highest = _max_name(raw, layout)
     if highest >= limit:
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
-    # Exports stay in the string table until asked for (74k of them in libtorch_cpu.so).
-    exports = Names.from_table(strings, export_offsets)
-    imports = Names(_bytes_name_at(strings, o) for o in import_offsets)
+    # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
+    exports = Names.from_table(strings, export_offsets, index)
+    imports = Names.from_table(strings, import_offsets)
     tls = Names(_bytes_name_at(strings, o) for o in tls_offsets)
     symbols: list[Symbol] = []
     if detail:
@@ -523,7 +669,7 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
                        frozenset(_bytes_name_at(strings, o) for o in selected.tls_protected), symbols)
 
 
-def _hidden_tls(raw: bytes, strings: bytes, layout: _Layout) -> frozenset[str]:
+def _hidden_tls(raw: bytes, strings: _StringView, layout: _Layout) -> frozenset[str]:
     """Thread-locals a static symbol table shows defined but local or hidden: this library uses
     its own copy whatever else the process holds. GNU ld turns a hidden global into STB_LOCAL with
     default visibility in the output, so a hidden global and a file-scope ``static`` look alike
@@ -547,7 +693,7 @@ def _hidden_tls(raw: bytes, strings: bytes, layout: _Layout) -> frozenset[str]:
             int.from_bytes(raw[info_at + 3::entry].translate(_NONZERO), "little")
         names = memoryview(raw).cast("I")[0::entry // 4].tolist()
         offsets = list(compress(names, mask.to_bytes(count, "little")))
-    return frozenset(_bytes_name_at(strings, o) for o in offsets if 0 < o < limit)
+    return frozenset(strings.name_at(o) for o in offsets if 0 < o < limit)
 
 
 def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout, bad) -> tuple[str, ...]:

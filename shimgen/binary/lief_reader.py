@@ -14,6 +14,7 @@ import itertools
 import struct
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from shimgen.binary.symbols import (
     EMPTY,
@@ -54,96 +55,135 @@ def read_elf_lief(data: bytes, path: str, member: str | None = None, *, hidden_o
     lief = _lief()
     where = f"{path}({member})" if member else path
     hidden_of = frozenset(hidden_of)
+    elf = _parse_elf(lief, data, where, symtab=bool(data[16:18] in (b"\x01\x00", b"\x00\x01") or hidden_of or local_tls))
+    file_type = int(elf.header.file_type.value)
+    kind, table = _kind_and_table(elf, file_type, where)
+    found = _classify(lief, table, detail)
+    static = list(elf.symtab_symbols) if file_type != 1 else table
+    hidden = _hidden(lief, static, hidden_of - found.exports)
+    tls_hidden = _hidden_tls(lief, static) if local_tls and file_type != 1 and table else frozenset()
+    soname, needed, symbolic = _dynamic_entries(lief, elf) if file_type != 1 else (None, (), False)
+    return Binary(path, member, "ELF", kind, Names(found.exports), Names(found.imports), Names(found.tls),
+                  tuple(sorted(hidden)), bool(static), tuple(found.symbols), soname=soname, needed=needed,
+                  symbolic=symbolic, tls_unique=frozenset(found.tls_unique),
+                  tls_protected=frozenset(found.tls_protected), tls_hidden=tls_hidden)
+
+
+def _parse_elf(lief: Any, data: bytes, where: str, *, symtab: bool) -> Any:
+    """LIEF's ELF parse of only what the rules need, refusing what LIEF silently half-reads."""
     config = lief.ELF.ParserConfig()
     # Only what the rules need: on libtorch_cpu.so relocations and .symtab cost seconds.
     config.parse_relocations = False
     config.parse_notes = False
     config.parse_overlay = False
     config.parse_symbol_versions = False
-    config.parse_symtab_symbols = bool(data[16:18] in (b"\x01\x00", b"\x00\x01") or hidden_of or local_tls)
+    config.parse_symtab_symbols = symtab
     elf = lief.ELF.parse(_raw(data), config)
     if elf is None:
         raise InputError(f"{where}: not a readable ELF file (corrupt or truncated)")
-    header = elf.header
-    file_type = int(header.file_type.value)
-    sections = list(elf.sections)
     segments = list(elf.segments)
-    if not sections and not segments:
+    if not list(elf.sections) and not segments:
         raise InputError(f"{where}: truncated or corrupt ELF file (no sections and no segments could be read)")
     for segment in segments:
         if segment.file_offset + segment.physical_size > len(data):
             raise InputError(f"{where}: truncated: a segment ends beyond the end of the file")
+    return elf
+
+
+def _kind_and_table(elf: Any, file_type: int, where: str) -> tuple[str, list[Any]]:
+    """The file's kind and the symbol table the rules read (.symtab of an object, else .dynsym)."""
     if file_type == 1:
-        kind, table = OBJECT, list(elf.symtab_symbols)
-        if (any(s.name.startswith(".gnu.lto_") for s in sections) and not table) or any(
+        table = list(elf.symtab_symbols)
+        if (any(s.name.startswith(".gnu.lto_") for s in elf.sections) and not table) or any(
             s.name in ("__gnu_lto_slim", "__gnu_lto_v1") for s in table
         ):
             raise InputError(f"{where}: object holds only LTO bitcode, no native symbol table")
-        if not table:
-            raise InputError(f"{where}: object file has no symbol table")
-    elif file_type in (2, 3):
+        return OBJECT, table  # an object without a symbol table defines nothing (binutils reads it too)
+    if file_type in (2, 3):
         kind = SHARED if file_type == 3 else EXECUTABLE
-        if file_type == 3 and any(int(s.type.value) == 3 for s in segments):  # PT_INTERP: PIE
+        if file_type == 3 and any(int(s.type.value) == 3 for s in elf.segments):  # PT_INTERP: PIE
             kind = EXECUTABLE
         table = list(elf.dynamic_symbols)
         if not table and file_type == 3:
             raise InputError(f"{where}: shared library has no dynamic symbol table (.dynsym)")
-    else:
-        raise InputError(f"{where}: unsupported ELF file type {file_type}")
+        return kind, table
+    raise InputError(f"{where}: unsupported ELF file type {file_type}")
 
-    # Classified here from LIEF's own enums, independently of the fast reader's constants, so the
-    # equality test between the two readers is a real cross-check.
+
+@dataclasses.dataclass
+class _Found:
+    exports: set[str] = dataclasses.field(default_factory=set)
+    imports: set[str] = dataclasses.field(default_factory=set)
+    tls: set[str] = dataclasses.field(default_factory=set)
+    tls_unique: set[str] = dataclasses.field(default_factory=set)
+    tls_protected: set[str] = dataclasses.field(default_factory=set)
+    symbols: list[Symbol] = dataclasses.field(default_factory=list)
+
+
+def _classify(lief: Any, table: list[Any], detail: bool) -> _Found:
+    """Exports, imports and thread-locals of one symbol table.
+
+    Classified here from LIEF's own enums, independently of the fast reader's constants, so the
+    equality test between the two readers is a real cross-check."""
     binding_enum, visibility_enum, type_enum = lief.ELF.Symbol.BINDING, lief.ELF.Symbol.VISIBILITY, lief.ELF.Symbol.TYPE
     export_bindings = {binding_enum.GLOBAL, binding_enum.WEAK, binding_enum.GNU_UNIQUE}
     import_bindings = {binding_enum.GLOBAL, binding_enum.WEAK}
     export_visibilities = {visibility_enum.DEFAULT, visibility_enum.PROTECTED}
-    exports, imports, tls, symbols = set(), set(), set(), []
-    tls_unique, tls_protected = set(), set()
+    found = _Found()
     for sym in table:
         name = sym.name
         defined = sym.shndx != 0  # SHN_UNDEF
         is_export = bool(name) and defined and sym.binding in export_bindings and sym.visibility in export_visibilities
         is_import = bool(name) and not defined and sym.binding in import_bindings
         if is_export:
-            exports.add(name)
+            found.exports.add(name)
             if sym.type == type_enum.TLS:
-                tls.add(name)
+                found.tls.add(name)
                 if sym.binding == binding_enum.GNU_UNIQUE:
-                    tls_unique.add(name)
+                    found.tls_unique.add(name)
                 if sym.visibility == visibility_enum.PROTECTED:
-                    tls_protected.add(name)
+                    found.tls_protected.add(name)
         elif is_import:
-            imports.add(name)
+            found.imports.add(name)
         if detail and name and not (sym.binding == binding_enum.LOCAL and sym.type in (type_enum.SECTION, type_enum.FILE)):
-            symbols.append(Symbol(name, defined, _LIEF_BINDINGS.get(str(sym.binding).rsplit(".", 1)[-1], "other"),
-                                  str(sym.visibility).rsplit(".", 1)[-1].lower(),
-                                  _LIEF_TYPES.get(str(sym.type).rsplit(".", 1)[-1], "other"), is_export, is_import))
-    hidden: set[str] = set()
-    static = list(elf.symtab_symbols) if file_type != 1 else table
-    missing = set(hidden_of) - exports
-    if missing:
-        for sym in static:
-            if sym.name in missing and sym.shndx != 0 and (
-                sym.binding == binding_enum.LOCAL or sym.visibility not in export_visibilities
-            ):
-                hidden.add(sym.name)
-    tls_hidden = frozenset(
+            found.symbols.append(Symbol(name, defined, _LIEF_BINDINGS.get(str(sym.binding).rsplit(".", 1)[-1], "other"),
+                                        str(sym.visibility).rsplit(".", 1)[-1].lower(),
+                                        _LIEF_TYPES.get(str(sym.type).rsplit(".", 1)[-1], "other"), is_export, is_import))
+    return found
+
+
+def _hidden(lief: Any, static: list[Any], missing: frozenset[str]) -> set[str]:
+    """Which of the ``missing`` exports the static table shows defined but local or hidden."""
+    if not missing:
+        return set()
+    binding_enum, visibility_enum = lief.ELF.Symbol.BINDING, lief.ELF.Symbol.VISIBILITY
+    export_visibilities = {visibility_enum.DEFAULT, visibility_enum.PROTECTED}
+    return {sym.name for sym in static if sym.name in missing and sym.shndx != 0
+            and (sym.binding == binding_enum.LOCAL or sym.visibility not in export_visibilities)}
+
+
+def _hidden_tls(lief: Any, static: list[Any]) -> frozenset[str]:
+    """Thread-locals the static table shows defined but bound locally (hidden, internal or local)."""
+    binding_enum, visibility_enum, type_enum = lief.ELF.Symbol.BINDING, lief.ELF.Symbol.VISIBILITY, lief.ELF.Symbol.TYPE
+    return frozenset(
         sym.name for sym in static
-        if local_tls and file_type != 1 and table and sym.name and sym.type == type_enum.TLS and sym.shndx != 0
+        if sym.name and sym.type == type_enum.TLS and sym.shndx != 0
         and (sym.binding == binding_enum.LOCAL or sym.visibility in (visibility_enum.HIDDEN, visibility_enum.INTERNAL)))
+
+
+def _dynamic_entries(lief: Any, elf: Any) -> tuple[str | None, tuple[str, ...], bool]:
+    """DT_SONAME, the DT_NEEDED list, and whether the library binds its own symbols (-Bsymbolic)."""
     tags = lief.ELF.DynamicEntry.TAG
     soname, needed, symbolic = None, [], False
-    for entry in elf.dynamic_entries if file_type != 1 else ():
+    for entry in elf.dynamic_entries:
         if entry.tag == tags.SONAME:
             soname = entry.name
         elif entry.tag == tags.NEEDED:
             needed.append(entry.name)
         elif entry.tag == tags.SYMBOLIC or (entry.tag == tags.FLAGS and entry.value & 0x2):  # DF_SYMBOLIC
             symbolic = True
-    return Binary(path, member, "ELF", kind, Names(exports), Names(imports), Names(tls),
-                  tuple(sorted(hidden)), bool(static), tuple(symbols), soname=soname, needed=tuple(needed),
-                  symbolic=symbolic, tls_unique=frozenset(tls_unique), tls_protected=frozenset(tls_protected),
-                  tls_hidden=tls_hidden)
+    return soname, tuple(needed), symbolic
+
 
 
 THIN_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")

@@ -14,25 +14,23 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.build import cmake as cmake_driver
 from shimgen.build.cmake import CacheEntry
 from shimgen.build.lock import build_lock
-from shimgen.errors import ToolError, UsageError
+from shimgen.build.process import Echo
+from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import render, write
 from shimgen.project.config import Config, with_overrides
 from shimgen.project.shims import ShimSet, resolve_shims
-from shimgen.resources import runtime_dir
+from shimgen.resources import cmake_dir, runtime_dir
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")
 ARTIFACTS_FILE = "shimgen-artifacts.txt"
-SANITIZERS = ("address", "undefined", "thread", "leak")
-
-Echo = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -44,9 +42,12 @@ class BuildOptions:
     cache: tuple[tuple[str, str], ...] = ()
     """Extra CMake cache entries (name, value), e.g. ('SHIMGEN_RUNTIME_BUILD_TESTS', 'ON')."""
     sanitize: tuple[str, ...] = ()
-    """Sanitizers for the native code (SHIMGEN_RUNTIME_SANITIZE): address, undefined, thread, leak."""
+    """Sanitizers for the native code (SHIMGEN_RUNTIME_SANITIZE), from ``known_sanitizers()``."""
     wait: bool = True
     """When another shimgen build holds the build directory: wait for it (True) or fail at once."""
+    stream: bool = True
+    """CMake's and Ninja's output: shown as it comes (True), or captured, logged at DEBUG and its
+    tail put into the error when a step fails (False: ``shimgen -q``, builds on first use)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,12 @@ class BuildResult:
 
 
 def project_dir(config: Config) -> Path:
-    return config.root if (config.root / "CMakeLists.txt").is_file() else runtime_dir()
+    if (config.root / "CMakeLists.txt").is_file():
+        return config.root
+    if config.symbols_from_targets:
+        raise ConfigError(f"{config.path}: symbols_from_targets names CMake targets, but {config.root} holds "
+                          "no CMakeLists.txt defining them (put the config beside the project's CMakeLists.txt)")
+    return runtime_dir()
 
 
 def find_nvcc() -> Path | None:
@@ -105,6 +111,13 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
         # The interpreter running shimgen: the runtime's CMake asks it where scipy-openblas32 is.
         "Python3_EXECUTABLE": CacheEntry(sys.executable, "FILEPATH"),
     }
+    if config.symbols_from_targets:
+        # The project calls find_package(shimgen) and shimgen_prefix_library(... CONFIG ...).
+        entries["shimgen_DIR"] = CacheEntry(str(cmake_dir()), "PATH")
+        entries["SHIMGEN_CONFIG"] = CacheEntry(str(config.path), "FILEPATH")
+        # shimgen build checks every listed library itself (step 4, exit 1 on findings, on every run);
+        # the CMake POST_BUILD check would only turn a finding into a failed build (exit 2).
+        entries["SHIMGEN_CHECK_SYMBOLS"] = CacheEntry("OFF", "BOOL")
     if nvcc:
         entries["CMAKE_CUDA_COMPILER"] = CacheEntry(str(nvcc), "FILEPATH")
     for name, value in options.cache:
@@ -126,39 +139,57 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
 
     nvcc = None
-    if options.cuda != "off":
+    # A vendored library's project declares its own languages: CUDA only when asked for.
+    cuda = "off" if options.cuda == "auto" and config.symbols_from_targets else options.cuda
+    if cuda != "off":
         nvcc = find_nvcc()
-        if nvcc is None and options.cuda == "on":
+        if nvcc is None and cuda == "on":
             raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
 
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
     # generated files, the CMake cache and Ninja's state. Taken only once the options are known
     # good, so a refused run creates nothing.
+    project_dir(config)  # a config that names targets but no project fails before anything is created
     with build_lock(build_dir, wait=options.wait, echo=echo):
         return _build_locked(config, options, build_dir, nvcc, echo)
 
 
+def known_sanitizers() -> tuple[str, ...]:
+    """The names in runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
+    text = (runtime_dir() / "sanitizers.txt").read_text(encoding="utf-8")
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
 def sanitize_problem(sanitize: Sequence[str]) -> None:
     """Raise UsageError for an unknown sanitizer or one that cannot be combined."""
-    unknown = [name for name in sanitize if name not in SANITIZERS]
+    if not sanitize:
+        return
+    known = known_sanitizers()
+    unknown = [name for name in sanitize if name not in known]
     if unknown:
-        raise UsageError(f"--sanitize: unknown sanitizer '{unknown[0]}' (choose from {', '.join(SANITIZERS)})")
+        raise UsageError(f"--sanitize: unknown sanitizer '{unknown[0]}' (choose from {', '.join(known)})")
     if "thread" in sanitize and ({"address", "leak"} & set(sanitize)):
         raise UsageError("--sanitize: thread cannot be combined with address or leak (build them separately)")
 
 
 def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: Path | None,
                   echo: Echo) -> BuildResult:
-    echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-    shimset = resolve_shims(config)
+    source_dir = project_dir(config)
+    one_pass = bool(config.symbols_from_targets)
     generated_dir = build_dir / "generated"
     generated = with_overrides(config, output_dir=generated_dir)
-    written = write(render(generated, shimset)).written
-    for path in written:
-        echo(f"  wrote {path}")
+    written: list[Path] = []
+    if one_pass:
+        # The rename set is read from objects this build compiles: shimgen_prefix_library() in the
+        # project generates as a build step, between the unprefixed and the prefixed compile.
+        echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
+    else:
+        echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
+        written = list(write(render(generated, resolve_shims(config))).written)
+        for path in written:
+            echo(f"  wrote {path}")
 
     tools = cmake_driver.find_tools()
-    source_dir = project_dir(config)
     init_cache, changed = cmake_driver.write_init_cache(
         build_dir, cache_entries(options, config, generated_dir, tools, nvcc)
     )
@@ -166,19 +197,26 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
-            cmake_driver.configure(tools, source_dir, build_dir, init_cache, echo=echo)
+            cmake_driver.configure(tools, source_dir, build_dir, init_cache, stream=options.stream)
         except ToolError:
             init_cache.unlink(missing_ok=True)  # so the next run configures again, not just builds
             raise
     else:
         echo("[2/4] configure: up to date")
     echo("[3/4] build")
-    cmake_driver.build(tools, build_dir, jobs=options.jobs, echo=echo)
+    before = _mtimes(_record_outputs(build_dir)) if one_pass else {}
+    cmake_driver.build(tools, build_dir, jobs=options.jobs, stream=options.stream)
 
-    paths = read_artifacts(build_dir)
-    echo(f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
-    outcome = check_symbols(paths, generated, shimset)
-    artifacts = tuple(Artifact(path, count_prefixed_exports(path, shimset)) for path in paths)
+    if one_pass:
+        written = _changed(before, _mtimes(_record_outputs(build_dir)))
+        outcome, artifacts, shim_count = _check_prefixed(build_dir, config, echo)
+    else:
+        shimset = resolve_shims(config)
+        paths = read_artifacts(build_dir)
+        echo(f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
+        outcome = check_symbols(paths, generated, shimset)
+        artifacts = tuple(Artifact(path, count_prefixed_exports(path, shimset)) for path in paths)
+        shim_count = len(shimset.shims)
     return BuildResult(
         build_dir=build_dir,
         source_dir=source_dir,
@@ -186,9 +224,101 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         configured=configured,
         generated_changed=tuple(written),
         artifacts=artifacts,
-        shim_count=len(shimset.shims),
+        shim_count=shim_count,
         check=outcome,
     )
+
+
+PREFIXED_DIR = "shimgen-prefixed"
+"""Where shimgen_prefix_library() records, per target, its generated files, objects and binary."""
+
+
+@dataclass(frozen=True)
+class PrefixedLibrary:
+    """What one shimgen_prefix_library() call recorded (``<build>/shimgen-prefixed/<target>.txt``)."""
+
+    target: str
+    config: Path
+    generated: Path
+    objects: Path
+    """The list of the unprefixed objects the rename set was read from."""
+    artifact: Path | None
+    """The library binary (None for an OBJECT library)."""
+
+    def check(self, config: Config) -> tuple[ShimSet, CheckOutcome]:
+        """The rename set the build generated from, and check-symbols --strict on the binary with it:
+        every name the library defines was renamed, so any unprefixed export is a leak."""
+        from shimgen.check import Policy, check_paths, render_text
+        from shimgen.project.objects import object_list
+
+        shimset = resolve_shims(config, objects=object_list(self.objects))
+        if self.artifact is None:
+            return shimset, CheckOutcome(0, "")
+        policy = Policy.from_config(with_overrides(config, output_dir=self.generated), shimset)
+        report = check_paths([self.artifact], policy, strict=True)
+        return shimset, CheckOutcome(report.exit_code, render_text(report, color=False))
+
+
+def parse_record(target: str, text: str) -> PrefixedLibrary:
+    """A record's ``key=value`` lines (pure)."""
+    values = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    missing = [k for k in ("config", "generated", "objects", "artifact") if k not in values]
+    if missing:
+        raise ToolError(f"{PREFIXED_DIR}/{target}.txt lacks {', '.join(missing)}; the shimgen CMake package "
+                        "is older than this shimgen (install one version of both)")
+    return PrefixedLibrary(target=target, config=Path(values["config"]), generated=Path(values["generated"]),
+                           objects=Path(values["objects"]),
+                           artifact=Path(values["artifact"]) if values["artifact"] else None)
+
+
+def prefixed_libraries(build_dir: Path, config: Config) -> tuple[PrefixedLibrary, ...]:
+    """The record of every target the config names in symbols_from_targets, from the configured project."""
+    found = []
+    for target in config.symbols_from_targets:
+        record = build_dir / PREFIXED_DIR / f"{target}.txt"
+        if not record.is_file():
+            raise ToolError(f"the CMake project {project_dir(config)} has no shimgen_prefix_library({target} CONFIG ...) "
+                            f"call, but {config.display_name} names {target} in symbols_from_targets; add the call "
+                            "after add_library(" + target + " ...)")
+        library = parse_record(target, record.read_text(encoding="utf-8"))
+        if library.config.resolve() != config.path.resolve():
+            raise ToolError(f"shimgen_prefix_library({target}) in the CMake project uses the config {library.config}, "
+                            f"not {config.path}; pass one config to both (SHIMGEN_CONFIG)")
+        found.append(library)
+    return tuple(found)
+
+
+def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckOutcome, tuple[Artifact, ...], int]:
+    """check-symbols --strict on every library shimgen_prefix_library() built for the config:
+    the combined outcome, the artifacts, and how many names were renamed in all."""
+    libraries = prefixed_libraries(build_dir, config)
+    paths = [library.artifact for library in libraries if library.artifact is not None]
+    echo(f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
+    checked = [(library, *library.check(config)) for library in libraries]
+    outcome = CheckOutcome(max((c.exit_code for _, _, c in checked), default=0),
+                           "\n".join(c.text for _, _, c in checked if c.text))
+    artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
+                      for library, shimset, _ in checked if library.artifact is not None)
+    return outcome, artifacts, sum(len(shimset.shims) for _, shimset, _ in checked)
+
+
+def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:
+    return sorted(path for path, mtime in after.items() if before.get(path) != mtime)
+
+
+def _record_outputs(build_dir: Path) -> list[Path]:
+    """Every file a previous build generated for a prefixed library (none before the first build)."""
+    records = sorted((build_dir / PREFIXED_DIR).glob("*.txt"))
+    files: list[Path] = []
+    for record in records:
+        library = parse_record(record.stem, record.read_text(encoding="utf-8"))
+        if library.generated.is_dir():
+            files += [p for p in sorted(library.generated.iterdir()) if p.is_file() and p.suffix != ".stamp"]
+    return files
+
+
+def _mtimes(paths: Sequence[Path]) -> dict[Path, int]:
+    return {path: path.stat().st_mtime_ns for path in paths if path.exists()}
 
 
 def read_artifacts(build_dir: Path) -> tuple[Path, ...]:

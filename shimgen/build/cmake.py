@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
-import subprocess
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from shimgen.build.process import run
 from shimgen.errors import ToolError, UsageError
 from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
-
-Echo = Callable[[str], None]
 
 INIT_CACHE_NAME = "shimgen-init.cmake"
 _CACHE_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
@@ -64,19 +60,6 @@ def _which(name: str) -> Path | None:
     return Path(found) if found else None
 
 
-def run(command: Sequence[str | os.PathLike[str]], *, cwd: Path | None = None, echo: Echo = print) -> None:
-    """The one subprocess wrapper: logs ``RUN: <cmd>``, streams the tool's output, raises on failure."""
-    argv = [os.fspath(part) for part in command]
-    echo(f"RUN: {shlex.join(argv)}")
-    sys.stdout.flush()
-    try:
-        completed = subprocess.run(argv, cwd=cwd, check=False)
-    except OSError as exc:
-        raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    if completed.returncode != 0:
-        raise ToolError(f"{Path(argv[0]).name} failed with exit code {completed.returncode} (command: {shlex.join(argv)})")
-
-
 def init_cache_text(entries: Mapping[str, CacheEntry]) -> str:
     """An init-cache script (cmake -C). FORCE so a changed option reaches an existing cache too.
 
@@ -106,12 +89,13 @@ def is_configured(build_dir: Path) -> bool:
     return (build_dir / "CMakeCache.txt").is_file() and (build_dir / "build.ninja").is_file()
 
 
-def configure(tools: Tools, source_dir: Path, build_dir: Path, init_cache: Path, *, echo: Echo = print) -> None:
-    run([tools.cmake, "-S", source_dir, "-B", build_dir, "-G", "Ninja", "-C", init_cache], echo=echo)
+def configure(tools: Tools, source_dir: Path, build_dir: Path, init_cache: Path, *, stream: bool = True) -> None:
+    """``stream``: CMake's output goes to the terminal as it comes; else it is captured (logged at DEBUG)."""
+    run([tools.cmake, "-S", source_dir, "-B", build_dir, "-G", "Ninja", "-C", init_cache], stream=stream)
 
 
-def build(tools: Tools, build_dir: Path, *, jobs: int | None = None, echo: Echo = print) -> None:
+def build(tools: Tools, build_dir: Path, *, jobs: int | None = None, stream: bool = True) -> None:
     command: list[str | os.PathLike[str]] = [tools.cmake, "--build", build_dir]
     if jobs:
         command += ["-j", str(jobs)]
-    run(command, echo=echo)
+    run(command, stream=stream)

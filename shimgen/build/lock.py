@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from shimgen.build.process import Echo
 from shimgen.errors import ToolError
 
 LOCK_NAME = ".shimgen-build.lock"
@@ -22,7 +23,7 @@ LOCK_NAME = ".shimgen-build.lock"
 
 @contextmanager
 def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = None,
-               echo: Callable[[str], None] = print) -> Iterator[Path]:
+               echo: Echo = print) -> Iterator[Path]:
     """Hold the build directory's lock for the ``with`` body.
 
     When another process holds it: with ``wait``, print one "waiting for another shimgen build in

@@ -54,10 +54,13 @@ RULES: dict[str, Rule] = {r.code: r for r in (
     Rule("SG007", ERROR, "duplicate provider",
          "define it in one library only; link the shim archive PRIVATE, not PUBLIC, so it is not "
          "copied into every dependent",
-         "The same prefixed shim is defined by more than one binary, or the same thread-local is and at least "
-         "one copy binds locally (hidden or local in .symtab, protected, or a -Bsymbolic library): the process "
-         "then holds two copies. GNU_UNIQUE and interposable default-visibility duplicates are unified by the "
-         "dynamic linker (a note, shown with --verbose)."),
+         "The same prefixed shim is defined by more than one linked binary, or a thread-local that some library "
+         "exports (or that carries the prefix) is defined by more than one shared library and at least one copy "
+         "binds locally (hidden or local in .symtab, protected, or a -Bsymbolic library): the process then holds "
+         "two copies. Only shared libraries count as copies of a thread-local (executables never share a "
+         "process; objects and archives given with their library define everything again on purpose). Notes, "
+         "shown with --verbose: GNU_UNIQUE and interposable default-visibility duplicates (the dynamic linker "
+         "keeps one), and private copies of a thread-local no library exports (each library's own internals)."),
     Rule("SG008", ERROR, "unresolved import",
          "add the shim to the provider's shim set, or check the provider is among the PATHs",
          "A prefixed shim imported by one binary is provided by none of the binaries checked."),
@@ -67,7 +70,8 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "A linked binary defines and exports a runtime's own symbols (the C++ runtime, the unwinder, OpenMP, "
          "the CUDA runtime; families in shimgen/check/runtimes.json): other libraries in the process bind "
          "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
-         "static libstdc++ crashed in std::regex this way)."),
+         "static libstdc++ crashed in std::regex this way). Only the runtime's own functions count (__cxa_throw, "
+         "std::terminate, ...): weak template instantiations such as std::vector of your types are not a copy."),
 )}
 
 
@@ -145,13 +149,16 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     """SG009: one finding per runtime family whose anchors a linked binary exports, unless its
     SONAME says it is that runtime."""
     from shimgen.check.policy import names_starting
+    from shimgen.check.runtimes import anchors as all_anchors
     from shimgen.check.runtimes import families
 
     if not binary.linked or not binary.exports:
         return []
-    # One scan of the string table for every family's anchors: `in` would build all 74k names of
-    # libtorch_cpu.so, and a search per anchor costs 2 ms each there.
-    present = binary.exports.having(a for family in families() for a in family.anchors)
+    # One pass over the string table for every family's anchors at once (a precompiled pattern):
+    # `in` would build all 74k names of libtorch_cpu.so, and a search per anchor costs 2 ms there.
+    present = binary.exports.having(all_anchors())
+    if not present:
+        return []
     findings = []
     for family in families():
         if family.is_the_runtime(binary.soname):

@@ -68,3 +68,9 @@ def parse_families(data: object, where: str) -> tuple[Family, ...]:
 @lru_cache(maxsize=1)
 def families() -> tuple[Family, ...]:
     return parse_families(json.loads(DATA.read_text(encoding="utf-8")), str(DATA))
+
+
+@lru_cache(maxsize=1)
+def anchors() -> frozenset[str]:
+    """Every family's anchors, one set: SG009 looks all of them up in one pass over a table."""
+    return frozenset(a for family in families() for a in family.anchors)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from shimgen.commands.common import add_config_option, load
+
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -15,7 +17,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run an AOTInductor model (.pt2 or .so) on shimgen's runtime; write outputs as .npy",
         description="Load MODEL with the runtime's model loader, feed it the given .npy inputs (in order) "
         "and write output_<i>.npy for each output. The model must import the prefixed shims (see "
-        "'shimgen prefix-imports').",
+        "'shimgen prefix-imports'). The runtime is --runtime, else $SHIMGEN_RUNTIME, else the one 'shimgen build' "
+        "made for the config (found from any directory), else one built into the per-user cache on first use.",
     )
     parser.add_argument("model", type=Path, metavar="MODEL", help=".pt2 package or model .so")
     parser.add_argument("-i", "--input", type=Path, action="append", default=[], metavar="FILE.npy",
@@ -24,8 +27,9 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="where output_<i>.npy go (default: current directory)")
     parser.add_argument("--runtime", type=Path, metavar="LIB",
                         help="libshimgen_runtime.so to use (default: $SHIMGEN_RUNTIME, else the one "
-                        "'shimgen build' made in build/)")
+                        "'shimgen build' made for the config, else one built into the per-user cache on first use)")
     parser.add_argument("--device", default="cpu", help="device string for the model container (default: cpu)")
+    add_config_option(parser)
     parser.set_defaults(execute=execute)
 
 
@@ -44,7 +48,8 @@ def execute(args: argparse.Namespace) -> int:
     # it a wrong-shaped .npy is read out of bounds. A smoke test should check (user's setting wins).
     os.environ.setdefault(CHECK_INPUTS_ENV, "1")
     inputs = load_inputs(args.input)
-    with open_model(args.model, runtime=args.runtime, device=args.device) as model:
+    config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
+    with open_model(args.model, runtime=args.runtime, device=args.device, config=config) as model:
         outputs = model.run(inputs)
     for path in save_outputs(outputs, args.output_dir):
         print(f"wrote {path}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,10 +181,23 @@ def write(rendered: dict[Path, bytes]) -> GenerateResult:
     return GenerateResult(tuple(written), tuple(unchanged))
 
 
-def generate(config: Config, *, check: bool = False) -> GenerateResult:
-    """Render and write every output; with ``check``, write nothing and raise on drift."""
-    shims = resolve_shims(config)
+def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Path, str]] = (),
+             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False) -> GenerateResult:
+    """Render and write every output; with ``check``, write nothing and raise on drift.
+
+    ``objects`` and ``pending`` go to resolve_shims. ``cmake_only`` renders only the index and the
+    CMake fragment, ``skip_cmake`` everything else: shimgen_prefix_library() writes the first at
+    configure time (CMake reads them there, before a build has produced the objects) and the rest
+    as a build step, so each file has one writer: a configure never makes a header newer than the
+    objects it was read from, and a build never rewrites a file CMake read (which would make the
+    next build configure again)."""
+    shims = resolve_shims(config, objects=objects, pending=pending)
     rendered = render(config, shims)
+    if cmake_only or skip_cmake:
+        cmake_files = {config.outputs.dir / INDEX_FILE}
+        if config.outputs.path("cmake") is not None:
+            cmake_files.add(config.outputs.dir / config.outputs.files["cmake"])
+        rendered = {path: text for path, text in rendered.items() if (path in cmake_files) == cmake_only}
     if check:
         problems = stale(rendered)
         if problems:

@@ -32,6 +32,7 @@ CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
 _LIBRARY = re.compile(r"[A-Za-z0-9_.+-]+\Z")
 _GLOB_CHARS = set("*?[")
+_TARGET = re.compile(r"[A-Za-z0-9_.+-]+\Z")
 
 
 # Value checks: each yields one message per problem with an already type-checked value ------------
@@ -84,8 +85,20 @@ def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
 
 def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
     for pattern in patterns:
-        if _escapes(context.root, pattern):
+        if "\0" in pattern:
+            yield f"{pattern!r} contains a NUL character, which no path can hold"
+        elif _escapes(context.root, pattern):
             yield f"'{pattern}' leaves the project directory {context.root}"
+
+
+def _target_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
+    seen: set[str] = set()
+    for name in names:
+        if not _TARGET.match(name):
+            yield f"'{name}' is not a CMake target name (letters, digits, _ . + -)"
+        elif name in seen:
+            yield f"'{name}' is listed twice"
+        seen.add(name)
 
 
 def _non_empty(value: str, context: Context) -> Iterator[str]:
@@ -94,7 +107,9 @@ def _non_empty(value: str, context: Context) -> Iterator[str]:
 
 
 def _dir_inside_project(value: str, context: Context) -> Iterator[str]:
-    if _escapes(context.root, value):
+    if "\0" in value:
+        yield f"'{context.name}' = {value!r} contains a NUL character, which no path can hold"
+    elif _escapes(context.root, value):
         yield f"'{context.name}' = '{value}' leaves the project directory {context.root}"
 
 
@@ -251,8 +266,16 @@ class Config:
         default=(),
         checks=(_no_empty_items, _globs_inside_project),
     )
+    symbols_from_targets: tuple[str, ...] = key(
+        "CMake targets of the config's project whose own objects are the rename set: built unprefixed, "
+        "read, then built prefixed in one build (`shimgen build`, `shimgen_prefix_library()`; docs/vendoring.md)",
+        default=(),
+        checks=(_target_names,),
+    )
     exclude: tuple[str, ...] = key(
-        "globs of names taken out of the set read through `symbols_from`", default=(), checks=(_no_empty_items,)
+        "globs of names taken out of the set read through `symbols_from` or `symbols_from_targets`",
+        default=(),
+        checks=(_no_empty_items,),
     )
     rename: Literal["define", "pragma", "auto"] = key(
         "how export.h renames: `define` (#define), `pragma` (#pragma redefine_extname), or `auto` "
@@ -284,8 +307,8 @@ RENAME_MODES = ("define", "pragma", "auto")
 
 
 def _shims_given(values: Mapping[str, Any]) -> Iterator[str]:
-    if not (values["symbols"] or values["headers"] or values["symbols_from"]):
-        yield "give the shims with 'symbols', 'headers', 'symbols_from', or several"
+    if not (values["symbols"] or values["headers"] or values["symbols_from"] or values["symbols_from_targets"]):
+        yield "give the shims with 'symbols', 'headers', 'symbols_from', 'symbols_from_targets', or several"
 
 
 # Checks over the whole top-level table; each yields messages that name the file only.
@@ -393,6 +416,8 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
     names = list(files.values())
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
+    if "\0" in values["dir"]:  # reported above; resolve() would raise on it
+        return None
     return Outputs(dir=(root / values["dir"]).resolve(), files=files)
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from shimgen.binary.load import load_paths
 from shimgen.binary.symbols import LINKER_SYMBOLS, Binary
-from shimgen.errors import ConfigError
+from shimgen.errors import ConfigError, InputError
 from shimgen.files import is_within
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -164,11 +164,41 @@ def matched_files(root: Path, config_path: Path, key: str, patterns: Sequence[st
 
 
 def read_symbols_from(root: Path, config_path: Path, patterns: Sequence[str], *, prefix: str,
-                      exclude: Sequence[str] = ()) -> ObjectSymbols:
-    """Read every file ``patterns`` match and collect its defined globals."""
+                      exclude: Sequence[str] = (), extra: Sequence[tuple[Path, str]] = ()) -> ObjectSymbols:
+    """Read every file ``patterns`` match, and the ``extra`` (file, label) pairs, and collect their
+    defined globals."""
+    files = [(path, path.relative_to(root).as_posix()) for path in matched_files(root, config_path, "symbols_from",
+                                                                                 patterns)]
     found: list[DefinedSymbol] = []
-    for path in matched_files(root, config_path, "symbols_from", patterns):
-        relative = path.relative_to(root).as_posix()
+    for path, label in [*files, *extra]:
         for binary in load_paths([path], detail=True):
-            found.extend(defined_globals(binary, relative))
+            found.extend(defined_globals(binary, label))
     return collect(found, prefix=prefix, exclude=exclude)
+
+
+def object_list(listing: Path) -> list[tuple[Path, str]]:
+    """The objects a build lists in ``listing`` (one path a line; CMake writes it from
+    ``$<TARGET_OBJECTS:...>``), each with the label the manifest records: its path relative to the
+    listing's directory where it lies inside it (no build-directory path in generated files), else
+    as listed. Every listed file must exist."""
+    try:
+        lines = listing.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{listing}: cannot read the object list: {exc}") from None
+    base = listing.parent
+    entries: list[tuple[Path, str]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        path = Path(line.strip())
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise InputError(f"{listing}: lists '{line.strip()}', which does not exist (build the objects first)")
+        try:
+            label = path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            label = path.as_posix()
+        entries.append((path, label))
+    if not entries:
+        raise InputError(f"{listing}: the object list is empty (the target has no sources?)")
+    return entries

@@ -5,6 +5,7 @@ Pure logic over a ``Config``; the only I/O is reading the configured headers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,8 +72,14 @@ def header_files(config: Config) -> list[Path]:
     return sorted(files)
 
 
-def resolve_shims(config: Config) -> ShimSet:
-    """Union of explicit symbols and header declarations, with 'required' applied."""
+def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), pending: bool = False) -> ShimSet:
+    """Union of explicit symbols, header declarations and the defined globals of ``symbols_from``,
+    with 'required' applied.
+
+    ``objects`` are further (file, label) pairs to read, as ``symbols_from`` would: the objects of
+    a ``symbols_from_targets`` target, listed by the build (shimgen.project.objects.object_list).
+    ``pending``: those objects are not built yet, so an empty set is no error (the first CMake
+    configure, which needs the config's variables before anything is compiled)."""
     declared: dict[str, str | None] = dict.fromkeys(config.symbols)
     problems: list[str] = []
     for header in header_files(config):
@@ -81,17 +88,23 @@ def resolve_shims(config: Config) -> ShimSet:
             # A name declared again (in another #if branch, say) keeps its first location.
             if not declared.get(declaration.name):
                 declared[declaration.name] = where
-    objects = None
-    if config.symbols_from:
-        objects = read_symbols_from(config.root, config.path, config.symbols_from, prefix=config.prefix,
-                                    exclude=config.exclude)
-        for symbol in objects.renamed:
+    read = None
+    if config.symbols_from or objects:
+        read = read_symbols_from(config.root, config.path, config.symbols_from, prefix=config.prefix,
+                                 exclude=config.exclude, extra=objects)
+        for symbol in read.renamed:
             declared.setdefault(symbol.name, None)
-    from_objects = {s.name: s for s in objects.renamed} if objects is not None else {}
+    from_objects = {s.name: s for s in read.renamed} if read is not None else {}
     for name in declared:
         if name.startswith(config.prefix):
             problems.append(f"{config.path}: shim '{name}' already carries the prefix '{config.prefix}'")
-    if not declared:
+    if not declared and config.symbols_from_targets and not objects and not pending:
+        problems.append(f"{config.path}: the rename set comes from the objects of the CMake targets "
+                        f"{', '.join(config.symbols_from_targets)} (symbols_from_targets), which this command "
+                        "cannot see; build with 'shimgen build' or shimgen_prefix_library() in CMake "
+                        "(or pass 'shimgen generate --target NAME --objects-list FILE'); check-symbols takes the "
+                        "set from the manifest that build wrote (--manifest <build>/shimgen/<target>/manifest.json)")
+    elif not declared and not pending:
         problems.append(f"{config.path}: the shim set is empty (no 'symbols', and no declaration marked "
                         f"{config.export_macro} in the headers)")
     prefixed = {config.prefix + name for name in declared}
@@ -115,7 +128,7 @@ def resolve_shims(config: Config) -> ShimSet:
              binding=from_objects[name].binding if name in from_objects else None)
         for name, where in sorted(declared.items())
     )
-    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=objects)
+    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=read)
 
 
 def shim_matcher(config: Config, shimset: ShimSet) -> ShimMatcher:

@@ -26,28 +26,21 @@ __attribute__((visibility("default"))) const void *model_float32_shim(void) {
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory: pytest.TempPathFactory):
-    from shimgen.build.builder import BuildOptions, build
-    from shimgen.project.config import load_config
-    from shimgen.resources import default_config
-
+def runtime(cpu_runtime):
     c_compiler()
-    result = build(load_config(default_config()),
-                   BuildOptions(tmp_path_factory.mktemp("runtime"), cuda="off", jobs=2), echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return result
+    return cpu_runtime
 
 
 @pytest.fixture(scope="module")
 def runtime_library(runtime) -> Path:
-    return Path(runtime.artifacts[0].path)
+    return runtime.library
 
 
 def plugin(runtime, directory: Path, *, prefixed: bool) -> Path:
     source = directory / "model.c"
     source.write_text(PLUGIN_SOURCE)
     output = directory / ("libmodel_prefixed.so" if prefixed else "libmodel_plain.so")
-    library = Path(runtime.artifacts[0].path)
+    library = runtime.library
     definition = ["-DAOTI_SHIM_SYMBOL_PREFIX=executorch_"] if prefixed else []
     run([c_compiler(), "-shared", "-fPIC", *definition, f"-I{REPO / 'runtime' / 'include'}",
          f"-I{runtime.build_dir / 'generated'}", source, library, f"-Wl,-rpath,{library.parent}", "-o", output])

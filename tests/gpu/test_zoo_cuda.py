@@ -10,7 +10,6 @@ Also: the process shapes that crashed before the C++ runtime was localized, and
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import os
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _tensors import to_device, to_host
+
+from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -33,28 +34,17 @@ NAMES = sorted(aoti_zoo.ZOO) if aoti_zoo is not None else []
 CUDA_ATOL = 5e-5
 
 
-def _torch_lib() -> Path:
-    spec = importlib.util.find_spec("torch")
-    if spec is None or spec.origin is None:
-        pytest.skip("needs torch with CUDA")
-    return Path(spec.origin).parent / "lib"
-
-
 @pytest.fixture(scope="module")
 def zoo(cuda, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     if aoti_zoo is None:
         pytest.skip("tests/aoti_zoo.py is not here")
-    _torch_lib()
+    torch_lib_dir()
     dirs = aoti_zoo.ensure_compiled(NAMES, device="cuda")
     out = tmp_path_factory.mktemp("zoo-cuda")
     prefixed = {}
     for name, directory in dirs.items():
         target = out / f"{name}.prefixed.pt2"
-        completed = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(directory / "model.pt2"), "-o",
-                                    str(target), "-c", str(REPO / "runtime" / "shimgen.toml")],
-                                   capture_output=True, text=True, cwd=REPO, check=False)
-        assert completed.returncode == 0, completed.stdout + completed.stderr
-        print(completed.stdout.strip())
+        print(prefix_imports_cli(directory / "model.pt2", target).stdout.strip())
         prefixed[name] = (target, directory)
     return prefixed
 
@@ -62,7 +52,7 @@ def zoo(cuda, tmp_path_factory) -> dict[str, tuple[Path, Path]]:
 @pytest.mark.parametrize("name", NAMES)
 def test_zoo_model_matches_eager_beside_libtorch(cuda, zoo, name, tmp_path):
     target, directory = zoo[name]
-    lib = _torch_lib()
+    lib = torch_lib_dir()
     env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
     command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(cuda.rt.path),
                "--device", "cuda:0"]

@@ -8,7 +8,6 @@ the compiling process, never in the one that runs the models.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import json
 import os
 import stat
@@ -25,7 +24,6 @@ from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols
 from shimgen.aoti.recompile import recompile
 from shimgen.aoti.runner import Model
-from shimgen.build.builder import BuildOptions, build
 from shimgen.errors import InputError
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
@@ -35,33 +33,14 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from aoti_models import MODELS  # noqa: E402
 
-TORCH = importlib.util.find_spec("torch")
-if TORCH is None:  # pragma: no cover - torch is a test dependency here
-    pytest.skip("torch is not installed", allow_module_level=True)
-LIBTORCH_CPU = Path(next(iter(TORCH.submodule_search_locations))) / "lib" / "libtorch_cpu.so"
-PREFIX = "executorch_"
-# The 20 shims every CPU model imports (torch 2.13, link_libtorch=False), see docs/aoti.md.
-BASELINE = {
-    "aoti_torch_clone", "aoti_torch_create_tensor_from_blob", "aoti_torch_create_tensor_from_blob_v2",
-    "aoti_torch_delete_tensor_object", "aoti_torch_device_type_cpu", "aoti_torch_device_type_cuda",
-    "aoti_torch_dtype_float32", "aoti_torch_empty_strided", "aoti_torch_new_tensor_handle",
-    "aoti_torch_get_data_ptr", "aoti_torch_get_device_type", "aoti_torch_get_dim", "aoti_torch_get_dtype",
-    "aoti_torch_get_numel", "aoti_torch_get_sizes", "aoti_torch_get_storage_offset",
-    "aoti_torch_get_storage_size", "aoti_torch_get_strides", "aoti_torch_grad_mode_is_enabled",
-    "aoti_torch_grad_mode_set_enabled",
-}
+from tests.aoti_helpers import BASELINE, PREFIX, so_of, torch_lib_dir  # noqa: E402
+
+LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
 RECOMPILED = ("pointwise", "matmul")
 
 
 def _shim_imports(so: Path) -> set[str]:
     return {s.name for s in read_dynamic_symbols(so) if not s.defined and "aoti_torch_" in s.name}
-
-
-def _so_of(pt2: Path, into: Path) -> Path:
-    with zipfile.ZipFile(pt2) as archive:
-        (member,) = [n for n in archive.namelist() if n.endswith(".so")]
-        into.write_bytes(archive.read(member))
-    return into
 
 
 def _inputs(models: Path, name: str) -> list[Path]:
@@ -73,11 +52,8 @@ def _expected(models: Path, name: str) -> list[Path]:
 
 
 @pytest.fixture(scope="session")
-def runtime_lib(tmp_path_factory) -> Path:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("aoti-runtime"), cuda="off", jobs=2),
-                   echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return result.artifacts[0].path
+def runtime_lib(cpu_runtime) -> Path:
+    return cpu_runtime.library
 
 
 @pytest.fixture(scope="session")
@@ -114,11 +90,11 @@ def beside_libtorch(models, prefixed, runtime_lib, tmp_path_factory) -> dict:
     spec = {"libtorch": str(LIBTORCH_CPU), "runtime": str(runtime_lib), "prefix": PREFIX, "models": [], "negative": []}
     for key, pt2 in prefixed.items():
         name = key.split("/")[1]
-        so = _so_of(pt2, work / f"{key.replace('/', '-')}.so")
+        so = so_of(pt2, work / f"{key.replace('/', '-')}.so")
         spec["models"].append({"key": key, "path": str(pt2), "so": str(so), "inputs": list(map(str, _inputs(models, name))),
                                "expected": list(map(str, _expected(models, name)))})
     for name in ("pointwise", "matmul"):
-        so = _so_of(models / f"{name}.pt2", work / f"{name}-plain.so")
+        so = so_of(models / f"{name}.pt2", work / f"{name}-plain.so")
         spec["negative"].append({"key": name, "so": str(so), "inputs": list(map(str, _inputs(models, name))),
                                  "expected": list(map(str, _expected(models, name)))})
     (work / "spec.json").write_text(json.dumps(spec))
@@ -132,7 +108,7 @@ def beside_libtorch(models, prefixed, runtime_lib, tmp_path_factory) -> dict:
 # ---- what the models import ----
 
 def test_models_import_the_measured_shims(models):
-    imports = {name: _shim_imports(_so_of(models / f"{name}.pt2", models / f"{name}.plain.so")) for name in MODELS}
+    imports = {name: _shim_imports(so_of(models / f"{name}.pt2", models / f"{name}.plain.so")) for name in MODELS}
     assert imports["pointwise"] == BASELINE
     assert imports["reduction"] == BASELINE
     assert imports["broadcast"] == BASELINE | {"aoti_torch__reinterpret_tensor"}
@@ -141,8 +117,8 @@ def test_models_import_the_measured_shims(models):
 
 @pytest.mark.parametrize("key", [f"rewrite/{n}" for n in MODELS] + [f"recompile/{n}" for n in RECOMPILED])
 def test_prefixed_models_import_only_prefixed_shims(models, prefixed, key):
-    plain = _shim_imports(_so_of(models / f"{key.split('/')[1]}.pt2", models / "check-plain.so"))
-    got = _shim_imports(_so_of(prefixed[key], models / "check-prefixed.so"))
+    plain = _shim_imports(so_of(models / f"{key.split('/')[1]}.pt2", models / "check-plain.so"))
+    got = _shim_imports(so_of(prefixed[key], models / "check-prefixed.so"))
     assert got == {PREFIX + name for name in plain}
 
 

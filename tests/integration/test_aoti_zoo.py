@@ -8,40 +8,26 @@ and the model's GOT bindings prove who served the calls.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
-TORCH = importlib.util.find_spec("torch")
-if TORCH is None:  # pragma: no cover
-    pytest.skip("torch is not installed", allow_module_level=True)
-LIBTORCH_CPU = Path(next(iter(TORCH.submodule_search_locations))) / "lib" / "libtorch_cpu.so"
-PREFIX = "executorch_"
-BASELINE = {
-    "aoti_torch_clone", "aoti_torch_create_tensor_from_blob", "aoti_torch_create_tensor_from_blob_v2",
-    "aoti_torch_delete_tensor_object", "aoti_torch_device_type_cpu", "aoti_torch_device_type_cuda",
-    "aoti_torch_dtype_float32", "aoti_torch_empty_strided", "aoti_torch_new_tensor_handle",
-    "aoti_torch_get_data_ptr", "aoti_torch_get_device_type", "aoti_torch_get_dim", "aoti_torch_get_dtype",
-    "aoti_torch_get_numel", "aoti_torch_get_sizes", "aoti_torch_get_storage_offset",
-    "aoti_torch_get_storage_size", "aoti_torch_get_strides", "aoti_torch_grad_mode_is_enabled",
-    "aoti_torch_grad_mode_set_enabled",
-}
+from shimgen.build.builder import BuildOptions, build  # noqa: E402
+from shimgen.project.config import load_config  # noqa: E402
+from shimgen.resources import default_config  # noqa: E402
+from tests.aoti_helpers import BASELINE, PREFIX, prefix_imports_cli, so_of, torch_lib_dir  # noqa: E402
+
+LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
 
 
 @pytest.fixture(scope="session")
@@ -65,12 +51,8 @@ def zoo_run(zoo, zoo_runtime, tmp_path_factory) -> tuple[dict, Path]:
     spec = {"libtorch": str(LIBTORCH_CPU), "runtime": str(zoo_runtime), "prefix": PREFIX, "models": []}
     for name, directory in zoo.items():
         pt2 = work / f"{name}.pt2"
-        done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(directory / "model.pt2"), "-o",
-                               str(pt2)], cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
-        assert done.returncode == 0, done.stderr
-        with zipfile.ZipFile(pt2) as archive:
-            (member,) = [n for n in archive.namelist() if n.endswith(".so")]
-            (work / f"{name}.so").write_bytes(archive.read(member))
+        prefix_imports_cli(directory / "model.pt2", pt2)
+        so_of(pt2, work / f"{name}.so")
         spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
                                "inputs": [str(p) for p in aoti_zoo.inputs_of(directory)]})
     (work / "spec.json").write_text(json.dumps(spec))

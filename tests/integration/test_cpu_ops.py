@@ -10,9 +10,6 @@ import numpy as np
 import pytest
 
 from shimgen.aoti.runner import Runtime
-from shimgen.build.builder import BuildOptions, build
-from shimgen.project.config import load_config
-from shimgen.resources import default_config
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -21,11 +18,8 @@ INVALID, UNSUPPORTED = 2, 3
 
 
 @pytest.fixture(scope="module")
-def rt(tmp_path_factory) -> Runtime:
-    result = build(load_config(default_config()), BuildOptions(tmp_path_factory.mktemp("ops-runtime"), cuda="off", jobs=2),
-                   echo=lambda line: None)
-    assert result.check.exit_code == 0, result.check.text
-    return Runtime(result.artifacts[0].path, PREFIX)
+def rt(cpu_runtime) -> Runtime:
+    return Runtime(cpu_runtime.library, PREFIX)
 
 
 def shim(rt, name):

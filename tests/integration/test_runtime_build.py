@@ -9,8 +9,9 @@ import pytest
 
 from shimgen.build import builder as build_module
 from shimgen.build import cmake as cmake_driver
+from shimgen.build import process
 from shimgen.build.builder import BuildOptions, build, cache_entries, read_artifacts
-from shimgen.build.cmake import CacheEntry, init_cache_text, run, write_init_cache
+from shimgen.build.cmake import CacheEntry, init_cache_text, write_init_cache
 from shimgen.errors import ToolError, UsageError
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
@@ -112,14 +113,33 @@ def test_cuda_on_without_nvcc_is_a_tool_error(tmp_path, monkeypatch):
     assert not (tmp_path / "b").exists()  # nothing written before the options were checked
 
 
-def test_run_logs_and_raises_one_line(tmp_path):
-    lines: list[str] = []
-    run(["true"], echo=lines.append)
-    assert lines == ["RUN: true"]
+def test_run_logs_and_raises_one_line(tmp_path, caplog):
+    caplog.set_level("DEBUG", logger="shimgen")
+    process.run(["true"], stream=True)
+    assert [r.getMessage() for r in caplog.records] == ["RUN: true"]
     with pytest.raises(ToolError, match=r"false failed with exit code 1 \(command: false\)"):
-        run(["false"], echo=lines.append)
+        process.run(["false"], stream=True)
     with pytest.raises(ToolError, match="cannot run"):
-        run([str(tmp_path / "missing-tool")], echo=lines.append)
+        process.run([str(tmp_path / "missing-tool")])
+
+
+def test_captured_output_is_logged_and_its_tail_is_the_error(caplog):
+    caplog.set_level("DEBUG", logger="shimgen")
+    assert process.run(["sh", "-c", "echo one; echo two"]) == "one\ntwo\n"
+    assert [r.getMessage() for r in caplog.records] == ["RUN: sh -c 'echo one; echo two'", "  one", "  two"]
+    script = "for i in 1 2 3 4 5; do echo line$i; done; echo oops >&2; exit 3"
+    with pytest.raises(ToolError) as raised:
+        process.run(["sh", "-c", script], what="the step")
+    assert raised.value.problems == ["the step failed with exit code 3: line4 | line5 | oops"]
+
+
+def test_a_failed_job_stops_its_siblings():
+    slow = process.start(["sleep", "30"])
+    failed = process.start(["false"])
+    with pytest.raises(ToolError):
+        failed.wait()
+    slow.stop()
+    assert slow.process.returncode is not None
 
 
 def test_artifacts_listing(tmp_path):

@@ -55,7 +55,8 @@ def test_config_documents_every_public_function() -> None:
     defined = set()
     for path in CMAKE_DIR.glob("*.cmake"):
         defined |= set(re.findall(r"^function\((shimgen_\w+)", path.read_text(), re.MULTILINE))
-    assert defined == {"shimgen_generate", "shimgen_link_whole", "shimgen_export_only", "shimgen_check_symbols"}
+    assert defined == {"shimgen_generate", "shimgen_link_whole", "shimgen_export_only", "shimgen_check_symbols",
+                       "shimgen_prefix_library"}
     for name in defined:
         assert f"#   {name}(" in doc, f"{name} is missing from the doc block of shimgenConfig.cmake"
 

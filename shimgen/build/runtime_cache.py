@@ -1,0 +1,178 @@
+"""Where ``shimgen run`` finds the runtime built for the active config, wherever the user stands.
+
+A per-user cache directory (platformdirs' ``user_cache_dir("shimgen")``, or ``$SHIMGEN_CACHE_DIR``)
+holds one entry per *build key*: a hash of what decides the runtime's binary, namely shimgen's
+version, the config file (its path and the digest of its bytes) and whether CUDA is built in. An
+entry ``runtime-<key>/`` holds ``runtime.json``, which names the library: the one ``shimgen build``
+made in the user's build directory (recorded there after a passing build), or the one built into
+the entry's own ``build/`` on first use.
+
+Lookup (``find_or_build``): the recorded library for the key, else a build on first use into the
+entry, under the entry's lock so that two processes starting at once build it once. A record that
+cannot be read, belongs to another key, or names a library that is gone counts as absent: it is
+rebuilt, and the line that announces the build says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shimgen import __version__
+from shimgen.build import builder
+from shimgen.build.builder import BuildOptions, BuildResult, build, project_dir
+from shimgen.build.lock import build_lock
+from shimgen.errors import ToolError
+from shimgen.files import write_if_changed
+from shimgen.project.config import Config
+from shimgen.resources import runtime_dir
+
+log = logging.getLogger(__name__)
+
+CACHE_ENV = "SHIMGEN_CACHE_DIR"
+RECORD_NAME = "runtime.json"
+RECORD_SCHEMA = "shimgen-runtime-cache/1"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cache entry: the runtime for one config, built with or without CUDA."""
+
+    dir: Path
+    key: str
+    cuda: bool
+
+    @property
+    def record(self) -> Path:
+        return self.dir / RECORD_NAME
+
+    @property
+    def build_dir(self) -> Path:
+        """Where a build on first use goes."""
+        return self.dir / "build"
+
+
+def cache_root() -> Path:
+    """``$SHIMGEN_CACHE_DIR``, else the per-user cache directory of the platform."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("shimgen")).resolve()
+
+
+def cache_key(config: Config, *, cuda: bool) -> str:
+    """A hash of what decides the built runtime (pure): any change to the config file's bytes, its
+    place (relative header globs resolve there), shimgen's version or CUDA gives another key."""
+    parts = {"shimgen": __version__, "config": str(config.path), "digest": config.digest, "cuda": cuda}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def entry_for(config: Config, *, cuda: bool, root: Path | None = None) -> Entry:
+    key = cache_key(config, cuda=cuda)
+    return Entry(dir=(root or cache_root()) / f"runtime-{key}", key=key, cuda=cuda)
+
+
+def record_text(entry: Entry, config: Config, library: Path, made_by: str) -> str:
+    return json.dumps({"schema": RECORD_SCHEMA, "key": entry.key, "config": str(config.path), "cuda": entry.cuda,
+                       "library": str(library.resolve()), "made_by": made_by}, indent=2, sort_keys=True) + "\n"
+
+
+def write_record(entry: Entry, config: Config, library: Path, made_by: str) -> None:
+    try:
+        write_if_changed(entry.record, record_text(entry, config, library, made_by).encode())
+    except OSError as exc:
+        raise ToolError(f"cannot write the runtime cache entry {entry.record}: {exc.strerror or exc} "
+                        f"(set ${CACHE_ENV} to a writable directory)") from None
+
+
+def read_record(entry: Entry) -> tuple[Path | None, str]:
+    """The library the entry names, or (None, why not)."""
+    try:
+        data = json.loads(entry.record.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, "no entry"
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, f"unreadable {entry.record}: {exc}"
+    if not isinstance(data, dict) or data.get("schema") != RECORD_SCHEMA or data.get("key") != entry.key:
+        return None, f"{entry.record} is not a runtime record for key {entry.key}"
+    library = data.get("library")
+    if not isinstance(library, str) or not Path(library).is_file():
+        return None, f"the recorded runtime {library} is gone"
+    return Path(library), ""
+
+
+def builds_the_runtime(config: Config) -> bool:
+    """True when ``shimgen build`` of this config builds the bundled runtime (not the user's own
+    CMake project, which has no model loader)."""
+    return project_dir(config).resolve() == runtime_dir().resolve()
+
+
+def record_build(config: Config, options: BuildOptions, result: BuildResult) -> Entry | None:
+    """After ``shimgen build``: point the config's cache entry at the runtime it made. Only a passing,
+    unsanitized build of the runtime itself is recorded (a sanitized library needs its runtime
+    preloaded, and a user's own project has no model loader)."""
+    if result.check.exit_code != 0 or options.sanitize or not result.artifacts or not builds_the_runtime(config):
+        return None
+    entry = entry_for(config, cuda=result.cuda)
+    try:
+        write_record(entry, config, result.artifacts[0].path, "shimgen build")
+    except ToolError as exc:  # the build itself succeeded: a read-only cache must not fail it
+        log.warning("warning: %s; 'shimgen run' will not find this build without --runtime", exc)
+        return None
+    log.debug("recorded %s in %s", result.artifacts[0].path, entry.record)
+    return entry
+
+
+def find_or_build(config: Config, *, need_cuda: bool = False, jobs: int | None = None) -> Path:
+    """The runtime for ``config``: recorded by ``shimgen build`` or an earlier first use, else built
+    now into the cache (one INFO line announces it). ``need_cuda``: only a CUDA build will do; else
+    a CPU-only build is preferred, a CUDA one taken, and a CPU-only one built (no nvcc needed)."""
+    preferred = [True] if need_cuda else [False, True]
+    problems = []
+    for cuda in preferred:
+        library, why = read_record(entry_for(config, cuda=cuda))
+        if library is not None:
+            log.debug("runtime for %s from the cache: %s", config.path, library)
+            return library
+        problems.append(why)
+    return build_on_first_use(config, entry_for(config, cuda=preferred[0]),
+                              why=next((p for p in problems if p != "no entry"), ""), jobs=jobs)
+
+
+def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int | None = None) -> Path:
+    if not builds_the_runtime(config):
+        raise ToolError(f"{config.path} builds its own CMake project, not shimgen's runtime: "
+                        "pass --runtime or set $SHIMGEN_RUNTIME")
+    if entry.cuda and builder.find_nvcc() is None:
+        raise ToolError("a CUDA device needs a runtime built with CUDA, and no nvcc was found to build one: "
+                        "run 'shimgen build --cuda on' where nvcc is, or pass --runtime")
+    try:
+        entry.dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ToolError(f"cannot create the runtime cache {entry.dir}: {exc.strerror or exc} "
+                        f"(set ${CACHE_ENV} to a writable directory)") from None
+    with build_lock(entry.dir, echo=log.info):
+        library, _ = read_record(entry)  # another process may have built it while we waited
+        if library is not None:
+            return library
+        log.info("building the runtime for %s into %s (%s) ...", config.path, entry.build_dir,
+                 f"rebuilding: {why}" if why else "first use")
+        options = BuildOptions(entry.build_dir, cuda="on" if entry.cuda else "off", jobs=jobs, stream=False)
+        result = build(config, options, echo=log.debug)
+        if result.check.exit_code != 0:
+            raise ToolError([f"the runtime built into {entry.build_dir} fails check-symbols:",
+                             *_first_lines(result.check.text.splitlines(), 5)])
+        library = result.artifacts[0].path
+        write_record(entry, config, library, "first use")
+    return library
+
+
+def _first_lines(lines: Sequence[str], count: int) -> list[str]:
+    return [line for line in lines if line.strip()][:count]

@@ -1,0 +1,56 @@
+"""Helpers the AOTInductor tests share (CPU: tests/integration/test_aoti*.py, GPU: tests/gpu/test_zoo_cuda.py).
+
+Plain functions and constants only; fixtures live with their tests. Import as
+``from tests.aoti_helpers import ...``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO
+
+PREFIX = "executorch_"
+"""The bundled config's prefix (runtime/shimgen.toml)."""
+DEFAULT_CONFIG = REPO / "runtime" / "shimgen.toml"
+
+# The 20 shims every CPU model imports (torch 2.13, link_libtorch=False), see docs/aoti.md.
+BASELINE = frozenset({
+    "aoti_torch_clone", "aoti_torch_create_tensor_from_blob", "aoti_torch_create_tensor_from_blob_v2",
+    "aoti_torch_delete_tensor_object", "aoti_torch_device_type_cpu", "aoti_torch_device_type_cuda",
+    "aoti_torch_dtype_float32", "aoti_torch_empty_strided", "aoti_torch_new_tensor_handle",
+    "aoti_torch_get_data_ptr", "aoti_torch_get_device_type", "aoti_torch_get_dim", "aoti_torch_get_dtype",
+    "aoti_torch_get_numel", "aoti_torch_get_sizes", "aoti_torch_get_storage_offset",
+    "aoti_torch_get_storage_size", "aoti_torch_get_strides", "aoti_torch_grad_mode_is_enabled",
+    "aoti_torch_grad_mode_set_enabled",
+})
+
+
+def torch_lib_dir() -> Path:
+    """torch's lib/ directory, found without importing torch; skips the test without torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("torch is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "lib"
+
+
+def so_of(pt2: Path, into: Path) -> Path:
+    """Copy the one model .so out of a .pt2 package to ``into``."""
+    with zipfile.ZipFile(pt2) as archive:
+        (member,) = [n for n in archive.namelist() if n.endswith(".so")]
+        into.write_bytes(archive.read(member))
+    return into
+
+
+def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CONFIG) -> subprocess.CompletedProcess:
+    """``shimgen prefix-imports SOURCE -o TARGET -c CONFIG``, as a user runs it; asserts it passed."""
+    completed = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(source), "-o", str(target),
+                                "-c", str(config)], capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed
