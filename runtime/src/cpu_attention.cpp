@@ -86,9 +86,14 @@ template <typename T>
 void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
             const Tensor& out, const Tensor& lse) {
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], E = q.sizes[3], S = k.sizes[2], Ev = v.sizes[3];
-  std::vector<T> scores(static_cast<size_t>(L * S)), best(static_cast<size_t>(L));
+  // Scratch kept per thread: three allocations a call were a visible share of a small model's time.
+  // Every element is written before it is read, so what a previous call left there never matters.
+  thread_local std::vector<T> scores, best;
+  thread_local std::vector<int64_t> visible;
+  scores.resize(static_cast<size_t>(L * S));
+  best.resize(static_cast<size_t>(L));
   // Causal is top-left aligned, as PyTorch's is_causal: row i sees keys 0..i.
-  std::vector<int64_t> visible(static_cast<size_t>(L));
+  visible.resize(static_cast<size_t>(L));
   for (int64_t i = 0; i < L; ++i) visible[static_cast<size_t>(i)] = causal ? std::min<int64_t>(i + 1, S) : S;
   const T* qp = reinterpret_cast<const T*>(q.data());
   const T* kp = reinterpret_cast<const T*>(k.data());

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu_kernels.h"
@@ -82,6 +83,11 @@ void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c.at(i, j) = beta == T(0) ? T(0) : beta * c.at(i, j);
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // Tiny products skip the BLAS's fixed cost; a column-major c is the same product transposed.
+    if (small_gemm(a, b, c, alpha, beta)) return;
+    if (small_gemm(b.transposed(), a.transposed(), c.transposed(), alpha, beta)) return;
   }
   int64_t ldc = 0;
   bool c_transposed = false;
