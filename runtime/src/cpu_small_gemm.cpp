@@ -13,10 +13,12 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define SHIMGEN_SMALL_GEMM_AVX512 1
-// GCC 12 reports the deliberately undefined vector inside its own masked-load intrinsics as "may be
-// used uninitialized" (a known false positive of avx512fintrin.h); nothing in this file reads one.
+// GCC 12 reports the deliberately undefined vector inside its own intrinsics (_mm512_undefined_ps
+// as the pass-through of unmasked operations) as uninitialized: a known false positive of
+// avx512fintrin.h; nothing in this file reads one.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #endif
 
