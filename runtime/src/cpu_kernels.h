@@ -33,7 +33,7 @@ void gemm(const Matrix<const double>& a, const Matrix<const double>& b, const Ma
 
 // The direct kernel for tiny float32 products (cpu_small_gemm.cpp): computes c = alpha * (a @ b) +
 // beta * c and returns true when the size is small, the CPU has AVX-512 and the layout is one it
-// reads in place (c rows contiguous; b rows contiguous, or a rows and b columns contiguous);
+// takes (c rows contiguous, b transposed: unit row stride, as in x @ W^T);
 // otherwise returns false and touches nothing. Shapes must already agree, k > 0.
 bool small_gemm(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c, float alpha,
                 float beta);

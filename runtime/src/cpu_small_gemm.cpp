@@ -1,10 +1,10 @@
 // A direct float32 GEMM for tiny products, where OpenBLAS's fixed cost per call (argument checks,
 // kernel dispatch, packing the operands) is most of the time: a transformer block's Linears are
 // 32x96x32 and its attention heads 16x16x8, and OpenBLAS's small-matrix path is also about twice as
-// slow for `x @ W^T` (B transposed) as for `x @ W`. No packing here: B is read where it is, either
-// row-major ("NN": vectors along j) or transposed ("NT": dot products along k, both operands
-// contiguous in k). AVX-512 only (register-blocked intrinsics, picked at run time); elsewhere, and
-// for every other layout or a larger size, the caller uses the BLAS.
+// slow for `x @ W^T` (B transposed) as for `x @ W`. That layout ("NT") is taken here: B is copied
+// row-major into a per-thread scratch by 16x16 register transposes, then a register-blocked kernel
+// with vectors along j ("NN") runs on it. AVX-512 only (intrinsics, picked at run time); elsewhere,
+// and for every other layout or a larger size, the caller uses the BLAS.
 #include <cstdint>
 #include <vector>
 
@@ -159,10 +159,9 @@ bool small_gemm(const Matrix<const float>& a, const Matrix<const float>& b, cons
   // far below the 256-square GEMMs the benchmark compares with numpy).
   if (m * n * k > 64 * 128 * 128 || k == 0 || !avx512()) return false;
   if (c.cols != 1 && c.col_stride != 1) return false;
-  if (b.cols == 1 || b.col_stride == 1) {
-    gemm_nn(a, b, c, alpha, beta);
-    return true;
-  }
+  // b row-major: OpenBLAS's small-matrix kernel is as fast as gemm_nn here (benchmarks/small_gemm.py:
+  // 0.93 .. 1.04x on the block's shapes), so it keeps those; only the transposed layout is taken.
+  if (b.cols == 1 || b.col_stride == 1) return false;
   // The scratch copy of b stays small (256 KiB at most).
   if ((b.rows == 1 || b.row_stride == 1) && k * n <= 128 * 512) {
     gemm_nt(a, b, c, alpha, beta);

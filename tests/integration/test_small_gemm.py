@@ -1,8 +1,9 @@
 """The runtime's direct kernel for tiny float32 GEMMs (runtime/src/cpu_small_gemm.cpp) and the
 attention that runs on it, called through ctypes and compared with numpy (float64 references).
 
-Products up to 64x128x128 with c rows contiguous and b either row-major or transposed take the
-direct kernel on an AVX-512 CPU; every other size or layout takes OpenBLAS. The shapes here straddle
+Products up to 64x128x128 with c rows contiguous (or columns: the product is transposed) and b
+transposed (x @ W^T) take the direct kernel on an AVX-512 CPU; every other size or layout takes
+OpenBLAS. The shapes here straddle
 that bound, the 16-lane vector width (1, 15, 16, 17, 33 ...) and every layout, so a wrong mask, a
 wrong reduction lane or a missed stride in either path fails a comparison."""
 
