@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import statistics
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def build_runtime(work: Path, cuda: bool) -> Path:
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
-    options = BuildOptions(work / "runtime", cuda="on" if cuda else "off", jobs=2)
+    options = BuildOptions(work / "runtime", cuda="on" if cuda else "off", jobs=os.cpu_count() or 2)
     return build(load_config(default_config()), options, echo=lambda line: None).artifacts[0].path
 
 

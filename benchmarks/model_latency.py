@@ -119,12 +119,11 @@ int main(int argc, char** argv) {
 PROBE = """
 import sys, torch
 runner = torch._inductor.aoti_load_package(sys.argv[1])
-x = [torch.zeros(*map(int, s.split("x")), device=sys.argv[2]) for s in sys.argv[3:]]
+specs = [s.split(":") for s in sys.argv[3:]]  # "2x16x32:float32"
+x = [torch.zeros(*map(int, shape.split("x")), dtype=getattr(torch, dtype), device=sys.argv[2]) for shape, dtype in specs]
 runner(*x)
 print("ok")
 """
-
-Timer = Callable[[], None]
 
 
 def build_runtime(work: Path, device: str) -> Path:
@@ -133,7 +132,7 @@ def build_runtime(work: Path, device: str) -> Path:
     from shimgen.resources import default_config
 
     cuda = "on" if device == "cuda" else "off"
-    result = build(load_config(default_config()), BuildOptions(work / f"runtime-{device}", cuda=cuda, jobs=2),
+    result = build(load_config(default_config()), BuildOptions(work / f"runtime-{device}", cuda=cuda, jobs=os.cpu_count() or 2),
                    echo=lambda line: None)
     return result.artifacts[0].path
 
@@ -181,9 +180,10 @@ def native_loop(runtime: Path, prefixed: Path, inputs: list[Any], device: str, p
     return [float(v) for v in done.stdout.split()]
 
 
-def probe_loader(package: Path, device: str, shapes: list[tuple[int, ...]]) -> str:
+def probe_loader(package: Path, device: str, inputs: list[Any]) -> str:
     """'' when torch's loader loads and runs the package in a child process, else what happened."""
-    argv = [sys.executable, "-c", PROBE, str(package), device, *("x".join(map(str, s)) for s in shapes)]
+    specs = [f"{'x'.join(map(str, a.shape))}:{a.dtype.name}" for a in inputs]
+    argv = [sys.executable, "-c", PROBE, str(package), device, *specs]
     done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=900)
     if done.returncode == 0 and done.stdout.strip().endswith("ok"):
         return ""
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     expected = np.load(aoti_zoo.expected_of(plain)[0])
     atol = max(aoti_zoo.ZOO[args.model].atol, 5e-5 if args.device == "cuda" else 0.0)
 
-    loader_problem = probe_loader(linked / "model.pt2", args.device, [a.shape for a in inputs])
+    loader_problem = probe_loader(linked / "model.pt2", args.device, inputs)
     rt = Runtime(runtime_path, config.prefix)
     device = "cuda:0" if args.device == "cuda" else "cpu"
     stream = torch.cuda.Stream() if args.device == "cuda" else None
@@ -280,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                 assert np.allclose(reference.cpu().numpy(), expected, atol=atol), "torch's loader differs from eager"
                 rows["torch aoti_load_package"] = lambda: runner(*tensors)
             if stream is not None:
-                with torch.cuda.stream(stream):
+                # torch's rows on the stream, and the runtime's work (its output frees included) on
+                # it too: a free on the stream that allocated needs no cross-stream event.
+                with torch.cuda.stream(stream), rt.caller_stream(raw_stream):
                     samples = interleaved(rows, sync, args.calls, args.repeats)
             else:
                 samples = interleaved(rows, sync, args.calls, args.repeats)

@@ -5,6 +5,7 @@
 // and freed with cudaFreeHost.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -24,9 +25,23 @@ void preload_op_kernels();            // cuda_ops.cu
 
 namespace {
 
-bool pools_supported(int32_t device) {
+bool query_pools_supported(int32_t device) {
   int value = 0;
   return cudaDeviceGetAttribute(&value, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && value != 0;
+}
+
+// Asked of the driver once per device (the attribute cannot change), not on every allocation and
+// free: a model run allocates and frees each intermediate.
+bool pools_supported(int32_t device) {
+  constexpr int32_t kCached = 64;
+  static std::atomic<int8_t> known[kCached] = {};  // 0 not asked yet, 1 no, 2 yes
+  if (device < 0 || device >= kCached) return query_pools_supported(device);
+  int8_t value = known[device].load(std::memory_order_relaxed);
+  if (value == 0) {
+    value = query_pools_supported(device) ? 2 : 1;
+    known[device].store(value, std::memory_order_relaxed);
+  }
+  return value == 2;
 }
 
 cudaStream_t stream_for(int32_t device) { return static_cast<cudaStream_t>(effective_stream(device)); }

@@ -33,8 +33,6 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-
-
 int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   for (int64_t s : sizes)
     if (s == 0) return 0;

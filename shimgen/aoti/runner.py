@@ -75,15 +75,19 @@ class Model:
         lib.shimgen_model_num_outputs(self._ptr, ctypes.byref(count))
         self.num_outputs = count.value
         self.so_path = Path(os.fsdecode(lib.shimgen_model_so_path(self._ptr)))
+        # run_handles is the per-call path: its ctypes array types and bound function made once.
+        self._inputs_type = _handle * max(self.num_inputs, 1)
+        self._outputs_type = _handle * max(self.num_outputs, 1)
+        self._run = lib.shimgen_model_run
 
     def run_handles(self, inputs: Sequence, stream: int | None = None) -> list:
         """Runs on tensor handles (borrowed); returns new output handles the caller frees."""
-        ins = (_handle * max(len(inputs), 1))(*inputs)
-        outs = (_handle * max(self.num_outputs, 1))()
-        code = self.runtime.lib.shimgen_model_run(self._ptr, ins, len(inputs), outs, self.num_outputs, stream)
-        if code != 0:
+        count = len(inputs)
+        ins = self._inputs_type(*inputs) if count == self.num_inputs else (_handle * max(count, 1))(*inputs)
+        outs = self._outputs_type()
+        if self._run(self._ptr, ins, count, outs, self.num_outputs, stream) != 0:
             raise ModelError((self.runtime.lib.shimgen_model_last_error() or b"").decode(errors="replace"))
-        return [outs[i] for i in range(self.num_outputs)]
+        return outs[: self.num_outputs]
 
     def run(self, inputs: Sequence, stream: int | None = None) -> list:
         """numpy arrays in (C-contiguous copies are made where needed), numpy arrays out.
