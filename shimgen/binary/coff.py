@@ -9,10 +9,11 @@ What a COFF object defines, in the terms the rest of shimgen uses (Microsoft's P
 - a definition in a COMDAT section whose selection lets duplicates merge (every selection but
   NODUPLICATES: ``__declspec(selectany)``, C++ inline functions) is reported as ``weak``: like an
   ELF weak definition, two copies link without a complaint and one silently wins.
-- WEAK_EXTERNAL (``__attribute__((weak))``; /ALTERNATENAME) is a weak definition when the default
-  it names is defined in this object, else a weak reference. Clang's default for ``weak_fn`` is an
-  external named ``.weak.weak_fn.default.<other>``: part of the weak symbol, not a name of its
-  own, so it is left out (it is renamed with ``weak_fn`` anyway, being spelled from it).
+- WEAK_EXTERNAL (``__attribute__((weak))``) is a weak definition when the default it names lies
+  in one of this object's sections, else (LLVM: an absolute 0 default) a weak reference. Clang
+  names the default of ``weak_fn`` ``.weak.weak_fn.default.<other>``: part of the weak symbol, not
+  a name of its own, so it is left out (it is renamed with ``weak_fn`` anyway, being spelled from
+  it). llvm-nm shows both kinds as ``W``; binutils nm shows both as ``w``.
 - i386 decorates C names: cdecl ``_f``, stdcall ``_f@8``, fastcall ``@f@8``, vectorcall ``f@@8``.
   Names are given as C spells them (``f``), as the Mach-O reader strips Apple's underscore: a
   ``#define`` rename is written against the C spelling, and the compiler decorates the prefixed
@@ -170,14 +171,16 @@ def read_coff(data: bytes, path: str, member: str | None = None, *, detail: bool
     symbols: list[Symbol] = []
     for (position, raw_name), sym in zip(primaries, table):
         if sym.storage_class == storage.EXTERNAL:
-            if position in defaults and sym.section_idx > 0:
-                continue  # a weak symbol's default body: see the module docstring
+            if position in defaults:
+                continue  # a weak symbol's default (its body, or LLVM's absolute 0): see the module docstring
             defined = sym.section_idx != 0 or sym.value != 0  # value != 0 in section 0: a common
             binding = "weak" if sym.section_idx > 0 and sym.section_idx in merging else "global"
             kind = _type(sym, sections)
         elif sym.storage_class == storage.WEAK_EXTERNAL:
             target = by_index.get(_weak_default(sym))
-            defined = target is not None and target.section_idx != 0
+            # Defined only by a default in one of this object's sections: LLVM spells a weak
+            # reference as a weak external whose default is an absolute 0.
+            defined = target is not None and target.section_idx > 0
             binding, kind = "weak", _type(target, sections) if defined and target is not None else "notype"
         else:
             continue  # static, section, file and debug records: local to the object

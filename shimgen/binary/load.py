@@ -104,7 +104,7 @@ def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bo
     if path.is_dir():
         found = list(_walk(path, hidden_of, detail, limits))
         if not found:
-            raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, archive or zip)")
+            raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, COFF object, archive or zip)")
         return found
     if not path.exists():
         if path.is_symlink():
@@ -160,7 +160,7 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
             return []
         if not head:
             raise InputError(f"{name}: empty file, not a binary")
-        raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic)")
+        raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic, no COFF header)")
     if kind == "zip":
         return _load_zip(path, name, hidden_of, detail, limits, required=required)
     try:
@@ -432,5 +432,5 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, requi
                 raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
             binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
     if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped
-        raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
+        raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE, COFF object or archive)")
     return binaries

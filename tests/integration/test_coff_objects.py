@@ -71,16 +71,18 @@ def objs(tmp_path_factory) -> Path:
     return d
 
 
-def oracle(path: Path) -> set[str] | None:
-    """Defined external names as llvm-nm reads them (binutils nm on x86 when llvm-nm is missing;
-    it calls a weak external with a default 'w', undefined, so it cannot vouch for weak_fn)."""
-    tool = shutil.which("llvm-nm")
-    if tool is None:
+def oracle(path: Path, tool: str = "llvm-nm") -> set[str] | None:
+    """Defined external names as an independent reader lists them (None when it is not installed):
+    llvm-nm, or binutils nm, which reads x86 and x64 COFF but lists every weak external as 'w'
+    (undefined), whatever its default."""
+    found = shutil.which(tool)
+    if found is None:
         return None
-    out = subprocess.run([tool, "-g", "--defined-only", "-j", str(path)], capture_output=True, text=True,
+    out = subprocess.run([found, "-g", "--defined-only", str(path)], capture_output=True, text=True,
                          check=True).stdout
-    # '.weak.<name>.default.<other>' is the body clang gives a weak external: part of <name>.
-    return {line for line in out.split() if line and not line.startswith(".weak.")}
+    names = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    # '.weak.<name>.default.<other>' is the default clang gives a weak external: part of <name>.
+    return {name for name in names if not name.startswith(".weak.")}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -94,10 +96,13 @@ def test_defined_externals_join_and_references_do_not(objs: Path, target: str) -
     assert set(found.names) == DEFINED
     assert {s.name for s in found.weak} == WEAK
     assert not found.skipped  # '.weak.weak_fn.default.add_one' is weak_fn's body, not a name to report
+    # i386 decorates cdecl C names with '_': shimgen reports the C spelling.
     names = oracle(obj)
     if names is not None:
-        # i386 decorates cdecl C names with '_': shimgen reports the C spelling.
         assert {n[1:] if target.startswith("x86-") else n for n in names} == DEFINED
+    names = oracle(obj, "nm") if target.startswith("x86") else None
+    if names is not None:
+        assert {n[1:] if target.startswith("x86-") else n for n in names} == DEFINED - {"weak_fn"}
 
 
 def test_i386_decorations_come_off(objs: Path) -> None:
@@ -132,6 +137,20 @@ def test_long_name_stored_as_the_tail_of_another_is_read(objs: Path, tmp_path: P
     names = oracle(obj)
     if names is not None:
         assert names == set(binary.exports)
+
+
+def test_weak_reference_is_an_import(tmp_path: Path) -> None:
+    """A weak *reference* is a weak external whose default is an absolute 0 (LLVM): not defined
+    here, so never renamed; its default is not reported either."""
+    (tmp_path / "w.c").write_text("extern int maybe(void) __attribute__((weak));\n"
+                                  "int call(void) { return maybe ? maybe() : 0; }\n")
+    obj = coff_object("x86_64-windows-msvc", tmp_path / "w.c", tmp_path / "w.obj")
+    (binary,) = load_paths([obj])
+    assert "maybe" in binary.imports and "maybe" not in binary.exports
+    found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["w.obj"], prefix="zz_")
+    assert found.names == ("call",)
+    # The pointer stub clang adds for the reference is defined but no C name: skipped, and said so.
+    assert [(s.symbol.name, s.reason) for s in found.skipped] == [(".refptr.maybe", "not a C identifier")]
 
 
 def test_bigobj_is_read(objs: Path) -> None:
