@@ -18,6 +18,7 @@ import pytest
 from shimgen.binary.load import load_paths
 from shimgen.errors import InputError
 from shimgen.project.objects import read_symbols_from
+from tests.integration.test_vendor_zstd import sdist  # noqa: F401  (the zstandard sdist, fetched once)
 from tests.toolchains import coff_object, has_zig, require_zig, zig_tool
 
 pytestmark = pytest.mark.skipif(not has_zig(), reason="zig missing: python -m pip install ziglang")
@@ -225,3 +226,25 @@ def test_import_library_defines_nothing_to_rename(tmp_path: Path) -> None:
     found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["x.lib"], prefix="zz_")
     assert found.names == ()
     assert "__IMPORT_DESCRIPTOR_x" in {s.symbol.name for s in found.skipped}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["x86_64-windows-gnu", "x86-windows-gnu"])
+def test_zstd_from_its_sdist_compiled_to_coff_matches_nm(sdist: Path, tmp_path: Path, target: str) -> None:  # noqa: F811
+    """A C library nobody here wrote: zstd's single-file source from the zstandard sdist, compiled
+    to one COFF object (MinGW headers: zig ships no Windows SDK for the msvc targets). Every
+    defined external llvm-nm and binutils nm list is read, and nothing else; i386 names arrive
+    without their '_'."""
+    obj = coff_object(target, sdist / "zstd" / "zstd.c", tmp_path / "zstd.obj", "-O0")
+    (binary,) = load_paths([obj])
+    assert "ZSTD_compress" in binary.exports and "memcpy" in binary.imports
+    i386 = target.startswith("x86-")
+    for tool in ("llvm-nm", "nm"):
+        names = oracle(obj, tool)
+        if names is not None:
+            assert {n[1:] if i386 and n.startswith("_") else n for n in names} == set(binary.exports), tool
+    (tmp_path / "lib").mkdir()
+    zig_tool("ar", "rcs", "lib/zstd.lib", "zstd.obj", cwd=tmp_path)
+    found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["lib/*.lib"], prefix="zz_")
+    assert {s.name for s in found.renamed} | {s.symbol.name for s in found.skipped} == set(binary.exports)
+    assert len(found.names) > 300 and all(s.member == "zstd.obj" for s in found.renamed)
