@@ -13,7 +13,9 @@ What a COFF object defines, in the terms the rest of shimgen uses (Microsoft's P
   in one of this object's sections, else (LLVM: an absolute 0 default) a weak reference. Clang
   names the default of ``weak_fn`` ``.weak.weak_fn.default.<other>``: part of the weak symbol, not
   a name of its own, so it is left out (it is renamed with ``weak_fn`` anyway, being spelled from
-  it). llvm-nm shows both kinds as ``W``; binutils nm shows both as ``w``.
+  it); a default with a name of its own (``__attribute__((weak, alias("real")))``) is a definition
+  like any other. llvm-nm shows both kinds of weak external as ``W``; binutils nm shows both as
+  ``w``.
 - i386 decorates C names: cdecl ``_f``, stdcall ``_f@8``, fastcall ``@f@8``, vectorcall ``f@@8``.
   Names are given as C spells them (``f``), as the Mach-O reader strips Apple's underscore: a
   ``#define`` rename is written against the C spelling, and the compiler decorates the prefixed
@@ -171,8 +173,10 @@ def read_coff(data: bytes, path: str, member: str | None = None, *, detail: bool
     symbols: list[Symbol] = []
     for (position, raw_name), sym in zip(primaries, table):
         if sym.storage_class == storage.EXTERNAL:
-            if position in defaults:
-                continue  # a weak symbol's default (its body, or LLVM's absolute 0): see the module docstring
+            if position in defaults and raw_name.startswith(".weak."):
+                # A weak symbol's generated default (its body, or LLVM's absolute 0): see the
+                # module docstring. A named default (a weak alias of a real function) stays.
+                continue
             defined = sym.section_idx != 0 or sym.value != 0  # value != 0 in section 0: a common
             binding = "weak" if sym.section_idx > 0 and sym.section_idx in merging else "global"
             kind = _type(sym, sections)

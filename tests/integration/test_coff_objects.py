@@ -154,6 +154,18 @@ def test_weak_reference_is_an_import(tmp_path: Path) -> None:
     assert [(s.symbol.name, s.reason) for s in found.skipped] == [(".refptr.maybe", "not a C identifier")]
 
 
+def test_weak_alias_keeps_its_target(tmp_path: Path) -> None:
+    """A weak alias names a real function as its default: both are definitions."""
+    (tmp_path / "al.c").write_text("int real_b(void) { return 1; }\n"
+                                   "int alias_a(void) __attribute__((weak, alias(\"real_b\")));\n")
+    obj = coff_object("x86_64-windows-gnu", tmp_path / "al.c", tmp_path / "al.obj")
+    found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["al.obj"], prefix="zz_")
+    assert found.names == ("alias_a", "real_b") and [s.name for s in found.weak] == ["alias_a"]
+    names = oracle(obj)
+    if names is not None:
+        assert names == {"alias_a", "real_b"}
+
+
 def test_bigobj_is_read(objs: Path) -> None:
     assert (objs / "big.obj").read_bytes()[:4] == b"\0\0\xff\xff"  # really the bigobj header
     (binary,) = load_paths([objs / "big.obj"])
