@@ -76,8 +76,8 @@ def kind_of(head: bytes) -> str | None:
 
 def c_name(name: str, machine: int) -> str:
     """The name as C spells it: i386's cdecl, stdcall, fastcall and vectorcall decorations off."""
-    if machine != I386:
-        return name
+    if machine != I386 or name.startswith("__imp_"):
+        return name  # __imp__f: the import pointer to f, a linker name, not C's
     for pattern in (_STDCALL, _FASTCALL, _VECTORCALL):
         match = pattern.match(name)
         if match:

@@ -260,3 +260,4 @@ def test_zstd_from_its_sdist_compiled_to_coff_matches_nm(sdist: Path, tmp_path: 
     found = read_symbols_from(tmp_path, tmp_path / "shimgen.toml", ["lib/*.lib"], prefix="zz_")
     assert {s.name for s in found.renamed} | {s.symbol.name for s in found.skipped} == set(binary.exports)
     assert len(found.names) > 300 and all(s.member == "zstd.obj" for s in found.renamed)
+
