@@ -27,17 +27,8 @@ function(shimgen_generate)
                         "Give each shimgen_generate() call its own TARGET <name>.")
   endif()
 
-  if(DEFINED ARG_OUTPUT_DIR)
-    get_filename_component(output_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-  else()
-    set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/shimgen/${real_target}")
-  endif()
-  get_property(used_dirs GLOBAL PROPERTY SHIMGEN_OUTPUT_DIRS)
-  if(output_dir IN_LIST used_dirs)
-    message(FATAL_ERROR "shimgen_generate: OUTPUT_DIR '${output_dir}' is already used by another "
-                        "shimgen_generate() call; give this one its own OUTPUT_DIR.")
-  endif()
-  set_property(GLOBAL APPEND PROPERTY SHIMGEN_OUTPUT_DIRS "${output_dir}")
+  _shimgen_claim_output_dir(shimgen_generate output_dir "${ARG_OUTPUT_DIR}"
+                            "${CMAKE_CURRENT_BINARY_DIR}/shimgen/${real_target}" "shimgen_generate() call")
 
   get_property(command GLOBAL PROPERTY SHIMGEN_COMMAND)
   execute_process(

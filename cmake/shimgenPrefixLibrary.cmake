@@ -86,17 +86,8 @@ function(shimgen_prefix_library target)
   # Step 2: the objects, listed for the generator; it runs at configure time for the CMake
   # variables only (a first configure, before any object exists, gives them without names) and
   # as a build step for every output.
-  if(DEFINED ARG_OUTPUT_DIR)
-    get_filename_component(output_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-  else()
-    set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/shimgen/${target}")
-  endif()
-  get_property(used_dirs GLOBAL PROPERTY SHIMGEN_OUTPUT_DIRS)
-  if(output_dir IN_LIST used_dirs)
-    message(FATAL_ERROR "shimgen_prefix_library: OUTPUT_DIR '${output_dir}' is already used by another "
-                        "shimgen call; give this one its own OUTPUT_DIR.")
-  endif()
-  set_property(GLOBAL APPEND PROPERTY SHIMGEN_OUTPUT_DIRS "${output_dir}")
+  _shimgen_claim_output_dir(shimgen_prefix_library output_dir "${ARG_OUTPUT_DIR}"
+                            "${CMAKE_CURRENT_BINARY_DIR}/shimgen/${target}" "shimgen call")
   # Beside the objects' CMakeFiles/, so the manifest names them relative to it.
   set(listing "${CMAKE_CURRENT_BINARY_DIR}/${target}.shimgen-objects.txt")
   file(GENERATE OUTPUT "${listing}" CONTENT "$<JOIN:$<TARGET_OBJECTS:${clone}>,\n>\n")

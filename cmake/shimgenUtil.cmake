@@ -54,3 +54,21 @@ function(_shimgen_generated fn out from)
     set(${out}_${kind} "${value}" PARENT_SCOPE)
   endforeach()
 endfunction()
+
+# _shimgen_claim_output_dir(<function> <out-var> <given> <default> <what>): the absolute output
+# directory of one call (<given> relative to the current binary dir, else <default>), refused when an
+# earlier shimgen call already writes there (two generators in one directory overwrite each other).
+function(_shimgen_claim_output_dir fn out given default what)
+  if(NOT "${given}" STREQUAL "")
+    get_filename_component(dir "${given}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  else()
+    set(dir "${default}")
+  endif()
+  get_property(used_dirs GLOBAL PROPERTY SHIMGEN_OUTPUT_DIRS)
+  if(dir IN_LIST used_dirs)
+    message(FATAL_ERROR "${fn}: OUTPUT_DIR '${dir}' is already used by another ${what}; "
+                        "give this one its own OUTPUT_DIR.")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY SHIMGEN_OUTPUT_DIRS "${dir}")
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()

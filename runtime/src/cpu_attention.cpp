@@ -45,7 +45,17 @@ inline double softmax_exp(double x) { return std::exp(x); }
 // The exp pass over a whole score block. On x86-64 the float version is also compiled for AVX2 and
 // picked at load time (an ifunc) where the CPU has it: twice the lanes of the SSE2 baseline, the
 // same per-lane IEEE arithmetic (ISO C++ mode contracts no multiply-add), so the same results.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
+// Not in sanitizer builds: the ifunc resolver runs during relocation, before ThreadSanitizer's
+// runtime is initialised, and its instrumented code then crashes the process (SIGSEGV at load).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define SHIMGEN_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SHIMGEN_SANITIZED 1
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__) && !defined(SHIMGEN_SANITIZED)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void exp_block(float* x, int64_t n) {

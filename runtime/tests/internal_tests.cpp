@@ -5,19 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "expect.h"
 #include "internal.h"
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                            \
-    }                                                                          \
-  } while (0)
 
 using Dims = std::vector<int64_t>;
 using shimgen::rt::non_overlapping_and_dense;

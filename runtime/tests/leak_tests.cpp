@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect.h"
 #include "shimgen_runtime/model_loader.h"
 #include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
@@ -50,16 +51,6 @@ void operator delete(void* p) noexcept {
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                            \
-    }                                                                          \
-  } while (0)
 
 constexpr int kRepeats = 50;
 

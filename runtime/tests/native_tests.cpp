@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect.h"
 #include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
 
@@ -16,16 +17,6 @@ using shimgen::runtime::get_caller_stream;
 using shimgen::runtime::stream_t;
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond)                                                      \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                       \
-    }                                                                     \
-  } while (0)
 
 // Distinct fake stream values: the contract never dereferences a selected stream.
 stream_t fake(uintptr_t n) { return reinterpret_cast<stream_t>(n * 16 + 0x1000); }
