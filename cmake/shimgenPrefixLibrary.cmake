@@ -77,15 +77,6 @@ function(shimgen_prefix_library target)
       set_property(TARGET "${clone}" PROPERTY ${property} "${value}")
     endif()
   endforeach()
-  # A source or setting added to <target> after this call would reach the prefixed build only, and
-  # its names would never be read: at the end of the directory, fail if any of them changed.
-  set(watched "")
-  foreach(property IN ITEMS SOURCES INCLUDE_DIRECTORIES COMPILE_DEFINITIONS)
-    get_target_property(value "${target}" ${property})
-    string(APPEND watched "${property}=${value}\n")
-  endforeach()
-  cmake_language(EVAL CODE
-    "cmake_language(DEFER CALL _shimgen_prefix_library_unchanged [==[${target}]==] [==[${watched}]==])")
   get_target_property(libraries "${target}" LINK_LIBRARIES)
   if(libraries)
     # For their usage requirements (include directories, definitions of dependencies).
@@ -151,6 +142,18 @@ function(shimgen_prefix_library target)
       shimgen_check_symbols("${target}" STRICT FROM "${prefix_target}")
     endif()
   endif()
+
+  # A source or setting added to <target> after this call would reach the prefixed build only, and
+  # its names would never be read: at the end of the directory, fail if any of them changed. Taken
+  # here, after this call's own additions (on Windows shimgen_export_only adds the .def file as a
+  # source), not when the clone was made.
+  set(watched "")
+  foreach(property IN ITEMS SOURCES INCLUDE_DIRECTORIES COMPILE_DEFINITIONS)
+    get_target_property(value "${target}" ${property})
+    string(APPEND watched "${property}=${value}\n")
+  endforeach()
+  cmake_language(EVAL CODE
+    "cmake_language(DEFER CALL _shimgen_prefix_library_unchanged [==[${target}]==] [==[${watched}]==])")
 
   # What `shimgen build` reads back: where this library's generated files, objects and binary are.
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/shimgen-prefixed/${target}.txt" CONTENT

@@ -104,3 +104,19 @@ def fat_macho(slices: Sequence[Path], output: Path) -> Path:
         offset = -(-(offset + len(data)) // alignment) * alignment
     output.write_bytes(header + b"".join(arches) + body)
     return output
+
+
+def coff_object(target: str, source: Path, output: Path, *flags: str) -> Path:
+    """A COFF object (.obj) for a Windows target: x86_64-windows-msvc, x86_64-windows-gnu (MinGW's
+    conventions), x86-windows-msvc (i386, whose C names carry a leading underscore)."""
+    zig_cc(target, "-c", *flags, source, "-o", output)
+    return output
+
+
+def zig_tool(tool: str, *args: str | os.PathLike[str], cwd: Path | None = None) -> None:
+    """Run one of zig's LLVM tools (`ar`, `lib`: llvm-ar and llvm-lib), raising with its message.
+    llvm-lib names each member by the path it was given: run it in the objects' directory."""
+    command = [sys.executable, "-m", "ziglang", tool, *map(str, args)]
+    result = subprocess.run(command, capture_output=True, text=True, env=_env(), check=False, cwd=cwd)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}{result.stdout}")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.binary import elf
+from shimgen.binary import coff, elf
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
 
@@ -40,8 +40,11 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+HEAD_BYTES = 64  # enough for every magic, and for a COFF header (bigobj: 56 bytes)
+
+
 def sniff(head: bytes) -> str | None:
-    """The container or format a file's first bytes announce, or None for anything else."""
+    """The container or format a file's first ``HEAD_BYTES`` announce, or None for anything else."""
     if head[:4] == elf.ELF_MAGIC:
         return "ELF"
     if head[:4] in MACHO_MAGICS:
@@ -62,6 +65,11 @@ def sniff(head: bytes) -> str | None:
         return "zip"
     if head[:4] in LLVM_BITCODE_MAGICS:
         return "bitcode"
+    coff_kind = coff.kind_of(head)  # last: COFF objects have no magic, only a plausible header
+    if coff_kind == "import":
+        return "coff-import"
+    if coff_kind is not None:
+        return "COFF"
     return None
 
 
@@ -96,7 +104,7 @@ def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bo
     if path.is_dir():
         found = list(_walk(path, hidden_of, detail, limits))
         if not found:
-            raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, archive or zip)")
+            raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, COFF object, archive or zip)")
         return found
     if not path.exists():
         if path.is_symlink():
@@ -137,7 +145,7 @@ def _head(path: Path | str, name: str) -> bytes:
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror}") from None
     try:
-        return os.read(fd, 8)
+        return os.read(fd, HEAD_BYTES)
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror}") from None
     finally:
@@ -152,7 +160,7 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
             return []
         if not head:
             raise InputError(f"{name}: empty file, not a binary")
-        raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic)")
+        raise InputError(f"{name}: not a binary (no ELF, Mach-O, PE, archive or zip magic, no COFF header)")
     if kind == "zip":
         return _load_zip(path, name, hidden_of, detail, limits, required=required)
     try:
@@ -175,7 +183,7 @@ def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str]
                detail: bool = False, limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
     """Binaries held in ``data`` (bytes or mmap), named ``path`` (``member`` inside it)."""
     where = f"{path}({member})" if member else path
-    kind = sniff(bytes(data[:8]))
+    kind = sniff(bytes(data[:HEAD_BYTES]))
     if kind == "ELF":
         local_tls = getattr(hidden_of, "local_tls", False)
         try:
@@ -192,6 +200,13 @@ def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str]
         from shimgen.binary.lief_reader import read_pe
 
         return [read_pe(data, path, member, detail=detail)]
+    if kind == "COFF":
+        from shimgen.binary.coff import read_coff
+
+        return [read_coff(data, path, member, detail=detail)]
+    if kind == "coff-import":
+        raise InputError(f"{where}: a short import record of an import library (it names a DLL export, defines "
+                         "nothing); check the DLL instead")
     if kind == "archive":
         return _load_archive(data, path, member, hidden_of, detail)
     if kind == "thin-archive":
@@ -201,7 +216,7 @@ def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str]
                          "instead, or compile without -flto")
     if kind == "zip":
         raise InputError(f"{where}: a zip inside an archive or zip is not read")
-    raise InputError(f"{where}: not a binary (no ELF, Mach-O, PE or archive magic)")
+    raise InputError(f"{where}: not a binary (no ELF, Mach-O, PE or archive magic, no COFF header)")
 
 
 def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
@@ -211,6 +226,7 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
     long_names = b""
     starts: set[int] = set()
     indexed: set[int] = set()
+    linker_members = 0
     while offset < size:
         starts.add(offset)
         if offset + 60 > size:
@@ -233,7 +249,14 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
         if raw_name == b"//":
             long_names = bytes(data[start:end])
             name_bytes = b""
+        elif raw_name == b"/" and linker_members == 1:
+            # Microsoft's second linker member (lib.exe, llvm-lib, llvm-ar on COFF members): the
+            # same index, little-endian and sorted by name.
+            linker_members += 1
+            name_bytes = b""
+            indexed |= _ms_index_offsets(bytes(data[start:end]), where)
         elif raw_name in (b"/", b"/SYM64/"):
+            linker_members += 1
             name_bytes = b""  # the archive's symbol index, not a member
             indexed = _index_offsets(bytes(data[start:end]), 8 if raw_name == b"/SYM64/" else 4, where)
         elif raw_name in (b"__.SYMDEF", b"__.SYMDEF SORTED"):
@@ -251,7 +274,9 @@ def archive_members(data, where: str) -> Iterator[tuple[str, int, int]]:
                 name_bytes = b""
         elif raw_name.startswith(b"/") and raw_name[1:].isdigit():  # GNU: offset into the long names
             index = int(raw_name[1:])
-            stop = long_names.find(b"/\n", index)
+            # GNU ends each long name with "/\n", Microsoft's lib.exe (and llvm-lib) with a NUL.
+            stop = min((at for at in (long_names.find(b"/\n", index), long_names.find(b"\0", index)) if at >= 0),
+                       default=-1)
             if index >= len(long_names) or stop < 0:
                 raise InputError(f"{where}: corrupt archive: long name offset {index} out of range")
             name_bytes = long_names[index:stop]
@@ -287,12 +312,30 @@ def _index_offsets(index: bytes, width: int, where: str) -> set[int]:
     return {int.from_bytes(index[width + i * width:width + (i + 1) * width], "big") for i in range(count)}
 
 
+def _ms_index_offsets(index: bytes, where: str) -> set[int]:
+    """Member offsets in a Microsoft second linker member: a little-endian member count, the
+    members' offsets, a symbol count, one 2-byte member number per symbol, then the names."""
+    if len(index) < 4:
+        raise InputError(f"{where}: corrupt archive: second linker member of {len(index)} bytes")
+    members = int.from_bytes(index[:4], "little")
+    counted = 4 + members * 4
+    if counted + 4 > len(index):
+        raise InputError(f"{where}: corrupt archive: second linker member lists {members} members in "
+                         f"{len(index)} bytes")
+    symbols = int.from_bytes(index[counted:counted + 4], "little")
+    if counted + 4 + symbols * 2 > len(index):
+        raise InputError(f"{where}: corrupt archive: second linker member lists {symbols} symbols in "
+                         f"{len(index)} bytes")
+    return {int.from_bytes(index[4 + i * 4:8 + i * 4], "little") for i in range(members)}
+
+
 def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> list[Binary]:
     where = f"{path}({member})" if member else path
     binaries: list[Binary] = []
     seen: dict[str, int] = {}
     count = 0
     foreign: list[str] = []
+    imports = 0
     for name, start, length in archive_members(data, where):
         count += 1
         # Archives may hold two members of one name (a.o from two directories): number repeats.
@@ -300,25 +343,30 @@ def _load_archive(data, path: str, member: str | None, hidden_of, detail) -> lis
         label = name if seen[name] == 1 else f"{name}#{seen[name]}"
         inner = f"{member}:{label}" if member else label
         body = data[start:start + length]
-        kind = sniff(bytes(body[:8]))
-        if kind not in ("ELF", "Mach-O", "PE", "bitcode"):
-            # Archives may carry other members (a .def, GNU ar's __.LIBDEP, COFF objects), which
-            # hold nothing the rules read; a member named as an object but without an object's
-            # magic is a damaged one.
+        kind = sniff(bytes(body[:HEAD_BYTES]))
+        if kind == "coff-import":
+            imports += 1  # an import library's record of one DLL export: it defines nothing
+            continue
+        if kind not in ("ELF", "Mach-O", "PE", "COFF", "bitcode"):
+            # Archives may carry other members (a .def, GNU ar's __.LIBDEP), which hold nothing
+            # the rules read; a member named as an object but without an object's magic is a
+            # damaged one.
             if name.endswith(OBJECT_SUFFIXES):
                 foreign.append(inner)
             continue
         binaries.extend(load_bytes(body, path, inner, hidden_of=hidden_of, detail=detail))
-    if foreign and any(b.format == "ELF" for b in binaries):
+    if foreign and any(b.format in ("ELF", "COFF") for b in binaries):
         # nm reports such a member as "file format not recognized": it must not drop out of the
         # check silently (the symbols it held would go unchecked).
         raise InputError(f"{where}: corrupt archive: member {foreign[0]!r} is named as an object file but "
-                         "holds none (no ELF magic)")
+                         "holds none (no ELF magic or COFF header)")
     if count == 0:
         raise EmptyArchive(f"{where}: empty archive (no members): nothing to check")
+    if not binaries and imports:
+        raise InputError(f"{where}: import library ({imports} import records, no object): it defines nothing; "
+                         "check the DLL it names instead")
     if not binaries:
-        raise InputError(f"{where}: archive holds no ELF or Mach-O object ({count} members; COFF objects "
-                         "are not read: check the linked DLL instead)")
+        raise InputError(f"{where}: archive holds no ELF, Mach-O or COFF object ({count} members)")
     return binaries
 
 
@@ -369,7 +417,7 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, requi
                 continue  # a symlink entry: its target is checked where it lies
             try:
                 with archive.open(info) as handle:
-                    head = handle.read(8)
+                    head = handle.read(HEAD_BYTES)
                     kind = sniff(head)
                     if kind is None or kind == "zip":
                         continue
@@ -384,5 +432,5 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, requi
                 raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
             binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
     if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped
-        raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE or archive)")
+        raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE, COFF object or archive)")
     return binaries

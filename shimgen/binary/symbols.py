@@ -185,7 +185,7 @@ class Binary:
     """The file named on the command line (or found under a directory given there)."""
     member: str | None
     """Inside ``path``: an archive member, a zip member, a fat slice ('arm64'), or a chain of them."""
-    format: str  # ELF, Mach-O, PE
+    format: str  # ELF, Mach-O, PE, COFF (an object file: .obj, or a .lib member)
     kind: str  # shared, executable, object
     exports: Names
     """Defined symbols visible to other modules. A set, not a sorted tuple: sorting 74k names

@@ -331,6 +331,18 @@ def build_pe(d: Path) -> Path | None:
     return toolchains.pe_dll(d / "s.c", d / "s.dll", "-s")
 
 
+def build_coff(d: Path) -> Path | None:
+    """A COFF object (MSVC conventions) with a weak external, a selectany COMDAT and a reference."""
+    if not toolchains.has_zig():
+        return None
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "c.c").write_text(f"int {P}aoti_torch_a(void){{return 1;}}\nint aoti_torch_b(void){{return 2;}}\n"
+                           "__attribute__((weak)) int aoti_torch_w(void){return 3;}\n"
+                           "__declspec(selectany) int aoti_torch_d = 4;\n"
+                           "int aoti_torch_c(void);\nint use(void){return aoti_torch_c();}\n")
+    return toolchains.coff_object("x86_64-windows-msvc", d / "c.c", d / "c.obj")
+
+
 def build_macho(d: Path) -> dict[str, Path]:
     if not toolchains.has_zig():
         return {}
@@ -410,6 +422,28 @@ def pe_targeted(data: bytes) -> tuple[int, int, list[tuple[str, bytes]]]:
            ("export_dir_rva_bogus", put(export_dir, "<I", 0x7FFFFFF0)),
            ("export_dir_size_huge", put(export_dir + 4, "<I", 0x7FFFFFF0))]
     return needed, table + nsections * 40, out
+
+
+def coff_targeted(data: bytes) -> tuple[int, int, list[tuple[str, bytes]]]:
+    """(needed end, end of the section table, [(name, content)]) for a regular COFF object."""
+    nsections, = struct.unpack_from("<H", data, 2)
+    symtab, nsymbols = struct.unpack_from("<II", data, 8)
+    strings = symtab + nsymbols * 18
+    last, index = symtab, 0
+    while index < nsymbols:  # the last primary record (auxiliary records follow their primary)
+        last = symtab + index * 18
+        index += 1 + data[last + 17]
+
+    def put(offset: int, fmt: str, value: int) -> bytes:
+        return _patched(data, [(offset, _hex(fmt, value))])
+
+    out = [("symtab_past_eof", put(8, "<I", len(data) + 64)), ("nsymbols_huge", put(12, "<I", 0x7FFFFFFF)),
+           ("symtab_inside_headers", put(8, "<I", 4)), ("nsections_past_eof", put(2, "<H", 0xFF00)),
+           ("section0_raw_past_eof", put(20 + 20, "<I", len(data) + 512)),
+           ("section0_raw_size_huge", put(20 + 16, "<I", 0x7FFFFFFF)),
+           ("string_table_size_huge", put(strings, "<I", 0x7FFFFFFF)),
+           ("last_symbol_aux_past_table", put(last + 17, "<B", data[last + 17] + 3))]
+    return len(data), 20 + nsections * 40, out
 
 
 # ---- zips and special files ----

@@ -106,6 +106,11 @@ def corpus(tmp_path_factory) -> tuple[Corpus, list[str]]:
         corpus.generic_battery("pe", data, needed, targeted, truncations=30, flips=80, structural_end=structural_end)
     else:
         skipped.append(f"zig missing: no PE or bitcode cases ({toolchains.INSTALL_HINT})")
+    coff = malformed.build_coff(root / "coff")
+    if coff:
+        data = coff.read_bytes()
+        needed, structural_end, targeted = malformed.coff_targeted(data)
+        corpus.generic_battery("coff", data, needed, targeted, truncations=20, flips=40, structural_end=structural_end)
     macho = malformed.build_macho(root / "macho")
     if macho:
         data = macho["dylib"].read_bytes()

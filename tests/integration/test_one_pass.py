@@ -212,6 +212,64 @@ def test_msvc_gets_fi_instead_of_include(project: Project, variable: str) -> Non
     assert "/FI" not in unprefixed and "-include" not in unprefixed
 
 
+# CMake writes MSVC's spellings once MSVC is set; zig cc (clang's GNU driver) needs its own. The
+# translation is of spelling only: what is compiled and linked is what an MSVC-style build asks for.
+MSVC_STYLE_CC = """\
+import subprocess
+import sys
+
+out: list[str] = []
+it = iter(sys.argv[1:])
+for arg in it:
+    if arg.startswith("/FI"):
+        out += ["-include", arg[3:]]
+    elif arg == "-Xlinker":
+        option = next(it)
+        if option.startswith("/DEF:"):
+            out.append(option[5:])  # zig takes a module-definition file as an input
+        elif option.startswith("/implib:"):
+            out.append("-Wl,--out-implib," + option[8:])
+        elif not option.startswith(("/MANIFEST", "/pdb:", "/version:")):
+            out += ["-Xlinker", option]
+    else:
+        out.append(arg)
+sys.exit(subprocess.call([sys.executable, "-m", "ziglang", "cc", "-target", "x86_64-windows-msvc",
+                          "-fno-sanitize=all", *out]))
+"""
+
+
+def test_msvc_style_cross_build_reads_coff_objects(project: Project) -> None:
+    """The MSVC route end to end, cross-compiled for x86_64-windows-msvc by zig cc: the unprefixed
+    copy compiles to COFF .obj files, shimgen reads them, the header is force-included (/FI), the
+    DLL links with the generated .def, and the strict check passes on it."""
+    from tests import toolchains
+    from tests.e2e._native import CMAKE_DIR, build, configure
+
+    toolchains.require_zig()
+    compiler = project.root / "zig-msvc-cc"
+    compiler.write_text(f"#!{sys.executable}\n{MSVC_STYLE_CC}")
+    compiler.chmod(0o755)
+    (project.src / "CMakeLists.txt").write_text(CMAKE.replace("project(tiny C)\n", "project(tiny C)\nset(MSVC ON)\n"))
+    configure(project.src, project.build_dir, f"-Dshimgen_DIR={CMAKE_DIR}",
+              f"-DSHIMGEN_CONFIG={project.src / 'shimgen.toml'}", "-DCMAKE_SYSTEM_NAME=Windows",
+              f"-DCMAKE_C_COMPILER={compiler}", "-DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY",
+              "-DCMAKE_C_STANDARD_LIBRARIES=", "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--no-entry", env=python_env())
+    result = build(project.build_dir, env=python_env())
+    assert "clean: 1 binary checked, prefix 'tp_' (strict)" in result.stdout
+    from shimgen.binary.load import load_paths
+
+    (objects,) = load_paths([project.build_dir / "CMakeFiles" / "tiny_shimgen_unprefixed.dir" / "tiny.c.obj"])
+    assert objects.format == "COFF" and set(objects.exports) == {"tiny_one", "tiny_calls"}
+    manifest = json.loads((project.generated / "manifest.json").read_text())
+    assert {s["name"]: s["defined_in"]["file"] for s in manifest["shims"]} == {
+        "tiny_one": "CMakeFiles/tiny_shimgen_unprefixed.dir/tiny.c.obj",
+        "tiny_calls": "CMakeFiles/tiny_shimgen_unprefixed.dir/tiny.c.obj"}
+    (dll,) = load_paths([project.build_dir / "tiny.dll"])
+    (user,) = load_paths([project.build_dir / "user.dll"])
+    assert dll.format == "PE" and set(dll.exports) == {"tp_tiny_one", "tp_tiny_calls"}
+    assert {"tp_tiny_one", "tp_tiny_calls"} <= set(user.imports)
+
+
 def test_cmake_alone_checks_after_the_link(project: Project) -> None:
     """Without shimgen build: plain cmake + ninja, the POST_BUILD strict check included; a leak
     fails the build and moves the binary aside."""
