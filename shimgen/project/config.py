@@ -261,8 +261,8 @@ class Config:
     )
 
     symbols_from: tuple[str, ...] = key(
-        "globs of objects, static archives or shared libraries: every defined global symbol they hold "
-        "joins the rename set (docs/vendoring.md)",
+        "globs of objects, static archives or shared libraries (ELF, Mach-O, PE DLLs, COFF `.obj` and "
+        "`.lib`): every defined global symbol they hold joins the rename set (docs/vendoring.md)",
         default=(),
         checks=(_no_empty_items, _globs_inside_project),
     )
