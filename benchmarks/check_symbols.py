@@ -111,17 +111,14 @@ def tree_env(tree: Path) -> dict[str, str]:
 
 
 def wheel_dirs() -> list[Path]:
-    """The installed torch, numpy and scipy packages, with auditwheel's vendored ``<name>.libs``."""
-    import importlib.util
+    """The installed torch, numpy and scipy packages (the sweep test's set: tests/wheel_sweep.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from wheel_sweep import MODULES, sweep_dirs
 
-    dirs = []
-    for module in ("torch", "numpy", "scipy"):
-        spec = importlib.util.find_spec(module)
-        if spec is None or not spec.submodule_search_locations:
-            sys.exit(f"{module} is not installed: pip install {module} (the sweep needs torch, numpy and scipy)")
-        root = Path(spec.submodule_search_locations[0])
-        dirs += [root] + ([root.parent / f"{module}.libs"] if (root.parent / f"{module}.libs").is_dir() else [])
-    return dirs
+    try:
+        return sweep_dirs()
+    except LookupError as missing:
+        sys.exit(f"{missing} is not installed: pip install {missing} (the sweep needs {', '.join(MODULES)})")
 
 
 def elf_files(dirs: list[Path]) -> list[Path]:

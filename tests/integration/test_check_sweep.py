@@ -8,7 +8,6 @@ copies no library exports, such as torch's two cpp-httplib copies) do not change
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -16,22 +15,16 @@ import pytest
 
 from shimgen.check import Policy, check_paths
 from tests.integration.test_check_torch import nm_defined
+from tests.wheel_sweep import sweep_dirs
 
 pytestmark = pytest.mark.skipif(shutil.which("nm") is None, reason="binutils nm missing")
 
 
 def wheel_dirs() -> list[Path]:
-    dirs = []
-    for module in ("torch", "numpy", "scipy"):
-        spec = importlib.util.find_spec(module)
-        if spec is None or not spec.submodule_search_locations:
-            pytest.skip(f"{module} is not installed")
-        root = Path(spec.submodule_search_locations[0])
-        dirs.append(root)
-        libs = root.parent / f"{module}.libs"  # auditwheel's vendored libraries
-        if libs.is_dir():
-            dirs.append(libs)
-    return dirs
+    try:
+        return sweep_dirs()
+    except LookupError as missing:
+        pytest.skip(f"{missing} is not installed")
 
 
 def test_torch_numpy_scipy_are_clean_but_for_libtorchs_real_sg001s():
