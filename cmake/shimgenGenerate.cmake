@@ -4,15 +4,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/shimgenUtil.cmake")
 
 function(shimgen_generate)
   _shimgen_parse(shimgen_generate 0 "" "CONFIG;OUTPUT_DIR;TARGET" "")
-  if(NOT ARG_CONFIG)
-    message(FATAL_ERROR "shimgen_generate: CONFIG <file> is required, for example "
-                        "shimgen_generate(CONFIG \${CMAKE_CURRENT_SOURCE_DIR}/shimgen.toml).")
-  endif()
-  get_filename_component(config "${ARG_CONFIG}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT EXISTS "${config}" OR IS_DIRECTORY "${config}")
-    message(FATAL_ERROR "shimgen_generate: CONFIG '${config}' is not a file. "
-                        "Create it with `shimgen init --prefix <prefix>` or fix the path.")
-  endif()
+  _shimgen_config_file(shimgen_generate config "${ARG_CONFIG}"
+                       "shimgen_generate(CONFIG \${CMAKE_CURRENT_SOURCE_DIR}/shimgen.toml)")
 
   # TARGET: a plain name, or Namespace::name (then an ALIAS of Namespace_name).
   if(NOT DEFINED ARG_TARGET)

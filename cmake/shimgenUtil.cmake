@@ -72,3 +72,17 @@ function(_shimgen_claim_output_dir fn out given default what)
   set_property(GLOBAL APPEND PROPERTY SHIMGEN_OUTPUT_DIRS "${dir}")
   set(${out} "${dir}" PARENT_SCOPE)
 endfunction()
+
+# _shimgen_config_file(<function> <out-var> <given> <example-call>): the absolute path of a call's
+# CONFIG (relative to the current source dir), stopping configure when it is missing or not a file.
+function(_shimgen_config_file fn out given example)
+  if("${given}" STREQUAL "")
+    message(FATAL_ERROR "${fn}: CONFIG <file> is required, for example ${example}.")
+  endif()
+  get_filename_component(config "${given}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${config}" OR IS_DIRECTORY "${config}")
+    message(FATAL_ERROR "${fn}: CONFIG '${config}' is not a file. "
+                        "Create it with `shimgen init --prefix <prefix>` or fix the path.")
+  endif()
+  set(${out} "${config}" PARENT_SCOPE)
+endfunction()
