@@ -85,6 +85,42 @@ def project_dir(config: Config) -> Path:
     return runtime_dir()
 
 
+def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | None:
+    """nvcc when this build uses CUDA, else None. ``auto`` needs both nvcc and cuBLAS (the CUDA
+    backend links it): a machine with the toolkit but no cuBLAS builds CPU-only, saying why, where
+    CMake would otherwise stop the whole build; ``on`` lets CMake name what is missing."""
+    # A vendored library's project declares its own languages: CUDA only when asked for.
+    cuda = "off" if options.cuda == "auto" and config.symbols_from_targets else options.cuda
+    if cuda == "off":
+        return None
+    nvcc = find_nvcc()
+    if nvcc is None:
+        if cuda == "on":
+            raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
+        return None
+    if cuda == "auto" and not any(name == "SHIMGEN_CUBLAS_ROOT" for name, _ in options.cache) and not has_cublas(nvcc):
+        echo(f"CUDA off: {nvcc} found but no cuBLAS (python -m pip install nvidia-cublas, or --cuda on "
+             "-D SHIMGEN_CUBLAS_ROOT=DIR)")
+        return None
+    return nvcc
+
+
+def has_cublas(nvcc: Path) -> bool:
+    """cuBLAS headers where runtime/cmake/cublas.cmake looks: a PyPI nvidia-cublas package, else the
+    toolkit beside nvcc."""
+    import importlib.metadata
+
+    for name in ("nvidia-cublas", "nvidia-cublas-cu13", "nvidia-cublas-cu12"):
+        try:
+            files = importlib.metadata.distribution(name).files or ()
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        if any(f.name == "cublas_v2.h" for f in files):
+            return True
+    toolkit = nvcc.resolve().parent.parent
+    return any((toolkit / sub / "cublas_v2.h").is_file() for sub in ("include", "targets/x86_64-linux/include"))
+
+
 def find_nvcc() -> Path | None:
     """nvcc from CUDACXX, PATH, CUDA_HOME/CUDA_PATH, or /usr/local/cuda."""
     candidates = [os.environ.get("CUDACXX"), shutil.which("nvcc")]
@@ -138,13 +174,7 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> Build
     if build_dir.exists() and not build_dir.is_dir():
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
 
-    nvcc = None
-    # A vendored library's project declares its own languages: CUDA only when asked for.
-    cuda = "off" if options.cuda == "auto" and config.symbols_from_targets else options.cuda
-    if cuda != "off":
-        nvcc = find_nvcc()
-        if nvcc is None and cuda == "on":
-            raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
+    nvcc = cuda_compiler(options, config, echo)
 
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
     # generated files, the CMake cache and Ninja's state. Taken only once the options are known

@@ -16,8 +16,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-B", "--build-dir", type=Path, default=Path("build") / "shimgen", metavar="DIR",
                         help="build directory (default: build/shimgen)")
     parser.add_argument("--cuda", choices=("auto", "on", "off"), default="auto",
-                        help="build the CUDA backend: auto (when nvcc is found; off for a symbols_from_targets "
-                        "project), on, off (default: auto)")
+                        help="build the CUDA backend: auto (when nvcc and cuBLAS are found; off for a "
+                        "symbols_from_targets project), on, off (default: auto)")
     parser.add_argument("--build-type", choices=("Release", "Debug", "RelWithDebInfo", "MinSizeRel"),
                         default="Release", help="CMAKE_BUILD_TYPE (default: Release)")
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel build jobs")

@@ -113,6 +113,40 @@ def test_cuda_on_without_nvcc_is_a_tool_error(tmp_path, monkeypatch):
     assert not (tmp_path / "b").exists()  # nothing written before the options were checked
 
 
+@pytest.mark.parametrize("mode, cublas, cache, uses_cuda", [
+    ("auto", True, (), True),
+    ("auto", False, (), False),  # the toolkit without cuBLAS: CPU-only, not a failed configure
+    ("auto", False, (("SHIMGEN_CUBLAS_ROOT", "/opt/cublas"),), True),  # the user named cuBLAS
+    ("on", False, (), True),     # asked for: CMake names what is missing
+    ("off", True, (), False),
+])
+def test_cuda_auto_needs_nvcc_and_cublas(tmp_path, monkeypatch, mode, cublas, cache, uses_cuda):
+    nvcc = tmp_path / "cuda" / "bin" / "nvcc"
+    monkeypatch.setattr(build_module, "find_nvcc", lambda: nvcc)
+    monkeypatch.setattr(build_module, "has_cublas", lambda found: cublas)
+    lines: list[str] = []
+    chosen = build_module.cuda_compiler(BuildOptions(tmp_path / "b", cuda=mode, cache=cache),
+                                        load_config(default_config()), lines.append)
+    assert chosen == (nvcc if uses_cuda else None)
+    assert any("no cuBLAS" in line for line in lines) == (mode == "auto" and not cublas and not cache)
+
+
+def test_cublas_is_found_in_the_toolkit_beside_nvcc(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    def no_package(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", no_package)
+    (tmp_path / "bin").mkdir()
+    nvcc = tmp_path / "bin" / "nvcc"
+    nvcc.write_text("")
+    assert not build_module.has_cublas(nvcc)
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cublas_v2.h").write_text("")
+    assert build_module.has_cublas(nvcc)
+
+
 def test_run_logs_and_raises_one_line(tmp_path, caplog):
     caplog.set_level("DEBUG", logger="shimgen")
     process.run(["true"], stream=True)
