@@ -30,9 +30,20 @@ class Shim:
     """(file, archive member) of the object it was read from (``symbols_from``), else None."""
     binding: str | None = None
     """For names read from objects: global, weak, unique, or hook (a weak reference renamed)."""
+    type: str | None = None
+    """For names read from objects: func, object, tls, notype, other."""
     exported: bool = True
     """Whether the library exports it: False for a name its objects define hidden (renamed, so
     static links cannot collide, but neither required nor in the export lists) and for hooks."""
+
+
+    @property
+    def pragma_misses_in_cxx(self) -> bool:
+        """``#pragma redefine_extname`` does not reach this name in C++ (measured, g++ 12 and
+        clang 20): a C++-linkage global keeps its unmangled name on both, and g++ leaves an
+        ``extern "C"`` inline (weak) definition unrenamed. Data and weak definitions read from
+        objects may be either, so ``rename = "auto"`` renames them with #define in C++."""
+        return self.binding in ("weak", "unique") or self.type in ("object", "tls")
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,7 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
         Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where,
              defined_in=(from_objects[name].file, from_objects[name].member) if name in from_objects else None,
              binding=from_objects[name].binding if name in from_objects else None,
+             type=from_objects[name].type if name in from_objects else None,
              exported=from_objects[name].exported if name in from_objects else True)
         for name, where in sorted(declared.items())
     )
