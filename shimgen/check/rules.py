@@ -8,7 +8,7 @@ descriptors and the text output all come from it. Per-binary rules look at one B
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shimgen.binary.symbols import OBJECT, SHARED, Binary
 from shimgen.check.policy import Policy
@@ -75,6 +75,12 @@ RULES: dict[str, Rule] = {r.code: r for r in (
 )}
 
 
+PLAIN_NAME_ADVICE = (
+    "the rename did not reach the definition: a library header that defines the name as itself "
+    "(`#define X X`) replaces a #define rename, and #pragma redefine_extname misses C++-linkage "
+    "globals; run `shimgen lint` on the library's headers, use rename = \"auto\"")
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -85,6 +91,8 @@ class Finding:
     """One line saying what is wrong with this symbol here (the rule's title plus detail)."""
     level: str | None = None
     """A severity other than the rule's: NOTE for what a rule saw and judged harmless."""
+    advice: str | None = None
+    """A fix other than the rule's hint, where the finding itself shows a more specific cause."""
 
     @property
     def rule(self) -> Rule:
@@ -96,7 +104,7 @@ class Finding:
 
     @property
     def hint(self) -> str:
-        return RULES[self.code].hint
+        return self.advice or RULES[self.code].hint
 
 
 def _finding(code: str, symbol: str, binary: Binary, detail: str = "", severity: str | None = None) -> Finding:
@@ -227,6 +235,12 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
         for name in (n for n in required if n not in have):
             if name in binary.hidden:
                 findings.append(_finding("SG003", name, binary, "present in the static symbol table, but hidden or local"))
+                continue
+            plain = name[len(policy.prefix):]
+            if plain in binary.exports or plain in binary.hidden:
+                # Compiled under its plain name: the rename never reached the definition.
+                findings.append(replace(_finding("SG002", name, binary, f"its plain name {plain} is defined instead"),
+                                        advice=PLAIN_NAME_ADVICE))
                 continue
             where = members.get(name)
             detail = (f"defined in {where[0].display}, which the linker dropped" if where

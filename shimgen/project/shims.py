@@ -116,7 +116,7 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
         problems.append(f"{config.path}: the rename set comes from the objects of the CMake targets "
                         f"{', '.join(config.symbols_from_targets)} (symbols_from_targets), which this command "
                         "cannot see; build with 'shimgen build' or shimgen_prefix_library() in CMake "
-                        "(or pass 'shimgen generate --target NAME --objects-list FILE'); check-symbols takes the "
+                        "(or pass 'shimgen generate --target NAME --objects-list FILE'); check-symbols and lint take the "
                         "set from the manifest that build wrote (--manifest <build>/shimgen/<target>/manifest.json)")
     elif not declared and not pending:
         problems.append(f"{config.path}: the shim set is empty (no 'symbols', and no declaration marked "

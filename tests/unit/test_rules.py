@@ -244,3 +244,15 @@ def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
     dup = [f for f in run_rules(POLICY, [x86, arm, other]) if f.code == "SG007"]
     assert {f.member for f in dup} == {"x86_64", "arm64", None}
     assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
+
+
+def test_sg002_names_the_cause_when_the_plain_name_is_defined_instead():
+    """Issue 23, item 3: a `#define X X` in a library header (or a C++ declaration the pragma did
+    not reach) compiles the plain name; SG002 then says so instead of "link the shim objects whole"."""
+    lib = so(exports={P + "aoti_torch_a"}, hidden={"aoti_torch_b"})
+    (finding,) = [f for f in run_rules(POLICY, [lib]) if f.code == "SG002"]
+    assert "plain name aoti_torch_b is defined instead" in finding.message
+    assert "#define X X" in finding.hint and "shimgen lint" in finding.hint and "whole" not in finding.hint
+    dropped = so(exports={P + "aoti_torch_a"})
+    (other,) = [f for f in run_rules(POLICY, [dropped]) if f.code == "SG002"]
+    assert "whole" in other.hint
