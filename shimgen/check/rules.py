@@ -319,8 +319,9 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
     about where its imports will come from.
     """
     linked = [b for b in binaries if b.linked]
+    hooks = {policy.prefix + name for name in policy.hooks}  # weak: unresolved until an application hooks them
     wanted = [(binary, name) for binary in linked for name in policy.prefixed_shims_among(binary.imports)
-              if not policy.is_double_prefixed(name)]
+              if not policy.is_double_prefixed(name) and name not in hooks]
     if not wanted or not _providers(policy, linked):
         return []
     exported = _exported_prefixed(policy, linked)

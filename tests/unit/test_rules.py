@@ -256,3 +256,18 @@ def test_sg002_names_the_cause_when_the_plain_name_is_defined_instead():
     dropped = so(exports={P + "aoti_torch_a"})
     (other,) = [f for f in run_rules(POLICY, [dropped]) if f.code == "SG002"]
     assert "whole" in other.hint
+
+
+def test_sg008_leaves_weak_hooks_alone(tmp_path):
+    """Issue 23, item 6: a renamed weak hook (OPENSSL_memory_alloc) is imported and exported by no
+    one until an application provides it; from the config's shim set or the manifest alike."""
+    import json
+
+    lib = so(exports={P + "aoti_torch_a", P + "aoti_torch_b"}, imports={P + "aoti_torch_hook"})
+    plain = Policy(P, shims=("aoti_torch_a", "aoti_torch_b", "aoti_torch_hook"), required=("aoti_torch_a",))
+    assert codes(run_rules(plain, [lib])) == [("SG008", P + "aoti_torch_hook")]
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"schema": "shimgen-manifest/1", "prefix": P, "shims": [
+        {"name": "aoti_torch_a", "required": True}, {"name": "aoti_torch_b", "required": False},
+        {"name": "aoti_torch_hook", "required": False, "binding": "hook"}]}))
+    assert codes(run_rules(Policy.from_manifest(manifest), [lib])) == []
