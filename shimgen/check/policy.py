@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 
 
 
+ENTRY_POINTS = ("PyInit_*",)
+"""Globs of the platform's entry points, allowed under --strict like the linker's own names
+(``_init``, ``_fini``): the interpreter looks a Python extension module up by ``PyInit_<name>``, so a
+wheel exports it by design."""
+
+
 @dataclass(frozen=True)
 class Policy:
     prefix: str
@@ -98,7 +104,7 @@ class Policy:
     @cached_property
     def _allowed(self) -> ShimMatcher:
         # Allowed exports follow the same matching rules: globs, plus listed names.
-        return ShimMatcher(self.allow, self.exports)
+        return ShimMatcher((*ENTRY_POINTS, *self.allow), self.exports)
 
     def shims_among(self, names: Collection[str]) -> list[str]:
         """The plain shim names among ``names`` (what ``is_shim`` says, for 74k names at C speed)."""

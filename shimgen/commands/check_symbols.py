@@ -82,7 +82,8 @@ def execute(args: argparse.Namespace) -> int:
         from shimgen.files import write_if_changed
 
         write_if_changed(args.output, text.encode())
-        print(f"shimgen: {len(report.findings)} finding(s); report written to {args.output}", file=sys.stderr)
+        print(f"shimgen: {len(report.findings)} finding(s), {len(report.notes)} note(s); report written to "
+              f"{args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return report.exit_code

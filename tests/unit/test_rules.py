@@ -244,3 +244,14 @@ def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
     dup = [f for f in run_rules(POLICY, [x86, arm, other]) if f.code == "SG007"]
     assert {f.member for f in dup} == {"x86_64", "arm64", None}
     assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
+
+
+def test_sg006_allows_the_platform_entry_points_of_a_wheel():
+    """A Python extension module exports PyInit_<name> by design (and the linker _init/_fini):
+    --strict on a wheel reports only what else it exports."""
+    module = so("etree.so", exports=["PyInit_etree", "_init", "_fini", "xmlParseDoc", "PyInit"])
+    assert codes(run_rules(Policy.from_options("p_"), [module], strict=True)) == [
+        ("SG006", "PyInit"), ("SG006", "xmlParseDoc")]
+    # The allow list adds to the entry points, it does not replace them.
+    allowing = Policy(P, patterns=("aoti_torch_*",), allow=("xml*",))
+    assert run_rules(allowing, [so("etree.so", exports=["PyInit_etree", "xmlParseDoc"])], strict=True) == []
