@@ -97,7 +97,7 @@ def test_without_the_crossing_it_is_a_note(built):
     assert {Path(f.path).name for f in report.notes} == {"liba.so", "libp.so"}
 
 
-def test_the_three_formats_agree_on_findings_and_notes(built, capsys):
+def test_the_three_formats_agree_on_findings_and_notes(built):
     """Text, JSON and SARIF count the same findings (errors) and the same notes."""
     import json
 
@@ -117,3 +117,11 @@ def test_the_three_formats_agree_on_findings_and_notes(built, capsys):
         assert f"{findings} finding(s) in 3 binaries: SG007 x{findings}" in shown
         assert f"{notes} note(s)" in shown
     assert text.count("note SG007") == 0 and verbose.count("note SG007") == notes
+    jsonschema = pytest.importorskip("jsonschema")
+    from shimgen.check.report import schema_path
+
+    schema = json.loads(schema_path().read_text())
+    jsonschema.validate(data, schema)
+    data["findings"].append(data["notes"][0])  # a note among the findings breaks the schema
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
