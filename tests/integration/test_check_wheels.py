@@ -126,3 +126,18 @@ def test_pillow_13_wheel_is_read(pytestconfig, tmp_path_factory):
     report = check_paths([wheels[0]], Policy.from_options("p_", ()))
     assert any("libXau" in (s.member or "") for s in report.files)
     assert report.exit_code == 0
+
+
+@pytest.mark.skipif(shutil.which("unzip") is None or shutil.which("nm") is None, reason="needs unzip and nm")
+def test_the_wheel_benchmark_runs_in_its_tiny_mode():
+    """benchmarks/check_wheels.py on a synthetic wheel: one row with both readers measured, its
+    ratios, and shimgen's exit status (1: the wheel exports a plain shim)."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "check_wheels.py"
+    done = subprocess.run([sys.executable, str(script), "--tiny"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("tiny-1.0")]
+    fields = row.split()
+    assert fields[2] == "2" and fields[-1] == "1", row  # two ELF members; shimgen found the plain shim
+    assert float(fields[5]) > 0 and float(fields[9]) > 0, row  # wall and RSS ratios
+    assert "worst:" in done.stdout
