@@ -17,7 +17,7 @@ from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
 from shimgen.project.manifest import MANIFEST_SCHEMA
-from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import templates_dir
 
 # Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
@@ -173,7 +173,31 @@ def stale(rendered: dict[Path, bytes]) -> list[str]:
     return problems
 
 
-def write(rendered: dict[Path, bytes]) -> GenerateResult:
+def refuse_overwriting_inputs(rendered: dict[Path, bytes], inputs: Sequence[Path], where: str) -> None:
+    """ConfigError, before anything is written, when an output would land on an input (the config,
+    a header, an object): same path, or the same file through a symlink or a hard link."""
+    problems = []
+    for path in sorted(rendered):
+        for source in inputs:
+            if _same_file(path, source):
+                problems.append(f"{where}: output {path} would overwrite the input {source} "
+                                "(choose another [outputs] name or directory)")
+    if problems:
+        raise ConfigError(problems)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: str = "") -> GenerateResult:
+    """Write what changed; with ``inputs``, refuse first if an output would overwrite one."""
+    refuse_overwriting_inputs(rendered, inputs, where)
     written: list[Path] = []
     unchanged: list[Path] = []
     for path, content in sorted(rendered.items()):
@@ -203,7 +227,7 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
         if problems:
             raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
         return GenerateResult((), tuple(sorted(rendered)), tuple(shims.warnings()))
-    result = write(rendered)
+    result = write(rendered, inputs=input_files(config), where=str(config.path))
     return GenerateResult(result.written, result.unchanged, tuple(shims.warnings()))
 
 

@@ -389,7 +389,7 @@ def parse_config(
     prefix = values["prefix"] if isinstance(values["prefix"], str) else ""
     run_checks(values, KEYS, prefix=prefix, root=root, bad=bad)
     problems.extend(f"{path}: {message}" for check in TABLE_CHECKS for message in check(values))
-    outputs = _parse_outputs(data.get("outputs", {}), prefix, root, locate, problems)
+    outputs = _parse_outputs(data.get("outputs", {}), prefix, path, locate, problems)
     if problems or outputs is None:
         raise ConfigError(problems)
     digest = hashlib.sha256(raw if raw is not None else text.encode()).hexdigest()
@@ -402,7 +402,8 @@ def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
             yield f"{path}: missing required key '{name}' (for example: {name} = {spec.example})"
 
 
-def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+def _parse_outputs(table: Any, prefix: str, path: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+    root = path.parent
     if not isinstance(table, dict):
         problems.append(f"{locate('outputs')}: [outputs] must be a table")
         return None
@@ -418,7 +419,12 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
         problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
     if "\0" in values["dir"]:  # reported above; resolve() would raise on it
         return None
-    return Outputs(dir=(root / values["dir"]).resolve(), files=files)
+    directory = (root / values["dir"]).resolve()
+    for kind, name in sorted(files.items()):
+        if directory / name == path.resolve():
+            problems.append(f"{locate(kind, 'outputs')}: '{name}' in '{values['dir']}' is the config file "
+                            "itself; generating would overwrite it (choose another name or directory)")
+    return Outputs(dir=directory, files=files)
 
 
 def with_overrides(config: Config, *, output_dir: Path | None = None) -> Config:

@@ -72,6 +72,15 @@ def header_files(config: Config) -> list[Path]:
     return sorted(files)
 
 
+def input_files(config: Config) -> list[Path]:
+    """Every file the config reads: itself, its headers, and what ``symbols_from`` and
+    ``lint_sources`` match. No output may be written over one of them."""
+    files = {config.path, *header_files(config)}
+    for pattern in (*config.symbols_from, *config.lint_sources):
+        files.update(p for p in config.root.glob(pattern) if p.is_file())
+    return sorted(files)
+
+
 def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), pending: bool = False) -> ShimSet:
     """Union of explicit symbols, header declarations and the defined globals of ``symbols_from``,
     with 'required' applied.
