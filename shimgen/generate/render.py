@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.errors import ConfigError, StaleOutputs
-from shimgen.files import write_if_changed
+from shimgen.files import same_file, write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
 from shimgen.project.manifest import MANIFEST_SCHEMA
@@ -179,20 +179,11 @@ def refuse_overwriting_inputs(rendered: dict[Path, bytes], inputs: Sequence[Path
     problems = []
     for path in sorted(rendered):
         for source in inputs:
-            if _same_file(path, source):
+            if same_file(path, source):
                 problems.append(f"{where}: output {path} would overwrite the input {source} "
                                 "(choose another [outputs] name or directory)")
     if problems:
         raise ConfigError(problems)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    if a.resolve() == b.resolve():
-        return True
-    try:
-        return a.samefile(b)
-    except OSError:
-        return False
 
 
 def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: str = "") -> GenerateResult:
