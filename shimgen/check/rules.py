@@ -77,6 +77,14 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
          "static libstdc++ crashed in std::regex this way). Only the runtime's own functions count (__cxa_throw, "
          "std::terminate, ...): weak template instantiations such as std::vector of your types are not a copy."),
+    Rule("SG010", ERROR, "bundled library exported",
+         "hide the bundled copy: link it with -Wl,--exclude-libs,ALL or a version script exporting only your "
+         "API; for a built wheel or library, run: shimgen repair PATH -o DIR",
+         "A linked binary exports the API of a well-known library it is not (zlib, libxml2, OpenSSL, libpng, "
+         "zstd, protobuf, LLVM, ...; families in shimgen/check/libraries.json, judged by SONAME and file name): "
+         "with the system's copy loaded first, the binary's own calls bind into that other version (lxml's "
+         "etree with Debian's libxml2 preloaded: 826 calls). A grafted libpng16-<hash>.so.16 is libpng and is "
+         "quiet."),
 )}
 
 
@@ -184,8 +192,17 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     return findings
 
 
+def bundled_libraries(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG010: one finding per bundled-library family a linked binary exports (see check.libraries)."""
+    from shimgen.check.libraries import bundled_in
+
+    return [_finding("SG010", found.anchors[0], binary,
+                     f"exports {found.count} symbols of {found.family.name} ({', '.join(found.anchors[:3])})")
+            for found in bundled_in(binary)]
+
+
 PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
-    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes,
+    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes, bundled_libraries,
 )
 
 

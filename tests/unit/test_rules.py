@@ -229,7 +229,7 @@ def test_docs_rule_table_matches_metadata(doc_path):
 
 
 def test_rule_metadata_is_complete():
-    assert list(RULES) == [f"SG00{i}" for i in range(1, 10)]
+    assert list(RULES) == [f"SG{i:03d}" for i in range(1, 11)]
     for rule in RULES.values():
         assert rule.severity in ("error", "warning") and rule.title and rule.hint and "\n" not in rule.hint
 
