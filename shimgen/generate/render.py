@@ -131,7 +131,7 @@ def manifest_data(config: Config, shims: ShimSet) -> dict:
                 "required": shim.required,
                 "declared_in": shim.declared_in,
                 **({"defined_in": {"file": shim.defined_in[0], "member": shim.defined_in[1]},
-                    "binding": shim.binding} if shim.defined_in else {}),
+                    "binding": shim.binding, "exported": shim.exported} if shim.defined_in else {}),
             }
             for shim in shims.shims
         ],
@@ -147,6 +147,9 @@ def _objects_data(shims: ShimSet) -> dict:
         "weak": [s.name for s in objects.weak],
         "unique": [s.name for s in objects.unique],
         "excluded": list(objects.excluded),
+        "hooks": [s.name for s in objects.hooks],
+        "weak_references": list(objects.weak_references),
+        "kept_exports": list(objects.kept_exports),
         "skipped": [{"name": s.symbol.name, "reason": s.reason, "file": s.symbol.file, "member": s.symbol.member}
                     for s in objects.skipped],
     }
