@@ -79,6 +79,7 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         "macro": config.macro,
         "export_macro": config.export_macro,
         "build_macro": config.build_macro,
+        "export_macro_defined_in": shims.export_macro_defined_in,
         "library": config.library,
         "guard": f"SHIMGEN_{_c_ident(config.library).upper()}_EXPORT_H_",
         "ident": _c_ident(config.library),
@@ -192,6 +193,7 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
     objects it was read from, and a build never rewrites a file CMake read (which would make the
     next build configure again)."""
     shims = resolve_shims(config, objects=objects, pending=pending)
+    warnings = [*shims.warnings(), *header_name_clashes(config, shims)]
     rendered = render(config, shims)
     if cmake_only or skip_cmake:
         cmake_files = {config.outputs.dir / INDEX_FILE}
@@ -202,9 +204,22 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
         problems = stale(rendered)
         if problems:
             raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
-        return GenerateResult((), tuple(sorted(rendered)), tuple(shims.warnings()))
+        return GenerateResult((), tuple(sorted(rendered)), tuple(warnings))
     result = write(rendered)
-    return GenerateResult(result.written, result.unchanged, tuple(shims.warnings()))
+    return GenerateResult(result.written, result.unchanged, tuple(warnings))
+
+
+def header_name_clashes(config: Config, shims: ShimSet) -> list[str]:
+    """A warning per scanned header with the generated header's file name: a quoted ``#include``
+    of the generated one written beside that header finds the header itself first (and with
+    ``#pragma once``, silently includes nothing: no name is renamed)."""
+    name = config.outputs.files.get("header")
+    if not name:
+        return []
+    return [f"outputs.header '{name}' has the file name of the scanned project header {header}: a quoted "
+            f"#include \"{name}\" next to it includes that header, not the generated one; rename the "
+            f"generated header in {config.display_name} ([outputs] header = \"{config.library}_export.h\", say)"
+            for header in shims.headers if header.rsplit("/", 1)[-1] == name]
 
 
 def _c_ident(text: str) -> str:

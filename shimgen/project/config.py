@@ -222,6 +222,12 @@ class Config:
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
     )
+    export_macro_owner: Literal["auto", "shimgen", "project"] = key(
+        "who defines `export_macro`: `shimgen` (export.h defines it unless already defined), `project` (the "
+        "project's own header does; export.h leaves it alone, so a force-included export.h does not clash with "
+        "that later `#define`), or `auto` (`project` when a scanned header `#define`s it)",
+        default="auto",
+    )
     build_macro: str = key(
         "defined while building the library: dllexport rather than dllimport",
         default="AOTI_SHIM_BUILDING",

@@ -12,7 +12,7 @@ from pathlib import Path
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.config import Config
-from shimgen.project.headers import scan_header
+from shimgen.project.headers import macro_definition_lines, scan_header
 from shimgen.project.matcher import ShimMatcher, glob_matches
 from shimgen.project.objects import ObjectSymbols, read_symbols_from
 
@@ -41,9 +41,20 @@ class ShimSet:
     """Extra, non-shim exports (sorted)."""
     objects: ObjectSymbols | None = None
     """What ``symbols_from`` read (None without it): the weak, unique and skipped names to report."""
+    headers: tuple[str, ...] = ()
+    """The scanned headers, relative to the config's directory (POSIX spelling)."""
+    export_macro_defined_in: str | None = None
+    """'header.h:12' of the first scanned header that ``#define``s the export macro, else None."""
+    conflicts: tuple[str, ...] = ()
+    """One line per shim the headers declare with two different signatures."""
 
     def warnings(self) -> list[str]:
-        return self.objects.warnings() if self.objects is not None else []
+        return [*self.conflicts, *(self.objects.warnings() if self.objects is not None else [])]
+
+    @property
+    def project_owns_export_macro(self) -> bool:
+        """True when export.h must leave the export macro to the project (config: export_macro_owner)."""
+        return self.export_macro_defined_in is not None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -82,12 +93,29 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     configure, which needs the config's variables before anything is compiled)."""
     declared: dict[str, str | None] = dict.fromkeys(config.symbols)
     problems: list[str] = []
-    for header in header_files(config):
+    scanned = header_files(config)
+    signatures: dict[str, tuple[str, str]] = {}
+    conflicts: list[str] = []
+    for header in scanned:
         for declaration in scan_header(header, config.export_macro):
             where = f"{header.relative_to(config.root).as_posix()}:{declaration.line}"
-            # A name declared again (in another #if branch, say) keeps its first location.
+            # A name declared again (in another #if branch, say) keeps its first location; with
+            # another signature it is another function under the same symbol, which one build
+            # cannot export both of: say so rather than merge them silently.
+            first = signatures.setdefault(declaration.name, (declaration.signature, where))
+            if first[0] != declaration.signature:
+                conflicts.append(f"shim '{declaration.name}' is declared with two signatures: {first[1]} "
+                                 f"'{first[0]}' and {where} '{declaration.signature}'; only one can be "
+                                 "the exported symbol (scan one of the headers, or rename one)")
             if not declared.get(declaration.name):
                 declared[declaration.name] = where
+    owner = config.export_macro_owner
+    defined_in = None
+    if owner != "shimgen":
+        defined_in = next((f"{h.relative_to(config.root).as_posix()}:{lines[0]}" for h in scanned
+                           if (lines := macro_definition_lines(h, config.export_macro))), None)
+        if owner == "project" and defined_in is None:
+            defined_in = "the project"
     read = None
     if config.symbols_from or objects:
         read = read_symbols_from(config.root, config.path, config.symbols_from, prefix=config.prefix,
@@ -128,7 +156,9 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
              binding=from_objects[name].binding if name in from_objects else None)
         for name, where in sorted(declared.items())
     )
-    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=read)
+    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=read,
+                   headers=tuple(h.relative_to(config.root).as_posix() for h in scanned),
+                   export_macro_defined_in=defined_in, conflicts=tuple(conflicts))
 
 
 def shim_matcher(config: Config, shimset: ShimSet) -> ShimMatcher:
