@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from shimgen.binary.symbols import LINKER_SYMBOLS, Names
 from shimgen.errors import InputError, UsageError
 from shimgen.project.manifest import MANIFEST_SCHEMA
-from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher
+from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher, glob_matches
 from shimgen.project.names import prefix_problem
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
@@ -87,6 +87,20 @@ class Policy:
     @classmethod
     def from_options(cls, prefix: str, patterns: tuple[str, ...] = ()) -> Policy:
         return cls(prefix=prefix, patterns=tuple(patterns) or DEFAULT_PATTERNS, source="command line")
+
+    def requiring(self, globs: Collection[str]) -> Policy:
+        """This policy with the required set replaced by the shims ``globs`` select: what one build
+        of a shared config must hold (the CPU-only build of a library whose CUDA shims a CUDA
+        build adds). Each glob must select a shim of the set, or it is a usage error."""
+        if not globs:
+            return self
+        required: set[str] = set()
+        for glob in globs:
+            matched = glob_matches(self.shims, glob)
+            if not matched:
+                raise UsageError(f"--required '{glob}' matches no shim of {self.source}")
+            required |= matched
+        return replace(self, required=tuple(sorted(required)))
 
     # Questions the rules ask -------------------------------------------------------------------------
 
