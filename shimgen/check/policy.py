@@ -111,8 +111,28 @@ class Policy:
 
     @cached_property
     def _allowed(self) -> ShimMatcher:
-        # Allowed exports follow the same matching rules: globs, plus listed names.
-        return ShimMatcher(self.allow, self.exports)
+        # Allowed exports follow the same matching rules: globs, plus listed names; `exports` may
+        # hold globs too, and C++ patterns, matched on demangled names (_cxx_exports).
+        from shimgen.project.exports import classify
+
+        items = [classify(e) for e in self.exports]
+        return ShimMatcher((*self.allow, *(i.text for i in items if i.kind == "glob")),
+                           tuple(i.text for i in items if i.kind == "name"))
+
+    @cached_property
+    def _cxx_exports(self) -> tuple[str, ...]:
+        from shimgen.project.exports import is_cxx
+
+        return tuple(e for e in self.exports if is_cxx(e))
+
+    def _cxx_allowed(self, name: str) -> bool:
+        if not self._cxx_exports or not name.startswith("_Z"):
+            return False
+        from shimgen.check.demangle import demangle
+        from shimgen.project.exports import matches
+
+        shown = demangle(name)
+        return any(matches(item, name, shown) for item in self._cxx_exports)
 
     def shims_among(self, names: Collection[str]) -> list[str]:
         """The plain shim names among ``names`` (what ``is_shim`` says, for 74k names at C speed)."""
@@ -140,7 +160,7 @@ class Policy:
         return name.startswith(self.prefix + self.prefix)
 
     def is_allowed(self, name: str) -> bool:
-        return name in LINKER_SYMBOLS or self._allowed(name)
+        return name in LINKER_SYMBOLS or self._allowed(name) or self._cxx_allowed(name)
 
     @property
     def required_prefixed(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from shimgen.errors import ConfigError, StaleOutputs
 from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
+from shimgen.project.exports import linker_lists
 from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.project.shims import ShimSet, resolve_shims
 from shimgen.resources import templates_dir
@@ -85,7 +86,7 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         "ident": _c_ident(config.library),
         "shims": shims.shims,
         "required": shims.required,
-        "exported": shims.exported_names(),
+        "exported": linker_lists(shims.exported_names()),
         "header": config.outputs.files.get("header", "export.h"),
         "rename": config.rename,
         "header_name": config.outputs.files.get("header"),

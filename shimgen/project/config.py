@@ -77,10 +77,10 @@ def _no_empty_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
             yield "empty string in list"
 
 
-def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
-    for name in names:
-        if name and not IDENTIFIER.match(name):
-            yield f"'{name}' is not a C identifier"
+def _export_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
+    from shimgen.project.exports import problems
+
+    yield from problems(items)
 
 
 def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
@@ -261,9 +261,11 @@ class Config:
         "globs of other exports permitted by strict checking", default=(), checks=(_no_empty_items,)
     )
     exports: tuple[str, ...] = key(
-        "non-shim names the library also exports (added to the linker export lists)",
+        "non-shim names the library also exports (added to the linker export lists): exact names (C or "
+        "mangled), globs (`acme_api_*`), or C++ patterns over demangled names (`ns::Class::instance()`, "
+        "`ns::*`; ELF `extern \"C++\"`, on Mach-O namespace globs only, not in a .def file)",
         default=(),
-        checks=(_no_empty_items, _identifiers),
+        checks=(_no_empty_items, _export_items),
     )
 
     symbols_from: tuple[str, ...] = key(

@@ -65,7 +65,8 @@ class ShimSet:
         return tuple(s for s in self.shims if s.required)
 
     def exported_names(self) -> tuple[str, ...]:
-        """What the linker export lists hold: every prefixed shim, then the extra exports."""
+        """What the linker export lists hold: every prefixed shim, then the extra exports (names,
+        globs and C++ patterns: shimgen.project.exports.linker_lists spells them per format)."""
         return tuple(sorted({s.prefixed for s in self.shims} | set(self.exports)))
 
 
