@@ -36,6 +36,7 @@ TEMPLATES = {
     "def": "module.def.j2",
     "keep": "keep.c.j2",
     "asm_header": "prefix_asm.h.j2",
+    "python": "shimgen_names.py.j2",
 }
 
 # Output kind → variable naming its path in the CMake fragment.
@@ -96,6 +97,7 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         ),
     }
     environment.filters["cmake_bracket"] = bracket_argument
+    environment.filters["pyrepr"] = repr  # a Python literal of any string, whatever it holds
     clash = sorted(kind for kind, name in config.outputs.files.items() if name == INDEX_FILE)
     if clash:
         raise ConfigError(f"{config.display_name}: 'outputs.{clash[0]}' = '{INDEX_FILE}' is the name of the index "

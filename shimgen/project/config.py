@@ -120,6 +120,11 @@ def _plain_file_name(value: str | Literal[False], context: Context) -> Iterator[
         yield f"'{context.name}' must be a plain file name or false"
 
 
+def _python_module_file(value: str | Literal[False], context: Context) -> Iterator[str]:
+    if value and not (value.endswith(".py") and IDENTIFIER.match(value[:-3])):
+        yield f"'{context.name}' = '{value}' is not an importable module file name (name.py)"
+
+
 _MACRO_SCHEMA = {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
 
 
@@ -188,6 +193,12 @@ class OutputsTable:
     )
     asm_header: str | Literal[False] = key(
         "renames for assembly sources (GAS `.S`; ELF and Mach-O spellings)", default=False, checks=(_plain_file_name,)
+    )
+    python: str | Literal[False] = key(
+        "Python module (`shimgen_names.py`, say): `PREFIX`, `MACRO`, `NAMES` (plain → prefixed), "
+        "`DECLARATIONS` (prefixed C declarations from the headers), `symbol()` and a ctypes `function()` helper",
+        default=False,
+        checks=(_plain_file_name, _python_module_file),
     )
     manifest: str | Literal[False] = key(
         "prefix, macro, patterns, allow, exports and per shim its plain and prefixed name, whether "

@@ -30,6 +30,9 @@ class Shim:
     """(file, archive member) of the object it was read from (``symbols_from``), else None."""
     binding: str | None = None
     """For names read from objects: global, weak or unique."""
+    declaration: str | None = None
+    """The C declaration a scanned header gives, with the prefixed name and no parameter names
+    (``AOTITorchError et_aoti_torch_x(AtenTensorHandle, int64_t*)``), else None."""
 
 
 @dataclass(frozen=True)
@@ -154,12 +157,22 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     shims = tuple(
         Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where,
              defined_in=(from_objects[name].file, from_objects[name].member) if name in from_objects else None,
-             binding=from_objects[name].binding if name in from_objects else None)
+             binding=from_objects[name].binding if name in from_objects else None,
+             declaration=_c_declaration(signatures[name][0], name, config.prefix) if name in signatures else None)
         for name, where in sorted(declared.items())
     )
     return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=read,
                    headers=tuple(h.relative_to(config.root).as_posix() for h in scanned),
                    export_macro_defined_in=defined_in, conflicts=tuple(conflicts))
+
+
+def _c_declaration(signature: str, name: str, prefix: str) -> str:
+    """A scanned signature ('int f ( int , char * )') spelled as C, with the prefixed name."""
+    text = " ".join(prefix + name if token == name else token for token in signature.split(" "))
+    for before, after in ((" ( ", "("), (" (", "("), ("( ", "("), (" )", ")"), (" ,", ","), (" *", "*"),
+                          (" &", "&"), (" [", "["), ("[ ", "["), (" ]", "]")):
+        text = text.replace(before, after)
+    return text
 
 
 def shim_matcher(config: Config, shimset: ShimSet) -> ShimMatcher:
