@@ -77,6 +77,21 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
          "static libstdc++ crashed in std::regex this way). Only the runtime's own functions count (__cxa_throw, "
          "std::terminate, ...): weak template instantiations such as std::vector of your types are not a copy."),
+    Rule("SG010", ERROR, "bundled library exported",
+         "hide the bundled copy: link it with -Wl,--exclude-libs,ALL or a version script exporting only your "
+         "API; for a built wheel or library, run: shimgen repair PATH -o DIR",
+         "A linked binary exports the API of a well-known library it is not (zlib, libxml2, OpenSSL, libpng, "
+         "zstd, protobuf, LLVM, ...; families in shimgen/check/libraries.json, judged by SONAME and file name): "
+         "with the system's copy loaded first, the binary's own calls bind into that other version (lxml's "
+         "etree with Debian's libxml2 preloaded: 826 calls). A grafted libpng16-<hash>.so.16 is libpng and is "
+         "quiet."),
+    Rule("SG011", ERROR, "import hidden by its provider",
+         "export it from the provider: list it in `exports` in shimgen.toml (globs and C++ patterns such as "
+         "`ns::Class::*` work), or stop calling it from outside the library",
+         "A binary checked imports a name that another binary checked defines but hides (local or hidden in "
+         "its static symbol table, typically by the export list): the dependent fails to link with "
+         "--no-undefined, or to load. Shims are left to SG002/SG008; this rule covers the library's other API "
+         "(a C++ allocator or helper its backend and tests call)."),
 )}
 
 
@@ -92,7 +107,7 @@ class Finding:
     """A severity other than the rule's: NOTE for what a rule saw and judged harmless."""
     fix: str | None = None
     """A hint for this case, where the rule's own hint has several (SG007: shim archive or
-    third-party library)."""
+    third-party library), or where this finding's cause is known to be another."""
 
     @property
     def rule(self) -> Rule:
@@ -184,8 +199,17 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     return findings
 
 
+def bundled_libraries(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG010: one finding per bundled-library family a linked binary exports (see check.libraries)."""
+    from shimgen.check.libraries import bundled_in
+
+    return [_finding("SG010", found.anchors[0], binary,
+                     f"exports {found.count} symbols of {found.family.name} ({', '.join(found.anchors[:3])})")
+            for found in bundled_in(binary)]
+
+
 PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
-    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes,
+    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes, bundled_libraries,
 )
 
 
@@ -237,11 +261,21 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
             if name in binary.hidden:
                 findings.append(_finding("SG003", name, binary, "present in the static symbol table, but hidden or local"))
                 continue
+            plain = name[len(policy.prefix):]
+            if plain in binary.exports:  # SG001 reports it: the rename did not reach its source
+                findings.append(_finding("SG002", name, binary, f"exported unprefixed as {plain} (SG001)",
+                                         fix=UNPRENAMED_FIX))
+                continue
             where = members.get(name)
             detail = (f"defined in {where[0].display}, which the linker dropped" if where
                       else "not exported")
             findings.append(_finding("SG002", name, binary, detail))
     return findings
+
+
+UNPRENAMED_FIX = ("the shim was linked but not renamed: its source was compiled without the prefix definition "
+                  "or without the generated header (force-include it: shimgen_apply_prefix(FORCE_INCLUDE), which "
+                  "covers C, C++, CUDA and HIP sources; or a project `#define X X` undid the rename: shimgen lint)")
 
 
 def _binds_locally(binary: Binary, name: str) -> str | None:
@@ -378,18 +412,67 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
             for binary, name in wanted if name not in exported]
 
 
+def hidden_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
+    """SG011: a name a linked binary imports, that no binary checked exports and that another
+    linked binary's static symbol table shows defined but hidden (``Binary.hidden``, which the
+    loader fills for the names asked about: see ``hidden_import_candidates``)."""
+    linked = [b for b in binaries if b.linked]
+    hiders: dict[str, list[Binary]] = {}
+    for binary in linked:
+        for name in binary.hidden:
+            hiders.setdefault(name, []).append(binary)
+    if not hiders:
+        return []
+    exported = {n for b in linked for n in b.exports if n in hiders}
+    findings = []
+    for binary in linked:
+        for name in sorted(n for n in binary.imports if n in hiders and n not in exported):
+            if policy.is_prefixed_shim(name) or policy.is_shim(name):
+                continue  # SG002 / SG008 / SG004 speak for shims
+            owners = ", ".join(sorted({b.identity for b in hiders[name] if b.identity != binary.identity}))
+            if owners:
+                findings.append(_finding("SG011", name, binary, f"defined but hidden in {owners}"))
+    return findings
+
+
+def hidden_import_candidates(binaries: Sequence[Binary]) -> set[str]:
+    """The names SG011 asks the static symbol tables about: imports of a linked binary that no
+    binary checked exports (only a set of two or more linked binaries can have any)."""
+    linked = [b for b in binaries if b.linked]
+    if len({b.identity for b in linked}) < 2:
+        return set()
+    imported = {n for b in linked for n in b.imports}
+    return {n for n in imported if not any(n in b.exports for b in linked)}
+
+
 SET_RULES: tuple[Callable[[Policy, Sequence[Binary]], list[Finding]], ...] = (
-    missing_required, duplicate_providers, unresolved_imports,
+    missing_required, duplicate_providers, unresolved_imports, hidden_imports,
 )
+
+
+def dependents(policy: Policy, binaries: Sequence[Binary]) -> set[int]:
+    """ids of the linked binaries that only use the shim library (import a shim, export none),
+    when one that exports shims is checked with them: --strict judges the shim library's export
+    list, not the exports of every program or plugin checked beside it."""
+    linked = [b for b in binaries if b.linked]
+
+    def exports_shims(binary: Binary) -> bool:
+        return bool(policy.prefixed_shims_among(binary.exports) or policy.shims_among(binary.exports))
+
+    if not any(exports_shims(b) for b in linked):
+        return set()
+    return {id(b) for b in linked if not exports_shims(b)
+            and (policy.prefixed_shims_among(b.imports) or policy.shims_among(b.imports))}
 
 
 def run_rules(policy: Policy, binaries: Sequence[Binary], *, strict: bool = False) -> list[Finding]:
     """Every finding, per binary in input order, then the set rules; stable for identical input."""
     findings: list[Finding] = []
+    exempt = dependents(policy, binaries) if strict else set()
     for binary in binaries:
         for rule in PER_BINARY:
             findings.extend(rule(policy, binary))
-        if strict:
+        if strict and id(binary) not in exempt:
             findings.extend(foreign_exports(policy, binary))
     for set_rule in SET_RULES:
         findings.extend(set_rule(policy, binaries))

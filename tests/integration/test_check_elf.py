@@ -393,3 +393,26 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")
     assert use_color(object())
+
+
+@pytest.mark.parametrize("how", ["same path", "symlink", "hard link", "manifest"])
+def test_cli_report_never_overwrites_an_input(built, tmp_path, how):
+    binary = tmp_path / "lib.so"
+    shutil.copyfile(built["leak"], binary)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text('{"not": "read"}')
+    output = tmp_path / "report.txt"
+    if how == "symlink":
+        output.symlink_to(binary)
+    elif how == "hard link":
+        os.link(binary, output)
+    args = ["check-symbols", str(binary), "-o", str(binary if how == "same path" else output)]
+    args += ["--manifest", str(manifest)] if how == "manifest" else ["--prefix", P]
+    if how == "manifest":
+        args[3] = str(manifest)
+    before = (binary.read_bytes(), manifest.read_bytes())
+    result = run_cli(*args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "must not overwrite an input" in lines[0], result.stderr
+    assert (binary.read_bytes(), manifest.read_bytes()) == before
