@@ -91,5 +91,7 @@ ARCH: dict[str, ZooModel] = {
         (Input((16, 8)),), 1e-5),
 }
 
-# The slow-marked CI subset: one decoder (cumsum) and the MoE decoder (topk, histc, sort).
-CI = ("llama", "mixtral")
+# The slow-marked CI subset (tests/integration/test_arch_zoo.py): a decoder taking generate-style
+# position ids (cumsum), the MoE decoder with batched experts (topk, histc, sort_stable, cumsum) and the
+# sampling shapes. scripts/zoo_cpu.py runs them all.
+CI = ("qwen2", "mixtral_batched", "sampling")
