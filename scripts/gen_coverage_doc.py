@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from shimgen.aoti import coverage  # noqa: E402
+from shimgen.aoti import coverage
 
 
 def expected() -> str:

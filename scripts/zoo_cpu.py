@@ -26,10 +26,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-import aoti_zoo  # noqa: E402
-from arch_zoo import ARCH  # noqa: E402
+import aoti_zoo
+from arch_zoo import ARCH
 
-from shimgen.aoti import coverage  # noqa: E402
+from shimgen.aoti import coverage
 
 
 def build_runtime(work: Path) -> Path:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes
 from ctypes import POINTER, byref, c_char_p, c_double, c_int32, c_int64, c_void_p
 
-import numpy as np
 import pytest
 
 from shimgen.aoti.runner import Runtime
@@ -246,9 +245,9 @@ def test_scatter_add_with_an_expanded_index_and_errors(rt, hs):
 @pytest.mark.parametrize("has_biases", [1, 0])
 def test_lstm_layer_matches_torch(rt, hs, reverse, has_biases):
     gen = torch.Generator().manual_seed(6)
-    T, B, I, H = 7, 3, 5, 6
-    x = torch.randn(T, B, I, generator=gen)
-    w0, w1 = torch.randn(4 * H, I, generator=gen) * 0.3, torch.randn(4 * H, H, generator=gen) * 0.3
+    T, B, In, H = 7, 3, 5, 6
+    x = torch.randn(T, B, In, generator=gen)
+    w0, w1 = torch.randn(4 * H, In, generator=gen) * 0.3, torch.randn(4 * H, H, generator=gen) * 0.3
     b0, b1 = torch.randn(4 * H, generator=gen), torch.randn(4 * H, generator=gen)
     hx, cx = torch.randn(1, B, H, generator=gen), torch.randn(1, B, H, generator=gen)
     rets = [c_void_p() for _ in range(4)]
