@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import aoti_zoo
 from arch_zoo import ARCH
 
 from shimgen.aoti import coverage
+from tests.aoti_helpers import run_beside_libtorch
 
 
 def build_runtime(work: Path) -> Path:
@@ -53,11 +53,8 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="zoo-cpu-") as scratch:
         work = Path(scratch)
         runtime = args.runtime or build_runtime(work)
-        from tests.aoti_helpers import PREFIX, torch_lib_dir
-
-        spec = {"libtorch": str(torch_lib_dir() / "libtorch_cpu.so"), "runtime": str(runtime), "prefix": PREFIX,
-                "models": []}
         refused: dict[str, str] = {}
+        models = {}
         for name in names:
             pt2 = work / f"{name}.pt2"
             done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(dirs[name] / "model.pt2"),
@@ -66,14 +63,8 @@ def main(argv: list[str]) -> int:
             if done.returncode != 0:
                 refused[name] = (done.stderr.strip().splitlines() or ["?"])[-1]
                 continue
-            from tests.aoti_helpers import so_of
-
-            so_of(pt2, work / f"{name}.so")
-            spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"),
-                                   "out": str(work / name), "inputs": [str(p) for p in aoti_zoo.inputs_of(dirs[name])]})
-        (work / "spec.json").write_text(json.dumps(spec))
-        child = subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
-                               capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+            models[name] = (pt2, aoti_zoo.inputs_of(dirs[name]))
+        child = run_beside_libtorch(models, runtime, work, timeout=3600)
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
         rows, failed = [], 0
         for name in names:

@@ -6,8 +6,6 @@ every shim the model imports is bound to the runtime. scripts/zoo_cpu.py runs th
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,7 +19,7 @@ import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 from arch_zoo import ARCH, CI  # noqa: E402
 
 from shimgen.aoti import coverage  # noqa: E402
-from tests.aoti_helpers import PREFIX, prefix_imports_cli, so_of, torch_lib_dir  # noqa: E402
+from tests.aoti_helpers import prefix_imports_cli, run_beside_libtorch  # noqa: E402
 
 pytest.importorskip("transformers")
 
@@ -34,18 +32,11 @@ def arch() -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def arch_run(arch, cpu_runtime, tmp_path_factory) -> tuple[dict, Path]:
     work = tmp_path_factory.mktemp("arch")
-    spec = {"libtorch": str(torch_lib_dir() / "libtorch_cpu.so"), "runtime": str(cpu_runtime.library),
-            "prefix": PREFIX, "models": []}
+    models = {}
     for name, directory in arch.items():
-        pt2 = work / f"{name}.pt2"
-        prefix_imports_cli(directory / "model.pt2", pt2)
-        so_of(pt2, work / f"{name}.so")
-        spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
-                               "inputs": [str(p) for p in aoti_zoo.inputs_of(directory)]})
-    (work / "spec.json").write_text(json.dumps(spec))
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
-                          capture_output=True, text=True, timeout=900, check=False,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+        prefix_imports_cli(directory / "model.pt2", work / f"{name}.pt2")
+        models[name] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory))
+    done = run_beside_libtorch(models, cpu_runtime.library, work)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), work
 

@@ -3,19 +3,16 @@ runtime's headers, and kept in step."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from shimgen.aoti import coverage
+from tests.support import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_doc_table_is_in_step():
-    spec = importlib.util.spec_from_file_location("gen_coverage_doc", REPO / "scripts" / "gen_coverage_doc.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("gen_coverage_doc")
     assert (REPO / coverage.DOC).read_text(encoding="utf-8") == module.expected(), \
         "docs/coverage.md is stale: run python scripts/gen_coverage_doc.py"
 
