@@ -41,19 +41,24 @@ void histogram(const Tensor& in, Tensor& out, int64_t bins, double lo, double hi
     left -= 1;
     right += 1;
   }
-  // The edges torch compares against: linspace(left, right, bins + 1) in V.
+  // The edges torch compares against: linspace(left, right, bins + 1), computed in V and stored in T
+  // (so a bfloat16 histogram's edges are bfloat16 values, as torch's).
   std::vector<V> edges(static_cast<size_t>(bins + 1));
   const V delta = (right - left) / static_cast<V>(bins);
   const int64_t half = (bins + 1) / 2;
   for (int64_t i = 0; i <= bins; ++i)
-    edges[i] = i < half ? left + delta * static_cast<V>(i) : right - delta * static_cast<V>(bins - i);
+    edges[i] = value_of(static_cast<T>(i < half ? left + delta * static_cast<V>(i)
+                                                : right - delta * static_cast<V>(bins - i)));
+  left = edges.front();  // torch's range test and linear guess use the stored edges too
+  right = edges.back();
   std::vector<double> counts(static_cast<size_t>(bins), 0.0);
   for (V v : values) {
     if (!(v >= left && v <= right)) continue;  // NaN fails both
-    int64_t pos = static_cast<int64_t>((v - left) / (right - left) * static_cast<V>(bins));
-    pos = std::min(std::max(pos, int64_t{0}), bins - 1);
-    if (edges[pos] > v) --pos;
-    else if (pos + 1 < bins && edges[pos + 1] <= v) ++pos;
+    // A linear guess, then the edges decide within one bin either way (torch's local search).
+    int64_t pos = static_cast<int64_t>((v - left) * static_cast<V>(bins) / (right - left));
+    const int64_t lo_edge = std::max(int64_t{0}, pos - 1), hi_edge = std::min(pos + 2, bins + 1);
+    pos = std::upper_bound(edges.begin() + lo_edge, edges.begin() + hi_edge, v) - edges.begin() - 1;
+    pos = std::min(std::max(pos, int64_t{0}), bins - 1);  // max itself: the last bin
     ++counts[static_cast<size_t>(pos)];
   }
   auto* dst = reinterpret_cast<T*>(out.data());
