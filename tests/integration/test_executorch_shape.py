@@ -152,6 +152,6 @@ def test_python_module_names_every_shim(cpu_build):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     manifest = json.loads((generated / "manifest.json").read_text())
-    assert module.NAMES == {s["name"]: s["prefixed"] for s in manifest["shims"]}
+    assert {s["name"]: s["prefixed"] for s in manifest["shims"]} == module.NAMES
     assert module.DECLARATIONS["aoti_torch_cuda_sort_stable"] == (
         "AOTITorchError executorch_aoti_torch_cuda_sort_stable(Tensor*, int64_t, Tensor**)")
