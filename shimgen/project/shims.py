@@ -12,7 +12,7 @@ from pathlib import Path
 from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.config import Config
-from shimgen.project.headers import macro_definition_lines, scan_header
+from shimgen.project.headers import include_names, macro_definition_lines, scan_header
 from shimgen.project.matcher import ShimMatcher, glob_matches
 from shimgen.project.objects import ObjectSymbols, read_symbols_from
 
@@ -128,7 +128,8 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     owner = config.export_macro_owner
     defined_in = None
     if owner != "shimgen":
-        defined_in = next((f"{h.relative_to(config.root).as_posix()}:{lines[0]}" for h in scanned
+        candidates = [*scanned, *included_headers(scanned, config.root)]
+        defined_in = next((f"{h.relative_to(config.root).as_posix()}:{lines[0]}" for h in candidates
                            if (lines := macro_definition_lines(h, config.export_macro))), None)
         if owner == "project" and defined_in is None:
             defined_in = "the project"
@@ -181,6 +182,23 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports) | kept)), objects=read,
                    headers=tuple(h.relative_to(config.root).as_posix() for h in scanned),
                    export_macro_defined_in=defined_in, conflicts=tuple(conflicts))
+
+
+def included_headers(headers: Sequence[Path], root: Path) -> list[Path]:
+    """The project headers that ``headers`` include directly (``#include "x"`` or ``<x>``), found
+    beside the includer or under one of its parent directories inside ``root``: where a project's
+    own export macro is usually defined (ExecuTorch: ``<executorch/backends/aoti/export.h>``)."""
+    found: dict[Path, None] = {}
+    for header in headers:
+        for name in include_names(header):
+            for directory in (header.parent, *header.parent.parents):
+                if not is_within(directory, root):
+                    break
+                candidate = directory / name
+                if candidate.is_file() and is_within(candidate, root) and candidate not in headers:
+                    found.setdefault(candidate)
+                    break
+    return list(found)
 
 
 def _c_declaration(signature: str, name: str, prefix: str) -> str:
