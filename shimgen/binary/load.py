@@ -12,10 +12,14 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shimgen.binary import coff, elf
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
+
+if TYPE_CHECKING:
+    import zipfile
 
 AR_MAGIC = b"!<arch>\n"
 THIN_AR_MAGIC = b"!<thin>\n"
@@ -387,6 +391,34 @@ def unsafe_member_name(name: str) -> str | None:
     return None
 
 
+def check_zip_listing(infos: Sequence[zipfile.ZipInfo], name: str, limits: Limits) -> None:
+    """Refuse a zip whose central directory alone shows it malformed or hostile, before any member
+    is read: too many members, a name that is absolute, climbs out ('..') or holds a NUL, a name
+    given twice (readers disagree on which copy counts), a declared size over the member cap, or
+    a compression ratio of a zip bomb. prefix-imports, recompile and check-symbols share it; each
+    caps the bytes it actually reads or writes (``limits.total_bytes``) as it goes."""
+    if len(infos) > limits.zip_members:
+        raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
+    seen: set[str] = set()
+    for info in infos:
+        shown = _printable(info.filename)
+        problem = unsafe_member_name(info.filename)
+        if problem:
+            # Nothing is ever extracted by that name, but a zip holding one is malformed (and
+            # hostile to every tool that does extract): refuse it rather than pass it on.
+            raise InputError(f"{name}: member name {shown!r} {problem}; refusing a malformed zip")
+        unified = info.filename.replace("\\", "/")
+        if unified in seen:
+            raise InputError(f"{name}: member name {shown!r} appears twice; refusing a malformed zip")
+        seen.add(unified)
+        if info.file_size > limits.member_bytes:
+            raise InputError(f"{name}({shown}): member of {info.file_size} bytes exceeds the limit "
+                             f"of {limits.member_bytes}")
+        if info.compress_size and info.file_size / info.compress_size > limits.max_ratio and info.file_size > 1 << 20:
+            raise InputError(f"{name}({shown}): compression ratio above {limits.max_ratio}; refusing a "
+                             "possible zip bomb")
+
+
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
     import zipfile  # only wheels pay for it
 
@@ -396,23 +428,10 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, requi
         raise InputError(f"{name}: corrupt zip: {exc}") from None
     with archive:
         infos = [info for info in archive.infolist() if not info.is_dir()]
-        if len(infos) > limits.zip_members:
-            raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
-        for info in infos:
-            problem = unsafe_member_name(info.filename)
-            if problem:
-                # Nothing is ever extracted, but a wheel with such a name is malformed (and hostile
-                # to every installer): refuse it rather than report on it.
-                raise InputError(f"{name}: member name {info.filename!r} {problem}; refusing a malformed zip")
+        check_zip_listing(infos, name, limits)
         binaries: list[Binary] = []
         total = 0
         for info in sorted(infos, key=lambda i: i.filename):
-            if info.file_size > limits.member_bytes:
-                raise InputError(f"{name}({info.filename}): member of {info.file_size} bytes exceeds the limit "
-                                 f"of {limits.member_bytes}")
-            if info.compress_size and info.file_size / info.compress_size > limits.max_ratio and info.file_size > 1 << 20:
-                raise InputError(f"{name}({info.filename}): compression ratio above {limits.max_ratio}; refusing a "
-                                 "possible zip bomb")
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
                 continue  # a symlink entry: its target is checked where it lies
             try:
