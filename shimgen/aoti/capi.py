@@ -145,7 +145,8 @@ class Runtime:
     def __init__(self, path: Path, prefix: str, mode: int = ctypes.RTLD_GLOBAL) -> None:
         # RTLD_GLOBAL by default: the models' prefixed shim imports must resolve against this
         # library. (The loader also promotes itself to global, so a C caller need not know this.)
-        self.path = Path(path)
+        # Absolute: given 'x.so' (what Path('./x.so') prints as), dlopen searches the library path.
+        self.path = Path(path).absolute()
         self.prefix = prefix
         try:
             self.lib = ctypes.CDLL(str(self.path), mode=mode)
@@ -278,6 +279,10 @@ class Runtime:
         code = self.dtype_codes.get(array.dtype.name)
         if code is None:
             raise InputError(f"dtype {array.dtype} has no tensor dtype in this runtime")
+        if not array.dtype.isnative:
+            # The handle borrows the bytes as they are: a '>f4' array read as float32 is garbage.
+            raise InputError(f"dtype {array.dtype.str} is not in this machine's byte order; convert it first "
+                             "(array.astype(array.dtype.newbyteorder('=')))")
         strides = [s // array.itemsize for s in array.strides]
         out = c_void_p()
         data = array.ctypes.data if array.size else None

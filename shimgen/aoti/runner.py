@@ -13,7 +13,7 @@ import ctypes
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.errors import InputError
@@ -37,16 +37,18 @@ def find_runtime(explicit: Path | None = None, *, config: Config | None = None, 
        was built: recorded in the per-user cache (``shimgen.build.runtime_cache``);
     4. else built now into that cache, on first use (announced by one line on stderr).
 
-    A CUDA device needs a runtime built with CUDA."""
+    A CUDA device needs a runtime built with CUDA. The path returned is absolute: ``dlopen`` looks a
+    name without a slash (``./x.so`` becomes ``x.so`` in a Path) up on the library path, where another
+    copy may be found."""
     if explicit is not None:
         if not Path(explicit).is_file():
             raise InputError(f"{explicit}: runtime library not found")
-        return Path(explicit)
+        return Path(explicit).absolute()
     env = os.environ.get(RUNTIME_ENV)
     if env:
         if not Path(env).is_file():
             raise InputError(f"{env}: runtime library not found (from ${RUNTIME_ENV})")
-        return Path(env)
+        return Path(env).absolute()
     from shimgen.build.runtime_cache import find_or_build
 
     return find_or_build(config or bundled_config(), need_cuda=device.startswith("cuda"))
@@ -100,8 +102,9 @@ class Model:
             raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
         rt = self.runtime
         # AOTInductor kernels index inputs with the strides they were compiled for (contiguous),
-        # checking them only when asked to: hand them contiguous memory.
-        arrays = [np.ascontiguousarray(a) for a in inputs]
+        # checking them only when asked to: hand them contiguous memory, in this machine's byte
+        # order (a big-endian '>f4' .npy holds the same values in other bytes).
+        arrays = [native_order(np.ascontiguousarray(a)) for a in inputs]
         handles: list = []
         outputs: list = []
         with rt.caller_stream(stream):
@@ -135,6 +138,11 @@ class Model:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown may have torn ctypes down
             self.close()
+
+
+def native_order(array: Any) -> Any:
+    """``array`` itself when its bytes are in this machine's order, else a converted copy."""
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
 def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
