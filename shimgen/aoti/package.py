@@ -11,15 +11,17 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from shimgen.binary.load import DEFAULT_LIMITS, Limits, check_zip_listing
+from shimgen.binary.load import DEFAULT_LIMITS, Limits
 from shimgen.errors import InputError
 from shimgen.files import same_file
 
 PACKAGE_LIMITS = Limits(member_bytes=64 << 30, total_bytes=256 << 30)
 """Caps on a package's members as declared and as copied: a model's weights may be many gigabytes,
-and they are streamed, never held in memory; the zip-bomb ratio and member count are check-symbols'."""
+and they are streamed, never held in memory; the member count is check-symbols'."""
 READ_LIMIT = DEFAULT_LIMITS.member_bytes
 """The most shimgen reads of one member it parses (the model .so, a generated .cpp): check-symbols' cap."""
+MAX_RATIO = 200
+"""Decompressed / compressed size beyond which a package member is taken for a zip bomb."""
 CHUNK = 1 << 20
 ZIP64_AT = zipfile.ZIP64_LIMIT
 
@@ -47,17 +49,22 @@ def read_magic(path: Path, where: str) -> bytes:
 
 
 def open_package(path: Path, where: str, limits: Limits = PACKAGE_LIMITS) -> zipfile.ZipFile:
-    """The package, its listing checked as check-symbols checks a wheel's (binary/load.py): no
-    absolute, climbing or repeated member name, no declared size over the caps, no zip bomb."""
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
-    try:
-        check_zip_listing(archive.infolist(), where, limits)
-    except InputError:
-        archive.close()
-        raise
+    """The package, its listing checked as check-symbols checks a wheel's (``zipread.open_zip``: member
+    count, absolute, climbing or repeated names), then each declared size against the caps, and
+    the compression ratio: torch stores a package's members uncompressed, so a member that inflates
+    more than ``MAX_RATIO`` times is a zip bomb, refused before a byte of it is read."""
+    from shimgen.binary.zipread import ZipCaps, open_zip
+
+    archive, infos = open_zip(path, where, ZipCaps(limits.zip_members, limits.member_bytes, limits.total_bytes))
+    for info in infos:
+        problem = None
+        if info.file_size > limits.member_bytes:
+            problem = f"member of {info.file_size} bytes exceeds the limit of {limits.member_bytes}"
+        elif info.file_size > 1 << 20 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            problem = f"inflates {info.file_size // max(info.compress_size, 1)} times; refusing a possible zip bomb"
+        if problem:
+            archive.close()
+            raise InputError(f"{where}({info.filename}): {problem}")
     return archive
 
 
