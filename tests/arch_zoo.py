@@ -68,7 +68,7 @@ ARCH: dict[str, ZooModel] = {
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "convnext": ZooModel(
         "from transformers import ConvNextConfig, ConvNextModel\n"
-        "self.m = ConvNextModel(ConvNextConfig(hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
+        "self.m = ConvNextModel(ConvNextConfig(num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "lstm": ZooModel(
         "self.m = torch.nn.LSTM(16, 32, num_layers=2, batch_first=True).eval()",
