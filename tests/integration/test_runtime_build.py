@@ -131,6 +131,27 @@ def test_cuda_auto_needs_nvcc_and_cublas(tmp_path, monkeypatch, mode, cublas, ca
     assert any("no cuBLAS" in line for line in lines) == (mode == "auto" and not cublas and not cache)
 
 
+def test_user_project_gets_the_package_and_no_cublas_check(tmp_path, monkeypatch):
+    """shimgen build -c <a config beside the user's CMakeLists.txt> (issue 23 item 11): the project
+    finds shimgen through shimgen_DIR, and nvcc is used without the bundled runtime's cuBLAS need."""
+    (tmp_path / "CMakeLists.txt").write_text("project(p C)\n")
+    config_path = tmp_path / "shimgen.toml"
+    config_path.write_text('prefix = "p_"\nsymbols = ["aoti_torch_a"]\n')
+    config = load_config(config_path)
+    nvcc = tmp_path / "cuda" / "bin" / "nvcc"
+    monkeypatch.setattr(build_module, "find_nvcc", lambda: nvcc)
+    monkeypatch.setattr(build_module, "has_cublas", lambda found: False)
+    lines: list[str] = []
+    assert build_module.cuda_compiler(BuildOptions(tmp_path / "b"), config, lines.append) == nvcc
+    assert not lines
+    tools = cmake_driver.Tools(cmake=Path("cmake"), ninja=Path("ninja"))
+    entries = cache_entries(BuildOptions(tmp_path / "b"), config, tmp_path / "g", tools, nvcc)
+    assert Path(entries["shimgen_DIR"].value, "shimgenConfig.cmake").is_file()
+    assert entries["SHIMGEN_CONFIG"].value == str(config.path)
+    runtime = cache_entries(BuildOptions(tmp_path / "b"), load_config(default_config()), tmp_path / "g", tools, None)
+    assert "shimgen_DIR" not in runtime
+
+
 def test_cublas_is_found_in_the_toolkit_beside_nvcc(tmp_path, monkeypatch):
     import importlib.metadata
 
