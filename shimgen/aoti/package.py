@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from shimgen.errors import InputError
+from shimgen.files import same_file
 
 
 def check_source_and_output(source: Path, output: Path) -> str:
@@ -17,7 +18,7 @@ def check_source_and_output(source: Path, output: Path) -> str:
     where = str(source)
     if not source.is_file():
         raise InputError(f"{where}: no such file")
-    if output.resolve() == source.resolve():
+    if same_file(output, source):
         raise InputError(f"{where}: the output must differ from the input")
     if not output.parent.is_dir():
         raise InputError(f"{output}: directory {output.parent} does not exist")

@@ -133,7 +133,8 @@ def verify_imports(symbols: Iterable[DynSymbol], shims: Shims, prefix: str,
         if missing:
             raise InputError(
                 f"{where}: imports {len(missing)} prefixed shim(s) the shim set does not provide "
-                f"({_some(missing)}); the model would fail to load on this runtime"
+                f"({_some(missing)}); the model would fail to load on this runtime (docs/coverage.md lists the "
+                "op fallbacks each model family imports and which ones the runtime serves)"
             )
     return tuple(imports)
 

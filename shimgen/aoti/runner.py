@@ -39,17 +39,26 @@ def find_runtime(explicit: Path | None = None, *, config: Config | None = None, 
 
     A CUDA device needs a runtime built with CUDA."""
     if explicit is not None:
-        if not Path(explicit).is_file():
-            raise InputError(f"{explicit}: runtime library not found")
-        return Path(explicit)
+        return _usable(Path(explicit), "--runtime")
     env = os.environ.get(RUNTIME_ENV)
     if env:
-        if not Path(env).is_file():
-            raise InputError(f"{env}: runtime library not found (from ${RUNTIME_ENV})")
-        return Path(env)
+        return _usable(Path(env), f"${RUNTIME_ENV}")
     from shimgen.build.runtime_cache import find_or_build
 
     return find_or_build(config or bundled_config(), need_cuda=device.startswith("cuda"))
+
+
+def _usable(library: Path, given_by: str) -> Path:
+    """A runtime the user named, checked by reading it before anything dlopens it."""
+    from shimgen.binary.runtime_library import runtime_problem
+
+    if not library.is_file():
+        raise InputError(f"{library}: runtime library not found (from {given_by})")
+    problem = runtime_problem(library)
+    if problem:
+        raise InputError(f"{problem} (from {given_by}: delete or rebuild it with 'shimgen build', "
+                         "or point to another runtime)")
+    return library
 
 
 class Model:

@@ -25,7 +25,7 @@ from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import render, write
 from shimgen.project.config import Config, with_overrides
-from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import cmake_dir, runtime_dir
 
 CUDA_MODES = ("auto", "on", "off")
@@ -224,7 +224,8 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
         echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-        written = list(write(render(generated, resolve_shims(config))).written)
+        written = list(write(render(generated, resolve_shims(config)), inputs=input_files(config),
+                             where=str(config.path)).written)
         for path in written:
             echo(f"  wrote {path}")
 

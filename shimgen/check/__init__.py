@@ -51,7 +51,7 @@ def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) 
 
 def _with_hidden_imports(binaries: list, policy: Policy, several: bool) -> list:
     """``binaries``, the shim libraries among them read again with their static symbol tables
-    asked about the imports nobody exports (rule SG010). Only the shim libraries: the question is
+    asked about the imports nobody exports (rule SG011). Only the shim libraries: the question is
     whether the checked library hides what its dependents call, and a .symtab of 530k entries
     (libtorch_cpu) is not read for names the libc provides."""
     from shimgen.binary.load import load_paths

@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 
 
 
+ENTRY_POINTS = ("PyInit_*",)
+"""Globs of the platform's entry points, allowed under --strict like the linker's own names
+(``_init``, ``_fini``): the interpreter looks a Python extension module up by ``PyInit_<name>``, so a
+wheel exports it by design."""
+
+
 @dataclass(frozen=True)
 class Policy:
     prefix: str
@@ -116,7 +122,7 @@ class Policy:
         from shimgen.project.exports import classify
 
         items = [classify(e) for e in self.exports]
-        return ShimMatcher((*self.allow, *(i.text for i in items if i.kind == "glob")),
+        return ShimMatcher((*ENTRY_POINTS, *self.allow, *(i.text for i in items if i.kind == "glob")),
                            tuple(i.text for i in items if i.kind == "name"))
 
     @cached_property

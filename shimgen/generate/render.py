@@ -13,12 +13,12 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.errors import ConfigError, StaleOutputs
-from shimgen.files import write_if_changed
+from shimgen.files import same_file, write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
 from shimgen.project.exports import linker_lists
 from shimgen.project.manifest import MANIFEST_SCHEMA
-from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import templates_dir
 
 # Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
@@ -135,7 +135,7 @@ def manifest_data(config: Config, shims: ShimSet) -> dict:
                 "required": shim.required,
                 "declared_in": shim.declared_in,
                 **({"defined_in": {"file": shim.defined_in[0], "member": shim.defined_in[1]},
-                    "binding": shim.binding} if shim.defined_in else {}),
+                    "binding": shim.binding, "exported": shim.exported} if shim.defined_in else {}),
             }
             for shim in shims.shims
         ],
@@ -151,6 +151,9 @@ def _objects_data(shims: ShimSet) -> dict:
         "weak": [s.name for s in objects.weak],
         "unique": [s.name for s in objects.unique],
         "excluded": list(objects.excluded),
+        "hooks": [s.name for s in objects.hooks],
+        "weak_references": list(objects.weak_references),
+        "kept_exports": list(objects.kept_exports),
         "skipped": [{"name": s.symbol.name, "reason": s.reason, "file": s.symbol.file, "member": s.symbol.member}
                     for s in objects.skipped],
     }
@@ -177,7 +180,22 @@ def stale(rendered: dict[Path, bytes]) -> list[str]:
     return problems
 
 
-def write(rendered: dict[Path, bytes]) -> GenerateResult:
+def refuse_overwriting_inputs(rendered: dict[Path, bytes], inputs: Sequence[Path], where: str) -> None:
+    """ConfigError, before anything is written, when an output would land on an input (the config,
+    a header, an object): same path, or the same file through a symlink or a hard link."""
+    problems = []
+    for path in sorted(rendered):
+        for source in inputs:
+            if same_file(path, source):
+                problems.append(f"{where}: output {path} would overwrite the input {source} "
+                                "(choose another [outputs] name or directory)")
+    if problems:
+        raise ConfigError(problems)
+
+
+def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: str = "") -> GenerateResult:
+    """Write what changed; with ``inputs``, refuse first if an output would overwrite one."""
+    refuse_overwriting_inputs(rendered, inputs, where)
     written: list[Path] = []
     unchanged: list[Path] = []
     for path, content in sorted(rendered.items()):
@@ -208,7 +226,7 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
         if problems:
             raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
         return GenerateResult((), tuple(sorted(rendered)), tuple(warnings))
-    result = write(rendered)
+    result = write(rendered, inputs=input_files(config), where=str(config.path))
     return GenerateResult(result.written, result.unchanged, tuple(warnings))
 
 

@@ -222,13 +222,14 @@ class Config:
         schema={"minLength": 1, "maxLength": MAX_PREFIX_LENGTH, "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
     )
     macro: str = key(
-        "compile definition that carries the prefix",
+        "compile definition that carries the prefix; with `symbols_from(_targets)`: `SHIMGEN_<LIBRARY>_PREFIX`",
         default="AOTI_SHIM_SYMBOL_PREFIX",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
     )
     export_macro: str = key(
-        "marks exported declarations (visibility / dllexport)",
+        "marks exported declarations (visibility / dllexport); with `symbols_from(_targets)`: "
+        "`SHIMGEN_<LIBRARY>_EXPORT`",
         default="AOTI_SHIM_EXPORT",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
@@ -240,7 +241,8 @@ class Config:
         default="auto",
     )
     build_macro: str = key(
-        "defined while building the library: dllexport rather than dllimport",
+        "defined while building the library: dllexport rather than dllimport; with "
+        "`symbols_from(_targets)`: `SHIMGEN_<LIBRARY>_BUILDING`",
         default="AOTI_SHIM_BUILDING",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
@@ -252,7 +254,8 @@ class Config:
         schema={"pattern": "^[A-Za-z0-9_.+-]+$"},
     )
     patterns: tuple[str, ...] = key(
-        "globs: which names are shims when seen in a binary", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
+        "globs: which names are shims when seen in a binary (with `symbols_from(_targets)`: none, "
+        "the names read are the shims)", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
     )
     symbols: tuple[str, ...] = key(
         "explicit shim names (C identifiers, no duplicates, without the prefix)", default=(), checks=(_shim_names,)
@@ -408,11 +411,23 @@ def parse_config(
     prefix = values["prefix"] if isinstance(values["prefix"], str) else ""
     run_checks(values, KEYS, prefix=prefix, root=root, bad=bad)
     problems.extend(f"{path}: {message}" for check in TABLE_CHECKS for message in check(values))
-    outputs = _parse_outputs(data.get("outputs", {}), prefix, root, locate, problems)
+    outputs = _parse_outputs(data.get("outputs", {}), prefix, path, locate, problems)
     if problems or outputs is None:
         raise ConfigError(problems)
+    values.update(_vendoring_defaults(data, values))
     digest = hashlib.sha256(raw if raw is not None else text.encode()).hexdigest()
     return Config(path=path, root=root, outputs=outputs, digest=digest, **values)
+
+
+def _vendoring_defaults(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """A config that reads its names from objects vendors a library: AOTInductor's conventions
+    (the `aoti_torch_*` pattern, `AOTI_SHIM_EXPORT`) are not its own, so the keys it leaves out
+    default to its library's names instead, and its shims are exactly the names read."""
+    if not (values["symbols_from"] or values["symbols_from_targets"]):
+        return {}
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", values["library"]).upper()
+    defaults = {"patterns": (), "macro": f"SHIMGEN_{ident}_PREFIX", "export_macro": f"SHIMGEN_{ident}_EXPORT", "build_macro": f"SHIMGEN_{ident}_BUILDING"}
+    return {name: value for name, value in defaults.items() if name not in data}
 
 
 def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
@@ -421,7 +436,8 @@ def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
             yield f"{path}: missing required key '{name}' (for example: {name} = {spec.example})"
 
 
-def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+def _parse_outputs(table: Any, prefix: str, path: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+    root = path.parent
     if not isinstance(table, dict):
         problems.append(f"{locate('outputs')}: [outputs] must be a table")
         return None
@@ -437,7 +453,12 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
         problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
     if "\0" in values["dir"]:  # reported above; resolve() would raise on it
         return None
-    return Outputs(dir=(root / values["dir"]).resolve(), files=files)
+    directory = (root / values["dir"]).resolve()
+    for kind, name in sorted(files.items()):
+        if directory / name == path.resolve():
+            problems.append(f"{locate(kind, 'outputs')}: '{name}' in '{values['dir']}' is the config file "
+                            "itself; generating would overwrite it (choose another name or directory)")
+    return Outputs(dir=directory, files=files)
 
 
 def with_overrides(config: Config, *, output_dir: Path | None = None) -> Config:

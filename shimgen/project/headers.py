@@ -119,6 +119,21 @@ def scan_text(text: str, export_macro: str, path: Path = Path("<string>")) -> li
     return found
 
 
+def exported_statements(text: str, export_macro: str) -> list[tuple[str, list[Token]]]:
+    """``(name, tokens)`` of every function declaration carrying ``export_macro``, in file order:
+    the same statements ``scan_text`` names, with their tokens (for generators that re-emit them)."""
+    found: list[tuple[str, list[Token]]] = []
+    for statement in _statements(split_source(text).tokens()):
+        if statement[0].text in ("typedef", "using"):
+            continue
+        if not any(t.kind == "ident" and t.text == export_macro for t in statement):
+            continue
+        name = _declarator_name(statement, export_macro)
+        if name is not None:
+            found.append((name.text, statement))
+    return found
+
+
 def macro_definition_lines(path: Path, macro: str) -> list[int]:
     """The lines of ``path`` that ``#define macro`` (any branch: the scanner does not preprocess)."""
     try:

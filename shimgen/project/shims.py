@@ -29,7 +29,10 @@ class Shim:
     defined_in: tuple[str, str | None] | None = None
     """(file, archive member) of the object it was read from (``symbols_from``), else None."""
     binding: str | None = None
-    """For names read from objects: global, weak or unique."""
+    """For names read from objects: global, weak, unique, or hook (a weak reference renamed)."""
+    exported: bool = True
+    """Whether the library exports it: False for a name its objects define hidden (renamed, so
+    static links cannot collide, but neither required nor in the export lists) and for hooks."""
     declaration: str | None = None
     """The C declaration a scanned header gives, with the prefixed name and no parameter names
     (``AOTITorchError et_aoti_torch_x(AtenTensorHandle, int64_t*)``), else None."""
@@ -68,9 +71,9 @@ class ShimSet:
         return tuple(s for s in self.shims if s.required)
 
     def exported_names(self) -> tuple[str, ...]:
-        """What the linker export lists hold: every prefixed shim, then the extra exports (names,
-        globs and C++ patterns: shimgen.project.exports.linker_lists spells them per format)."""
-        return tuple(sorted({s.prefixed for s in self.shims} | set(self.exports)))
+        """What the linker export lists hold: every exported prefixed shim, then the extra exports
+        (names, globs and C++ patterns: shimgen.project.exports.linker_lists spells them per format)."""
+        return tuple(sorted({s.prefixed for s in self.shims if s.exported} | set(self.exports)))
 
 
 def header_files(config: Config) -> list[Path]:
@@ -84,6 +87,15 @@ def header_files(config: Config) -> list[Path]:
             if not is_within(match, config.root):
                 raise ConfigError(f"{config.path}: headers: '{match}' leaves the project directory {config.root}")
             files.add(match)
+    return sorted(files)
+
+
+def input_files(config: Config) -> list[Path]:
+    """Every file the config reads: itself, its headers, and what ``symbols_from`` and
+    ``lint_sources`` match. No output may be written over one of them."""
+    files = {config.path, *header_files(config)}
+    for pattern in (*config.symbols_from, *config.lint_sources):
+        files.update(p for p in config.root.glob(pattern) if p.is_file())
     return sorted(files)
 
 
@@ -144,7 +156,9 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
     for name in sorted(prefixed & set(declared)):
         problems.append(f"{config.path}: prefixed name '{name}' collides with a declared shim of that name")
 
-    required_names = set(declared)
+    # By default what the library exports is required: every listed or declared name, and of the
+    # names read from objects those the objects export (a hidden one is renamed, not demanded).
+    required_names = {n for n in declared if n not in from_objects or from_objects[n].exported}
     if config.required is not None:
         required_names = set()
         for item in config.required:
@@ -159,10 +173,13 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
         Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where,
              defined_in=(from_objects[name].file, from_objects[name].member) if name in from_objects else None,
              binding=from_objects[name].binding if name in from_objects else None,
+             exported=from_objects[name].exported if name in from_objects else True,
              declaration=_c_declaration(signatures[name][0], name, config.prefix) if name in signatures else None)
         for name, where in sorted(declared.items())
     )
-    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports))), objects=read,
+    # Names the objects export that no rename reaches (C++ API) stay exported as they are.
+    kept = set(read.kept_exports) if read is not None else set()
+    return ShimSet(prefix=config.prefix, shims=shims, exports=tuple(sorted(set(config.exports) | kept)), objects=read,
                    headers=tuple(h.relative_to(config.root).as_posix() for h in scanned),
                    export_macro_defined_in=defined_in, conflicts=tuple(conflicts))
 

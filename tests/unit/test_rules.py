@@ -246,6 +246,17 @@ def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
     assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
 
 
+def test_sg006_allows_the_platform_entry_points_of_a_wheel():
+    """A Python extension module exports PyInit_<name> by design (and the linker _init/_fini):
+    --strict on a wheel reports only what else it exports."""
+    module = so("etree.so", exports=["PyInit_etree", "_init", "_fini", "xmlParseDoc", "PyInit"])
+    assert codes(run_rules(Policy.from_options("p_"), [module], strict=True)) == [
+        ("SG006", "PyInit"), ("SG006", "xmlParseDoc")]
+    # The allow list adds to the entry points, it does not replace them.
+    allowing = Policy(P, patterns=("aoti_torch_*",), allow=("xml*",))
+    assert run_rules(allowing, [so("etree.so", exports=["PyInit_etree", "xmlParseDoc"])], strict=True) == []
+
+
 # Issue 23: a group checked together (the ExecuTorch shape: shim library, backend, tests) ---------------
 
 
@@ -268,12 +279,12 @@ def test_sg010_dependent_imports_what_the_library_hides():
     lib = so("libshims.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b"], hidden=[mangled, "aoti_torch_q"])
     test = so("test_allocator", kind="executable", imports=[mangled, "malloc", "aoti_torch_q"])
     findings = run_rules(POLICY, [lib, test])
-    assert codes(findings) == [("SG004", "aoti_torch_q"), ("SG010", mangled)]
-    (sg010,) = [f for f in findings if f.code == "SG010"]
-    assert sg010.path == "test_allocator" and "libshims.so" in sg010.message
+    assert codes(findings) == [("SG004", "aoti_torch_q"), ("SG011", mangled)]
+    (sg011,) = [f for f in findings if f.code == "SG011"]
+    assert sg011.path == "test_allocator" and "libshims.so" in sg011.message
     # Exported by another binary of the set: nothing hidden is missed.
     other = so("libother.so", exports=[mangled])
-    assert "SG010" not in {f.code for f in run_rules(POLICY, [lib, test, other])}
+    assert "SG011" not in {f.code for f in run_rules(POLICY, [lib, test, other])}
 
 
 def test_hidden_import_candidates_are_the_imports_nobody_exports():
