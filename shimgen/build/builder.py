@@ -233,7 +233,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     init_cache, changed = cmake_driver.write_init_cache(
         build_dir, cache_entries(options, config, generated_dir, tools, nvcc)
     )
-    configured = changed or not cmake_driver.is_configured(build_dir)
+    configured = changed or not cmake_driver.is_configured(build_dir, init_cache)
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
