@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -42,12 +43,23 @@ class Example:
     """The languages whose compiler launcher counts invocations."""
 
 
+CPU: dict[int, float] = {}
+"""CPU seconds (user + system) of every command run_build ran, by id of its result: a shared
+machine's load changes wall times between builds far more than the CPU time they take."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_build(command: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> tuple[float, int]:
-    """(wall seconds, compiler invocations) of one command."""
+    """(wall seconds, compiler invocations) of one command; its CPU seconds go to ``CPU``."""
     before = len(log.read_text().splitlines()) if log.exists() else 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
+    CPU[len(CPU)] = _children_cpu() - cpu
     if result.returncode != 0:
         sys.exit(f"{command[0]} failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     after = len(log.read_text().splitlines()) if log.exists() else 0
@@ -107,14 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     command = [sys.executable, "-m", "shimgen", "build", "-c", str(example.directory / "shimgen.toml"),
                "-B", str(work / "build"), "-j", str(args.jobs), "--cuda", "off", *(a for d in defines for a in ("-D", d))]
     pairs: list[tuple[tuple[float, int], tuple[float, int]]] = []
+    cpu_ratios: list[float] = []
     for _ in range(max(1, args.repeat)):
         for old in ("plain", "build"):
             shutil.rmtree(work / old, ignore_errors=True)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _children_cpu()
         _, compiles = run_build(configure, env, log)
         _, more = run_build([cmake, "--build", str(work / "plain"), "-j", str(args.jobs)], env, log)
         plain = (time.perf_counter() - start, compiles + more)
-        pairs.append((plain, run_build(command, env, log)))
+        plain_cpu = _children_cpu() - cpu_start
+        cold_run = run_build(command, env, log)
+        pairs.append((plain, cold_run))
+        cpu_ratios.append(CPU[len(CPU) - 1] / plain_cpu)
     ratios = sorted(cold[0] / plain[0] for plain, cold in pairs)
     baseline, cold = pairs[-1]
     runs = [("plain build, unprefixed (baseline)", baseline), ("shimgen build, cold", cold),
@@ -126,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'run':<40} {'wall s':>8} {'compiles':>9} {'ratio':>8}")
     for name, (seconds, count) in runs:
         print(f"{name:<40} {seconds:>8.2f} {count:>9} {seconds / baseline[0]:>8.3f}")
+    cpu_ratios.sort()
+    print(f"CPU time (user + system, every process), cold shimgen build / plain build: median "
+          f"{cpu_ratios[len(cpu_ratios) // 2]:.3f} over {len(cpu_ratios)} pair(s), range {cpu_ratios[0]:.3f}-{cpu_ratios[-1]:.3f}")
     if len(pairs) > 1:
         shown = ", ".join(f"{plain[0]:.1f}/{cold[0]:.1f} s" for plain, cold in pairs)
         print(f"cold shimgen build / plain build over {len(pairs)} pairs ({shown}): median "
