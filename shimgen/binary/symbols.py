@@ -67,6 +67,12 @@ class Names(Set):
         return names
 
     def _all(self) -> frozenset[str]:
+        if self._names is None and len(self._offsets) * 512 < len(self._text or b""):
+            # Few names in a big table (the imports of a library whose .dynstr holds 436k exports):
+            # cut each one out rather than decode and split the whole table (82 MB, 200 MB of strings).
+            strings = self._text or b""
+            self._names = frozenset(strings[o:strings.index(b"\0", o)].decode("utf-8", "backslashreplace")
+                                    for o in self._offsets)
         if self._names is None:
             text = (self._text or b"").decode("latin-1")  # latin-1: byte offset = character offset
             # One C-speed split of the table, then dict lookups; offsets into the middle of a
