@@ -13,7 +13,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from shimgen.generate.stubs import cuda_stubs  # noqa: E402
+from shimgen.generate.stubs import cuda_stubs
 
 HEADER = REPO / "runtime" / "include" / "shimgen_runtime" / "shim_cuda_ops.h"
 TARGET = REPO / "runtime" / "src" / "ops" / "cuda_unsupported.cpp"

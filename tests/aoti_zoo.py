@@ -34,7 +34,8 @@ FORMAT = "1"  # bump when the layout of a cached model directory changes
 class Input:
     shape: tuple[int, ...]
     kind: str = "randn"
-    """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n); 'ones': int64 ones (a mask)."""
+    """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n); 'ones': int64 ones (a mask);
+    'leftpad:<n>': an int64 attention mask of ones whose first row starts with n zeros (left padding)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,10 @@ def _make_inputs(model: ZooModel, device: str):
             made.append(torch.randn(*spec.shape, device=device))
         elif spec.kind == "ones":
             made.append(torch.ones(*spec.shape, dtype=torch.int64, device=device))
+        elif spec.kind.startswith("leftpad:"):
+            mask = torch.ones(*spec.shape, dtype=torch.int64, device=device)
+            mask[0, : int(spec.kind.split(":")[1])] = 0
+            made.append(mask)
         elif spec.kind.startswith("index:"):
             made.append(torch.randint(0, int(spec.kind.split(":")[1]), spec.shape, dtype=torch.int64, device=device))
         else:

@@ -23,10 +23,14 @@ def _causal_lm(config: str, model: str, extra: str = "") -> str:
 
 
 _LM_FORWARD = "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits"
+# As generate() calls a decoder on a left-padded batch: position ids from the mask's running sum.
+_LM_GENERATE_FORWARD = ("p = y.cumsum(-1) - 1\np = p.masked_fill(y == 0, 1)\n"
+                        "return self.m(input_ids=x, attention_mask=y, position_ids=p, use_cache=False).logits")
+_PADDED_TOKENS = (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"))
 
 ARCH: dict[str, ZooModel] = {
     "llama": ZooModel(_causal_lm("LlamaConfig", "LlamaForCausalLM"), _LM_FORWARD, _TOKENS, 1e-4),
-    "qwen2": ZooModel(_causal_lm("Qwen2Config", "Qwen2ForCausalLM"), _LM_FORWARD, _TOKENS, 1e-4),
+    "qwen2": ZooModel(_causal_lm("Qwen2Config", "Qwen2ForCausalLM"), _LM_GENERATE_FORWARD, _PADDED_TOKENS, 1e-4),
     "gemma3": ZooModel(_causal_lm("Gemma3TextConfig", "Gemma3ForCausalLM",
                                   ", head_dim=16, sliding_window=8"), _LM_FORWARD, _TOKENS, 1e-4),
     "mixtral": ZooModel(_causal_lm("MixtralConfig", "MixtralForCausalLM",
@@ -41,7 +45,7 @@ ARCH: dict[str, ZooModel] = {
     "gpt2": ZooModel(
         "from transformers import GPT2Config, GPT2LMHeadModel\n"
         "self.m = GPT2LMHeadModel(GPT2Config(vocab_size=128, n_positions=64, n_embd=64, n_layer=2, n_head=4)).eval()",
-        _LM_FORWARD, _TOKENS, 1e-4),
+        _LM_GENERATE_FORWARD, _PADDED_TOKENS, 1e-4),
     "bert": ZooModel(
         "from transformers import BertConfig, BertModel\n"
         "self.m = BertModel(BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
@@ -64,7 +68,7 @@ ARCH: dict[str, ZooModel] = {
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "convnext": ZooModel(
         "from transformers import ConvNextConfig, ConvNextModel\n"
-        "self.m = ConvNextModel(ConvNextConfig(hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
+        "self.m = ConvNextModel(ConvNextConfig(num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "lstm": ZooModel(
         "self.m = torch.nn.LSTM(16, 32, num_layers=2, batch_first=True).eval()",
@@ -85,7 +89,17 @@ ARCH: dict[str, ZooModel] = {
         "peak = torch.full((8, x.shape[1]), -1.0).scatter_reduce(0, e[:, 1:].expand(-1, x.shape[1]), x, 'amax')\n"
         "return counts, acc, peak",
         (Input((16, 8)),), 1e-5),
+    # Random draws inside the model (noise, dropout-free sampling): outputs that hold for any correct
+    # uniform source, so they compare with eager exactly (mean of 4096 draws, range checks).
+    "random": ZooModel(
+        "",
+        "u = torch.rand(4096) + 0 * x.sum()\n"
+        "r = torch.randint(3, 7, (4096,))\n"
+        "return (u.mean() * 10).round(), ((u >= 0) & (u < 1)).all(), r.min(), r.max()",
+        (Input((2, 8)),), 0.0),
 }
 
-# The slow-marked CI subset: one decoder (cumsum) and the MoE decoder (topk, histc, sort).
-CI = ("llama", "mixtral")
+# The slow-marked CI subset (tests/integration/test_arch_zoo.py): a decoder taking generate-style
+# position ids (cumsum), the MoE decoder with batched experts (topk) and the sampling shapes (topk,
+# sort_stable, cumsum). scripts/zoo_cpu.py runs them all.
+CI = ("qwen2", "mixtral_batched", "sampling")

@@ -144,6 +144,21 @@ def macro_definition_lines(path: Path, macro: str) -> list[int]:
     return [d.line for d in split_source(text).directives if pattern.match(re.sub(r"^#\s*", "", d.text))]
 
 
+def include_names(path: Path) -> list[str]:
+    """The file names ``path`` includes (``#include "x"`` and ``#include <x>``), in order."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read header: {exc.strerror or exc}") from None
+    pattern = re.compile(r'include\s*[<"]([^>"\n]+)[>"]')
+    names = []
+    for directive in split_source(text).directives:
+        match = pattern.match(re.sub(r"^#\s*", "", directive.text))
+        if match and ".." not in match.group(1).split("/"):
+            names.append(match.group(1))
+    return names
+
+
 def _signature(statement: list[Token], export_macro: str) -> str:
     """``statement`` as a comparable string: without the export macro, leading ``extern``, and the
     parameter names (the last identifier of a parameter of two or more tokens), which do not change

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from shimgen.generate.stubs import cuda_stubs
 from shimgen.project.headers import scan_text
+from tests.support import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("gen_cuda_stubs", REPO / "scripts" / "gen_cuda_stubs.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_committed_stubs_match_the_header():
-    generator = _generator()
+    generator = load_script("gen_cuda_stubs")
     assert generator.TARGET.read_text(encoding="utf-8") == generator.expected(), \
         "runtime/src/ops/cuda_unsupported.cpp is stale: run python scripts/gen_cuda_stubs.py"
 

@@ -7,7 +7,7 @@ import pytest
 from shimgen.check.policy import Policy
 from shimgen.generate.render import render
 from shimgen.project.config import load_config
-from shimgen.project.exports import classify, linker_lists, namespace_globs, problems
+from shimgen.project.exports import classify, namespace_globs, problems
 from shimgen.project.shims import resolve_shims
 
 EXPORTS = ["et_version", "et_api_*", "executorch::backends::cuda::*",

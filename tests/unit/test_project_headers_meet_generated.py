@@ -89,3 +89,12 @@ def test_same_signature_with_other_parameter_names_is_one_shim(write_config):
     config = write_config('prefix = "et_"\nheaders = ["a/*.h"]\n',
                           files={"a/one.h": SHIMS_H, "a/two.h": other})
     assert generate(load_config(config)).warnings == ()
+
+
+def test_export_macro_found_in_a_header_the_scanned_ones_include(write_config):
+    """ExecuTorch's shim headers include <executorch/backends/aoti/export.h>, which defines the
+    macro; the config scans only the shim headers."""
+    shims = SHIMS_H.replace('#include "export.h"', "#include <et/aoti/export.h>")
+    config = write_config('prefix = "et_"\nheaders = ["src/et/cuda/*.h"]\n',
+                          files={"src/et/aoti/export.h": PROJECT_EXPORT_H, "src/et/cuda/shims.h": shims})
+    assert "defined by the project (src/et/aoti/export.h:3)" in _header(config)

@@ -41,7 +41,7 @@ def test_module_names_declarations_and_helpers(write_config):
     assert names.NAMES == {"aoti_torch_cuda_int4_plain_mm": "executorch_aoti_torch_cuda_int4_plain_mm",
                            "aoti_torch_get_name": "executorch_aoti_torch_get_name",
                            "aoti_torch_listed": "executorch_aoti_torch_listed"}
-    assert names.REQUIRED == {"aoti_torch_cuda_int4_plain_mm"}
+    assert {"aoti_torch_cuda_int4_plain_mm"} == names.REQUIRED
     assert names.DECLARATIONS == {
         "aoti_torch_cuda_int4_plain_mm": "AOTITorchError executorch_aoti_torch_cuda_int4_plain_mm("
                                          "AtenTensorHandle, AtenTensorHandle, int64_t, AtenTensorHandle*)",
