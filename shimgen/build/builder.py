@@ -339,7 +339,7 @@ def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckO
                            "\n".join(c.text for _, _, c in checked if c.text))
     artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
                       for library, shimset, _ in checked if library.artifact is not None)
-    return outcome, artifacts, sum(len(shimset.shims) for _, shimset, _ in checked)
+    return outcome, artifacts, sum(sum(s.exported for s in shimset.shims) for _, shimset, _ in checked)
 
 
 def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:
