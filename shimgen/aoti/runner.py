@@ -72,6 +72,7 @@ class Model:
         self.path = Path(path)
         self.device_type, self.device_index = parse_device(device, runtime)
         self._ptr = ctypes.c_void_p()
+        _check_package_listing(self.path)
         lib = runtime.lib
         code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
                                       device.encode(), num_models, ctypes.byref(self._ptr))
@@ -189,6 +190,17 @@ class Model:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown may have torn ctypes down
             self.close()
+
+
+def _check_package_listing(path: Path) -> None:
+    """A .pt2's member names checked as prefix-imports checks them (absolute, '..', given twice)
+    before the C loader reads it: the loader and Python's zipfile would pick different copies of a
+    repeated name, so such a package is refused rather than run."""
+    from shimgen.aoti.package import open_package, read_magic
+    from shimgen.binary.load import ZIP_MAGIC
+
+    if path.is_file() and read_magic(path, str(path)) == ZIP_MAGIC:
+        open_package(path, str(path)).close()
 
 
 def _row_major(shape: Sequence[int], strides: Sequence[int]) -> bool:
