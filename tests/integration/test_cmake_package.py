@@ -65,6 +65,8 @@ CASES = {
                                "shimgen_check_symbols: unknown arguments 'STRCT'", False),
     "check_keyword_without_value": ("shimgen_generate(CONFIG \"${cfg}\")\nshimgen_check_symbols(sh EXTRA)",
                                     "shimgen_check_symbols: EXTRA needs a value", False),
+    "check_required_without_value": ("shimgen_generate(CONFIG \"${cfg}\")\nshimgen_check_symbols(sh REQUIRED)",
+                                     "shimgen_check_symbols: REQUIRED needs a value", False),
 }
 
 
