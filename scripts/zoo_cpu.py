@@ -67,11 +67,14 @@ def main(argv: list[str]) -> int:
         child = run_beside_libtorch(models, runtime, work, timeout=3600)
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
         rows, failed = [], 0
+        served = coverage.served_by_runtime()
         for name in names:
             imported = aoti_zoo.meta(dirs[name])["imports"]
             fallbacks = coverage.fallbacks_of(imported)
             if name in refused:
-                verdict, err = "REFUSED: " + refused[name], ""
+                missing = [f.removeprefix("aoti_torch_") for f in fallbacks if f not in served]
+                verdict, err = ("REFUSED (not served: " + ", ".join(missing) + ")") if missing else "REFUSED", ""
+                print(f"{name}: {refused[name]}", file=sys.stderr)
             elif name not in report:
                 verdict, err = "CRASHED: " + child.stderr.strip()[-200:], ""
             elif report[name]["code"] != 0 or report[name]["unbound"]:
@@ -91,7 +94,10 @@ def main(argv: list[str]) -> int:
         width = max(len(r[0]) for r in rows)
         print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  op fallbacks imported (aoti_torch_...)")
         for name, verdict, err, fallbacks in rows:
-            print(f"{name:<{width}}  {verdict:<8}  {err:<10}  {fallbacks}")
+            if len(verdict) > 8:  # a refusal's reason: on a line of its own
+                print(f"{name:<{width}}  {verdict}\n{'':<{width}}  {'':<8}  {err:<10}  {fallbacks}")
+            else:
+                print(f"{name:<{width}}  {verdict:<8}  {err:<10}  {fallbacks}")
         print(f"{len(rows) - failed}/{len(rows)} pass (torch {aoti_zoo.torch_version()}, CPU, beside libtorch)")
         if args.write_coverage:
             coverage.record("cpu", aoti_zoo.torch_version(), {n: aoti_zoo.meta(dirs[n])["imports"] for n in names})

@@ -68,7 +68,7 @@ ARCH: dict[str, ZooModel] = {
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "convnext": ZooModel(
         "from transformers import ConvNextConfig, ConvNextModel\n"
-        "self.m = ConvNextModel(ConvNextConfig(hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
+        "self.m = ConvNextModel(ConvNextConfig(num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], image_size=32)).eval()",
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4),
     "lstm": ZooModel(
         "self.m = torch.nn.LSTM(16, 32, num_layers=2, batch_first=True).eval()",
@@ -89,9 +89,17 @@ ARCH: dict[str, ZooModel] = {
         "peak = torch.full((8, x.shape[1]), -1.0).scatter_reduce(0, e[:, 1:].expand(-1, x.shape[1]), x, 'amax')\n"
         "return counts, acc, peak",
         (Input((16, 8)),), 1e-5),
+    # Random draws inside the model (noise, dropout-free sampling): outputs that hold for any correct
+    # uniform source, so they compare with eager exactly (mean of 4096 draws, range checks).
+    "random": ZooModel(
+        "",
+        "u = torch.rand(4096) + 0 * x.sum()\n"
+        "r = torch.randint(3, 7, (4096,))\n"
+        "return (u.mean() * 10).round(), ((u >= 0) & (u < 1)).all(), r.min(), r.max()",
+        (Input((2, 8)),), 0.0),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_zoo.py): a decoder taking generate-style
-# position ids (cumsum), the MoE decoder with batched experts (topk, histc, sort_stable, cumsum) and the
-# sampling shapes. scripts/zoo_cpu.py runs them all.
+# position ids (cumsum), the MoE decoder with batched experts (topk) and the sampling shapes (topk,
+# sort_stable, cumsum). scripts/zoo_cpu.py runs them all.
 CI = ("qwen2", "mixtral_batched", "sampling")

@@ -176,7 +176,7 @@ def test_sort_stable_matches_torch(rt, hs, dtype, descending):
 
 # ---- histc ----
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("bins, lo, hi", [(10, 0.0, 0.0), (7, -1.0, 1.5), (4, 0.0, 3.0)])
 def test_histc_matches_torch(rt, hs, dtype, bins, lo, hi):
     gen = torch.Generator().manual_seed(3)

@@ -1,7 +1,7 @@
 // aoti_torch_cpu_histc: torch.histc (MoE expert counts). A new 1-D tensor of `bins` counts in self's
 // dtype. min == max takes the data's range (widened by 1 each way when that is empty too); values
 // outside [min, max] and NaN are not counted; max itself falls in the last bin. The bin of a value is
-// torch's: linear position between the edges, corrected by one step against linspace's edges.
+// torch's: (v - min) * bins / (max - min) computed in self's dtype (16-bit floats round every step).
 #include <algorithm>
 #include <limits>
 
@@ -41,28 +41,21 @@ void histogram(const Tensor& in, Tensor& out, int64_t bins, double lo, double hi
     left -= 1;
     right += 1;
   }
-  // The edges torch compares against: linspace(left, right, bins + 1), computed in V and stored in T
-  // (so a bfloat16 histogram's edges are bfloat16 values, as torch's).
-  std::vector<V> edges(static_cast<size_t>(bins + 1));
-  const V delta = (right - left) / static_cast<V>(bins);
-  const int64_t half = (bins + 1) / 2;
-  for (int64_t i = 0; i <= bins; ++i)
-    edges[i] = value_of(static_cast<T>(i < half ? left + delta * static_cast<V>(i)
-                                                : right - delta * static_cast<V>(bins - i)));
-  left = edges.front();  // torch's range test and linear guess use the stored edges too
-  right = edges.back();
-  std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+  // torch's histc arithmetic: in the input's type, so for 16-bit floats every step rounds to it.
+  auto r = [](V v) { return value_of(static_cast<T>(v)); };
+  left = r(left);
+  right = r(right);
+  const V scale = r(static_cast<V>(bins)), width = r(right - left);
+  std::vector<V> counts(static_cast<size_t>(bins), V{0});
   for (V v : values) {
     if (!(v >= left && v <= right)) continue;  // NaN fails both
-    // A linear guess, then the edges decide within one bin either way (torch's local search).
-    int64_t pos = static_cast<int64_t>((v - left) * static_cast<V>(bins) / (right - left));
-    const int64_t lo_edge = std::max(int64_t{0}, pos - 1), hi_edge = std::min(pos + 2, bins + 1);
-    pos = std::upper_bound(edges.begin() + lo_edge, edges.begin() + hi_edge, v) - edges.begin() - 1;
-    pos = std::min(std::max(pos, int64_t{0}), bins - 1);  // max itself: the last bin
-    ++counts[static_cast<size_t>(pos)];
+    // The bin by linear interpolation (torch's histc takes no edge search); max lands in the last bin.
+    int64_t pos = static_cast<int64_t>(r(r(r(v - left) * scale) / width));
+    pos = std::min(std::max(pos, int64_t{0}), bins - 1);
+    counts[static_cast<size_t>(pos)] = r(counts[static_cast<size_t>(pos)] + V{1});
   }
   auto* dst = reinterpret_cast<T*>(out.data());
-  for (int64_t b = 0; b < bins; ++b) dst[b] = static_cast<T>(static_cast<V>(counts[b]));
+  for (int64_t b = 0; b < bins; ++b) dst[b] = static_cast<T>(counts[b]);
 }
 
 }  // namespace
