@@ -23,7 +23,7 @@ from shimgen.build.cmake import CacheEntry
 from shimgen.build.lock import build_lock
 from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
-from shimgen.generate.render import render, write
+from shimgen.generate.render import header_name_clashes, render, write
 from shimgen.project.config import Config, with_overrides
 from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import cmake_dir, runtime_dir
@@ -224,10 +224,13 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
         echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-        written = list(write(render(generated, resolve_shims(config)), inputs=input_files(config),
+        shims = resolve_shims(config)
+        written = list(write(render(generated, shims), inputs=input_files(config),
                              where=str(config.path)).written)
         for path in written:
             echo(f"  wrote {path}")
+        for line in (*shims.warnings(), *header_name_clashes(generated, shims)):
+            echo(f"  warning: {line}")
 
     tools = cmake_driver.find_tools()
     init_cache, changed = cmake_driver.write_init_cache(
