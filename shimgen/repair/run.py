@@ -25,8 +25,9 @@ from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff, unsafe_member_nam
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
 from shimgen.repair.edit import hide_in_place, rename_with_lief
-from shimgen.repair.plan import Plan, plan_hide, plan_prefix
-from shimgen.repair.verify import verify
+from shimgen.project.matcher import ShimMatcher
+from shimgen.repair.plan import BinaryPlan, Plan, SetView, editable, entry_matcher, plan_one_hide, plan_one_prefix
+from shimgen.repair.verify import verify_binary, verify_set
 
 log = logging.getLogger("shimgen.repair")
 
@@ -84,24 +85,62 @@ def repair(paths: Sequence[Path], output: Path | None, options: Options, *, plan
     with scratch_dir as scratch:
         work = Path(scratch)
         units = [_stage(path, work / f"in{index}") for index, path in enumerate(paths)]
-        before = _read([m for u in units for m in u.members])
-        if not before:
+        members = [m for u in units for m in u.members]
+        if not members:
             raise InputError("no ELF binary among the inputs: nothing to repair")
-        if options.mode == "prefix":
-            plan = plan_prefix(before, options.prefix, options.patterns)
-        else:
-            plan = plan_hide(before, options.keep, options.keep_names)
+        plan, problems = _plan_edit_verify(members, options, work, plan_only=plan_only)
         if plan_only:
             return Result(plan, ())
-        _apply(plan, units, work)
-        after = _read([m for u in units for m in u.members])
-        problems = verify(plan, before, after)
         if problems:
             raise InputError("the repaired set fails verification, nothing written: " + problems[0]
                              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         assert output is not None
         outputs = tuple(_write(unit, output, work / f"out{index}") for index, unit in enumerate(units))
     return Result(plan, outputs)
+
+
+def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, *,
+                      plan_only: bool) -> tuple[Plan, list[str]]:
+    """Plan, edit and re-read the set one binary at a time, so that only one binary's names are
+    ever in memory (libtensorflow_cc.so.2 alone exports 435k): a first pass gathers what each
+    binary imports (and in prefix mode which matching names the set provides), a second plans,
+    edits and verifies each binary against its own input."""
+    matches = ShimMatcher(options.patterns, ()) if options.mode == "prefix" else None
+    view = SetView()
+    for member in members:
+        view.add(_read_one(member), matches)
+    entry = entry_matcher(options.keep, options.keep_names)
+    prefix = options.prefix
+
+    def renamed(name: str) -> str:
+        return prefix + name if name in view.provided else name
+
+    plans, skipped, problems = [], [], []
+    provided_before: set[str] = set()
+    provided_after: set[str] = set()
+    for index, member in enumerate(members):
+        old = _read_one(member)
+        why = editable(old)
+        binary_plan = None
+        if why is not None:
+            skipped.append((old.display, why))
+        else:
+            binary_plan = (plan_one_prefix(old, view, prefix) if matches is not None
+                           else plan_one_hide(old, view, entry))
+            plans.append(binary_plan)
+        provided_before.update(n for n in old.exports if n in view.importers)
+        if plan_only:
+            continue
+        if binary_plan is not None and binary_plan.changes:
+            _edit(binary_plan, member, work / f"renamed{index}")
+        new = _read_one(member)
+        problems.extend(verify_binary(binary_plan, old, new))
+        provided_after.update(n for n in new.exports if n in view.importers or n.startswith(prefix or "\0"))
+        del old, new
+    plan = Plan(options.mode, tuple(plans), prefix, options.patterns, tuple(skipped))
+    if not plan_only:
+        problems.extend(verify_set(view.importers, provided_before, provided_after, renamed))
+    return plan, problems
 
 
 def _check_output(paths: Sequence[Path], output: Path) -> None:
@@ -218,28 +257,22 @@ def _stage_wheel(path: Path, into: Path) -> _Unit:
     return unit
 
 
-def _read(members: Sequence[_Member]) -> list[Binary]:
-    binaries = []
-    for member in members:
-        with open(member.staged, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            binaries.extend(load_bytes(data, member.label[0], member.label[1]))
-    return binaries
+def _read_one(member: _Member) -> Binary:
+    with open(member.staged, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        (binary,) = load_bytes(data, member.label[0], member.label[1])
+    return binary
 
 
 # Editing --------------------------------------------------------------------------------------------
 
 
-def _apply(plan: Plan, units: Sequence[_Unit], work: Path) -> None:
-    staged = {m.key: m for u in units for m in u.members}
-    for index, binary in enumerate(plan.binaries):
-        member = staged[binary.key]
-        if binary.hide:
-            hide_in_place(member.staged, binary.hide, binary.key)
-        if binary.rename:
-            renamed = work / f"renamed{index}"
-            rename_with_lief(member.staged, renamed, dict(binary.rename), binary.key)
-            os.replace(renamed, member.staged)
-        log.debug("%s: hid %d, renamed %d", binary.key, len(binary.hide), len(binary.rename))
+def _edit(binary: BinaryPlan, member: _Member, scratch: Path) -> None:
+    if binary.hide:
+        hide_in_place(member.staged, binary.hide, binary.key)
+    if binary.rename:
+        rename_with_lief(member.staged, scratch, dict(binary.rename), binary.key)
+        os.replace(scratch, member.staged)
+    log.debug("%s: hid %d, renamed %d", binary.key, len(binary.hide), len(binary.rename))
 
 
 # Writing --------------------------------------------------------------------------------------------
