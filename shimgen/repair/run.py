@@ -24,8 +24,8 @@ from pathlib import Path
 from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff, unsafe_member_name
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
-from shimgen.repair.edit import hide_in_place, rename_with_lief
 from shimgen.project.matcher import ShimMatcher
+from shimgen.repair.edit import hide_in_place, rename_with_lief
 from shimgen.repair.plan import BinaryPlan, Plan, SetView, editable, entry_matcher, plan_one_hide, plan_one_prefix
 from shimgen.repair.verify import verify_binary, verify_set
 
