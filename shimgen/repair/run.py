@@ -21,8 +21,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff, unsafe_member_name
+from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff
 from shimgen.binary.symbols import Binary
+from shimgen.binary.zipread import ZipCaps, open_zip
 from shimgen.errors import InputError
 from shimgen.project.matcher import ShimMatcher
 from shimgen.repair.edit import hide_in_place, rename_with_lief
@@ -34,6 +35,7 @@ log = logging.getLogger("shimgen.repair")
 MAX_MEMBERS = 100_000
 MAX_MEMBER_BYTES = 8 << 30
 """A wheel member is streamed to disk, never held in memory; this only caps the disk it may use."""
+MAX_TOTAL_BYTES = 64 << 30
 CHUNK = 1 << 20
 SIGNATURES = ("RECORD.jws", "RECORD.p7s")  # signatures over the old RECORD: invalid after a repair
 
@@ -201,21 +203,8 @@ def _files_under(root: Path) -> Iterator[str]:
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError(f"{path}: corrupt zip: {exc}") from None
-    infos = archive.infolist()
-    if len(infos) > MAX_MEMBERS:
-        raise InputError(f"{path}: zip holds {len(infos)} members, more than the limit of {MAX_MEMBERS}")
-    names = set()
-    for info in infos:
-        problem = unsafe_member_name(info.filename)
-        if problem:
-            raise InputError(f"{path}: member name {info.filename!r} {problem}; refusing a malformed zip")
-        if info.filename in names:
-            raise InputError(f"{path}: member {info.filename!r} appears twice; refusing an ambiguous zip")
-        names.add(info.filename)
+    """The zip, its member count and names checked by the one zip opener check-symbols uses."""
+    archive, _ = open_zip(path, str(path), ZipCaps(MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES))
     return archive
 
 
