@@ -208,19 +208,12 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
     return archive
 
 
-def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target, where: str) -> None:
-    """Stream one member into ``target`` (a binary file), at most MAX_MEMBER_BYTES: a header that
-    lies about the size cannot make us write more."""
-    written = 0
-    try:
-        with archive.open(info) as source:
-            while chunk := source.read(CHUNK):
-                written += len(chunk)
-                if written > MAX_MEMBER_BYTES:
-                    raise InputError(f"{where}: member larger than the limit of {MAX_MEMBER_BYTES} bytes")
-                target.write(chunk)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-        raise InputError(f"{where}: cannot read member: {exc}") from None
+def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target, where: Path) -> int:
+    """Stream one member into ``target``, at most MAX_MEMBER_BYTES (a header that lies about the
+    size cannot make us write more)."""
+    from shimgen.aoti.package import copy_member
+
+    return copy_member(archive, info, target, str(where), MAX_MEMBER_BYTES)
 
 
 def _stage_wheel(path: Path, into: Path) -> _Unit:
@@ -241,7 +234,7 @@ def _stage_wheel(path: Path, into: Path) -> _Unit:
                 continue
             staged = into / f"{len(unit.members)}"
             with open(staged, "wb") as target:
-                _copy_member(archive, info, target, where)
+                _copy_member(archive, info, target, path)
             unit.members.append(_Member(f"{path}({info.filename})", (str(path), info.filename), staged, info.filename))
     return unit
 
@@ -329,7 +322,7 @@ def _write_wheel(unit: _Unit, target: Path) -> None:
                             sink.write(chunk)
                 else:
                     hashing = _Hashing(sink, digest)
-                    _copy_member(source, info, hashing, f"{unit.source}({name})")
+                    _copy_member(source, info, hashing, unit.source)
                     size = hashing.size
             rows.append((name, _record_hash(digest.digest()), size))
         if record_name is None:
