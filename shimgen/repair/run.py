@@ -159,6 +159,23 @@ def _check_output(paths: Sequence[Path], output: Path) -> None:
 # Staging --------------------------------------------------------------------------------------------
 
 
+def _links_under(root: Path) -> Iterator[tuple[str, str]]:
+    """(relative path, target) of the symbolic links under ``root`` that point inside it by a
+    relative path (libfoo.so -> libfoo.so.1), so the copied tree keeps them; others are left out."""
+    for directory, subdirectories, files in os.walk(root):
+        for name in sorted(subdirectories + files):
+            full = Path(directory) / name
+            if not full.is_symlink():
+                continue
+            relative = str(full.relative_to(root))
+            link = os.readlink(full)
+            inside = os.path.normpath(os.path.join(os.path.dirname(relative), link))
+            if os.path.isabs(link) or inside == ".." or inside.startswith("../"):
+                log.warning("%s: symbolic link to %s left out of the repaired copy (points outside)", full, link)
+                continue
+            yield relative, link
+
+
 def _is_elf_head(head: bytes) -> bool:
     return sniff(head) == "ELF"
 
@@ -278,6 +295,10 @@ def _write(unit: _Unit, output: Path, scratch: Path) -> Path:
                 shutil.copymode(unit.source / relative, destination)
             else:
                 shutil.copy2(unit.source / relative, destination)
+        for relative, link in _links_under(unit.source):
+            destination = tree / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(link, destination)
         if target.exists():
             os.replace(target, scratch / "old")  # the old tree goes away with the scratch directory
         os.replace(tree, target)

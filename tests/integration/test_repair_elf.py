@@ -106,9 +106,13 @@ def test_keep_leaves_an_export_interposable(built, tmp_path):
 
 
 def test_a_directory_is_one_set(built, tmp_path):
+    (built["set"] / "libbundle.so.1").symlink_to("libbundle.so")
+    (built["set"] / "outside.so").symlink_to(built["sys"])  # absolute: left out of the copy
     out = tmp_path / "out"
     assert main(["repair", str(built["set"]), "-o", str(out)]) == 0
     assert run("main", out / "set", built["sys"]) == ["1", "70"]
+    assert os.readlink(out / "set" / "libbundle.so.1") == "libbundle.so"
+    assert not (out / "set" / "outside.so").exists()
     # Repairing twice replaces the earlier output atomically, and changes nothing more.
     first = tree_digest(out / "set")
     assert main(["repair", str(built["set"]), "-o", str(out)]) == 0
