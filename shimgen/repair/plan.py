@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from shimgen.binary.symbols import LINKER_SYMBOLS, SHARED, Binary
-from shimgen.check.libraries import bundled_in
+from shimgen.check.libraries import bundled_in, file_name
 from shimgen.project.matcher import ShimMatcher
 
 ENTRY_POINTS = ("PyInit_*", "PyInitU_*", "PyModExport_*", "JNI_OnLoad*", "JNI_OnUnload*", "Java_*")
@@ -36,6 +36,8 @@ class BinaryPlan:
     """Exports kept because other binaries of the set import them: (name, importers)."""
     families: tuple[str, ...] = ()
     """Bundled-library families (SG010) the binary exports before the repair."""
+    left: str = ""
+    """Why the binary is left as it is although it could be edited (empty: it is not)."""
 
     @property
     def changes(self) -> int:
@@ -63,6 +65,7 @@ class Plan:
                 "rename": [{"from": old, "to": new} for old, new in b.rename],
                 "kept_for_set": [{"symbol": n, "imported_by": list(who)} for n, who in b.kept_for],
                 "bundled_families": list(b.families),
+                "left_because": b.left or None,
             } for b in self.binaries],
             "skipped": [{"binary": k, "why": why} for k, why in self.skipped],
         }
@@ -86,15 +89,21 @@ class SetView:
     """Import name -> the binaries of the set importing it."""
     provided: set[str] = field(default_factory=set)
     """Prefix mode: the matching names some editable binary of the set exports."""
+    needed: set[str] = field(default_factory=set)
+    """Every DT_NEEDED entry of the set: a library no binary needs is loaded by name (dlopen)."""
 
     def add(self, binary: Binary, matches: ShimMatcher | None = None) -> None:
         for name in binary.imports:
             self.importers.setdefault(name, []).append(binary.display)
+        self.needed.update(binary.needed)
         if matches is not None and editable(binary) is None:
             literals = matches.literals
             candidates = ({n for lit in literals for n in binary.exports.starting_with(lit)} if literals
                           else binary.exports)
             self.provided.update(n for n in candidates if matches(n))
+
+    def is_needed(self, binary: Binary) -> bool:
+        return (binary.soname is not None and binary.soname in self.needed) or file_name(binary) in self.needed
 
 
 def entry_matcher(keep: Iterable[str] = (), keep_names: Iterable[str] = ()) -> ShimMatcher:
@@ -102,18 +111,29 @@ def entry_matcher(keep: Iterable[str] = (), keep_names: Iterable[str] = ()) -> S
 
 
 def plan_one_hide(binary: Binary, view: SetView, entry: ShimMatcher) -> BinaryPlan:
-    """Hide every export of ``binary`` nobody else in the set imports and that is no entry point."""
-    hide, kept = [], []
+    """Hide every export of ``binary`` nobody else in the set imports and that is no entry point.
+
+    A library with no entry point that no binary of the set needs is left alone: something loads it
+    by name (ctypes, dlopen) and looks its API up with dlsym, which a hidden symbol would fail
+    (xgboost's, lightgbm's libraries). ``--keep`` naming that API lets the rest be hidden."""
+    hide, kept, entries = [], [], 0
     for name in binary.exports:
-        if name in LINKER_SYMBOLS or entry(name):
+        if name in LINKER_SYMBOLS:
+            continue
+        if entry(name):
+            entries += 1
             continue
         others = [d for d in view.importers.get(name, ()) if d != binary.display]
         if others:
             kept.append((name, tuple(sorted(others))))
         else:
             hide.append(name)
-    return BinaryPlan(binary.display, tuple(sorted(hide)), (), tuple(sorted(kept)),
-                      tuple(f.family.name for f in bundled_in(binary)))
+    families = tuple(f.family.name for f in bundled_in(binary))
+    if not entries and not view.is_needed(binary):
+        return BinaryPlan(binary.display, (), (), tuple(sorted(kept)), families,
+                          left="no entry point and no binary of the set needs it: loaded by name (ctypes, "
+                          "dlopen), its exports are its API; name that API with --keep to hide the rest")
+    return BinaryPlan(binary.display, tuple(sorted(hide)), (), tuple(sorted(kept)), families)
 
 
 def plan_one_prefix(binary: Binary, view: SetView, prefix: str) -> BinaryPlan:

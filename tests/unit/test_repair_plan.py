@@ -91,3 +91,15 @@ def test_verify_of_a_prefix_plan_follows_the_renames():
     assert verify(plan, [lib, use], after) == []
     half = [after[0], use]  # the consumer not renamed: it would bind the system's copy
     assert any("imports differ" in p for p in verify(plan, [lib, use], half))
+
+
+def test_a_library_loaded_by_name_is_left_alone_unless_keep_names_its_api():
+    ctypes_lib = so("libxgboost.so", {"XGBoosterCreate", "XGBoosterFree", *ZLIB})
+    needed = so("libdep.so", {"dep_fn", "dep_private"})
+    ext = Binary("ext.so", None, "ELF", "shared", frozenset({"PyInit_ext"}), frozenset({"dep_fn"}),
+                 needed=("libdep.so",))
+    by = {p.key: p for p in plan_hide([ctypes_lib, needed, ext]).binaries}
+    assert by["libxgboost.so"].hide == () and "loaded by name" in by["libxgboost.so"].left
+    assert by["libdep.so"].hide == ("dep_private",) and by["libdep.so"].left == ""  # needed: no entry point needed
+    kept = plan_hide([ctypes_lib], keep=("XGBooster*",)).binaries[0]
+    assert kept.hide == tuple(sorted(ZLIB)) and kept.left == ""
