@@ -99,7 +99,7 @@ class SetView:
         if matches is not None and editable(binary) is None:
             literals = matches.literals
             candidates = ({n for lit in literals for n in binary.exports.starting_with(lit)} if literals
-                          else binary.exports)
+                          else binary.exports.iter_lazily())
             self.provided.update(n for n in candidates if matches(n))
 
     def is_needed(self, binary: Binary) -> bool:
@@ -116,8 +116,8 @@ def plan_one_hide(binary: Binary, view: SetView, entry: ShimMatcher) -> BinaryPl
     A library with no entry point that no binary of the set needs is left alone: something loads it
     by name (ctypes, dlopen) and looks its API up with dlsym, which a hidden symbol would fail
     (xgboost's, lightgbm's libraries). ``--keep`` naming that API lets the rest be hidden."""
-    hide, kept, entries = [], [], 0
-    for name in binary.exports:
+    hide, kept, entries = set(), [], 0
+    for name in binary.exports.iter_lazily():
         if name in LINKER_SYMBOLS:
             continue
         if entry(name):
@@ -125,22 +125,22 @@ def plan_one_hide(binary: Binary, view: SetView, entry: ShimMatcher) -> BinaryPl
             continue
         others = [d for d in view.importers.get(name, ()) if d != binary.display]
         if others:
-            kept.append((name, tuple(sorted(others))))
+            kept.append((name, tuple(sorted(set(others)))))
         else:
-            hide.append(name)
+            hide.add(name)
     families = tuple(f.family.name for f in bundled_in(binary))
     if not entries and not view.is_needed(binary):
         return BinaryPlan(binary.display, (), (), tuple(sorted(kept)), families,
                           left="no entry point and no binary of the set needs it: loaded by name (ctypes, "
                           "dlopen), its exports are its API; name that API with --keep to hide the rest")
-    return BinaryPlan(binary.display, tuple(sorted(hide)), (), tuple(sorted(kept)), families)
+    return BinaryPlan(binary.display, tuple(sorted(hide)), (), tuple(sorted(set(kept))), families)
 
 
 def plan_one_prefix(binary: Binary, view: SetView, prefix: str) -> BinaryPlan:
     """Rename the exports of ``binary`` the set view lists as provided, and its imports of them."""
     provided = view.provided
-    names = {n for n in provided if n in binary.exports} if len(provided) < 4096 else \
-        {n for n in binary.exports if n in provided}
+    names = binary.exports.having(provided) if len(provided) < 4096 else \
+        {n for n in binary.exports.iter_lazily() if n in provided}
     names |= {n for n in binary.imports if n in provided}
     renames = tuple((n, prefix + n) for n in sorted(names) if not n.startswith(prefix))  # a second run renames nothing
     return BinaryPlan(binary.display, (), renames, (), tuple(f.family.name for f in bundled_in(binary)))

@@ -28,7 +28,7 @@ from shimgen.errors import InputError
 from shimgen.project.matcher import ShimMatcher
 from shimgen.repair.edit import hide_in_place, rename_with_lief
 from shimgen.repair.plan import BinaryPlan, Plan, SetView, editable, entry_matcher, plan_one_hide, plan_one_prefix
-from shimgen.repair.verify import verify_binary, verify_set
+from shimgen.repair.verify import check, expect, verify_set
 
 log = logging.getLogger("shimgen.repair")
 
@@ -130,15 +130,17 @@ def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, 
             binary_plan = (plan_one_prefix(old, view, prefix) if matches is not None
                            else plan_one_hide(old, view, entry))
             plans.append(binary_plan)
-        provided_before.update(n for n in old.exports if n in view.importers)
+        provided_before.update(n for n in old.exports.iter_lazily() if n in view.importers)
         if plan_only:
             continue
+        expected = expect(binary_plan, old)
+        del old  # its names go before the output's are read
         if binary_plan is not None and binary_plan.changes:
             _edit(binary_plan, member, work / f"renamed{index}")
         new = _read_one(member)
-        problems.extend(verify_binary(binary_plan, old, new))
-        provided_after.update(n for n in new.exports if n in view.importers or n.startswith(prefix or "\0"))
-        del old, new
+        problems.extend(check(expected, new))
+        provided_after.update(n for n in new.exports.iter_lazily() if n in view.importers or n.startswith(prefix or "\0"))
+        del new, expected
     plan = Plan(options.mode, tuple(plans), prefix, options.patterns, tuple(skipped))
     if not plan_only:
         problems.extend(verify_set(view.importers, provided_before, provided_after, renamed))

@@ -8,6 +8,7 @@ SONAME or DT_NEEDED, or a bundled-library finding the plan addressed still there
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass
 
 from shimgen.binary.symbols import Binary
 from shimgen.check.libraries import bundled_in
@@ -19,30 +20,53 @@ def _some(names, limit: int = 3) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+@dataclass(frozen=True)
+class Expected:
+    """What one binary must look like after its edit, taken from the input before the edit, so
+    the input's names can be released before the output is read (memory: one table at a time)."""
+
+    where: str
+    exports: frozenset[str]
+    imports: frozenset[str]
+    dynamic: tuple
+    addressed: tuple[str, ...]
+    """Bundled-library families whose every exported anchor the plan hid or renamed."""
+
+
+def expect(plan: BinaryPlan | None, old: Binary) -> Expected:
+    rename = dict(plan.rename) if plan else {}
+    hide = set(plan.hide) if plan else set()
+    addressed = tuple(n for n in plan.families if _family_planned(old, plan, n)) if plan else ()
+    return Expected(old.display, frozenset(rename.get(n, n) for n in old.exports.iter_lazily() if n not in hide),
+                    frozenset(rename.get(n, n) for n in old.imports), (old.soname, old.needed, old.symbolic),
+                    addressed)
+
+
+def check(expected: Expected, new: Binary) -> list[str]:
+    """Problems of one re-read output against what ``expect`` said."""
+    problems: list[str] = []
+    where = expected.where
+    got_exports = set(new.exports.iter_lazily())
+    if got_exports != expected.exports:
+        problems.append(f"{where}: exports differ from the plan (unexpected: {_some(got_exports - expected.exports)}; "
+                        f"missing: {_some(expected.exports - got_exports)})")
+    got_imports = set(new.imports.iter_lazily())
+    if got_imports != expected.imports:
+        problems.append(f"{where}: imports differ from the plan ({_some(got_imports ^ expected.imports)})")
+    if (new.soname, new.needed, new.symbolic) != expected.dynamic:
+        problems.append(f"{where}: its dynamic section changed (SONAME, DT_NEEDED or DT_FLAGS)")
+    if expected.addressed:
+        left = {f.family.name for f in bundled_in(new)}
+        still = [name for name in expected.addressed if name in left]
+        if still:
+            problems.append(f"{where}: still exports the bundled {_some(still)} the plan hid or renamed")
+    return problems
+
+
 def verify_binary(plan: BinaryPlan | None, old: Binary, new: Binary) -> list[str]:
     """Problems of one re-read output ``new`` against its input ``old`` and its plan (None: the
     binary was to be left as it is)."""
-    problems: list[str] = []
-    where = old.display
-    rename = dict(plan.rename) if plan else {}
-    hide = set(plan.hide) if plan else set()
-    want_exports = {rename.get(n, n) for n in old.exports if n not in hide}
-    got_exports = set(new.exports)
-    if got_exports != want_exports:
-        problems.append(f"{where}: exports differ from the plan (unexpected: {_some(got_exports - want_exports)}; "
-                        f"missing: {_some(want_exports - got_exports)})")
-    del got_exports, want_exports
-    want_imports = {rename.get(n, n) for n in old.imports}
-    if set(new.imports) != want_imports:
-        problems.append(f"{where}: imports differ from the plan ({_some(set(new.imports) ^ want_imports)})")
-    if (new.soname, new.needed, new.symbolic) != (old.soname, old.needed, old.symbolic):
-        problems.append(f"{where}: its dynamic section changed (SONAME, DT_NEEDED or DT_FLAGS)")
-    if plan is not None:
-        left = {f.family.name for f in bundled_in(new)}
-        addressed = [name for name in plan.families if name in left and _family_planned(old, plan, name)]
-        if addressed:
-            problems.append(f"{where}: still exports the bundled {_some(addressed)} the plan hid or renamed")
-    return problems
+    return check(expect(plan, old), new)
 
 
 def verify_set(importers: Mapping[str, Sequence[str]], provided_before: Set[str], provided_after: Set[str],
@@ -80,5 +104,6 @@ def _family_planned(binary: Binary, plan, family_name: str) -> bool:
     if family is None:
         return False
     changed = set(plan.hide) | {old for old, _ in plan.rename}
-    present = [a for a in family.anchors if a in binary.exports]
+    exported = binary.exports.having(family.anchors)
+    present = [a for a in family.anchors if a in exported]
     return bool(present) and all(a in changed for a in present)
