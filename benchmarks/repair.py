@@ -108,7 +108,9 @@ def main() -> int:
     data = json.loads(plan.stdout)
     hidden = sum(len(b["hide"]) for b in data["binaries"])
     kept = sum(len(b["kept_for_set"]) for b in data["binaries"])
-    print(f"plan: {len(data['binaries'])} ELF libraries, {hidden} exports hidden, {kept} kept for the set")
+    left = sum(1 for b in data["binaries"] if b["left_because"])
+    print(f"plan: {len(data['binaries'])} ELF libraries, {hidden} exports hidden, {kept} kept for the set, "
+          f"{left} libraries left alone (loaded by name)")
     for b in data["binaries"]:
         if b["bundled_families"]:
             print(f"  {b['binary'].split('(', 1)[-1].rstrip(')')}: {', '.join(b['bundled_families'])}")
