@@ -73,6 +73,11 @@ ARCH: dict[str, ZooModel] = {
     "lstm": ZooModel(
         "self.m = torch.nn.LSTM(16, 32, num_layers=2, batch_first=True).eval()",
         "out, (h, c) = self.m(x)\nreturn out, h, c", (Input((2, 10, 16)),), 1e-5),
+    # A bidirectional LSTM (each direction one layer call, the backward one with reverse=1) and a GRU.
+    "birnn": ZooModel(
+        "self.lstm = torch.nn.LSTM(16, 24, batch_first=True, bidirectional=True).eval()\n"
+        "self.gru = torch.nn.GRU(48, 8, batch_first=True).eval()",
+        "y, (h, c) = self.lstm(x)\nz, g = self.gru(y)\nreturn y, h, c, z, g", (Input((2, 7, 16)),), 1e-5),
     # Top-k / top-p sampling's deterministic part: topk, a stable descending sort, a cumulative sum.
     "sampling": ZooModel(
         "",
