@@ -30,6 +30,10 @@ _PADDED_TOKENS = (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"))
 
 ARCH: dict[str, ZooModel] = {
     "llama": ZooModel(_causal_lm("LlamaConfig", "LlamaForCausalLM"), _LM_FORWARD, _TOKENS, 1e-4),
+    # A decoder served in bfloat16 (weights and activations): what bf16 GEMM and attention it needs.
+    "llama_bf16": ZooModel(_causal_lm("LlamaConfig", "LlamaForCausalLM") + ".to(torch.bfloat16)",
+                           "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits.float()",
+                           _TOKENS, 0.05),
     "qwen2": ZooModel(_causal_lm("Qwen2Config", "Qwen2ForCausalLM"), _LM_GENERATE_FORWARD, _PADDED_TOKENS, 1e-4),
     "gemma3": ZooModel(_causal_lm("Gemma3TextConfig", "Gemma3ForCausalLM",
                                   ", head_dim=16, sliding_window=8"), _LM_FORWARD, _TOKENS, 1e-4),

@@ -103,6 +103,13 @@ const Tensor& cpu_tensor(AtenTensorHandle handle, const char* what);  // non-nul
 int64_t wrap_dim(int64_t dim, int64_t rank, const char* what);
 void require_out(const AtenTensorHandle* ret, const char* what);  // output pointer not null
 
+// ---- 16-bit float operands of float32 kernels ----
+bool is_half_dtype(int32_t dtype) noexcept;  // bfloat16 or float16
+// A new contiguous float32 tensor holding t's values (t: bfloat16 or float16, any strides).
+std::unique_ptr<Tensor> widened(const Tensor& t);
+// dst (bfloat16 or float16, any strides) = src (float32, dst's shape) rounded to nearest even.
+void store_narrowed(const Tensor& src, const Tensor& dst);
+
 // ---- walking lines: the tensor seen as lines along `dim` ----
 // Calls f(base offsets of each of the N tensors) once per line: every index of `sizes` with the
 // index along `dim` fixed at 0. strides[i] are tensor i's strides (elements), same rank as sizes.
