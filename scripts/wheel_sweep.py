@@ -61,8 +61,13 @@ def fetch(cache: Path, name: str) -> Path | None:
 def formats_agree(wheel: Path) -> tuple[bool, int, int, str]:
     """(agree, findings, notes, why not) from text, JSON and SARIF of one check."""
     common = [str(wheel), "--prefix", "p_"]
-    data = json.loads(shimgen("check-symbols", *common, "--format", "json").stdout)
-    sarif = json.loads(shimgen("check-symbols", *common, "--format", "sarif").stdout)["runs"][0]["results"]
+    runs = {kind: shimgen("check-symbols", *common, "--format", kind) for kind in ("json", "sarif")}
+    broken = [f"{kind}: exit {run.returncode} {run.stderr.strip()[-160:]}" for kind, run in runs.items()
+              if run.returncode not in (0, 1) or not run.stdout.strip()]
+    if broken:
+        return False, 0, 0, "; ".join(broken)
+    data = json.loads(runs["json"].stdout)
+    sarif = json.loads(runs["sarif"].stdout)["runs"][0]["results"]
     last = shimgen("check-symbols", *common).stdout.strip().splitlines()[-1]
     findings, notes = data["summary"]["findings"], data["summary"]["notes"]
     said = re.match(r"(\d+) finding", last)

@@ -24,7 +24,15 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from shimgen.aoti.compile_command import vetted_flags
-from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.aoti.package import (
+    check_source_and_output,
+    extract_member,
+    model_members,
+    open_package,
+    read_magic,
+    read_text_member,
+    write_package,
+)
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
 from shimgen.build import process
@@ -157,8 +165,7 @@ def _write_header(header: Path, config: Config, shims: ShimSet) -> Path:
 
 def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: str) -> Path:
     """The original .so's constants blob, and an assembly file that defines it again."""
-    original = work / "original.so"
-    original.write_bytes(archive.read(member))
+    original = extract_member(archive, member, work / "original.so", where)
     blob = work / "constants.bin"
     blob.write_bytes(_constants_blob(original, where))
     assembly = work / "constants.S"
@@ -174,7 +181,7 @@ def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: P
     objects, jobs, openmp = [], [], False
     for index, name in enumerate(cpps):
         cpp = work / PurePosixPath(name).name
-        text = archive.read(name).decode("utf-8", errors="replace")
+        text = read_text_member(archive, name, where)
         cpp.write_text(text)
         command = vetted_flags(text, f"{where}:{name}")
         log.debug("%s: the package recorded compiler %r (not run; using %s)", name, command.recorded_compiler,
@@ -215,7 +222,7 @@ def _publish(archive: zipfile.ZipFile, member: str, linked: Path, work: Path, ou
     """Stage the .so or the rewritten .pt2 beside ``output``, then rename it into place."""
     staged = work / ("out" + output.suffix)
     if output.suffix == ".pt2":
-        write_package(archive, {member: linked}, staged)
+        write_package(archive, {member: linked}, staged, str(archive.filename))
     else:
         os.replace(linked, staged)
     os.replace(staged, output)

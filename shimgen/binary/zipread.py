@@ -71,7 +71,8 @@ def unsafe_member_name(name: str) -> str | None:
 
 def open_zip(path, where: str, caps: ZipCaps) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
     """The zip and its file members in name order (symlink entries left out: their targets are
-    members too), checked for count and names before any member is read."""
+    members too), checked for count and names (absolute, '..', NUL, given twice) before any member
+    is read. check-symbols, prefix-imports and recompile all open zips through it."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -80,8 +81,13 @@ def open_zip(path, where: str, caps: ZipCaps) -> tuple[zipfile.ZipFile, list[zip
     if len(infos) > caps.members:
         archive.close()
         raise InputError(f"{where}: zip holds {len(infos)} members, more than the limit of {caps.members}")
+    seen: set[str] = set()
     for info in infos:
         problem = unsafe_member_name(info.filename)
+        unified = info.filename.replace("\\", "/")
+        if problem is None and unified in seen:
+            problem = "appears twice (readers disagree on which copy counts)"
+        seen.add(unified)
         if problem:
             archive.close()
             # Nothing is ever extracted under the member's name, but a wheel with such a name is

@@ -233,7 +233,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     init_cache, changed = cmake_driver.write_init_cache(
         build_dir, cache_entries(options, config, generated_dir, tools, nvcc)
     )
-    configured = changed or not cmake_driver.is_configured(build_dir)
+    configured = changed or not cmake_driver.is_configured(build_dir, init_cache)
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
@@ -339,7 +339,7 @@ def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckO
                            "\n".join(c.text for _, _, c in checked if c.text))
     artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
                       for library, shimset, _ in checked if library.artifact is not None)
-    return outcome, artifacts, sum(len(shimset.shims) for _, shimset, _ in checked)
+    return outcome, artifacts, sum(sum(s.exported for s in shimset.shims) for _, shimset, _ in checked)
 
 
 def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:

@@ -44,6 +44,9 @@ class Policy:
     exports: tuple[str, ...] = ()
     """Extra non-shim names the library exports on purpose."""
     source: str = "command line"
+    hooks: tuple[str, ...] = ()
+    """Plain names of weak hooks the library declares for the application (renamed weak undefined
+    references): imported, weakly, and exported by nobody unless an application provides one."""
 
     def __post_init__(self) -> None:
         problem = prefix_problem(self.prefix)
@@ -65,6 +68,7 @@ class Policy:
             allow=tuple(config.allow),
             exports=tuple(shimset.exports),
             source=str(config.path),
+            hooks=tuple(s.name for s in shimset.shims if s.binding == "hook"),
         )
 
     @classmethod
@@ -85,10 +89,11 @@ class Policy:
                 raise TypeError
             names = tuple(str(s["name"]) for s in shims)
             required = tuple(str(s["name"]) for s in shims if s.get("required", True))
+            hooks = tuple(str(s["name"]) for s in shims if s.get("binding") == "hook")
             lists = {key: tuple(str(v) for v in data.get(key, [])) for key in ("patterns", "allow", "exports")}
         except (KeyError, TypeError, AttributeError):
             raise InputError(f"{where}: malformed manifest (needs prefix and shims[{{name, required}}])") from None
-        return cls(prefix=prefix, shims=names, required=required, source=where, **lists)
+        return cls(prefix=prefix, shims=names, required=required, source=where, hooks=hooks, **lists)
 
     @classmethod
     def from_options(cls, prefix: str, patterns: tuple[str, ...] = ()) -> Policy:

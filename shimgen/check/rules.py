@@ -95,6 +95,12 @@ RULES: dict[str, Rule] = {r.code: r for r in (
 )}
 
 
+PLAIN_NAME_ADVICE = (
+    "the rename did not reach the definition: a library header that defines the name as itself "
+    "(`#define X X`) replaces a #define rename, and #pragma redefine_extname misses C++-linkage "
+    "globals; run `shimgen lint` on the library's headers, use rename = \"auto\"")
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -266,6 +272,11 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
                 findings.append(_finding("SG002", name, binary, f"exported unprefixed as {plain} (SG001)",
                                          fix=UNPRENAMED_FIX))
                 continue
+            if plain in binary.hidden:
+                # Compiled under its plain name, and hidden: the rename never reached the definition.
+                findings.append(_finding("SG002", name, binary, f"its plain name {plain} is defined instead",
+                                         fix=PLAIN_NAME_ADVICE))
+                continue
             where = members.get(name)
             detail = (f"defined in {where[0].display}, which the linker dropped" if where
                       else "not exported")
@@ -403,8 +414,9 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
     about where its imports will come from.
     """
     linked = [b for b in binaries if b.linked]
+    hooks = {policy.prefix + name for name in policy.hooks}  # weak: unresolved until an application hooks them
     wanted = [(binary, name) for binary in linked for name in policy.prefixed_shims_among(binary.imports)
-              if not policy.is_double_prefixed(name)]
+              if not policy.is_double_prefixed(name) and name not in hooks]
     if not wanted or not _providers(policy, linked):
         return []
     exported = _exported_prefixed(policy, linked)

@@ -42,7 +42,7 @@ def _family_patterns(names: list[str]) -> list[str]:
     from shimgen.check.libraries import families
     from shimgen.errors import UsageError
 
-    patterns = []
+    patterns: list[str] = []
     for wanted in names:
         key = wanted.lower()
         found = [f for f in families()

@@ -159,6 +159,13 @@ def _objects_data(shims: ShimSet) -> dict:
     }
 
 
+def redefine_syms_text(config: Config, shims: ShimSet) -> str:
+    """``objcopy --redefine-syms`` input: one "plain prefixed" pair a line, for every renamed name
+    (hidden ones and hooks too: objcopy renames definitions and references alike)."""
+    lines = [f"# {banner(config)}"] + [f"{shim.name} {shim.prefixed}" for shim in shims.shims]
+    return "\n".join(lines) + "\n"
+
+
 def manifest_text(config: Config, shims: ShimSet) -> str:
     return json.dumps(manifest_data(config, shims), indent=2, sort_keys=True) + "\n"
 
@@ -204,7 +211,8 @@ def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: st
 
 
 def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Path, str]] = (),
-             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False) -> GenerateResult:
+             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False,
+             redefine_syms: Path | None = None) -> GenerateResult:
     """Render and write every output; with ``check``, write nothing and raise on drift.
 
     ``objects`` and ``pending`` go to resolve_shims. ``cmake_only`` renders only the index and the
@@ -212,10 +220,15 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
     configure time (CMake reads them there, before a build has produced the objects) and the rest
     as a build step, so each file has one writer: a configure never makes a header newer than the
     objects it was read from, and a build never rewrites a file CMake read (which would make the
-    next build configure again)."""
+    next build configure again).
+
+    ``redefine_syms``: also write the rename pairs there (``objcopy --redefine-syms``), with which
+    shimgen_prefix_library() renames the unprefixed objects instead of compiling them again."""
     shims = resolve_shims(config, objects=objects, pending=pending)
     warnings = [*shims.warnings(), *header_name_clashes(config, shims)]
     rendered = render(config, shims)
+    if redefine_syms is not None:
+        rendered[redefine_syms] = redefine_syms_text(config, shims).encode()
     if cmake_only or skip_cmake:
         cmake_files = {config.outputs.dir / INDEX_FILE}
         if config.outputs.path("cmake") is not None:

@@ -26,7 +26,7 @@ from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
 from shimgen.project.matcher import DEFAULT_PATTERNS
-from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem
+from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem, reserved_word_problem
 
 CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -47,6 +47,8 @@ def _valid_prefix(value: str, context: Context) -> Iterator[str]:
 def _c_macro(value: str, context: Context) -> Iterator[str]:
     if not IDENTIFIER.match(value) or is_reserved(value):
         yield f"'{value}' is not a valid, unreserved C macro name"
+    elif reserved_word_problem(value):
+        yield f"{reserved_word_problem(value)}; it cannot be a macro name"
 
 
 def _library_name(value: str, context: Context) -> Iterator[str]:
@@ -60,6 +62,8 @@ def _shim_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
     for name in names:
         if not IDENTIFIER.match(name):
             yield f"'{name}' is not a C identifier"
+        elif reserved_word_problem(name):
+            yield f"{reserved_word_problem(name)}; it cannot be a shim name"
         elif name in seen:
             yield f"'{name}' is listed twice"
         elif prefix and name.startswith(prefix):
@@ -81,6 +85,9 @@ def _export_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
     from shimgen.project.exports import problems
 
     yield from problems(items)
+    for name in items:
+        if IDENTIFIER.match(name) and reserved_word_problem(name):
+            yield f"{reserved_word_problem(name)}; it cannot be an exported name"
 
 
 def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
@@ -333,8 +340,31 @@ def _shims_given(values: Mapping[str, Any]) -> Iterator[str]:
         yield "give the shims with 'symbols', 'headers', 'symbols_from', 'symbols_from_targets', or several"
 
 
+def _distinct_macros(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # One macro doing two jobs: export.h would define the prefix as the visibility attribute, or
+    # take "building the library" as always on.
+    seen: dict[str, str] = {}
+    for name in ("macro", "export_macro", "build_macro"):
+        value = values[name]
+        if isinstance(value, str) and value in seen:
+            yield name, f"'{value}' is also '{seen[value]}'; macro, export_macro and build_macro must differ"
+        elif isinstance(value, str):
+            seen[value] = name
+
+
+def _exports_are_not_shims(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # A name in both would go into the version script plain, beside its prefixed shim.
+    symbols, exports = values["symbols"], values["exports"]
+    if isinstance(symbols, tuple) and isinstance(exports, tuple):
+        for name in sorted(set(symbols) & set(exports)):
+            yield "exports", f"'{name}' is also listed in 'symbols'; a shim is exported prefixed, list it once"
+
+
 # Checks over the whole top-level table; each yields messages that name the file only.
 TABLE_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[str]], ...] = (_shims_given,)
+# Checks across keys; each yields (the key to locate, message).
+CROSS_KEY_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[tuple[str, str]]], ...] = (
+    _distinct_macros, _exports_are_not_shims)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Path:
@@ -411,6 +441,9 @@ def parse_config(
     prefix = values["prefix"] if isinstance(values["prefix"], str) else ""
     run_checks(values, KEYS, prefix=prefix, root=root, bad=bad)
     problems.extend(f"{path}: {message}" for check in TABLE_CHECKS for message in check(values))
+    for cross_check in CROSS_KEY_CHECKS:
+        for name, message in cross_check(values):
+            bad(name, message)
     outputs = _parse_outputs(data.get("outputs", {}), prefix, path, locate, problems)
     if problems or outputs is None:
         raise ConfigError(problems)

@@ -30,12 +30,22 @@ class Shim:
     """(file, archive member) of the object it was read from (``symbols_from``), else None."""
     binding: str | None = None
     """For names read from objects: global, weak, unique, or hook (a weak reference renamed)."""
+    type: str | None = None
+    """For names read from objects: func, object, tls, notype, other."""
     exported: bool = True
     """Whether the library exports it: False for a name its objects define hidden (renamed, so
     static links cannot collide, but neither required nor in the export lists) and for hooks."""
     declaration: str | None = None
     """The C declaration a scanned header gives, with the prefixed name and no parameter names
     (``AOTITorchError et_aoti_torch_x(AtenTensorHandle, int64_t*)``), else None."""
+
+    @property
+    def pragma_misses_in_cxx(self) -> bool:
+        """``#pragma redefine_extname`` does not reach this name in C++ (measured, g++ 12 and
+        clang 22): a C++-linkage global keeps its unmangled name on both, and g++ leaves an
+        ``extern "C"`` inline (weak) definition unrenamed. Data and weak definitions read from
+        objects may be either, so ``rename = "auto"`` renames them with #define in C++."""
+        return self.binding in ("weak", "unique") or self.type in ("object", "tls")
 
 
 @dataclass(frozen=True)
@@ -147,7 +157,7 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
         problems.append(f"{config.path}: the rename set comes from the objects of the CMake targets "
                         f"{', '.join(config.symbols_from_targets)} (symbols_from_targets), which this command "
                         "cannot see; build with 'shimgen build' or shimgen_prefix_library() in CMake "
-                        "(or pass 'shimgen generate --target NAME --objects-list FILE'); check-symbols takes the "
+                        "(or pass 'shimgen generate --target NAME --objects-list FILE'); check-symbols and lint take the "
                         "set from the manifest that build wrote (--manifest <build>/shimgen/<target>/manifest.json)")
     elif not declared and not pending:
         problems.append(f"{config.path}: the shim set is empty (no 'symbols', and no declaration marked "
@@ -173,6 +183,7 @@ def resolve_shims(config: Config, *, objects: Sequence[tuple[Path, str]] = (), p
         Shim(name=name, prefixed=config.prefix + name, required=name in required_names, declared_in=where,
              defined_in=(from_objects[name].file, from_objects[name].member) if name in from_objects else None,
              binding=from_objects[name].binding if name in from_objects else None,
+             type=from_objects[name].type if name in from_objects else None,
              exported=from_objects[name].exported if name in from_objects else True,
              declaration=_c_declaration(signatures[name][0], name, config.prefix) if name in signatures else None)
         for name, where in sorted(declared.items())

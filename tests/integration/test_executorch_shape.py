@@ -88,7 +88,7 @@ def test_cpu_build_of_the_same_config_and_required_per_build(cpu_build):
     assert run_shimgen("check-symbols", build / "libaoti_cuda_shims.so", "--manifest", manifest).returncode == 0
 
 
-def test_a_dependent_calling_hidden_api_is_sg010(cpu_build, tmp_path):
+def test_a_dependent_calling_hidden_api_is_sg011(cpu_build, tmp_path):
     """Link the same objects with the export list minus the C++ block: the backend, linked against
     the real library, now imports what the library hides."""
     _, build, _ = cpu_build
@@ -103,7 +103,7 @@ def test_a_dependent_calling_hidden_api_is_sg010(cpu_build, tmp_path):
     backend = build / "libcuda_backend.so"
     report = run_shimgen("check-symbols", hiding, backend, "--manifest", manifest, "--strict")
     assert report.returncode == 1
-    assert "SG010 _ZN10executorch8backends4cuda13CudaAllocator8instanceEv" in report.stdout
+    assert "SG011 _ZN10executorch8backends4cuda13CudaAllocator8instanceEv" in report.stdout
     assert "hidden in " + str(hiding) in report.stdout
     real = run_shimgen("check-symbols", build / "libaoti_cuda_shims.so", backend, "--manifest", manifest, "--strict")
     assert real.returncode == 0, real.stdout

@@ -9,7 +9,7 @@ import pytest
 
 from shimgen.binary.symbols import Binary
 from shimgen.check import Policy
-from shimgen.check.libraries import DATA, SCHEMA, bundled_in, families, parse_libraries
+from shimgen.check.libraries import DATA, SCHEMA, families, parse_libraries
 from shimgen.check.rules import run_rules
 from shimgen.errors import InputError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from shimgen.project.config import parse_config
 from shimgen.project.objects import HOOK, DefinedSymbol, collect
-from shimgen.project.shims import ShimSet, Shim
+from shimgen.project.shims import Shim, ShimSet
 
 
 def sym(name: str, binding: str = "global", *, exported: bool = True, file: str = "a.o") -> DefinedSymbol:

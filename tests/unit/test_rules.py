@@ -246,6 +246,33 @@ def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
     assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
 
 
+def test_sg002_names_the_cause_when_the_plain_name_is_defined_instead():
+    """Issue 23, item 3: a `#define X X` in a library header (or a C++ declaration the pragma did
+    not reach) compiles the plain name; SG002 then says so instead of "link the shim objects whole"."""
+    lib = so(exports={P + "aoti_torch_a"}, hidden={"aoti_torch_b"})
+    (finding,) = [f for f in run_rules(POLICY, [lib]) if f.code == "SG002"]
+    assert "plain name aoti_torch_b is defined instead" in finding.message
+    assert "#define X X" in finding.hint and "shimgen lint" in finding.hint and "whole" not in finding.hint
+    dropped = so(exports={P + "aoti_torch_a"})
+    (other,) = [f for f in run_rules(POLICY, [dropped]) if f.code == "SG002"]
+    assert "whole" in other.hint
+
+
+def test_sg008_leaves_weak_hooks_alone(tmp_path):
+    """Issue 23, item 6: a renamed weak hook (OPENSSL_memory_alloc) is imported and exported by no
+    one until an application provides it; from the config's shim set or the manifest alike."""
+    import json
+
+    lib = so(exports={P + "aoti_torch_a", P + "aoti_torch_b"}, imports={P + "aoti_torch_hook"})
+    plain = Policy(P, shims=("aoti_torch_a", "aoti_torch_b", "aoti_torch_hook"), required=("aoti_torch_a",))
+    assert codes(run_rules(plain, [lib])) == [("SG008", P + "aoti_torch_hook")]
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"schema": "shimgen-manifest/1", "prefix": P, "shims": [
+        {"name": "aoti_torch_a", "required": True}, {"name": "aoti_torch_b", "required": False},
+        {"name": "aoti_torch_hook", "required": False, "binding": "hook"}]}))
+    assert codes(run_rules(Policy.from_manifest(manifest), [lib])) == []
+
+
 def test_sg006_allows_the_platform_entry_points_of_a_wheel():
     """A Python extension module exports PyInit_<name> by design (and the linker _init/_fini):
     --strict on a wheel reports only what else it exports."""
