@@ -106,6 +106,15 @@ ARCH: dict[str, ZooModel] = {
         "r = torch.randint(3, 7, (4096,))\n"
         "return (u.mean() * 10).round(), ((u >= 0) & (u < 1)).all(), r.min(), r.max()",
         (Input((2, 8)),), 0.0),
+    # Sampling a token: torch.multinomial from softmax probabilities (all mass on one token per row, so
+    # any correct sampler picks it) and Gumbel-style noise from exponential_.
+    "multinomial": ZooModel(
+        "",
+        "p = torch.softmax(x * 1000, dim=-1)\n"
+        "pick = torch.multinomial(p, 1)\n"
+        "e = torch.empty(4096).exponential_() + 0 * x.sum()\n"
+        "return pick, (e.mean() * 10).round(), (e >= 0).all()",
+        (Input((4, 32)),), 0.0),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_zoo.py): a decoder taking generate-style
