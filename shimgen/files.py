@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_if_changed(path: Path, content: bytes) -> bool:
@@ -14,25 +18,77 @@ def write_if_changed(path: Path, content: bytes) -> bool:
     Returns True when the file was written. A crash mid-write leaves the old file intact: the
     bytes go to a temporary file in the same directory, which is renamed over the target.
     """
+    return bool(write_all_if_changed({path: content}))
+
+
+def write_all_if_changed(files: Mapping[Path, bytes]) -> list[Path]:
+    """Write each changed file of ``files`` as one set; return those written, in path order.
+
+    Every changed file is first written in full to a temporary file beside it; only when all are
+    written are they renamed into place. A failure on the way (a full disk, a file size limit, a
+    read-only directory) removes the temporaries and leaves every old file as it was: never a mix of
+    old and new outputs. Unchanged files are not touched (their mtime stays)."""
+    staged: list[tuple[str, Path]] = []
+    renamed = 0
     try:
-        if path.read_bytes() == content:
-            return False
+        for path, content in sorted(files.items()):
+            if not _holds(path, content):
+                staged.append((_stage(path, content), path))
+        for tmp, path in staged:  # renames within one directory need no new space: they rarely fail
+            os.replace(tmp, path)
+            renamed += 1
+    except BaseException:
+        for tmp, _ in staged[renamed:]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        raise
+    return [path for _, path in staged]
+
+
+def _holds(path: Path, content: bytes) -> bool:
+    try:
+        return path.read_bytes() == content
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        pass
+        return False
+
+
+def _stage(path: Path, content: bytes) -> str:
+    """``content`` in a new temporary file beside ``path``, flushed to disk; its name."""
+    if path.is_dir():  # found now, not when the rename fails after other files were replaced
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a write error names no file: name the output
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
-    return True
+    return tmp
+
+
+def open_regular(path: Path, what: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; InputError otherwise. Opened without
+    blocking and checked on the open descriptor, so a FIFO or a device never hangs the caller
+    (a FIFO's open blocks until a writer comes; its read, forever)."""
+    from shimgen.errors import InputError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a {what} must be one)")
+    return os.fdopen(fd, "rb")
 
 
 def is_within(path: Path, root: Path) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.errors import InputError
+from shimgen.files import open_regular
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
@@ -77,6 +78,8 @@ class Model:
             message = (lib.shimgen_model_last_error() or b"").decode(errors="replace") or f"{self.path}: cannot open"
             if "undefined symbol: aoti_torch_" in message:
                 message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
+            if "choose a model by name" in message:
+                message += " (pass --model NAME)"
             raise InputError(message)
         count = ctypes.c_size_t()
         lib.shimgen_model_num_inputs(self._ptr, ctypes.byref(count))
@@ -165,8 +168,7 @@ def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", 
                model_name: str | None = None, config: Config | None = None) -> Model:
     """Open a model on the runtime found by ``find_runtime``; the shims carry ``prefix``, else the
     prefix of ``config`` (default: the bundled config)."""
-    if not Path(path).is_file():
-        raise InputError(f"{path}: no such model file")
+    open_regular(Path(path), "model file").close()  # a FIFO or device would block the loader
     config = config or bundled_config()
     loaded = Runtime(find_runtime(runtime, config=config, device=device), prefix or config.prefix)
     return Model(loaded, Path(path), device=device, model_name=model_name)
@@ -177,10 +179,11 @@ def load_inputs(paths: Iterable[Path]) -> list:
 
     arrays = []
     for path in paths:
-        try:
-            arrays.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{path}: not a readable .npy file ({exc})") from None
+        with open_regular(Path(path), "input .npy file") as handle:
+            try:
+                arrays.append(np.load(handle, allow_pickle=False))
+            except (OSError, ValueError, EOFError) as exc:
+                raise InputError(f"{path}: not a readable .npy file ({exc})") from None
     return arrays
 
 

@@ -12,6 +12,7 @@ from shimgen.binary.symbols import Binary
 from shimgen.check.demangle import demangle
 from shimgen.check.policy import Policy
 from shimgen.check.rules import ERROR, RULES, Finding
+from shimgen.errors import printable
 
 REPORT_SCHEMA = "shimgen-check/1"
 SCHEMA_FILE = "report.schema.json"  # shipped beside this module; the JSON report validates against it
@@ -81,18 +82,20 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
         found = by_file.get((summary.path, summary.member), [])
         if not found:
             continue
-        name = f"{summary.path}({summary.member})" if summary.member else summary.path
+        # Paths, members and symbols come from the input: escape what a terminal would act on.
+        name = printable(f"{summary.path}({summary.member})" if summary.member else summary.path)
         lines.append(paint(name, "bold") + paint(
             f"  [{summary.format} {summary.kind}: {summary.exports} exports, {summary.shims} shims, "
             f"{summary.imports} imports]", "dim"))
         hinted: set[str] = set()
         for finding in found:
             shown = demangle(finding.symbol)
-            symbol = finding.symbol if shown == finding.symbol else f"{finding.symbol} ({shown})"
-            lines.append(f"  {paint(finding.severity, finding.severity)} {finding.code} {symbol}: {finding.message}")
+            symbol = printable(finding.symbol if shown == finding.symbol else f"{finding.symbol} ({shown})")
+            lines.append(f"  {paint(finding.severity, finding.severity)} {finding.code} {symbol}: "
+                         f"{printable(finding.message)}")
             if finding.code not in hinted:  # one hint per rule per file: 329 identical hints help nobody
                 hinted.add(finding.code)
-                lines.append(paint(f"      hint: {finding.hint}", "dim"))
+                lines.append(paint(f"      hint: {printable(finding.hint)}", "dim"))
     counts = Counter(f.code for f in report.findings)
     files = len(report.files)
     if report.findings:
@@ -100,7 +103,7 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
         lines.append(paint(f"{len(report.findings)} finding(s) in {files} binar{'y' if files == 1 else 'ies'}: "
                            f"{codes}", "error" if report.errors else "warning"))
     else:
-        lines.append(f"clean: {files} binar{'y' if files == 1 else 'ies'} checked, prefix '{report.policy.prefix}'"
+        lines.append(f"clean: {files} binar{'y' if files == 1 else 'ies'} checked, prefix '{printable(report.policy.prefix)}'"
                      + (" (strict)" if report.strict else ""))
     return "\n".join(lines) + "\n"
 

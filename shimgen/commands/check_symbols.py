@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option
+from shimgen.commands.common import add_config_option, output_file
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -68,6 +68,7 @@ def use_color(stream) -> bool:
 def execute(args: argparse.Namespace) -> int:
     from shimgen.check import check_paths, render_json, render_sarif, render_text
 
+    output_file(args.output)
     policy = policy_from_args(args)
     report = check_paths(args.paths, policy, strict=args.strict)
     if args.format == "json":

@@ -29,6 +29,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="libshimgen_runtime.so to use (default: $SHIMGEN_RUNTIME, else the one "
                         "'shimgen build' made for the config, else one built into the per-user cache on first use)")
     parser.add_argument("--device", default="cpu", help="device string for the model container (default: cpu)")
+    parser.add_argument("--model", dest="model_name", metavar="NAME",
+                        help="which model of a .pt2 package holding several (the error lists their names)")
     add_config_option(parser)
     parser.set_defaults(execute=execute)
 
@@ -49,7 +51,8 @@ def execute(args: argparse.Namespace) -> int:
     os.environ.setdefault(CHECK_INPUTS_ENV, "1")
     inputs = load_inputs(args.input)
     config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
-    with open_model(args.model, runtime=args.runtime, device=args.device, config=config) as model:
+    with open_model(args.model, runtime=args.runtime, device=args.device, config=config,
+                    model_name=args.model_name) as model:
         outputs = model.run(inputs)
     for path in save_outputs(outputs, args.output_dir):
         print(f"wrote {path}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.errors import ConfigError, StaleOutputs
-from shimgen.files import write_if_changed
+from shimgen.files import write_all_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
 from shimgen.project.manifest import MANIFEST_SCHEMA
@@ -174,10 +174,10 @@ def stale(rendered: dict[Path, bytes]) -> list[str]:
 
 
 def write(rendered: dict[Path, bytes]) -> GenerateResult:
-    written: list[Path] = []
-    unchanged: list[Path] = []
-    for path, content in sorted(rendered.items()):
-        (written if write_if_changed(path, content) else unchanged).append(path)
+    """Every output as one set (shimgen.files.write_all_if_changed): a failure mid-way leaves the
+    previous outputs whole."""
+    written = write_all_if_changed(rendered)
+    unchanged = [path for path in sorted(rendered) if path not in set(written)]
     return GenerateResult(tuple(written), tuple(unchanged))
 
 

@@ -152,6 +152,38 @@ def test_build_then_run_from_another_directory(cpu_runtime, model, tmp_path):
     _assert_outputs(model, tmp_path / "out")
 
 
+@pytest.mark.slow
+def test_run_chooses_a_model_of_several_by_name(cpu_runtime, model, tmp_path):
+    """Issue 19 item 13: a package holding two models named 'a' and 'b' (the same compiled model
+    twice, with the first one's bytes spoiled so that only 'b' runs): without --model, one line that
+    lists them and names the option; with --model b, the right outputs; with --model a, the loader's error."""
+    import zipfile
+
+    pt2, inputs, _ = model
+    two = tmp_path / "two.pt2"
+    with zipfile.ZipFile(pt2) as source, zipfile.ZipFile(two, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if "/data/aotinductor/model/" not in info.filename:
+                target.writestr(info.filename, data)
+                continue
+            for name in ("a", "b"):
+                spoiled = name == "a" and info.filename.endswith(".so")
+                target.writestr(info.filename.replace("/aotinductor/model/", f"/aotinductor/{name}/"),
+                                b"\x7fELF" + bytes(60) if spoiled else data)
+    feed = [a for p in inputs for a in ("--input", p)]
+    runtime = ["--runtime", str(cpu_runtime.library)]
+    unnamed = run_shimgen("run", two, *feed, *runtime, "-o", tmp_path / "x", timeout=600)
+    assert unnamed.returncode == 2
+    (line,) = unnamed.stderr.splitlines()
+    assert "the package holds: a, b" in line and "--model NAME" in line, line
+    named = run_shimgen("run", two, "--model", "b", *feed, *runtime, "-o", tmp_path / "b", timeout=600)
+    assert named.returncode == 0, named.stderr
+    _assert_outputs(model, tmp_path / "b")
+    spoiled = run_shimgen("run", two, "--model", "a", *feed, *runtime, "-o", tmp_path / "a", timeout=600)
+    assert spoiled.returncode == 2 and not (tmp_path / "a").exists(), spoiled.stderr
+
+
 @pytest.fixture(scope="module")
 def first_use(model, tmp_path_factory) -> tuple[Path, list[subprocess.CompletedProcess]]:
     """Two `shimgen run` started at once on an empty cache: the one costly step of this module.

@@ -1,0 +1,186 @@
+"""Operating-system errors and hostile names are one line, exit 2 (issue 19 items 11 and 12).
+
+A full disk is simulated with RLIMIT_FSIZE in a child process (writing past it fails with EFBIG;
+Python ignores SIGXFSZ); every other case runs the CLI in-process."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from pathlib import Path
+
+import pytest
+
+from shimgen.errors import printable
+from tests.support import run_shimgen
+
+SMALL = 'prefix = "acme_"\nsymbols = ["aoti_torch_a"]\n'
+# Enough shims that the manifest and version script outgrow the file size limit below, while the
+# header index and the small files fit: the old writer replaced those first, then failed.
+LARGE = 'prefix = "acme_"\nsymbols = [' + ", ".join(f'"aoti_torch_{i:04d}_{"x" * 40}"' for i in range(200)) + "]\n"
+
+
+def _one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error: "), err
+    assert "Traceback" not in err and "internal error" not in err
+    return lines[0]
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def test_full_disk_mid_generate_keeps_the_old_set_whole(tmp_path):
+    config = tmp_path / "shimgen.toml"
+    config.write_text(SMALL)
+    first = run_shimgen("generate", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    before = _snapshot(tmp_path / "generated")
+    config.write_text(LARGE)
+    limit = 8192
+    assert max(len(b) for b in before.values()) < limit  # the control: the old set fits under the limit
+
+    def small_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = run_shimgen("generate", cwd=tmp_path, preexec_fn=small_disk)
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = _one_error_line(done.stderr)
+    assert str(tmp_path / "generated") in line and "File too large" in line, line
+    assert _snapshot(tmp_path / "generated") == before  # no new file replaced an old one, no temporary left
+    again = run_shimgen("generate", cwd=tmp_path)  # and with room, the new set is written
+    assert again.returncode == 0 and _snapshot(tmp_path / "generated") != before
+
+
+def test_directory_where_an_output_goes_is_found_before_anything_is_replaced(write_config, run_cli, tmp_path):
+    write_config(SMALL)
+    assert run_cli("generate", "-c", tmp_path / "shimgen.toml").code == 0
+    before = _snapshot(tmp_path / "generated")
+    (tmp_path / "generated" / "shimgen.map").unlink()
+    (tmp_path / "generated" / "shimgen.map").mkdir()
+    write_config(SMALL.replace('"aoti_torch_a"', '"aoti_torch_a", "aoti_torch_b"'))
+    result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    assert result.code == 2
+    line = _one_error_line(result.err)
+    assert line == f"shimgen: error: {tmp_path / 'generated' / 'shimgen.map'}: Is a directory"
+    after = _snapshot(tmp_path / "generated")
+    assert after["export.h"] == before["export.h"] and after["manifest.json"] == before["manifest.json"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_output_directory(write_config, run_cli, tmp_path):
+    write_config(SMALL)
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated").chmod(0o555)
+    try:
+        result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    finally:
+        (tmp_path / "generated").chmod(0o755)
+    assert result.code == 2 and "Permission denied" in _one_error_line(result.err)
+
+
+def test_overlong_output_name_is_one_line(write_config, run_cli, tmp_path):
+    name = "h" * 300 + ".h"
+    write_config(SMALL + f'[outputs]\nheader = "{name}"\n')
+    result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    assert result.code == 2, result.err
+    line = _one_error_line(result.err)
+    assert "File name too long" in line or "header" in line, line
+
+
+def test_nul_in_an_output_name_is_one_line(write_config, run_cli, tmp_path):
+    write_config(SMALL + '[outputs]\nheader = "a\\u0000b.h"\n')
+    result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    assert result.code == 2 and "\x00" not in result.err
+    _one_error_line(result.err)
+
+
+@pytest.mark.parametrize("depth", [200_000])
+def test_deeply_nested_toml_is_one_line(write_config, run_cli, tmp_path, depth):
+    write_config('prefix = "acme_"\nsymbols = ["aoti_torch_a"]\nx = ' + "[" * depth + "]" * depth + "\n")
+    result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    assert result.code == 2
+    _one_error_line(result.err)
+
+
+def test_deeply_nested_manifest_json_is_one_line(run_cli, tmp_path):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text("[" * 200_000 + "]" * 200_000)
+    binary = Path(sys.executable).resolve()
+    result = run_cli("check-symbols", binary, "--manifest", manifest)
+    assert result.code == 2
+    line = _one_error_line(result.err)
+    assert "nested too deeply" in line or str(manifest) in line, line
+
+
+def test_output_that_is_a_directory_is_refused_before_the_work(run_cli, tmp_path):
+    (tmp_path / "out").mkdir()
+    binary = Path(sys.executable).resolve()
+    for argv in (["check-symbols", binary, "--prefix", "acme_", "-o", tmp_path / "out"],
+                 ["prefix-imports", tmp_path / "missing.so", "-o", tmp_path / "out"],
+                 ["recompile", tmp_path / "missing.pt2", "-o", tmp_path / "out"]):
+        result = run_cli(*argv)
+        assert result.code == 2, argv
+        assert _one_error_line(result.err) == f"shimgen: error: -o {tmp_path / 'out'}: is a directory; name the output file"
+
+
+# ---- item 12: what comes from input is printed inert ----
+
+@pytest.mark.parametrize("raw, shown", [
+    ("plain", "plain"),
+    ("a\nb", "a\\nb"),
+    ("\x1b[31mred", "\\x1b[31mred"),
+    ("bidi\u202eevil", "bidi\\u202eevil"),
+    ("tab\there\r", "tab\\there\\r"),
+    ("é ü 名前", "é ü 名前"),  # printable non-ASCII stays as it is
+])
+def test_printable_escapes_only_what_a_terminal_acts_on(raw, shown):
+    assert printable(raw) == shown
+
+
+def test_control_characters_from_a_config_do_not_reach_the_terminal(write_config, run_cli, tmp_path):
+    write_config('prefix = "acme_\\n\\u001b[2J"\nsymbols = ["aoti_torch_a"]\n')
+    result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
+    assert result.code == 2
+    assert "\x1b" not in result.err and "\n" not in result.err.rstrip("\n")
+    assert "\\x1b" in result.err or "\\n" in result.err, result.err
+
+
+def test_symbol_with_escape_in_a_binary_is_printed_escaped(tmp_path):
+    """An ESC in a symbol name (patched into the string tables: no assembler writes one) is shown
+    escaped by check-symbols and symbols, never sent to the terminal."""
+    import shutil
+    import subprocess
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    source = tmp_path / "esc.c"
+    source.write_text("void aoti_torch_QQQQcleared(void) {}\n")
+    library = tmp_path / "libesc.so"
+    subprocess.run([gcc, "-shared", "-fPIC", str(source), "-o", str(library)], check=True)
+    data = library.read_bytes()
+    assert data.count(b"QQQQ") >= 1
+    library.write_bytes(data.replace(b"QQQQ", b"\x1b[2J"))
+    for argv in (["check-symbols", library, "--prefix", "acme_"], ["symbols", library]):
+        done = run_shimgen(*argv, env_extra={"NO_COLOR": "1"})
+        assert done.returncode in (0, 1), done.stderr
+        assert "\x1b" not in done.stdout + done.stderr, (argv, done.stdout)
+        assert "aoti_torch_\\x1b[2Jcleared" in done.stdout, done.stdout
+
+
+# ---- item 13: special files never block shimgen run ----
+
+@pytest.mark.parametrize("role", ["model", "input"])
+def test_fifo_as_model_or_input_is_refused_at_once(tmp_path, role):
+    pytest.importorskip("numpy")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    argv = ["run", fifo] if role == "model" else ["run", model, "--input", fifo]
+    done = run_shimgen(*argv, "--runtime", tmp_path / "no-runtime.so", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (a {'model file' if role == 'model' else 'input .npy file'} must be one)"
