@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shimgen.aoti.capi import ModelError, Runtime
+from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
 from shimgen.files import open_regular
 
@@ -149,12 +149,34 @@ class Model:
             self.close()
 
 
+def device_parts(device: str) -> tuple[str, int]:
+    """'cpu', 'cuda' or 'cuda:N' -> (kind, index) (pure); InputError for anything else."""
+    kind, colon, index = device.partition(":")
+    if (kind not in ("cpu", "cuda") or (colon and not (index.isascii() and index.isdigit()))
+            or (kind == "cpu" and index not in ("", "0"))):
+        raise InputError(f"device '{device}': expected cpu, cuda or cuda:N")
+    return kind, int(index or 0)
+
+
+def check_device(device: str, count: Callable[[], int] | None = None) -> None:
+    """Before any runtime is found or built: the device string is well formed and, for CUDA, the
+    driver reports that device (a CUDA runtime build takes about a minute; the probe, milliseconds)."""
+    kind, index = device_parts(device)
+    if kind != "cuda":
+        return
+    available = (count or cuda_device_count)()
+    if available == 0:
+        raise InputError(f"device '{device}': no CUDA device here (the CUDA driver, libcuda.so.1, is missing "
+                         "or reports none); use --device cpu")
+    if index >= available:
+        raise InputError(f"device '{device}': this machine has {available} CUDA device(s), "
+                         f"cuda:0 to cuda:{available - 1}")
+
+
 def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
     """'cpu', 'cuda' or 'cuda:N' -> (device type code, index)."""
-    kind, _, index = device.partition(":")
-    if kind not in ("cpu", "cuda") or (index and not index.isdigit()) or (kind == "cpu" and index not in ("", "0")):
-        raise InputError(f"device '{device}': expected cpu, cuda or cuda:N")
-    return (runtime.cpu if kind == "cpu" else runtime.cuda), int(index or 0)
+    kind, index = device_parts(device)
+    return (runtime.cpu if kind == "cpu" else runtime.cuda), index
 
 
 def bundled_config() -> Config:
@@ -169,6 +191,7 @@ def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", 
     """Open a model on the runtime found by ``find_runtime``; the shims carry ``prefix``, else the
     prefix of ``config`` (default: the bundled config)."""
     open_regular(Path(path), "model file").close()  # a FIFO or device would block the loader
+    check_device(device)
     config = config or bundled_config()
     loaded = Runtime(find_runtime(runtime, config=config, device=device), prefix or config.prefix)
     return Model(loaded, Path(path), device=device, model_name=model_name)

@@ -95,9 +95,11 @@ def test_own_cmake_project_has_no_runtime_to_build(tmp_path):
 
 
 def test_cuda_device_without_nvcc_is_one_exit_2_line(tmp_path, monkeypatch, run_cli):
+    from shimgen.aoti import runner
     from shimgen.build import builder
 
     monkeypatch.setattr(builder, "find_nvcc", lambda: None)
+    monkeypatch.setattr(runner, "cuda_device_count", lambda: 1)  # a GPU, but nothing to build for it
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     model = tmp_path / "m.pt2"
     model.write_bytes(b"PK")

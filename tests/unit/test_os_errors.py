@@ -184,3 +184,82 @@ def test_fifo_as_model_or_input_is_refused_at_once(tmp_path, role):
     done = run_shimgen(*argv, "--runtime", tmp_path / "no-runtime.so", cwd=tmp_path, timeout=60)
     assert done.returncode == 2, done.stderr
     assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (a {'model file' if role == 'model' else 'input .npy file'} must be one)"
+
+
+# ---- item 14: the device is checked before a runtime is found or built ----
+
+@pytest.mark.parametrize("device", ["cuda:x", "cuda:", "gpu", "cpu:1", "cuda:٣", "cuda:0:1"])
+def test_bad_device_string_fails_before_any_build(run_cli, tmp_path, monkeypatch, device):
+    from shimgen.build import runtime_cache
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a runtime was looked for")
+
+    monkeypatch.setattr(runtime_cache, "find_or_build", no_build)
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    result = run_cli("run", model, "--device", device)
+    assert result.code == 2
+    assert _one_error_line(result.err) == f"shimgen: error: device '{device}': expected cpu, cuda or cuda:N"
+
+
+@pytest.mark.parametrize("count, device, expected", [
+    (0, "cuda", "device 'cuda': no CUDA device here"),
+    (1, "cuda:1", "device 'cuda:1': this machine has 1 CUDA device(s), cuda:0 to cuda:0"),
+])
+def test_missing_cuda_device_fails_before_any_build(run_cli, tmp_path, monkeypatch, count, device, expected):
+    from shimgen.aoti import runner
+    from shimgen.build import runtime_cache
+
+    looked = []
+    monkeypatch.setattr(runtime_cache, "find_or_build", lambda *a, **k: looked.append(1) or tmp_path / "none.so")
+    monkeypatch.setattr(runner, "cuda_device_count", lambda: count)
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    result = run_cli("run", model, "--device", device)
+    assert result.code == 2 and not looked
+    assert _one_error_line(result.err).startswith(f"shimgen: error: {expected}")
+
+
+def test_real_probe_answers_fast_on_this_machine():
+    """The probe itself (ctypes, libcuda.so.1's cuDeviceGetCount): an int, in well under a second,
+    wherever this runs (0 without a driver)."""
+    import time
+
+    from shimgen.aoti.capi import cuda_device_count
+
+    began = time.perf_counter()
+    count = cuda_device_count()
+    assert isinstance(count, int) and count >= 0
+    assert time.perf_counter() - began < 5  # generous: a CUDA runtime build takes about 70 s
+
+
+def test_failure_summary_shows_cmake_error_block_not_its_last_lines():
+    from shimgen.build.process import failure_summary
+
+    output = ("-- The CXX compiler identification is GNU 12.2.0\n-- Found CUDAToolkit\n"
+              "CMake Error at cmake/cublas.cmake:12 (message):\n  shimgen_runtime: cuBLAS not found: pip install\n"
+              "  nvidia-cublas\nCall Stack (most recent call first):\n  CMakeLists.txt:98 (include)\n\n\n"
+              "-- Configuring incomplete, errors occurred!\nSee also \"/b/CMakeFiles/CMakeOutput.log\".\n")
+    assert failure_summary(output) == ("CMake Error at cmake/cublas.cmake:12 (message): shimgen_runtime: cuBLAS "
+                                       "not found: pip install nvidia-cublas")
+    assert failure_summary("a.c: In function 'f':\na.c:3:1: error: expected ';'\nninja: build stopped\n") == \
+        "a.c:3:1: error: expected ';'"
+    assert failure_summary("line1\nline2\nline3\nline4\n") == "line2 | line3 | line4"
+
+
+def test_failed_captured_configure_names_the_cause(tmp_path):
+    """A real CMake configure, captured as a first-use build runs it: the error says why."""
+    from shimgen.build import cmake
+    from shimgen.errors import ToolError
+
+    tools = cmake.find_tools()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p NONE)\n"
+        'message(FATAL_ERROR "shimgen_runtime: cuBLAS not found (pip install nvidia-cublas)")\n')
+    init, _ = cmake.write_init_cache(tmp_path / "build", {})
+    with pytest.raises(ToolError) as raised:
+        cmake.configure(tools, tmp_path / "src", tmp_path / "build", init, stream=False)
+    (problem,) = raised.value.problems
+    assert "cuBLAS not found (pip install nvidia-cublas)" in problem and "Configuring incomplete" not in problem
