@@ -62,13 +62,14 @@ class _PrintableFormatter(logging.Formatter):
 
 @contextmanager
 def _logging(args: argparse.Namespace) -> Iterator[None]:
-    """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, ERROR with -q."""
+    """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, WARNING with -q
+    (progress is INFO; warnings and errors always show)."""
     logger = logging.getLogger("shimgen")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("shimgen: %(message)s"))
     saved = logger.level, logger.propagate
     logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.INFO)
+    logger.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
     try:
         yield

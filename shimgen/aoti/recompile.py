@@ -12,6 +12,7 @@ nobody here wrote. The model's constants blob is taken byte-for-byte from the or
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import shlex
 import tempfile
@@ -30,6 +31,8 @@ from shimgen.errors import InputError
 if TYPE_CHECKING:
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
+
+log = logging.getLogger(__name__)
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
@@ -202,12 +205,18 @@ def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: P
         objects.append(obj)
     blob_obj = work / "constants.o"
     jobs.append(process.start([compiler or "g++", "-c", assembly, "-o", blob_obj], what="compiling the constants"))
+    # Progress: a model's generated C++ takes tens of seconds to compile; a line per step shows it moves.
+    steps = len(jobs) + 1
+    log.info("recompile: compiling %d sources at once (%s) ...", len(jobs), ", ".join(job.what.removeprefix("compiling ")
+                                                                                      for job in jobs))
     try:
-        for job in jobs:
+        for done, job in enumerate(jobs, 1):
             job.wait()
+            log.info("[%d/%d] %s: done", done, steps, job.what)
     finally:
         for job in jobs:
             job.stop()
+    log.info("[%d/%d] linking the model .so", steps, steps)
     linked = work / "model.so"
     # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
     process.run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *objects, blob_obj,

@@ -77,12 +77,19 @@ class BuildResult:
 
 
 def project_dir(config: Config) -> Path:
+    """The CMake project ``shimgen build`` builds for ``config``: the one beside it (the bundled
+    runtime's own config sits beside runtime/CMakeLists.txt). A config with no project beside it
+    describes the user's own shims: building the bundled runtime with it would give a library
+    without the runtime's API (which 'shimgen run' then rejects), so it is refused."""
     if (config.root / "CMakeLists.txt").is_file():
         return config.root
     if config.symbols_from_targets:
         raise ConfigError(f"{config.path}: symbols_from_targets names CMake targets, but {config.root} holds "
                           "no CMakeLists.txt defining them (put the config beside the project's CMakeLists.txt)")
-    return runtime_dir()
+    raise ConfigError(f"{config.path}: nothing for 'shimgen build' to build here: it builds the CMake project "
+                      f"beside the config (no CMakeLists.txt in {config.root}), or shimgen's bundled runtime "
+                      "where no config is found. For your own shims run 'shimgen generate' and build them with "
+                      "your build system (docs/integration.md), or put a CMakeLists.txt beside the config")
 
 
 def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | None:
