@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,10 +126,30 @@ def run(command: Command, *, what: str | None = None, cwd: Path | None = None, s
     log.debug("RUN: %s", shlex.join(argv))
     sys.stdout.flush()  # our own lines first, then the tool's
     try:
-        completed = subprocess.run(argv, cwd=cwd, check=False, pass_fds=tuple(_INHERITED))
+        process = subprocess.Popen(argv, cwd=cwd, pass_fds=tuple(_INHERITED))
     except OSError as exc:
         raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    if completed.returncode != 0:
-        raise ToolError(f"{_what(argv, what)} failed with exit code {completed.returncode} "
+    returncode = _wait_saying_so(process, _what(argv, what))
+    if returncode != 0:
+        raise ToolError(f"{_what(argv, what)} failed with exit code {returncode} "
                         f"(command: {shlex.join(argv)})")
     return ""
+
+
+HEARTBEAT_SECONDS = 30.0
+"""How often a streamed tool that is still running gets a line of its own. Ninja writing to a pipe
+or a CI log (not a terminal) prints a step's [n/N] line only when the step ends, and one compile of
+a large vendored C file takes minutes: without this, nothing moves on the screen for that long."""
+
+
+def _wait_saying_so(process: subprocess.Popen, what: str) -> int:
+    began = time.monotonic()
+    while True:
+        try:
+            return process.wait(timeout=HEARTBEAT_SECONDS)
+        except subprocess.TimeoutExpired:
+            log.info("%s: still running after %d s", what, time.monotonic() - began)
+        except BaseException:  # as subprocess.run does: the tool does not outlive an interrupted wait
+            process.kill()
+            process.wait()
+            raise

@@ -263,3 +263,21 @@ def test_failed_captured_configure_names_the_cause(tmp_path):
         cmake.configure(tools, tmp_path / "src", tmp_path / "build", init, stream=False)
     (problem,) = raised.value.problems
     assert "cuBLAS not found (pip install nvidia-cublas)" in problem and "Configuring incomplete" not in problem
+
+
+# ---- item 20: a long streamed step says it is still running ----
+
+def test_streamed_tool_gets_a_heartbeat_line(monkeypatch, caplog):
+    import logging
+
+    from shimgen.build import process
+
+    monkeypatch.setattr(process, "HEARTBEAT_SECONDS", 0.2)
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        process.run([sys.executable, "-c", "import time; time.sleep(1.1)"], what="the slow step", stream=True)
+    beats = [r.getMessage() for r in caplog.records if "still running" in r.getMessage()]
+    assert len(beats) >= 2 and all(b.startswith("the slow step: still running after ") for b in beats), beats
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        process.run([sys.executable, "-c", "pass"], what="the quick step", stream=True)
+    assert not [r for r in caplog.records if "still running" in r.getMessage()]  # the control
