@@ -5,11 +5,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import BinaryIO
 
 
 def write_if_changed(path: Path, content: bytes) -> bool:
@@ -71,24 +69,6 @@ def _stage(path: Path, content: bytes) -> str:
             raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     return tmp
-
-
-def open_regular(path: Path, what: str) -> BinaryIO:
-    """``path`` opened for reading if it is a regular file; InputError otherwise. Opened without
-    blocking and checked on the open descriptor, so a FIFO or a device never hangs the caller
-    (a FIFO's open blocks until a writer comes; its read, forever)."""
-    from shimgen.errors import InputError
-
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InputError(f"{path}: not a regular file (a {what} must be one)")
-    return os.fdopen(fd, "rb")
 
 
 def is_within(path: Path, root: Path) -> bool:

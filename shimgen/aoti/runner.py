@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
-from shimgen.files import open_regular
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
@@ -177,6 +177,22 @@ def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
     """'cpu', 'cuda' or 'cuda:N' -> (device type code, index)."""
     kind, index = device_parts(device)
     return (runtime.cpu if kind == "cpu" else runtime.cuda), index
+
+
+def open_regular(path: Path, what: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; InputError otherwise. Opened without
+    blocking and checked on the open descriptor, so a FIFO or a device never hangs the caller
+    (a FIFO's open blocks until a writer comes; its read, forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a {what} must be one)")
+    return os.fdopen(fd, "rb")
 
 
 def bundled_config() -> Config:

@@ -11,6 +11,7 @@ the build is CMake's own no-op check.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -23,10 +24,12 @@ from shimgen.build.cmake import CacheEntry
 from shimgen.build.lock import build_lock
 from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
-from shimgen.generate.render import render, write
+from shimgen.generate.render import generate
 from shimgen.project.config import Config, with_overrides
 from shimgen.project.shims import ShimSet, resolve_shims
 from shimgen.resources import cmake_dir, runtime_dir
+
+log = logging.getLogger(__name__)
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")
@@ -168,7 +171,7 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
     return entries
 
 
-def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> BuildResult:
+def build(config: Config, options: BuildOptions, *, echo: Echo = log.info) -> BuildResult:
     """Generate, configure if needed, build, and check. Raises ShimgenError subclasses."""
     if options.cuda not in CUDA_MODES:
         raise UsageError(f"--cuda must be one of {', '.join(CUDA_MODES)}, not '{options.cuda}'")
@@ -222,7 +225,12 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
         echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-        written = list(write(render(generated, resolve_shims(config))).written)
+        # Through generate(), as 'shimgen generate' does: the same files, and its warnings too.
+        shimset = resolve_shims(generated)
+        generated_files = generate(generated, shims=shimset)
+        for warning in generated_files.warnings:
+            log.warning("warning: %s", warning)
+        written = list(generated_files.written)
         for path in written:
             echo(f"  wrote {path}")
 
@@ -248,7 +256,6 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         written = _changed(before, _mtimes(_record_outputs(build_dir)))
         outcome, artifacts, shim_count = _check_prefixed(build_dir, config, echo)
     else:
-        shimset = resolve_shims(config)
         paths = read_artifacts(build_dir)
         echo(f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
         outcome = check_symbols(paths, generated, shimset)

@@ -182,7 +182,8 @@ def write(rendered: dict[Path, bytes]) -> GenerateResult:
 
 
 def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Path, str]] = (),
-             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False) -> GenerateResult:
+             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False,
+             shims: ShimSet | None = None) -> GenerateResult:
     """Render and write every output; with ``check``, write nothing and raise on drift.
 
     ``objects`` and ``pending`` go to resolve_shims. ``cmake_only`` renders only the index and the
@@ -190,8 +191,10 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
     configure time (CMake reads them there, before a build has produced the objects) and the rest
     as a build step, so each file has one writer: a configure never makes a header newer than the
     objects it was read from, and a build never rewrites a file CMake read (which would make the
-    next build configure again)."""
-    shims = resolve_shims(config, objects=objects, pending=pending)
+    next build configure again). ``shims``: the set already resolved for ``config`` (``shimgen
+    build`` resolves it once, for the outputs and the check)."""
+    if shims is None:
+        shims = resolve_shims(config, objects=objects, pending=pending)
     rendered = render(config, shims)
     if cmake_only or skip_cmake:
         cmake_files = {config.outputs.dir / INDEX_FILE}

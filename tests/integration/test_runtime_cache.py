@@ -288,7 +288,7 @@ def test_build_verbosity(cpu_runtime, flag):
     assert "check-symbols: passed" in done.stdout  # the result is always printed
     if flag == "-v":
         runs = [line for line in done.stderr.splitlines() if line.startswith("shimgen: RUN: ")]
-        assert any(" --build " in line for line in runs) and "[3/4] build" in done.stdout, done.stderr
+        assert any(" --build " in line for line in runs) and "shimgen: [3/4] build" in done.stderr, done.stderr
     else:
         assert done.stderr == "" and "[1/4]" not in done.stdout and "ninja" not in done.stdout, done.stdout
 
