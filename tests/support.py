@@ -96,3 +96,15 @@ def write_loader_inputs(directory: Path, not_a_model: Path) -> Path:
     (directory / "broken.so").write_bytes(b"\x7fELF" + bytes(60))     # extracted, then dlopen fails
     shutil.copy(not_a_model, directory / "notmodel.so")                # loads, has no container API
     return directory
+
+
+def load_script(name: str):
+    """A script of scripts/ imported as a module (its ``main`` not run), for tests of generators."""
+    import importlib.util
+
+    path = REPO / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

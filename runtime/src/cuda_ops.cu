@@ -23,8 +23,6 @@
 namespace shimgen::rt {
 namespace {
 
-constexpr int32_t kInt64 = 4, kFloat16 = 5, kFloat32 = 6, kBFloat16 = 15;
-
 std::string str(int64_t v) { return std::to_string(v); }
 
 void check_blas(cublasStatus_t status, const char* what) {
