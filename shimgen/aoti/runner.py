@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -21,6 +22,8 @@ from shimgen.errors import InputError
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
+
+log = logging.getLogger(__name__)
 
 RUNTIME_ENV = "SHIMGEN_RUNTIME"
 # AOTInductor's generated code validates input dtype/sizes/strides only when this is set (non-"0"),
@@ -74,15 +77,17 @@ class Model:
         self.device_type, self.device_index = parse_device(device, runtime)
         self._ptr = ctypes.c_void_p()
         lib = runtime.lib
-        code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
-                                      device.encode(), num_models, ctypes.byref(self._ptr))
+        with native_stderr() as printed:  # the model's own C++ writes its errors to stderr itself
+            code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
+                                          device.encode(), num_models, ctypes.byref(self._ptr))
         if code != 0:
             message = (lib.shimgen_model_last_error() or b"").decode(errors="replace") or f"{self.path}: cannot open"
             if "undefined symbol: aoti_torch_" in message:
                 message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
             if "choose a model by name" in message:
                 message += " (pass --model NAME)"
-            raise InputError(message)
+            raise InputError(with_model_output(message, printed))
+        replay(printed)
         count = ctypes.c_size_t()
         lib.shimgen_model_num_inputs(self._ptr, ctypes.byref(count))
         self.num_inputs = count.value
@@ -206,6 +211,43 @@ def _row_major(shape: Sequence[int], strides: Sequence[int]) -> bool:
 def native_order(array: Any) -> Any:
     """``array`` itself when its bytes are in this machine's order, else a converted copy."""
     return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+
+
+@contextlib.contextmanager
+def native_stderr() -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 inside the block (a model's C++ prints
+    its own "Error: ..." lines with std::cerr, which would reach the terminal before shimgen's
+    line, unescaped). The lines are in the yielded list after the block. Not for per-call paths:
+    it costs two dup2 calls and a file."""
+    import sys
+    import tempfile
+
+    lines: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines.extend(line.rstrip() for line in sink.read(1 << 20).decode("utf-8", "replace").splitlines()
+                         if line.strip())
+
+
+def with_model_output(message: str, printed: Sequence[str]) -> list[str]:
+    """shimgen's line first, then each line the model printed that it does not already hold: one
+    problem a line (the CLI escapes and prefixes each)."""
+    return [message, *(f"the model printed: {line.strip()}" for line in printed if line.strip() not in message)]
+
+
+def replay(printed: Sequence[str]) -> None:
+    """What a model printed on success (a warning of its own), through the logger: escaped, and
+    silenced by -q like any progress."""
+    for line in printed:
+        log.info("the model printed: %s", line)
 
 
 def device_parts(device: str) -> tuple[str, int]:

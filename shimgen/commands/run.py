@@ -38,8 +38,16 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     import os
 
-    from shimgen.aoti.runner import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
-    from shimgen.errors import UsageError
+    from shimgen.aoti.runner import (
+        CHECK_INPUTS_ENV,
+        load_inputs,
+        native_stderr,
+        open_model,
+        replay,
+        save_outputs,
+        with_model_output,
+    )
+    from shimgen.errors import ShimgenError, UsageError
 
     try:
         import numpy  # noqa: F401 - the one extra dependency of this command
@@ -53,7 +61,16 @@ def execute(args: argparse.Namespace) -> int:
     config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
     with open_model(args.model, runtime=args.runtime, device=args.device, config=config,
                     model_name=args.model_name) as model:
-        outputs = model.run(inputs)
+        with native_stderr() as printed:  # a model's own error lines: after shimgen's, escaped
+            try:
+                outputs = model.run(inputs)
+            except ShimgenError as exc:
+                failure = exc
+            else:
+                failure = None
+        if failure is not None:
+            raise type(failure)([*failure.problems, *with_model_output(" ".join(failure.problems), printed)[1:]])
+        replay(printed)
     for path in save_outputs(outputs, args.output_dir):
         print(f"wrote {path}")
     return 0

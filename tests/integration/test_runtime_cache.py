@@ -302,3 +302,45 @@ def test_unwritable_cache_does_not_fail_a_build(cpu_runtime, tmp_path):
     assert done.returncode == 0 and "check-symbols: passed" in done.stdout, done.stdout + done.stderr
     (line,) = [line for line in done.stderr.splitlines() if "warning" in line]  # beside the build's progress
     assert line.startswith("shimgen: warning: cannot write the runtime cache entry") and "--runtime" in line
+
+
+NOISY_MODEL = r"""
+#include <stdio.h>
+#include <stddef.h>
+static int container;
+int AOTInductorModelContainerCreateWithDevice(void** c, size_t n, const char* d, const char* dir) {
+    (void)n, (void)d, (void)dir;
+    fprintf(stderr, "Error: %d \x1b[2J cleared\n", FAIL_OPEN);
+    *c = &container;
+    return FAIL_OPEN;
+}
+int AOTInductorModelContainerDelete(void* c) { (void)c; return 0; }
+int AOTInductorModelContainerRun(void* c, void** i, size_t ni, void** o, size_t no, void* s, void* p) {
+    (void)c, (void)i, (void)ni, (void)o, (void)no, (void)s, (void)p;
+    fprintf(stderr, "Error: the run went wrong\n");
+    return 1;
+}
+int AOTInductorModelContainerGetNumInputs(void* c, size_t* n) { (void)c; *n = 0; return 0; }
+int AOTInductorModelContainerGetNumOutputs(void* c, size_t* n) { (void)c; *n = 0; return 0; }
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fail_open", [1, 0])
+def test_model_output_comes_after_shimgen_line_escaped(cpu_runtime, tmp_path, fail_open):
+    """Issue 19 item 12: what a model's C++ prints to stderr (AOTInductor's "Error: ..." lines)
+    follows shimgen's own line, one problem a line, escaped; it never reaches the terminal first."""
+    from tests.support import compile_library
+
+    model = compile_library(tmp_path, "noisy", NOISY_MODEL, f"-DFAIL_OPEN={fail_open}")
+    done = run_shimgen("run", model, "--runtime", cpu_runtime.library, "-o", tmp_path / "out", timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert "\x1b" not in done.stderr, lines
+    if fail_open:
+        assert len(lines) == 2 and "creating the model container failed" in lines[0], lines
+        assert lines[1] == "shimgen: error: the model printed: Error: 1 \\x1b[2J cleared", lines
+    else:  # the open's own line (it succeeded) is shown as progress; the failed run's after shimgen's
+        assert len(lines) == 3 and lines[0] == "shimgen: the model printed: Error: 0 \\x1b[2J cleared", lines
+        assert lines[1].startswith("shimgen: error: ") and "the model printed" not in lines[1], lines
+        assert lines[2] == "shimgen: error: the model printed: Error: the run went wrong", lines
