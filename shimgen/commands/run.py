@@ -61,13 +61,12 @@ def execute(args: argparse.Namespace) -> int:
     config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
     with open_model(args.model, runtime=args.runtime, device=args.device, config=config,
                     model_name=args.model_name) as model:
+        failure: ShimgenError | None = None
         with native_stderr() as printed:  # a model's own error lines: after shimgen's, escaped
             try:
                 outputs = model.run(inputs)
             except ShimgenError as exc:
                 failure = exc
-            else:
-                failure = None
         if failure is not None:
             raise type(failure)([*failure.problems, *with_model_output(" ".join(failure.problems), printed)[1:]])
         replay(printed)
