@@ -29,12 +29,14 @@
 #       After each build of <target>, runs `shimgen check-symbols` on it (and EXTRA files) with the
 #       generated manifest; any finding fails the build.
 #   shimgen_prefix_library(<target> CONFIG <file> [PUBLIC|PRIVATE] [OUTPUT_DIR <dir>]
-#                          [NO_EXPORT_ONLY] [NO_CHECK])
+#                          [NO_EXPORT_ONLY] [NO_CHECK] [RECOMPILE])
 #       One build for a library whose rename set is what its own objects define (the config names
 #       <target> in symbols_from_targets): compiles <target>'s sources unprefixed as the OBJECT
 #       library <target>_shimgen_unprefixed, generates the renames from those objects as a build
-#       step, compiles <target> with the header force-included (PUBLIC by default: what links it
-#       too), links it with the export list and checks it (check-symbols --strict) after each link.
+#       step, links a SHARED/MODULE <target> on ELF from those objects renamed by objcopy (else, or
+#       with RECOMPILE, compiles <target> again with the header force-included), force-includes the
+#       header in what links it (PUBLIC by default), applies the export list and checks it
+#       (check-symbols --strict) after each link.
 #       Creates the INTERFACE target <target>_shimgen_prefix. Single-configuration generators only.
 #   FROM names the target a shimgen_generate() call created; it defaults to the latest one.
 #

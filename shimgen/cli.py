@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from shimgen import __version__
 from shimgen.commands import COMMANDS
-from shimgen.errors import ShimgenError
+from shimgen.errors import ShimgenError, os_error_line, printable
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,15 +65,24 @@ def _add_verbosity(parser: argparse.ArgumentParser, *, default: object) -> None:
                        help="print only errors and results, no progress")
 
 
+class _PrintableFormatter(logging.Formatter):
+    """Log lines carry names from input (paths, prefixes, symbols): escape what a terminal would act on.
+    A record may span lines on purpose (a tool's captured output at DEBUG): each line is escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "\n".join(printable(line) for line in super().format(record).split("\n"))
+
+
 @contextmanager
 def _logging(args: argparse.Namespace) -> Iterator[None]:
-    """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, ERROR with -q."""
+    """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, WARNING with -q
+    (progress is INFO; warnings and errors always show)."""
     logger = logging.getLogger("shimgen")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("shimgen: %(message)s"))
+    handler.setFormatter(_PrintableFormatter("shimgen: %(message)s"))
     saved = logger.level, logger.propagate
     logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG if args.verbose else logging.ERROR if args.quiet else logging.INFO)
+    logger.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
     try:
         yield
@@ -96,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         for problem in exc.problems:
-            print(f"shimgen: error: {problem}", file=sys.stderr)
+            print(f"shimgen: error: {printable(problem)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("shimgen: interrupted", file=sys.stderr)
@@ -106,8 +115,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the one place that turns surprises into a line
         if args.debug:
             raise
-        print(f"shimgen: internal error: {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        print(f"shimgen: {printable(_one_line(exc))}", file=sys.stderr)
         return 2
+
+
+def _one_line(exc: Exception) -> str:
+    """The line for an error no library code turned into a ShimgenError."""
+    if isinstance(exc, OSError):  # a full or read-only disk, a file size limit, a directory where a file goes
+        return f"error: {os_error_line(exc)}"
+    if isinstance(exc, RecursionError):  # deeply nested TOML or JSON: the parsers recurse per level
+        return "error: input nested too deeply to read (TOML or JSON nesting)"
+    if isinstance(exc, ValueError) and "null byte" in str(exc):
+        return "error: a path contains a NUL character"
+    return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)"
 
 
 def entry() -> None:

@@ -46,6 +46,7 @@ set(BORINGSSL_TEST_SOURCES
   crypto/trust_token/trust_token_test.cc
   crypto/x509/tab_test.cc
   crypto/x509/x509_time_test.cc
+  crypto/test/abi_test.cc
   crypto/test/file_test.cc
   crypto/test/file_test_gtest.cc
   crypto/test/file_util.cc

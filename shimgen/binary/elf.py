@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import compress
 from typing import NamedTuple
@@ -752,8 +752,9 @@ class DynamicTable(NamedTuple):
     entry_size: int
     info_at: int
     """Offset of st_info inside an entry; st_other is the next byte."""
-    rows: list[tuple[int, int, int, int]]
-    """(st_name, st_info, st_other, st_shndx) per entry, in table order."""
+    rows: Iterator[tuple[int, int, int, int]]
+    """(st_name, st_info, st_other, st_shndx) per entry, in table order: one pass, unpacked as it
+    goes (a list of 436k tuples would cost 100 MB)."""
     strings: bytes
 
 
@@ -768,5 +769,7 @@ def dynamic_symbol_table(buf, where: str) -> DynamicTable:
     raw, strings = elf.read_table(table, ".dynsym")
     if _max_name(raw, elf.layout) >= len(strings):
         raise elf.bad("corrupt: a .dynsym name offset lies outside its string table")
-    return DynamicTable(table.offset, elf.layout.sym.size, 4 if elf.layout.is64 else 12, _rows(raw, elf.layout),
-                        strings)
+    layout = elf.layout
+    rows = (layout.sym_short.iter_unpack(raw) if layout.sym_short is not None
+            else ((n, i, o, x) for (n, _v, _z, i, o, x) in layout.sym.iter_unpack(raw)))
+    return DynamicTable(table.offset, layout.sym.size, 4 if layout.is64 else 12, rows, strings)

@@ -121,6 +121,17 @@ class Names(Set):
         # for 28 anchors, and 28 searches of libtorch_cpu.so's 5 MB table cost 2 ms each.
         return {m.group(1).decode() for m in _whole_names(frozenset(wanted)).finditer(strings) if m.start() + 1 in offsets}
 
+    def iter_lazily(self) -> Iterator[str]:
+        """Every name (a name a table holds twice may come twice), decoded one at a time and not
+        kept: one pass over 435k exports without building them all as a set (``shimgen repair``
+        on libtensorflow_cc.so.2). A materialised set is iterated as it is."""
+        if self._names is not None:
+            yield from self._names
+            return
+        strings = self._text or b""
+        for offset in self._offsets:
+            yield strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
+
     @property
     def materialized(self) -> bool:
         """Whether every name has been built as a string (tests use it to keep the fast path fast)."""

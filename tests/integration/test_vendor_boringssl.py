@@ -79,8 +79,9 @@ def built(boringssl_src: Path, tmp_path_factory: pytest.TempPathFactory) -> Buil
     command = shlex.split(line.replace("$SRC", str(boringssl_src)))
     build_dir = tmp_path_factory.mktemp("boringssl") / "build"
     command[command.index("-B") + 1] = str(build_dir)
-    result = run([sys.executable, "-m", *command, "-j", "2", "-D", "BORINGSSL_TESTS=ON"], env=python_env(),
-                 check=False, cwd=REPO)
+    # A full BoringSSL build: longer than run()'s 10-minute limit on 2 busy cores.
+    result = subprocess.run([sys.executable, "-m", *command, "-j", "2", "-D", "BORINGSSL_TESTS=ON"],
+                            env=python_env(), cwd=REPO, capture_output=True, text=True, timeout=3600, check=False)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return Built(build_dir, result)
 
