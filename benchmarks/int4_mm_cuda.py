@@ -114,10 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         times: dict[str, list[float]] = {"torch": [], "shimgen": []}
         for _ in range(args.repeats):
             for name, graph in graphs.items():
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record(stream)
-                graph.replay()
-                end.record(stream)
+                # Events and replay on one stream (a replay runs on the current stream).
+                with torch.cuda.stream(stream):
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record(stream)
+                    graph.replay()
+                    end.record(stream)
                 end.synchronize()
                 times[name].append(start.elapsed_time(end) * 1000 / args.calls)
         t_torch, t_ours = statistics.median(times["torch"]), statistics.median(times["shimgen"])

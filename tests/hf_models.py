@@ -144,7 +144,9 @@ def ensure_compiled(out: Path, names: list[str], device: str, dtype: str, timeou
             result[name] = f"compile timed out after {timeout} s"
             continue
         lines = err.strip().splitlines() or ["no output"]
-        result[name] = directory_of(out, name, device, dtype) if child.returncode == 0 else lines[-1]
+        # The reason: the first line that says error (a C++ compile error ends with its caret line).
+        reason = next((line for line in lines if "error" in line.lower()), lines[-1])
+        result[name] = directory_of(out, name, device, dtype) if child.returncode == 0 else reason[-600:]
     return result
 
 

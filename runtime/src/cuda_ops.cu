@@ -663,7 +663,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7,
     AtenTensorHandle* ret8) {
   return guarded(__func__, [&] {
-    SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
+    // ret2/ret3 (cum_seq_q/k) are None for a dense batch: the generated code may pass null for them.
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
     if (return_debug_mask != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "return_debug_mask is not supported");
     const Attention at = check_attention(query, key, value, dropout_p);
     SHIMGEN_REQUIRE(at.Kv == at.K, "flash attention needs value's head dim equal to query's");
@@ -680,8 +681,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     *offset.out() = zero_scalar();
     *ret0 = out.release();
     *ret1 = lse.release();
-    *ret2 = nullptr;  // cum_seq_q / cum_seq_k: undefined for a dense (non-varlen) batch, as in PyTorch
-    *ret3 = nullptr;
+    // cum_seq_q / cum_seq_k: undefined for a dense (non-varlen) batch, as in PyTorch.
+    if (ret2 != nullptr) *ret2 = nullptr;
+    if (ret3 != nullptr) *ret3 = nullptr;
     *ret4 = at.M;
     *ret5 = at.N;
     *ret6 = seed.release();
@@ -696,7 +698,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attent
     AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
     int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
   return guarded(__func__, [&] {
-    SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
+    // The generated code passes null for the outputs PyTorch's meta returns as None (ret2, ret3, ret8).
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret4 && ret5 && ret6 && ret7, "an output pointer is null");
     if (return_debug_mask != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "return_debug_mask is not supported");
     (void)compute_log_sumexp;  // PyTorch's meta allocates the logsumexp either way; it is always written
     const Attention at = check_attention(query, key, value, dropout_p);
@@ -711,13 +714,14 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attent
     *offset.out() = zero_scalar();
     *ret0 = out.release();
     *ret1 = lse.release();
-    *ret2 = nullptr;  // cum_seq_q / cum_seq_k and the debug mask: None, as PyTorch's meta returns them
-    *ret3 = nullptr;
+    // cum_seq_q / cum_seq_k and the debug mask: None, as PyTorch's meta returns them.
+    if (ret2 != nullptr) *ret2 = nullptr;
+    if (ret3 != nullptr) *ret3 = nullptr;
     *ret4 = at.M;
     *ret5 = at.N;
     *ret6 = seed.release();
     *ret7 = offset.release();
-    *ret8 = nullptr;
+    if (ret8 != nullptr) *ret8 = nullptr;
   });
 }
 

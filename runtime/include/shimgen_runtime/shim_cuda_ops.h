@@ -65,7 +65,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attent
     AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
     int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8);
 /* The k largest (largest != 0) or smallest values along dim and their int64 positions, sorted;
- * both results contiguous. Any dtype but bool and complex. */
+ * both results contiguous. float32, float16, bfloat16, float64, int64, int32. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest,
                                                      int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* Values and int64 positions sorted along dim, ties in input order (always stable); results take

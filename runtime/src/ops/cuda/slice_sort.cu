@@ -81,9 +81,6 @@ void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending,
     case kFloat64: sort(double{}); break;
     case kInt64: sort(int64_t{}); break;
     case kInt32: sort(int32_t{}); break;
-    case kInt16: sort(int16_t{}); break;
-    case kInt8: sort(int8_t{}); break;
-    case kUInt8: sort(uint8_t{}); break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "sorting dtype code " + str(self.dtype) + " is not supported");
   }
