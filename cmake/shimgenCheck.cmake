@@ -1,10 +1,10 @@
-# shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [FROM <prefix-target>])
+# shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [REQUIRED <globs>...] [FROM <prefix-target>])
 include_guard(GLOBAL)
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenUtil.cmake")
 
 function(shimgen_check_symbols target)
   _shimgen_require_target(shimgen_check_symbols "${target}")
-  _shimgen_parse(shimgen_check_symbols 1 "STRICT" "FROM" "EXTRA")
+  _shimgen_parse(shimgen_check_symbols 1 "STRICT" "FROM" "EXTRA;REQUIRED")
   get_target_property(type "${target}" TYPE)
   if(NOT type MATCHES "^(SHARED_LIBRARY|MODULE_LIBRARY|STATIC_LIBRARY|EXECUTABLE)$")
     message(FATAL_ERROR "shimgen_check_symbols: '${target}' is a ${type}, which has no binary to "
@@ -57,6 +57,10 @@ function(shimgen_check_symbols target)
   if(ARG_STRICT)
     list(APPEND arguments --strict)
   endif()
+  # REQUIRED: what this build must hold, when one config serves several (CPU-only and CUDA).
+  foreach(glob IN LISTS ARG_REQUIRED)
+    list(APPEND arguments --required "${glob}")
+  endforeach()
 
   # The command goes through a generated script (genexes expanded per configuration) rather than
   # onto the POST_BUILD line, so a failed check can also move the binary aside: otherwise a

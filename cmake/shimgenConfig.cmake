@@ -25,7 +25,7 @@
 #   shimgen_export_only(<target> [FROM <prefix-target>])
 #       Exports only the prefixed shims and the config's `exports` from the shared <target>:
 #       version script (ELF), exported-symbols list (Mach-O) or .def file (Windows).
-#   shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [FROM <prefix-target>])
+#   shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [REQUIRED <globs>...] [FROM <prefix-target>])
 #       After each build of <target>, runs `shimgen check-symbols` on it (and EXTRA files) with the
 #       generated manifest; any finding fails the build.
 #   shimgen_prefix_library(<target> CONFIG <file> [PUBLIC|PRIVATE] [OUTPUT_DIR <dir>]

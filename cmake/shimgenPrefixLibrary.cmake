@@ -1,5 +1,5 @@
 # shimgen_prefix_library(<target> CONFIG <file> [PUBLIC|PRIVATE] [OUTPUT_DIR <dir>]
-#                        [NO_EXPORT_ONLY] [NO_CHECK])
+#                        [NO_EXPORT_ONLY] [NO_CHECK] [RECOMPILE])
 include_guard(GLOBAL)
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenUtil.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenGenerate.cmake")
@@ -11,13 +11,16 @@ include("${CMAKE_CURRENT_LIST_DIR}/shimgenCheck.cmake")
 #      they are at this call, compiles them as upstream ships them;
 #   2. a build step runs `shimgen generate --target <target> --objects-list ...` on those objects
 #      (the config must name <target> in symbols_from_targets);
-#   3. <target> itself compiles with the generated header force-included (no source edit), links
-#      with the export list and is checked (check-symbols --strict) after each link.
+#   3. a SHARED/MODULE <target> on ELF links those same objects renamed by `objcopy --redefine-syms`
+#      (exact for definitions and references, and no second compile); otherwise (or with RECOMPILE)
+#      <target> compiles again with the generated header force-included (no source edit). Either
+#      way it links with the export list and is checked (check-symbols --strict) after each link,
+#      and (PUBLIC) what links it compiles with the header.
 # Ninja and Make see the dependencies, so a second build with nothing changed does no work, and a
 # source edit rebuilds both copies and regenerates the header only when the set of names changed.
 function(shimgen_prefix_library target)
   _shimgen_require_target(shimgen_prefix_library "${target}")
-  _shimgen_parse(shimgen_prefix_library 1 "PUBLIC;PRIVATE;NO_EXPORT_ONLY;NO_CHECK" "CONFIG;OUTPUT_DIR" "")
+  _shimgen_parse(shimgen_prefix_library 1 "PUBLIC;PRIVATE;NO_EXPORT_ONLY;NO_CHECK;RECOMPILE" "CONFIG;OUTPUT_DIR" "")
   _shimgen_config_file(shimgen_prefix_library config "${ARG_CONFIG}"
                        "shimgen_prefix_library(${target} CONFIG \${CMAKE_CURRENT_SOURCE_DIR}/shimgen.toml)")
   if(ARG_PUBLIC AND ARG_PRIVATE)
@@ -63,18 +66,23 @@ function(shimgen_prefix_library target)
     endif()
   endforeach()
   add_library("${clone}" OBJECT EXCLUDE_FROM_ALL ${absolute_sources})
-  foreach(property IN ITEMS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_OPTIONS COMPILE_FEATURES
-                            C_STANDARD C_STANDARD_REQUIRED C_EXTENSIONS CXX_STANDARD CXX_STANDARD_REQUIRED
-                            CXX_EXTENSIONS POSITION_INDEPENDENT_CODE)
-    get_target_property(value "${target}" ${property})
-    if(NOT "${value}" MATCHES "-NOTFOUND$")
-      set_property(TARGET "${clone}" PROPERTY ${property} "${value}")
-    endif()
-  endforeach()
+  _shimgen_copy_compile_properties("${target}" "${clone}")
   get_target_property(libraries "${target}" LINK_LIBRARIES)
   if(libraries)
     # For their usage requirements (include directories, definitions of dependencies).
     target_link_libraries("${clone}" PRIVATE ${libraries})
+  endif()
+
+  # The object route: link <target> from the clone's objects, renamed. Needs objcopy and ELF, and
+  # objects objcopy can rewrite (not LTO bitcode, not CUDA's separable device code).
+  set(rename_objects OFF)
+  get_target_property(ipo "${target}" INTERPROCEDURAL_OPTIMIZATION)
+  get_target_property(separable "${target}" CUDA_SEPARABLE_COMPILATION)
+  if(type MATCHES "^(SHARED_LIBRARY|MODULE_LIBRARY)$" AND NOT ARG_RECOMPILE AND CMAKE_OBJCOPY
+     AND CMAKE_EXECUTABLE_FORMAT STREQUAL "ELF" AND NOT WIN32 AND NOT APPLE AND NOT MSVC
+     AND NOT CMAKE_C_COMPILER_FRONTEND_VARIANT STREQUAL "MSVC"
+     AND NOT CMAKE_CXX_COMPILER_FRONTEND_VARIANT STREQUAL "MSVC" AND NOT ipo AND NOT separable)
+    set(rename_objects ON)
   endif()
 
   # Step 2: the objects, listed for the generator; it runs at configure time for the CMake
@@ -88,6 +96,9 @@ function(shimgen_prefix_library target)
 
   get_property(command GLOBAL PROPERTY SHIMGEN_COMMAND)
   set(generate_args generate -c "${config}" -o "${output_dir}" --target "${target}" --objects-list "${listing}")
+  set(rename_map "${output_dir}/redefine-syms.txt")
+  set(rename_dir "${output_dir}/objects")
+  set(rename_rsp "${output_dir}/objects.rsp")
   execute_process(
     COMMAND ${command} ${generate_args} --cmake-only
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -113,10 +124,20 @@ function(shimgen_prefix_library target)
   # The stamp is the output; the generated files are byproducts the generator rewrites only when
   # their bytes change, so an unchanged name set recompiles nothing (Ninja restats byproducts).
   set(stamp "${output_dir}/shimgen-objects.stamp")
+  set(rename_commands "")
+  set(build_args "")
+  if(rename_objects)
+    list(APPEND byproducts "${rename_map}" "${rename_rsp}")
+    set(build_args --redefine-syms "${rename_map}")
+    set(rename_commands COMMAND "${CMAKE_COMMAND}" "-DOBJCOPY=${CMAKE_OBJCOPY}" "-DMAP=${rename_map}"
+        "-DLISTING=${listing}" "-DOUT_DIR=${rename_dir}" "-DRSP=${rename_rsp}"
+        -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/shimgenRenameObjects.cmake")
+  endif()
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS ${byproducts}
-    COMMAND ${command} ${generate_args} --skip-cmake
+    COMMAND ${command} ${generate_args} --skip-cmake ${build_args}
+    ${rename_commands}
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
     DEPENDS "$<TARGET_OBJECTS:${clone}>" "${listing}" "${config}"
     COMMENT "shimgen: reading the unprefixed objects of ${target}, generating its renames"
@@ -124,8 +145,12 @@ function(shimgen_prefix_library target)
   add_custom_target("${target}_shimgen_generate" DEPENDS "${stamp}")
   add_dependencies("${target}" "${target}_shimgen_generate")
 
-  # Step 3: <target> and (PUBLIC) what links it compile with the force-included header.
+  # Step 3: <target> links the renamed objects, or compiles again with the force-included header;
+  # (PUBLIC) what links it compiles with the header.
   shimgen_apply_prefix("${target}" ${scope} FORCE_INCLUDE)
+  if(rename_objects)
+    _shimgen_link_renamed_objects("${target}" "${config}" "${rename_rsp}" "${stamp}" "${absolute_sources}")
+  endif()
   set(artifact "")
   if(type MATCHES "^(SHARED_LIBRARY|MODULE_LIBRARY)$" AND NOT ARG_NO_EXPORT_ONLY)
     shimgen_export_only("${target}" FROM "${prefix_target}")
@@ -157,7 +182,129 @@ objects=${listing}
 artifact=${artifact}
 ")
   set_target_properties("${target}" PROPERTIES SHIMGEN_PREFIX_TARGET "${prefix_target}"
-                                               SHIMGEN_UNPREFIXED_TARGET "${clone}")
+                                               SHIMGEN_UNPREFIXED_TARGET "${clone}"
+                                               SHIMGEN_RENAMED_OBJECTS "${rename_objects}")
+endfunction()
+
+# _shimgen_copy_compile_properties(<target> <clone>): every property of <target> that can change
+# how a source compiles, onto <clone>. By construction: every target property CMake documents is
+# copied (set, or unset when <target> lacks it, so the calling directory's defaults do not leak
+# in) unless it is about the target's identity, its link, its outputs or its consumers; a
+# property a later CMake adds is copied too.
+function(_shimgen_copy_compile_properties target clone)
+  # Target properties that do not change how a source compiles: identity, sources (the clone has
+  # its own), linking, outputs, installation, IDE and packaging settings, and what consumers see.
+  set(not_compile
+    "^(NAME|TYPE|SOURCES|SOURCE_DIR|BINARY_DIR|ALIASED_TARGET|IMPORTED.*|EXCLUDE_FROM_ALL|DEFINE_SYMBOL|\
+MANUALLY_ADDED_DEPENDENCIES|LOCATION.*|INTERFACE_.*|LINK_.*|.*_LINK_.*|LINKER_.*|.*_LINKER_LAUNCHER|.*OUTPUT_.*|\
+OUTPUT_NAME.*|PREFIX|SUFFIX|IMPORT_PREFIX|IMPORT_SUFFIX|VERSION|SOVERSION|.*RPATH.*|INSTALL_.*|FRAMEWORK.*|\
+BUNDLE.*|MACOSX_.*|MACHO_.*|SHIMGEN_.*|ENABLE_EXPORTS|EXPORT_.*|STATIC_LIBRARY_.*|DEPLOYMENT_.*|PDB_.*|\
+COMPILE_PDB_.*|VS_.*|XCODE_.*|ANDROID_.*|GHS_.*|WIN32_EXECUTABLE|FOLDER|LABELS|PROJECT_LABEL|HEADER_SET.*|\
+HEADER_DIRS.*|CXX_MODULE_SET.*|CXX_MODULE_DIRS.*|IMPORTED_.*|TRANSITIVE_.*|UNITY_BUILD.*|AUTOGEN.*|\
+AUTOMOC.*|AUTOUIC.*|AUTORCC.*|RUNTIME_.*|ARCHIVE_.*|LIBRARY_.*|DEBUG_POSTFIX|.*_POSTFIX|RESOURCE|\
+PUBLIC_HEADER|PRIVATE_HEADER|EXPORT_NAME|EXPORT_PROPERTIES|NO_SONAME|SYMBOLIC|DOTNET_.*|COMMON_LANGUAGE_RUNTIME|\
+MAP_IMPORTED_CONFIG_.*|ADDITIONAL_CLEAN_FILES|DEPRECATION|SYSTEM|VERIFY_INTERFACE_HEADER_SETS|\
+CROSSCOMPILING_EMULATOR|TEST_LAUNCHER|AIX_.*|ISPC_HEADER_.*|SKIP_BUILD_RPATH|BUILD_WITH_INSTALL_.*|\
+COMPATIBLE_INTERFACE_.*|.*_SETS|.*_SET|.*_SET_.*|.*_DIRS_.*|CUDA_RESOLVE_DEVICE_SYMBOLS|.*_VISIBILITY_PRESET_UNUSED|C_EXTENSIONS_UNUSED|ALIAS_GLOBAL)$")
+  get_property(names GLOBAL PROPERTY _SHIMGEN_PROPERTY_NAMES)
+  if(NOT names)
+    execute_process(COMMAND "${CMAKE_COMMAND}" --help-property-list OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "shimgen_prefix_library: `cmake --help-property-list` failed (exit ${rc}).")
+    endif()
+    string(REGEX REPLACE "\n" ";" listed "${listed}")
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    set(configs ${CMAKE_CONFIGURATION_TYPES} ${CMAKE_BUILD_TYPE} Debug Release RelWithDebInfo MinSizeRel)
+    set(names "")
+    foreach(name IN LISTS listed)
+      if(NOT name MATCHES "^[A-Za-z_<>]+$")
+        continue()
+      endif()
+      set(expanded "${name}")
+      if(name MATCHES "<LANG>")
+        set(expanded "")
+        foreach(language IN LISTS languages)
+          string(REPLACE "<LANG>" "${language}" one "${name}")
+          list(APPEND expanded "${one}")
+        endforeach()
+      endif()
+      set(done "")
+      foreach(one IN LISTS expanded)
+        if(one MATCHES "<CONFIG>")
+          foreach(config IN LISTS configs)
+            string(TOUPPER "${config}" config)
+            string(REPLACE "<CONFIG>" "${config}" each "${one}")
+            list(APPEND done "${each}")
+          endforeach()
+        elseif(NOT one MATCHES "<")
+          list(APPEND done "${one}")
+        endif()
+      endforeach()
+      foreach(one IN LISTS done)
+        if(NOT one MATCHES "${not_compile}")
+          list(APPEND names "${one}")
+        endif()
+      endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES names)
+    set_property(GLOBAL PROPERTY _SHIMGEN_PROPERTY_NAMES "${names}")
+  endif()
+  foreach(name IN LISTS names)
+    get_property(set TARGET "${target}" PROPERTY "${name}" SET)
+    if(set)
+      get_property(value TARGET "${target}" PROPERTY "${name}")
+      set_property(TARGET "${clone}" PROPERTY "${name}" "${value}")
+    else()
+      get_property(clone_set TARGET "${clone}" PROPERTY "${name}" SET)
+      if(clone_set)
+        set_property(TARGET "${clone}" PROPERTY "${name}")
+      endif()
+    endif()
+  endforeach()
+  # What CMake gives a shared library without a property: position-independent code and the
+  # <target>_EXPORTS definition (an OBJECT library gets neither on its own).
+  get_target_property(type "${target}" TYPE)
+  if(type MATCHES "^(SHARED_LIBRARY|MODULE_LIBRARY)$")
+    get_property(pic_set TARGET "${target}" PROPERTY POSITION_INDEPENDENT_CODE SET)
+    if(NOT pic_set)
+      set_property(TARGET "${clone}" PROPERTY POSITION_INDEPENDENT_CODE ON)
+    endif()
+    get_property(define_set TARGET "${target}" PROPERTY DEFINE_SYMBOL SET)
+    get_target_property(define "${target}" DEFINE_SYMBOL)
+    if(NOT define_set)
+      string(MAKE_C_IDENTIFIER "${target}_EXPORTS" define)
+    endif()
+    if(define)
+      target_compile_definitions("${clone}" PRIVATE "${define}")
+    endif()
+  endif()
+endfunction()
+
+# _shimgen_link_renamed_objects(<target> <placeholder> <rsp> <stamp> <sources>): <target> compiles
+# nothing; it links the renamed objects the response file names, after the build step wrote them.
+function(_shimgen_link_renamed_objects target placeholder rsp stamp sources)
+  get_target_property(language "${target}" LINKER_LANGUAGE)
+  if(NOT language)
+    # The language CMake would have linked with: C++ (or CUDA, HIP) when any source is one.
+    get_property(enabled GLOBAL PROPERTY ENABLED_LANGUAGES)
+    set(language C)
+    foreach(candidate IN ITEMS HIP CUDA CXX)
+      if(candidate IN_LIST enabled)
+        foreach(source IN LISTS sources)
+          get_filename_component(extension "${source}" LAST_EXT)
+          string(REGEX REPLACE "^\\." "" extension "${extension}")
+          if(extension IN_LIST CMAKE_${candidate}_SOURCE_FILE_EXTENSIONS)
+            set(language "${candidate}")
+          endif()
+        endforeach()
+      endif()
+    endforeach()
+    set_property(TARGET "${target}" PROPERTY LINKER_LANGUAGE "${language}")
+  endif()
+  # A target needs a source; the config is one that compiles to nothing.
+  set_property(TARGET "${target}" PROPERTY SOURCES "${placeholder}")
+  target_link_options("${target}" PRIVATE "@${rsp}")
+  set_property(TARGET "${target}" APPEND PROPERTY LINK_DEPENDS "${stamp}")
 endfunction()
 
 # _shimgen_prefix_library_unchanged(<target> <watched>): deferred to the end of the directory that

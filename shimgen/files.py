@@ -42,3 +42,14 @@ def is_within(path: Path, root: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """True when ``a`` and ``b`` name one file: the same path once symlinks are resolved, or the same
+    inode (a hard link). A path that does not exist is the same as nothing but itself."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False

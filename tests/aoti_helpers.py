@@ -54,3 +54,23 @@ def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CON
                                 "-c", str(config)], capture_output=True, text=True, cwd=REPO, timeout=300, check=False)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return completed
+
+
+def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Path, work: Path, *,
+                        timeout: float = 900) -> subprocess.CompletedProcess:
+    """``shimgen run`` of prefixed packages (name -> (package, input .npy files)) in one child process
+    that loaded libtorch_cpu.so RTLD_GLOBAL first (tests/zoo_child.py). Outputs land in work/<name>/;
+    the child's last stdout line is its JSON report (exit code, served calls, GOT bindings per model)."""
+    import json
+    import os
+
+    spec = {"libtorch": str(torch_lib_dir() / "libtorch_cpu.so"), "runtime": str(runtime), "prefix": PREFIX,
+            "models": []}
+    for name, (pt2, inputs) in models.items():
+        so_of(pt2, work / f"{name}.so")
+        spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
+                               "inputs": [str(p) for p in inputs]})
+    (work / "spec.json").write_text(json.dumps(spec))
+    return subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
+                          capture_output=True, text=True, timeout=timeout, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})

@@ -2,7 +2,7 @@
 
 Run as a script (in its own process, so the process that runs the models never imports torch):
 
-    python tests/aoti_models.py compile OUT_DIR [--link-libtorch] [NAME...]
+    python tests/aoti_models.py compile OUT_DIR [--link-libtorch] [--cuda] [NAME...]
         writes OUT_DIR/NAME.pt2, OUT_DIR/NAME.in<i>.npy (seeded inputs) and OUT_DIR/NAME.out<i>.npy
         (eager torch's outputs on those inputs), and OUT_DIR/NAME.json (input/output counts)
     python tests/aoti_models.py beside-libtorch SPEC.json
@@ -36,18 +36,28 @@ MODELS: dict[str, tuple[str, list[tuple[int, ...]], float]] = {
 
 ARGS = ("x", "y")
 
+# name -> (forward source, [(input shape, torch dtype name)]): models whose inputs and outputs are
+# half-precision. Compiled only when named (``compile OUT_DIR mixed_half``), so the loops over
+# MODELS stay as they are. Reference values are saved as their raw bits (``.npy`` of uint16, the
+# dtype in NAME.json), so the expected values never pass through the code under test.
+DTYPE_MODELS: dict[str, tuple[str, list[tuple[tuple[int, ...], str]]]] = {
+    # bf16 in, bf16 out (dtype code 15); fp16 in, fp16 out; a float32 output from both.
+    "mixed_half": ("return (x * 2 + 1).relu(), (y * 3).abs(), x.float() + y.float()",
+                   [((8, 16), "bfloat16"), ((8, 16), "float16")]),
+}
+
 
 def _module(name: str):
     import torch
 
-    body, shapes, _ = MODELS[name]
+    body, shapes = (DTYPE_MODELS[name][0], DTYPE_MODELS[name][1]) if name in DTYPE_MODELS else MODELS[name][:2]
     args = ", ".join(ARGS[: len(shapes)])
     namespace: dict = {"torch": torch}
     exec(f"class M(torch.nn.Module):\n    def forward(self, {args}):\n        {body}\n", namespace)
     return namespace["M"]()
 
 
-def compile_models(out_dir: Path, names: list[str], link_libtorch: bool) -> None:
+def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device: str = "cpu") -> None:
     import numpy as np
     import torch
     import torch._inductor.config as inductor_config
@@ -56,6 +66,9 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool) -> None
     torch.manual_seed(0)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in names:
+        if name in DTYPE_MODELS:
+            _compile_half(out_dir, name, device)
+            continue
         _, shapes, _ = MODELS[name]
         module = _module(name)
         inputs = tuple(torch.randn(*shape) for shape in shapes)
@@ -69,6 +82,34 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool) -> None
         for i, tensor in enumerate(outputs):
             np.save(out_dir / f"{name}.out{i}.npy", tensor.contiguous().numpy())
         (out_dir / f"{name}.json").write_text(json.dumps({"inputs": len(inputs), "outputs": len(outputs)}))
+
+
+def _compile_half(out_dir: Path, name: str, device: str = "cpu") -> None:
+    import numpy as np
+    import torch
+
+    torch.manual_seed(0)
+    module = _module(name)
+    inputs = tuple(torch.randn(*shape).to(getattr(torch, dtype)).to(device) for shape, dtype in DTYPE_MODELS[name][1])
+    with torch.no_grad():
+        outputs = module(*inputs)
+    inputs_cpu = tuple(t.cpu() for t in inputs)
+    program = torch.export.export(module, inputs)
+    torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
+
+    def bits(tensor):  # half-precision values as their raw bits; other dtypes as they are
+        t = tensor.contiguous().cpu()
+        return t.view(torch.int16).numpy().view(np.uint16) if t.element_size() == 2 and t.is_floating_point() \
+            else t.numpy()
+
+    for i, tensor in enumerate(inputs_cpu):
+        np.save(out_dir / f"{name}.in{i}.npy", bits(tensor))
+    for i, tensor in enumerate(outputs):
+        np.save(out_dir / f"{name}.out{i}.npy", bits(tensor))
+    dtypes = {"inputs": [str(t.dtype).removeprefix("torch.") for t in inputs],
+              "outputs": [str(t.dtype).removeprefix("torch.") for t in outputs]}
+    (out_dir / f"{name}.json").write_text(json.dumps({"inputs": len(inputs), "outputs": len(outputs),
+                                                      "dtypes": dtypes}))
 
 
 # ---- who serves a loaded model's imports ----------------------------------------------------------
@@ -223,8 +264,9 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "compile":
         rest = sys.argv[3:]
         link = "--link-libtorch" in rest
-        chosen = [n for n in rest if n != "--link-libtorch"] or list(MODELS)
-        compile_models(Path(sys.argv[2]), chosen, link)
+        device = "cuda" if "--cuda" in rest else "cpu"  # DTYPE_MODELS only
+        chosen = [n for n in rest if n not in ("--link-libtorch", "--cuda")] or list(MODELS)
+        compile_models(Path(sys.argv[2]), chosen, link, device)
     elif len(sys.argv) == 3 and sys.argv[1] == "beside-libtorch":
         print(json.dumps(beside_libtorch(json.loads(Path(sys.argv[2]).read_text()))))
     else:

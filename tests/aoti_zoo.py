@@ -34,7 +34,8 @@ FORMAT = "1"  # bump when the layout of a cached model directory changes
 class Input:
     shape: tuple[int, ...]
     kind: str = "randn"
-    """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n)."""
+    """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n); 'ones': int64 ones (a mask);
+    'leftpad:<n>': an int64 attention mask of ones whose first row starts with n zeros (left padding)."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,16 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
+def models() -> dict[str, ZooModel]:
+    """The six models above and the real architectures of tests/arch_zoo.py, by name."""
+    from arch_zoo import ARCH  # imports this module: loaded lazily
+
+    return {**ZOO, **ARCH}
+
+
 def source(name: str) -> str:
     """The model's complete Python source: what the cache key and the compile both use."""
-    model = ZOO[name]
+    model = models()[name]
     args = ", ".join(ARGS[: len(model.inputs)])
     init = "".join(f"        {line}\n" for line in model.init.splitlines())
     forward = "".join(f"        {line}\n" for line in model.forward.splitlines())
@@ -127,7 +135,7 @@ def torch_version() -> str:
 
 
 def cache_key(name: str, device: str, link_libtorch: bool) -> str:
-    text = "\n".join([FORMAT, torch_version(), device, str(link_libtorch), repr(ZOO[name].inputs), source(name)])
+    text = "\n".join([FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), source(name)])
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -184,6 +192,12 @@ def _make_inputs(model: ZooModel, device: str):
     for spec in model.inputs:
         if spec.kind == "randn":
             made.append(torch.randn(*spec.shape, device=device))
+        elif spec.kind == "ones":
+            made.append(torch.ones(*spec.shape, dtype=torch.int64, device=device))
+        elif spec.kind.startswith("leftpad:"):
+            mask = torch.ones(*spec.shape, dtype=torch.int64, device=device)
+            mask[0, : int(spec.kind.split(":")[1])] = 0
+            made.append(mask)
         elif spec.kind.startswith("index:"):
             made.append(torch.randint(0, int(spec.kind.split(":")[1]), spec.shape, dtype=torch.int64, device=device))
         else:
@@ -218,7 +232,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         namespace: dict = {"torch": torch}
         exec(source(name), namespace)
         module = namespace["M"]().to(device).eval()
-        inputs = _make_inputs(ZOO[name], device)
+        inputs = _make_inputs(models()[name], device)
         with torch.no_grad():
             eager = module(*inputs)
         outputs = eager if isinstance(eager, tuple) else (eager,)
@@ -252,9 +266,9 @@ def main(argv: list[str]) -> int:
         del rest[at:at + 2]
     link = "--link-libtorch" in rest
     names = [n for n in rest if n != "--link-libtorch"] or list(ZOO)
-    unknown = [n for n in names if n not in ZOO]
+    unknown = [n for n in names if n not in models()]
     if unknown:
-        sys.stderr.write(f"unknown model(s) {unknown}; the zoo has {sorted(ZOO)}\n")
+        sys.stderr.write(f"unknown model(s) {unknown}; the zoo has {sorted(models())}\n")
         return 2
     root.mkdir(parents=True, exist_ok=True)
     for name in names:

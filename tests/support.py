@@ -26,6 +26,46 @@ def run_shimgen(*argv, cwd: Path | None = None, env_extra: dict[str, str] | None
     )
 
 
+def nested_venv(directory: Path) -> Path:
+    """A fresh venv that sees the packages of the interpreter running the tests, so a wheel can be
+    installed into it offline (--no-deps --no-build-isolation). `--system-site-packages` alone sees
+    the *base* interpreter's site-packages, not those of a venv pytest itself runs in (the README's
+    test command in a fresh venv): a .pth file adds the running environment's directories after the
+    nested venv's own, so what is installed into the nested venv still comes first."""
+    import site
+    import sysconfig
+    import venv
+
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(directory)
+    python = directory / "bin" / "python"
+    nested = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    running = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"],
+                             sysconfig.get_paths()["platlib"]])
+    (Path(nested) / "_shimgen_tests_outer_env.pth").write_text(
+        "".join(f"{entry}\n" for entry in running if Path(entry).is_dir() and Path(entry) != Path(nested)))
+    return directory
+
+
+# Exports the runtime's identifying C API (shimgen.binary.runtime_library): reads as a runtime, is
+# never loaded.
+STAND_IN_RUNTIME = """
+const char *shimgen_runtime_last_error(void) { return 0; }
+int shimgen_model_open(const char *p, const char *n, const char *d, unsigned long c, void **out) {
+    static char buffer[64]; buffer[0] = p[0]; *out = buffer; return 0; }
+"""
+
+
+def compile_library(directory: Path, name: str, source: str, *flags: str) -> Path:
+    """lib<name>.so compiled by gcc from C ``source`` (skips without gcc)."""
+    gcc = require_tool("gcc")
+    (directory / f"{name}.c").write_text(source)
+    library = directory / f"lib{name}.so"
+    subprocess.run([gcc, "-shared", "-fPIC", "-O1", *flags, str(directory / f"{name}.c"), "-o", str(library)],
+                   check=True, capture_output=True)
+    return library
+
+
 def require_tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
@@ -56,3 +96,15 @@ def write_loader_inputs(directory: Path, not_a_model: Path) -> Path:
     (directory / "broken.so").write_bytes(b"\x7fELF" + bytes(60))     # extracted, then dlopen fails
     shutil.copy(not_a_model, directory / "notmodel.so")                # loads, has no container API
     return directory
+
+
+def load_script(name: str):
+    """A script of scripts/ imported as a module (its ``main`` not run), for tests of generators."""
+    import importlib.util
+
+    path = REPO / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -116,7 +116,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
     const size_t md = mask->sizes.size();
     for (size_t i = 0; i < md; ++i) ms[4 - md + i] = mask->sizes[i] == 1 ? 0 : mask->strides[i];
   }
-  const bool bool_mask = mask && mask->dtype == aoti_torch_dtype_bool();
+  const bool bool_mask = mask && mask->dtype == kBool;
   const T neg_inf = -std::numeric_limits<T>::infinity();
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t h = 0; h < H; ++h) {
@@ -174,7 +174,7 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
                 shape_str(v.sizes));
     if (mask) {
       SHIMGEN_REQUIRE(mask->storage->device_type == kCPU, "attn_mask is not a CPU tensor");
-      SHIMGEN_REQUIRE(mask->dtype == q.dtype || mask->dtype == aoti_torch_dtype_bool(), "attn_mask must be bool or query's dtype");
+      SHIMGEN_REQUIRE(mask->dtype == q.dtype || mask->dtype == kBool, "attn_mask must be bool or query's dtype");
       SHIMGEN_REQUIRE(mask->sizes.size() <= 4, "attn_mask has more than 4 dimensions");
       const int64_t want[4] = {q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2]};
       const size_t md = mask->sizes.size();
@@ -190,7 +190,7 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
     const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2];
     auto lse = empty_tensor({B, H, L}, {checked_mul(L, H, "logsumexp stride"), 1, H}, q.dtype, kCPU, 0);
     if (out->numel() > 0 && k.sizes[2] > 0) {
-      if (q.dtype == aoti_torch_dtype_float32()) {
+      if (q.dtype == kFloat32) {
         attend<float>(q, k, v, mask, is_causal != 0, s, *out, *lse);
       } else {
         attend<double>(q, k, v, mask, is_causal != 0, s, *out, *lse);

@@ -200,7 +200,7 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
       SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
                                                              std::to_string(d) + ")");
     SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
-    if (out.dtype == aoti_torch_dtype_float32()) {
+    if (out.dtype == kFloat32) {
       run_matmul<float>(out, a, m, bias, beta, alpha, rank);
     } else {
       run_matmul<double>(out, a, m, bias, beta, alpha, rank);
@@ -222,7 +222,7 @@ void gemm(const Matrix<const double>& a, const Matrix<const double>& b, const Ma
 const Tensor& float_tensor(AtenTensorHandle handle, const char* what) {
   const Tensor* t = unwrap(handle, what);
   SHIMGEN_REQUIRE(t->storage->device_type == kCPU, std::string(what) + " is not a CPU tensor");
-  if (t->dtype != aoti_torch_dtype_float32() && t->dtype != aoti_torch_dtype_float64()) {
+  if (t->dtype != kFloat32 && t->dtype != kFloat64) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(what) + " has dtype code " + std::to_string(t->dtype) +
                                                 "; only float32 (6) and float64 (7) are supported");
   }

@@ -192,7 +192,7 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     auto out = empty_tensor(out_sizes, cl ? channels_last_strides_for(out_sizes) : contiguous_strides_of(out_sizes),
                             x.dtype, kCPU, 0);
     if (out->numel() > 0) {
-      if (x.dtype == aoti_torch_dtype_float32()) {
+      if (x.dtype == kFloat32) {
         convolve<float>(x, w, b, *out, s, p, d, groups, spatial);
       } else {
         convolve<double>(x, w, b, *out, s, p, d, groups, spatial);

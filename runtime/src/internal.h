@@ -16,6 +16,35 @@ namespace shimgen::rt {
 constexpr int32_t kCPU = 0;
 constexpr int32_t kCUDA = 1;
 
+// The one list of dtype codes: PyTorch's c10::ScalarType values, which the AOTI ABI passes as
+// int32_t. Unscoped so a code compares with a Tensor's int32_t dtype directly. Runtime code uses these
+// names, never literals and never the exported aoti_torch_dtype_*() getters (a getter is a shim call:
+// it would count in shimgen_runtime_shim_call_count() as if the model had made it).
+enum Dtype : int32_t {
+  kUInt8 = 0,
+  kInt8 = 1,
+  kInt16 = 2,
+  kInt32 = 3,
+  kInt64 = 4,
+  kFloat16 = 5,
+  kFloat32 = 6,
+  kFloat64 = 7,
+  kComplex32 = 8,
+  kComplex64 = 9,
+  kComplex128 = 10,
+  kBool = 11,
+  kBFloat16 = 15,
+  kFloat8_e5m2 = 23,
+  kFloat8_e4m3fn = 24,
+  kFloat8_e5m2fnuz = 25,
+  kFloat8_e4m3fnuz = 26,
+  kUInt16 = 27,
+  kUInt32 = 28,
+  kUInt64 = 29,
+  kFloat8_e8m0fnu = 44,
+  kFloat4_e2m1fn_x2 = 45,
+};
+
 // Thrown inside a shim; the shim boundary turns it into the return code and the last error.
 struct ShimError : std::runtime_error {
   ShimError(int32_t code, const std::string& message) : std::runtime_error(message), code(code) {}
@@ -86,7 +115,7 @@ struct Tensor {
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   int64_t storage_offset = 0;  // in elements
-  int32_t dtype = 6;
+  int32_t dtype = kFloat32;
 
   int64_t numel() const;
   size_t itemsize() const { return element_size(dtype); }

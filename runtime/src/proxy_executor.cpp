@@ -319,7 +319,7 @@ AtenTensorHandle grouped_mm(AtenTensorHandle input, AtenTensorHandle weight, Ate
   SHIMGEN_REQUIRE(in.sizes.size() == 2 && w.sizes.size() == 3 && o.sizes.size() == 1,
                   "grouped mm: input [S, K], weight [E, K, N] and offs [E] expected");
   SHIMGEN_REQUIRE(in.sizes[1] == w.sizes[1] && o.sizes[0] == w.sizes[0], "grouped mm: shapes do not agree");
-  SHIMGEN_REQUIRE(o.dtype == 3 || o.dtype == 4, "grouped mm: offs must be int32 or int64");
+  SHIMGEN_REQUIRE(o.dtype == kInt32 || o.dtype == kInt64, "grouped mm: offs must be int32 or int64");
   const int64_t S = in.sizes[0], N = w.sizes[2], E = w.sizes[0];
   const std::string device = device_of(input);
   const int32_t device_type = in.storage->device_type, device_index = in.storage->device_index;
@@ -339,7 +339,7 @@ AtenTensorHandle grouped_mm(AtenTensorHandle input, AtenTensorHandle weight, Ate
   check(aoti_torch_copy_(host_offs, offs, 0), "copy_");
   const Tensor& ho = *unwrap(host_offs, "offs");
   auto offset_at = [&](int64_t e) -> int64_t {
-    return o.dtype == 3 ? reinterpret_cast<const int32_t*>(ho.data())[e] : reinterpret_cast<const int64_t*>(ho.data())[e];
+    return o.dtype == kInt32 ? reinterpret_cast<const int32_t*>(ho.data())[e] : reinterpret_cast<const int64_t*>(ho.data())[e];
   };
   using Mm = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle);
   const Mm mm = shim<Mm>("aoti_torch_" + device + "_mm_out");

@@ -110,6 +110,7 @@ _DTYPE_SHIMS = {
     "float32": "aoti_torch_dtype_float32",
     "float64": "aoti_torch_dtype_float64",
     "float16": "aoti_torch_dtype_float16",
+    "bfloat16": "aoti_torch_dtype_bfloat16",  # numpy through ml_dtypes (numpy_dtype)
     "int8": "aoti_torch_dtype_int8",
     "int16": "aoti_torch_dtype_int16",
     "int32": "aoti_torch_dtype_int32",
@@ -119,6 +120,19 @@ _DTYPE_SHIMS = {
     "complex64": "aoti_torch_dtype_complex64",
     "complex128": "aoti_torch_dtype_complex128",
 }
+
+
+def numpy_dtype(name: str) -> Any:
+    """The numpy dtype of a runtime dtype name; bfloat16 comes from ml_dtypes (numpy has none)."""
+    import numpy as np
+
+    if name == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise InputError("bfloat16 arrays need ml_dtypes: python -m pip install ml_dtypes") from None
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
 
 
 class ModelError(ShimgenError):
@@ -145,7 +159,8 @@ class Runtime:
     def __init__(self, path: Path, prefix: str, mode: int = ctypes.RTLD_GLOBAL) -> None:
         # RTLD_GLOBAL by default: the models' prefixed shim imports must resolve against this
         # library. (The loader also promotes itself to global, so a C caller need not know this.)
-        self.path = Path(path)
+        # Absolute: given 'x.so' (what Path('./x.so') prints as), dlopen searches the library path.
+        self.path = Path(path).absolute()
         self.prefix = prefix
         try:
             self.lib = ctypes.CDLL(str(self.path), mode=mode)
@@ -278,6 +293,10 @@ class Runtime:
         code = self.dtype_codes.get(array.dtype.name)
         if code is None:
             raise InputError(f"dtype {array.dtype} has no tensor dtype in this runtime")
+        if not array.dtype.isnative:
+            # The handle borrows the bytes as they are: a '>f4' array read as float32 is garbage.
+            raise InputError(f"dtype {array.dtype.str} is not in this machine's byte order; convert it first "
+                             "(array.astype(array.dtype.newbyteorder('=')))")
         strides = [s // array.itemsize for s in array.strides]
         out = c_void_p()
         data = array.ctypes.data if array.size else None
@@ -301,7 +320,7 @@ class Runtime:
         name = self.dtype_names.get(dtype)
         if name is None:
             raise ModelError(f"output dtype code {dtype} has no numpy equivalent")
-        np_dtype = np.dtype(name)
+        np_dtype = numpy_dtype(name)
         shape, elem = tuple(self.sizes(handle)), tuple(self.strides(handle))
         if self.scalar(handle, "aoti_torch_get_numel") == 0:
             return np.empty(shape, dtype=np_dtype)
@@ -312,6 +331,41 @@ class Runtime:
         base = np.frombuffer(memoryview(buffer), dtype=np_dtype, count=span)
         view = np.lib.stride_tricks.as_strided(base, shape=shape, strides=[s * np_dtype.itemsize for s in elem])
         return np.array(view, copy=True, order="C")
+
+    # ---- DLPack (shimgen.aoti.dlpack) ----
+
+    def tensor_from_dlpack(self, value: Any, stream: int | None = None) -> tuple[c_void_p, Any]:
+        """A new handle over a DLPack-capable array's memory, on its own device (no copy), and
+        what keeps that memory alive: hold the second value as long as the handle is used."""
+        from shimgen.aoti.dlpack import KDL_CPU, borrow
+
+        view = borrow(value, stream)
+        code = self.dtype_codes.get(view.dtype)
+        if code is None:
+            raise InputError(f"dtype {view.dtype} has no tensor dtype in this runtime")
+        device = self.cpu if view.device_type == KDL_CPU else self.cuda
+        out = c_void_p()
+        name = "aoti_torch_create_tensor_from_blob_v2"
+        self.check(self.shim(name)(view.data or None, len(view.shape), int64_array(view.shape),
+                                   int64_array(view.strides), 0, code, device, view.device_id, ctypes.byref(out),
+                                   0, None, 0), name)
+        return out, view
+
+    def to_dlpack(self, handle: Any, stream: int | None = None) -> Any:
+        """``handle`` as a DLPack producer (``torch.from_dlpack(x)``, ``np.from_dlpack(x)``), no
+        copy; the handle becomes the returned object's, deleted when no consumer holds it."""
+        from shimgen.aoti.dlpack import KDL_CPU, KDL_CUDA, DLPackTensor
+
+        dtype = self.scalar(handle, "aoti_torch_get_dtype", c_int32)
+        name = self.dtype_names.get(dtype)
+        if name is None:
+            raise ModelError(f"output dtype code {dtype} has no DLPack equivalent")
+        on_cpu = self.scalar(handle, "aoti_torch_get_device_type", c_int32) == self.cpu
+        index = 0 if on_cpu else self.scalar(handle, "aoti_torch_get_device_index", c_int32)
+        return DLPackTensor(int(getattr(handle, "value", handle) or 0), data=self.data_ptr(handle),
+                            shape=self.sizes(handle), strides=self.strides(handle), dtype=name,
+                            device=(KDL_CPU, 0) if on_cpu else (KDL_CUDA, index), stream=stream,
+                            free=self.delete, synchronize=_cuda_stream_synchronize)
 
     # ---- streams ----
 
@@ -343,6 +397,21 @@ class Runtime:
         name = "aoti_torch_get_current_cuda_stream"
         self.check(self.shim(name)(device, ctypes.byref(out)), name)
         return out.value or 0
+
+
+def _cuda_stream_synchronize(stream: int | None) -> None:
+    """Wait for ``stream`` (None: the legacy default stream) through the CUDA runtime the process has
+    loaded (the CUDA runtime library, or a library exporting it)."""
+    for name in (None, "libcudart.so", "libcudart.so.13", "libcudart.so.12"):
+        try:
+            function = ctypes.CDLL(name).cudaStreamSynchronize
+        except (OSError, AttributeError):
+            continue
+        function.restype, function.argtypes = c_int32, [c_void_p]
+        if function(stream) != 0:
+            raise ModelError(f"cudaStreamSynchronize({stream}) failed")
+        return
+    raise ModelError("no CUDA runtime in this process to synchronise the model's stream with the consumer's")
 
 
 def cuda_device_count() -> int:

@@ -4,11 +4,26 @@ prefix-imports and recompile share."""
 
 from __future__ import annotations
 
+import io
+import shutil
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
+from typing import IO
 
+from shimgen.binary.load import DEFAULT_LIMITS, Limits
 from shimgen.errors import InputError
+from shimgen.files import same_file
+
+PACKAGE_LIMITS = Limits(member_bytes=64 << 30, total_bytes=256 << 30)
+"""Caps on a package's members as declared and as copied: a model's weights may be many gigabytes,
+and they are streamed, never held in memory; the member count is check-symbols'."""
+READ_LIMIT = DEFAULT_LIMITS.member_bytes
+"""The most shimgen reads of one member it parses (the model .so, a generated .cpp): check-symbols' cap."""
+MAX_RATIO = 200
+"""Decompressed / compressed size beyond which a package member is taken for a zip bomb."""
+CHUNK = 1 << 20
+ZIP64_AT = zipfile.ZIP64_LIMIT
 
 
 def check_source_and_output(source: Path, output: Path) -> str:
@@ -17,7 +32,7 @@ def check_source_and_output(source: Path, output: Path) -> str:
     where = str(source)
     if not source.is_file():
         raise InputError(f"{where}: no such file")
-    if output.resolve() == source.resolve():
+    if same_file(output, source):
         raise InputError(f"{where}: the output must differ from the input")
     if not output.parent.is_dir():
         raise InputError(f"{output}: directory {output.parent} does not exist")
@@ -33,11 +48,53 @@ def read_magic(path: Path, where: str) -> bytes:
         raise InputError(f"{where}: cannot read: {exc.strerror}") from None
 
 
-def open_package(path: Path, where: str) -> zipfile.ZipFile:
+def open_package(path: Path, where: str, limits: Limits = PACKAGE_LIMITS) -> zipfile.ZipFile:
+    """The package, its listing checked as check-symbols checks a wheel's (``zipread.open_zip``: member
+    count, absolute, climbing or repeated names), then each declared size against the caps, and
+    the compression ratio: torch stores a package's members uncompressed, so a member that inflates
+    more than ``MAX_RATIO`` times is a zip bomb, refused before a byte of it is read."""
+    from shimgen.binary.zipread import ZipCaps, open_zip
+
+    archive, infos = open_zip(path, where, ZipCaps(limits.zip_members, limits.member_bytes, limits.total_bytes))
+    for info in infos:
+        problem = None
+        if info.file_size > limits.member_bytes:
+            problem = f"member of {info.file_size} bytes exceeds the limit of {limits.member_bytes}"
+        elif info.file_size > 1 << 20 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            problem = f"inflates {info.file_size // max(info.compress_size, 1)} times; refusing a possible zip bomb"
+        if problem:
+            archive.close()
+            raise InputError(f"{where}({info.filename}): {problem}")
+    return archive
+
+
+def extract_member(archive: zipfile.ZipFile, name: str, target: Path, where: str,
+                   limit: int = READ_LIMIT) -> Path:
+    """Stream one member to ``target`` in chunks, at most ``limit`` bytes (the header may lie)."""
+    with target.open("wb") as out:
+        _copy(archive, archive.getinfo(name), out, where, limit)
+    return target
+
+
+def read_text_member(archive: zipfile.ZipFile, name: str, where: str, limit: int = READ_LIMIT) -> str:
+    """A member as text (a generated .cpp), at most ``limit`` bytes."""
+    buffer = io.BytesIO()
+    _copy(archive, archive.getinfo(name), buffer, where, limit)
+    return buffer.getvalue().decode("utf-8", errors="replace")
+
+
+def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: IO[bytes], where: str, limit: int) -> int:
+    copied = 0
     try:
-        return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{where}: not a readable .pt2 package ({exc})") from None
+        with archive.open(info) as source:
+            while chunk := source.read(CHUNK):
+                copied += len(chunk)
+                if copied > limit:
+                    raise InputError(f"{where}({info.filename}): member exceeds the limit of {limit} bytes")
+                out.write(chunk)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        raise InputError(f"{where}({info.filename}): cannot read member: {exc}") from None
+    return copied
 
 
 def model_members(names: Sequence[str]) -> list[str]:
@@ -45,17 +102,32 @@ def model_members(names: Sequence[str]) -> list[str]:
     return [n for n in names if PurePosixPath(n).suffix == ".so" and "/data/aotinductor/" in f"/{n}"]
 
 
-def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path) -> None:
+def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], staged: Path, where: str = "",
+                  limits: Limits = PACKAGE_LIMITS) -> None:
     """A copy of ``archive`` at ``staged`` with some members' bytes replaced by files.
 
     Members keep their order, names, dates and compression: torch writes them stored
     (uncompressed), and the runtime's loader copies the .so straight out of the mapped archive.
+    Every member is streamed in chunks (a model's weights may be gigabytes), each at most its
+    declared size and all together at most ``limits.total_bytes``.
     """
-    with zipfile.ZipFile(staged, "w") as out:
+    where = where or archive.filename or "package"
+    total = 0
+    with zipfile.ZipFile(staged, "w", allowZip64=True) as out:
         for info in archive.infolist():
-            data = replacements[info.filename].read_bytes() if info.filename in replacements else archive.read(info)
             copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
             copy.compress_type = info.compress_type
             copy.external_attr = info.external_attr
             copy.create_system = info.create_system
-            out.writestr(copy, data)
+            replacement = replacements.get(info.filename)
+            copy.file_size = replacement.stat().st_size if replacement else info.file_size
+            with out.open(copy, "w", force_zip64=copy.file_size >= ZIP64_AT) as sink:
+                if replacement is not None:
+                    with replacement.open("rb") as source:
+                        shutil.copyfileobj(source, sink, CHUNK)
+                    total += copy.file_size
+                else:
+                    # At most the declared size: a member whose data runs longer is refused.
+                    total += _copy(archive, info, sink, where, info.file_size)
+            if total > limits.total_bytes:
+                raise InputError(f"{where}: members add up to more than the limit of {limits.total_bytes} bytes")

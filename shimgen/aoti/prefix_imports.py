@@ -14,13 +14,19 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.aoti.localize import localize_cxx_runtime, verify_localized
-from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.aoti.package import (
+    check_source_and_output,
+    extract_member,
+    model_members,
+    open_package,
+    read_magic,
+    write_package,
+)
 from shimgen.binary.elf import ELF_MAGIC
 from shimgen.binary.load import ZIP_MAGIC
 from shimgen.errors import InputError
@@ -133,7 +139,8 @@ def verify_imports(symbols: Iterable[DynSymbol], shims: Shims, prefix: str,
         if missing:
             raise InputError(
                 f"{where}: imports {len(missing)} prefixed shim(s) the shim set does not provide "
-                f"({_some(missing)}); the model would fail to load on this runtime"
+                f"({_some(missing)}); the model would fail to load on this runtime (docs/coverage.md lists the "
+                "op fallbacks each model family imports and which ones the runtime serves)"
             )
     return tuple(imports)
 
@@ -246,14 +253,11 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shi
         for index, name in enumerate(targets):
             member_in = work / f"in{index}.so"
             member_out = work / f"out{index}.so"
-            try:
-                member_in.write_bytes(archive.read(name))
-            except (zipfile.BadZipFile, OSError, ValueError) as exc:
-                raise InputError(f"{where}: cannot read member {name} ({exc})") from None
+            extract_member(archive, name, member_in, where)
             result = _rewrite_so(member_in, member_out, prefix, shims, provided, f"{where}:{name}", verify)
             results.append(MemberResult(name, result.renamed, result.imports, result.localized))
             rewritten[name] = member_out
-        write_package(archive, rewritten, staged)
+        write_package(archive, rewritten, staged, where)
     return tuple(results)
 
 

@@ -6,12 +6,14 @@ with a comment holding the exact compile command torch used. Recompiling them wi
 the preprocessor level: the same macro mechanism the runtime itself is built with, applied to code
 nobody here wrote. The model's constants blob is taken byte-for-byte from the original ``.so``.
 
-``compile_flags`` is pure; ``recompile`` is the I/O edge (zip, compiler, files).
+The recorded command is data, never run: compile_command.py keeps only allow-listed flags, and the
+compiler is the user's. ``package_sources`` is pure; ``recompile`` is the I/O edge (zip, compiler, files).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import shlex
 import tempfile
@@ -21,7 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from shimgen.aoti.package import check_source_and_output, model_members, open_package, read_magic, write_package
+from shimgen.aoti.compile_command import vetted_flags
+from shimgen.aoti.package import (
+    check_source_and_output,
+    extract_member,
+    model_members,
+    open_package,
+    read_magic,
+    read_text_member,
+    write_package,
+)
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
 from shimgen.build import process
@@ -31,14 +42,10 @@ if TYPE_CHECKING:
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
 
+log = logging.getLogger(__name__)
+
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
-
-
-@dataclass(frozen=True)
-class CompileCommand:
-    compiler: str
-    flags: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -51,36 +58,17 @@ class RecompileResult:
     """The prefixed shim imports of the rebuilt .so."""
 
 
-def compile_flags(source_text: str, source_name: str) -> CompileCommand:
-    """The compile command torch recorded at the end of a generated .cpp, minus what names files
-    on the machine that compiled it (source, output, its precompiled-header include)."""
-    for line in reversed(source_text.splitlines()):
-        if line.startswith("// ") and ".cpp " in line and " -c " in line and " -shared" not in line:
-            tokens = shlex.split(line[3:])
-            break
-    else:
-        raise InputError(f"{source_name}: no compile command recorded in the generated source")
-    compiler, rest = tokens[0], tokens[1:]
-    flags: list[str] = []
-    skip = False
-    for index, token in enumerate(rest):
-        if skip:
-            skip = False
-            continue
-        if token == "-c":
-            continue  # added back by the caller
-        if token in ("-o", "-include"):
-            skip = True  # the output, and torch's precompiled header (a path in its cache)
-            continue
-        if token.endswith((".cpp", ".o", ".so")) and not token.startswith("-"):
-            continue
-        if token == "-D" and index + 1 < len(rest):
-            continue  # joined with the next token below
-        if index > 0 and rest[index - 1] == "-D":
-            flags.append("-D" + token)
-            continue
-        flags.append(token)
-    return CompileCommand(compiler, tuple(flags))
+def compiler_command(compiler: str | None) -> list[str]:
+    """The C++ compiler recompile runs: ``--compiler``, else ``$CXX``, else ``g++``; never the one the
+    package names (a package is data: see compile_command.py)."""
+    chosen = compiler or os.environ.get("CXX") or "g++"
+    try:
+        words = shlex.split(chosen)
+    except ValueError as exc:
+        raise InputError(f"compiler {chosen!r}: {exc}") from None
+    if not words:
+        raise InputError("the compiler is empty (--compiler or $CXX)")
+    return words
 
 
 def _torch_include_dirs() -> list[str]:
@@ -125,12 +113,12 @@ def recompile(source: Path, output: Path, config: Config, *, compiler: str | Non
     shims = resolve_shims(config)
     archive = open_package(source, where)
     with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
-        work = Path(scratch)
+        work = Path(scratch).resolve()  # the tools run inside it
         member, cpps = package_sources([i.filename for i in archive.infolist()], where)
         header = _write_header(work / header_name, config, shims)
         assembly = _stage_constants(archive, member, work, f"{where}:{member}")
         extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
-        linked = _compile_and_link(archive, cpps, assembly, work, extra, compiler, where)
+        linked = _compile_and_link(archive, cpps, assembly, work, extra, compiler_command(compiler), where)
         label = f"{output.name} (recompiled {member})"
         imports = _verify(linked, label, config, shims)
         _publish(archive, member, linked, work, output)
@@ -177,8 +165,7 @@ def _write_header(header: Path, config: Config, shims: ShimSet) -> Path:
 
 def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: str) -> Path:
     """The original .so's constants blob, and an assembly file that defines it again."""
-    original = work / "original.so"
-    original.write_bytes(archive.read(member))
+    original = extract_member(archive, member, work / "original.so", where)
     blob = work / "constants.bin"
     blob.write_bytes(_constants_blob(original, where))
     assembly = work / "constants.S"
@@ -187,21 +174,25 @@ def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: s
 
 
 def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: Path, work: Path,
-                      extra: Sequence[str], compiler: str | None, where: str) -> Path:
-    """Compile every source at once with torch's recorded flags plus ``extra``, then link the model."""
+                      extra: Sequence[str], cxx: Sequence[str], where: str) -> Path:
+    """Compile every source at once with the vetted recorded flags plus ``extra``, then link the model.
+
+    Every tool runs in the scratch directory, so a relative name in an allowed flag stays inside it."""
     objects, jobs, openmp = [], [], False
     for index, name in enumerate(cpps):
         cpp = work / PurePosixPath(name).name
-        text = archive.read(name).decode("utf-8", errors="replace")
+        text = read_text_member(archive, name, where)
         cpp.write_text(text)
-        command = compile_flags(text, f"{where}:{name}")
+        command = vetted_flags(text, f"{where}:{name}")
+        log.debug("%s: the package recorded compiler %r (not run; using %s)", name, command.recorded_compiler,
+                  shlex.join(cxx))
         openmp = openmp or "-fopenmp" in command.flags
         obj = work / f"{index}.o"
-        cxx = compiler or command.compiler
-        jobs.append(process.start([cxx, *command.flags, *extra, "-c", cpp, "-o", obj], what=f"compiling {name}"))
+        jobs.append(process.start([*cxx, *command.flags, *extra, "-c", cpp, "-o", obj], what=f"compiling {name}",
+                                  cwd=work))
         objects.append(obj)
     blob_obj = work / "constants.o"
-    jobs.append(process.start([compiler or "g++", "-c", assembly, "-o", blob_obj], what="compiling the constants"))
+    jobs.append(process.start([*cxx, "-c", assembly, "-o", blob_obj], what="compiling the constants", cwd=work))
     try:
         for job in jobs:
             job.wait()
@@ -210,8 +201,8 @@ def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: P
             job.stop()
     linked = work / "model.so"
     # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
-    process.run([compiler or "g++", "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *objects, blob_obj,
-                 "-o", linked], what="linking the model .so")
+    process.run([*cxx, "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *objects, blob_obj,
+                 "-o", linked], what="linking the model .so", cwd=work)
     return linked
 
 
@@ -231,7 +222,7 @@ def _publish(archive: zipfile.ZipFile, member: str, linked: Path, work: Path, ou
     """Stage the .so or the rewritten .pt2 beside ``output``, then rename it into place."""
     staged = work / ("out" + output.suffix)
     if output.suffix == ".pt2":
-        write_package(archive, {member: linked}, staged)
+        write_package(archive, {member: linked}, staged, str(archive.filename))
     else:
         os.replace(linked, staged)
     os.replace(staged, output)

@@ -13,7 +13,7 @@ import ctypes
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shimgen.aoti.capi import ModelError, Runtime
 from shimgen.errors import InputError
@@ -37,19 +37,30 @@ def find_runtime(explicit: Path | None = None, *, config: Config | None = None, 
        was built: recorded in the per-user cache (``shimgen.build.runtime_cache``);
     4. else built now into that cache, on first use (announced by one line on stderr).
 
-    A CUDA device needs a runtime built with CUDA."""
+    A CUDA device needs a runtime built with CUDA. The path returned is absolute: ``dlopen`` looks a
+    name without a slash (``./x.so`` becomes ``x.so`` in a Path) up on the library path, where another
+    copy may be found."""
     if explicit is not None:
-        if not Path(explicit).is_file():
-            raise InputError(f"{explicit}: runtime library not found")
-        return Path(explicit)
+        return _usable(Path(explicit), "--runtime")
     env = os.environ.get(RUNTIME_ENV)
     if env:
-        if not Path(env).is_file():
-            raise InputError(f"{env}: runtime library not found (from ${RUNTIME_ENV})")
-        return Path(env)
+        return _usable(Path(env), f"${RUNTIME_ENV}")
     from shimgen.build.runtime_cache import find_or_build
 
     return find_or_build(config or bundled_config(), need_cuda=device.startswith("cuda"))
+
+
+def _usable(library: Path, given_by: str) -> Path:
+    """A runtime the user named, checked by reading it before anything dlopens it."""
+    from shimgen.binary.runtime_library import runtime_problem
+
+    if not library.is_file():
+        raise InputError(f"{library}: runtime library not found (from {given_by})")
+    problem = runtime_problem(library)
+    if problem:
+        raise InputError(f"{problem} (from {given_by}: delete or rebuild it with 'shimgen build', "
+                         "or point to another runtime)")
+    return library.absolute()
 
 
 class Model:
@@ -100,23 +111,66 @@ class Model:
             raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
         rt = self.runtime
         # AOTInductor kernels index inputs with the strides they were compiled for (contiguous),
-        # checking them only when asked to: hand them contiguous memory.
-        arrays = [np.ascontiguousarray(a) for a in inputs]
+        # checking them only when asked to: hand them contiguous memory, in this machine's byte
+        # order (a big-endian '>f4' .npy holds the same values in other bytes).
+        arrays = [native_order(np.ascontiguousarray(a)) for a in inputs]
         handles: list = []
         outputs: list = []
         with rt.caller_stream(stream):
             try:
                 for array in arrays:
-                    host = rt.tensor_from_array(array)
-                    if self.device_type == rt.cpu:
-                        handles.append(host)
-                        continue
-                    try:
-                        handles.append(rt.copy_to(host, self.device_type, self.device_index))
-                    finally:
-                        rt.delete(host)
+                    handles.append(self._placed(rt.tensor_from_array(array), self.device_type == rt.cpu))
                 outputs = self.run_handles(handles, stream)
                 return [rt.array_from_tensor(h) for h in outputs]
+            finally:
+                for h in [*handles, *outputs]:
+                    rt.delete(h)
+
+    def _placed(self, handle: Any, usable: bool) -> Any:
+        """``handle`` itself when ``usable`` as a model input, else a contiguous copy on the model's
+        device (and ``handle`` deleted)."""
+        if usable:
+            return handle
+        try:
+            return self.runtime.copy_to(handle, self.device_type, self.device_index)
+        finally:
+            self.runtime.delete(handle)
+
+    def run_dlpack(self, inputs: Sequence, stream: int | None = None) -> list:
+        """DLPack-capable arrays in (numpy, torch, CuPy, JAX), DLPack producers out
+        (``torch.from_dlpack(out)``, ``np.from_dlpack(out)``): no copies on the model's device.
+
+        An input on the model's device and row-major contiguous is used in place; one elsewhere or
+        strided is copied to a contiguous tensor on the model's device (AOTInductor indexes inputs
+        with the strides it was compiled for). ``stream`` (a cudaStream_t) is the caller's: the
+        producers are asked for their data on it, the model runs on it, and the outputs are ready on
+        it. Each output owns its tensor until its last consumer lets go."""
+        from shimgen.aoti.dlpack import is_dlpack
+
+        if len(inputs) != self.num_inputs:
+            raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
+        rt = self.runtime
+        handles: list = []
+        keep: list = []
+        outputs: list = []
+        with rt.caller_stream(stream):
+            try:
+                for index, value in enumerate(inputs):
+                    if not is_dlpack(value):
+                        raise InputError(f"input {index}: {type(value).__name__} is not DLPack-capable "
+                                         "(no __dlpack__/__dlpack_device__)")
+                    handle, view = rt.tensor_from_dlpack(value, stream)
+                    keep.append(view)
+                    device = rt.cpu if view.device_type == 1 else rt.cuda
+                    in_place = (device, view.device_id if device != rt.cpu else 0) == (
+                        self.device_type, self.device_index if self.device_type != rt.cpu else 0)
+                    handles.append(self._placed(handle, in_place and _row_major(view.shape, view.strides)))
+                outputs = self.run_handles(handles, stream)
+                exported = []
+                for handle in outputs:
+                    exported.append(rt.to_dlpack(handle, stream))
+                outputs = []  # each output's handle now belongs to its DLPackTensor
+                return exported
             finally:
                 for h in [*handles, *outputs]:
                     rt.delete(h)
@@ -135,6 +189,20 @@ class Model:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown may have torn ctypes down
             self.close()
+
+
+def _row_major(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    step = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != step:
+            return False
+        step *= size
+    return True
+
+
+def native_order(array: Any) -> Any:
+    """``array`` itself when its bytes are in this machine's order, else a converted copy."""
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
 def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
@@ -163,31 +231,59 @@ def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", 
     return Model(loaded, Path(path), device=device, model_name=model_name)
 
 
+BFLOAT16_DESCR = "bfloat16"
+"""The ``.npy`` convention for bfloat16 (docs/aoti.md): the header's ``descr`` is the string
+'bfloat16', the data little-endian 2-byte values. ``np.load`` reads it once ml_dtypes is imported;
+``np.save`` of an ml_dtypes array would write '<V2' instead, losing the type."""
+
+
 def load_inputs(paths: Iterable[Path]) -> list:
     import numpy as np
 
+    with contextlib.suppress(ImportError):
+        import ml_dtypes  # noqa: F401 - registers 'bfloat16' with numpy, so such .npy headers parse
     arrays = []
     for path in paths:
         try:
-            arrays.append(np.load(path, allow_pickle=False))
+            array = np.load(path, allow_pickle=False)
+        except TypeError as exc:  # a descr numpy cannot name: 'bfloat16' without ml_dtypes
+            raise InputError(f"{path}: dtype not understood ({exc}); bfloat16 .npy files need ml_dtypes: "
+                             "python -m pip install ml_dtypes") from None
         except (OSError, ValueError) as exc:
             raise InputError(f"{path}: not a readable .npy file ({exc})") from None
+        if array.dtype.type is np.void:  # not ml_dtypes' bfloat16, whose kind is 'V' too
+            raise InputError(f"{path}: raw {array.dtype.itemsize}-byte records ('{array.dtype.str}'), no number type; "
+                             "np.save writes this for an ml_dtypes bfloat16 array: save it with descr 'bfloat16' "
+                             "(shimgen.aoti.runner.save_array; docs/aoti.md)")
+        arrays.append(array)
     return arrays
 
 
-def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
+def npy_bytes(array: Any) -> bytes:
+    """``array`` as a .npy file; bfloat16 with descr 'bfloat16' (``BFLOAT16_DESCR``)."""
     import io
 
     import numpy as np
 
+    buffer = io.BytesIO()
+    if array.dtype.name == BFLOAT16_DESCR:
+        array = np.ascontiguousarray(array)
+        header = {"descr": BFLOAT16_DESCR, "fortran_order": False, "shape": array.shape}
+        np.lib.format.write_array_header_1_0(buffer, header)
+        buffer.write(array.astype(array.dtype.newbyteorder("<")).tobytes())
+    else:
+        np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def save_array(path: Path, array: Any) -> Path:
+    """Write ``array`` as .npy (atomically), bfloat16 by shimgen's convention."""
     from shimgen.files import write_if_changed
 
+    write_if_changed(Path(path), npy_bytes(array))
+    return Path(path)
+
+
+def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
     directory = Path(directory)
-    written = []
-    for index, array in enumerate(outputs):
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        target = directory / f"output_{index}.npy"
-        write_if_changed(target, buffer.getvalue())
-        written.append(target)
-    return written
+    return [save_array(directory / f"output_{index}.npy", array) for index, array in enumerate(outputs)]

@@ -1,7 +1,8 @@
 """Turn PATHs into Binary values: files, static archives, directories, wheels/zips.
 
 Reading only: nothing is loaded, executed or extracted to disk. Binaries are recognised by magic
-bytes, never by suffix. Zip members are read in memory under caps on count and size.
+bytes, never by suffix. Zip members are decompressed under caps on count and produced bytes
+(shimgen.binary.zipread), never extracted under their own names.
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".ao")  # archive members named like com
 
 @dataclass(frozen=True)
 class Limits:
-    """Caps on what a zip may make us read into memory (a wheel is untrusted input)."""
+    """Caps on what a zip may make us decompress (a wheel is untrusted input): counted in the bytes
+    each member really produces, whatever its header declares (see shimgen.binary.zipread)."""
 
     zip_members: int = 20_000
-    member_bytes: int = 1 << 30  # libtorch_cpu.so is 434 MB
+    member_bytes: int = 1 << 30  # libtensorflow_cc.so.2 is 751 MB, libtorch_cuda.so 479 MB
     total_bytes: int = 4 << 30
-    max_ratio: int = 200  # uncompressed / compressed; beyond it, a zip bomb
 
 
 DEFAULT_LIMITS = Limits()
@@ -375,62 +376,27 @@ class EmptyArchive(InputError):
     an error when named on its own, passed over inside a directory."""
 
 
-def unsafe_member_name(name: str) -> str | None:
-    """Why a zip member name would leave the extraction directory, or None when it stays inside."""
-    unified = name.replace("\\", "/")
-    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
-        return "is absolute"
-    if ".." in unified.split("/"):
-        return "climbs out of the archive ('..')"
-    if "\0" in unified:
-        return "holds a NUL byte"
-    return None
-
-
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
-    import zipfile  # only wheels pay for it
+    from shimgen.binary.zipread import ZipCaps, binary_members, open_zip  # only wheels pay for zipfile
 
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError(f"{name}: corrupt zip: {exc}") from None
+    caps = ZipCaps(limits.zip_members, limits.member_bytes, limits.total_bytes)
+    archive, infos = open_zip(path, name, caps)
+    binaries: list[Binary] = []
     with archive:
-        infos = [info for info in archive.infolist() if not info.is_dir()]
-        if len(infos) > limits.zip_members:
-            raise InputError(f"{name}: zip holds {len(infos)} members, more than the limit of {limits.zip_members}")
-        for info in infos:
-            problem = unsafe_member_name(info.filename)
-            if problem:
-                # Nothing is ever extracted, but a wheel with such a name is malformed (and hostile
-                # to every installer): refuse it rather than report on it.
-                raise InputError(f"{name}: member name {info.filename!r} {problem}; refusing a malformed zip")
-        binaries: list[Binary] = []
-        total = 0
-        for info in sorted(infos, key=lambda i: i.filename):
-            if info.file_size > limits.member_bytes:
-                raise InputError(f"{name}({info.filename}): member of {info.file_size} bytes exceeds the limit "
-                                 f"of {limits.member_bytes}")
-            if info.compress_size and info.file_size / info.compress_size > limits.max_ratio and info.file_size > 1 << 20:
-                raise InputError(f"{name}({info.filename}): compression ratio above {limits.max_ratio}; refusing a "
-                                 "possible zip bomb")
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                continue  # a symlink entry: its target is checked where it lies
+        # A zip inside the zip is not read (nor is anything that is not a binary).
+        for member in binary_members(archive, infos, name, caps, lambda head: sniff(head) not in (None, "zip"),
+                                     HEAD_BYTES):
             try:
-                with archive.open(info) as handle:
-                    head = handle.read(HEAD_BYTES)
-                    kind = sniff(head)
-                    if kind is None or kind == "zip":
-                        continue
-                    # Read at most one byte past the declared size: the header may lie.
-                    body = head + handle.read(limits.member_bytes + 1 - len(head))
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
-                raise InputError(f"{name}({info.filename}): cannot read member: {exc}") from None
-            if len(body) > limits.member_bytes:
-                raise InputError(f"{name}({info.filename}): member exceeds the limit of {limits.member_bytes} bytes")
-            total += len(body)
-            if total > limits.total_bytes:
-                raise InputError(f"{name}: members add up to more than the limit of {limits.total_bytes} bytes")
-            binaries.extend(load_bytes(body, name, info.filename, hidden_of=hidden_of, detail=detail))
+                binaries.extend(load_bytes(member.data, name, member.name, hidden_of=hidden_of, detail=detail))
+            finally:
+                member.close()
     if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped
         raise InputError(f"{name}: zip holds no binary (ELF, Mach-O, PE, COFF object or archive)")
     return binaries
+
+
+def unsafe_member_name(name: str) -> str | None:
+    """Why a zip member name would leave the extraction directory (see shimgen.binary.zipread)."""
+    from shimgen.binary.zipread import unsafe_member_name as why
+
+    return why(name)

@@ -25,7 +25,7 @@ from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import render, write
 from shimgen.project.config import Config, with_overrides
-from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import cmake_dir, runtime_dir
 
 CUDA_MODES = ("auto", "on", "off")
@@ -76,6 +76,11 @@ class BuildResult:
     check: CheckOutcome
 
 
+def is_user_project(config: Config) -> bool:
+    """The config sits beside the user's own CMakeLists.txt (else shimgen builds its bundled runtime)."""
+    return (config.root / "CMakeLists.txt").is_file() and config.root.resolve() != runtime_dir().resolve()
+
+
 def project_dir(config: Config) -> Path:
     if (config.root / "CMakeLists.txt").is_file():
         return config.root
@@ -91,6 +96,8 @@ def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | N
     CMake would otherwise stop the whole build; ``on`` lets CMake name what is missing."""
     # A vendored library's project declares its own languages: CUDA only when asked for.
     cuda = "off" if options.cuda == "auto" and config.symbols_from_targets else options.cuda
+    # cuBLAS is what the bundled runtime links; a user's project says what it needs itself.
+    needs_cublas = not is_user_project(config)
     if cuda == "off":
         return None
     nvcc = find_nvcc()
@@ -98,7 +105,7 @@ def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | N
         if cuda == "on":
             raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
         return None
-    if cuda == "auto" and not any(name == "SHIMGEN_CUBLAS_ROOT" for name, _ in options.cache) and not has_cublas(nvcc):
+    if cuda == "auto" and needs_cublas and not any(name == "SHIMGEN_CUBLAS_ROOT" for name, _ in options.cache) and not has_cublas(nvcc):
         echo(f"CUDA off: {nvcc} found but no cuBLAS (python -m pip install nvidia-cublas, or --cuda on "
              "-D SHIMGEN_CUBLAS_ROOT=DIR)")
         return None
@@ -147,10 +154,12 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
         # The interpreter running shimgen: the runtime's CMake asks it where scipy-openblas32 is.
         "Python3_EXECUTABLE": CacheEntry(sys.executable, "FILEPATH"),
     }
-    if config.symbols_from_targets:
-        # The project calls find_package(shimgen) and shimgen_prefix_library(... CONFIG ...).
+    if is_user_project(config):
+        # The project calls find_package(shimgen) and shimgen_generate(CONFIG ...) or
+        # shimgen_prefix_library(... CONFIG ...): the package and the config it was built with.
         entries["shimgen_DIR"] = CacheEntry(str(cmake_dir()), "PATH")
         entries["SHIMGEN_CONFIG"] = CacheEntry(str(config.path), "FILEPATH")
+    if config.symbols_from_targets:
         # shimgen build checks every listed library itself (step 4, exit 1 on findings, on every run);
         # the CMake POST_BUILD check would only turn a finding into a failed build (exit 2).
         entries["SHIMGEN_CHECK_SYMBOLS"] = CacheEntry("OFF", "BOOL")
@@ -215,7 +224,8 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
         echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-        written = list(write(render(generated, resolve_shims(config))).written)
+        written = list(write(render(generated, resolve_shims(config)), inputs=input_files(config),
+                             where=str(config.path)).written)
         for path in written:
             echo(f"  wrote {path}")
 
@@ -223,7 +233,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     init_cache, changed = cmake_driver.write_init_cache(
         build_dir, cache_entries(options, config, generated_dir, tools, nvcc)
     )
-    configured = changed or not cmake_driver.is_configured(build_dir)
+    configured = changed or not cmake_driver.is_configured(build_dir, init_cache)
     if configured:
         echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
@@ -329,7 +339,7 @@ def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckO
                            "\n".join(c.text for _, _, c in checked if c.text))
     artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
                       for library, shimset, _ in checked if library.artifact is not None)
-    return outcome, artifacts, sum(len(shimset.shims) for _, shimset, _ in checked)
+    return outcome, artifacts, sum(sum(s.exported for s in shimset.shims) for _, shimset, _ in checked)
 
 
 def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:

@@ -6,6 +6,7 @@ Knows nothing of shimgen.toml (``build.py`` joins the config to this driver). Pr
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -19,6 +20,8 @@ from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 
 INIT_CACHE_NAME = "shimgen-init.cmake"
+STAMP_NAME = "shimgen-configured.stamp"
+"""sha256 of the init cache the last finished configure used."""
 _CACHE_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
@@ -85,13 +88,30 @@ def write_init_cache(build_dir: Path, entries: Mapping[str, CacheEntry]) -> tupl
     return path, write_if_changed(path, init_cache_text(entries).encode())
 
 
-def is_configured(build_dir: Path) -> bool:
-    return (build_dir / "CMakeCache.txt").is_file() and (build_dir / "build.ninja").is_file()
+def is_configured(build_dir: Path, init_cache: Path) -> bool:
+    """True when CMake's cache and build.ninja exist and the last configure that *finished* used
+    exactly ``init_cache``'s present bytes (the stamp). A configure killed midway leaves the new
+    init cache beside the old CMake cache and no matching stamp, so the next run configures again
+    instead of building with the old options."""
+    if not ((build_dir / "CMakeCache.txt").is_file() and (build_dir / "build.ninja").is_file()):
+        return False
+    try:
+        return (build_dir / STAMP_NAME).read_text() == _digest(init_cache)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def configure(tools: Tools, source_dir: Path, build_dir: Path, init_cache: Path, *, stream: bool = True) -> None:
-    """``stream``: CMake's output goes to the terminal as it comes; else it is captured (logged at DEBUG)."""
+    """``stream``: CMake's output goes to the terminal as it comes; else it is captured (logged at DEBUG).
+
+    The stamp goes first and comes back only after CMake succeeded (see ``is_configured``)."""
+    (build_dir / STAMP_NAME).unlink(missing_ok=True)
     run([tools.cmake, "-S", source_dir, "-B", build_dir, "-G", "Ninja", "-C", init_cache], stream=stream)
+    write_if_changed(build_dir / STAMP_NAME, _digest(init_cache).encode())
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() + "\n"
 
 
 def build(tools: Tools, build_dir: Path, *, jobs: int | None = None, stream: bool = True) -> None:

@@ -11,7 +11,9 @@ while the second still waits on the old one.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from shimgen.build import process
 from shimgen.build.process import Echo
-from shimgen.errors import ToolError
+from shimgen.errors import InputError, ToolError
 
 LOCK_NAME = ".shimgen-build.lock"
 
@@ -39,11 +41,7 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
         yield build_dir / LOCK_NAME
         return
     path = build_dir / LOCK_NAME
-    try:
-        build_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise ToolError(f"cannot create the build lock {path}: {exc.strerror or exc}") from None
+    fd = _open_lock(build_dir, path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -62,6 +60,27 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
     finally:
         process.stop_inheriting(fd)
         os.close(fd)  # releases the lock (unless a tool of this build still runs)
+
+
+def _open_lock(build_dir: Path, path: Path) -> int:
+    """The lock file's descriptor. shimgen owns that path, so it is opened without following a
+    symlink, and kept only when it is a regular file with no other name: the PID is written into it,
+    and a link planted there must not make a build truncate the file it points at. Python opens it
+    close-on-exec; the build's own tools get it through ``process.inherit_in_tools`` only."""
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{path}: the build lock is a symbolic link; shimgen does not follow it "
+                             "(remove it)") from None
+        raise ToolError(f"cannot create the build lock {path}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        what = "not a regular file" if not stat.S_ISREG(info.st_mode) else "a hard link to another file"
+        raise InputError(f"{path}: the build lock is {what}; shimgen does not write into it (remove it)")
+    return fd
 
 
 def _wait_for(fd: int, fcntl, timeout: float | None, build_dir: Path) -> None:

@@ -9,8 +9,9 @@ the entry's own ``build/`` on first use.
 
 Lookup (``find_or_build``): the recorded library for the key, else a build on first use into the
 entry, under the entry's lock so that two processes starting at once build it once. A record that
-cannot be read, belongs to another key, or names a library that is gone counts as absent: it is
-rebuilt, and the line that announces the build says why.
+cannot be read, belongs to another key, or names a library that is gone or unusable (read, never
+loaded: shimgen.binary.runtime_library) counts as absent: it is rebuilt, and the line that announces
+the build says why. An unusable library of the entry's own build is deleted first, so Ninja relinks it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen import __version__
+from shimgen.binary.runtime_library import runtime_problem
 from shimgen.build import builder
 from shimgen.build.builder import BuildOptions, BuildResult, build, project_dir
 from shimgen.build.lock import build_lock
@@ -105,7 +107,29 @@ def read_record(entry: Entry) -> tuple[Path | None, str]:
     library = data.get("library")
     if not isinstance(library, str) or not Path(library).is_file():
         return None, f"the recorded runtime {library} is gone"
+    problem = runtime_problem(Path(library))  # read, not dlopened: a truncated library is SIGBUS
+    if problem:
+        return None, problem
     return Path(library), ""
+
+
+def _discard_unusable(entry: Entry) -> None:
+    """Before a rebuild into the entry: remove a library of the entry's own build that failed
+    validation (truncated, emptied, garbage). Ninja sees it newer than its inputs and would not
+    relink it, so the cache would never heal. A library outside the entry (recorded by
+    'shimgen build' in the user's build directory) is never touched: the rebuild goes into the
+    entry and the record is pointed there."""
+    try:
+        recorded = json.loads(entry.record.read_text(encoding="utf-8")).get("library")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return
+    if not isinstance(recorded, str):
+        return
+    library = Path(recorded)
+    inside = library.resolve().is_relative_to(entry.build_dir.resolve())
+    if inside and library.is_file() and not library.is_symlink() and runtime_problem(library):
+        log.debug("removing the unusable %s before rebuilding it", library)
+        library.unlink()
 
 
 def builds_the_runtime(config: Config) -> bool:
@@ -118,6 +142,8 @@ def record_build(config: Config, options: BuildOptions, result: BuildResult) -> 
     """After ``shimgen build``: point the config's cache entry at the runtime it made. Only a passing,
     unsanitized build of the runtime itself is recorded (a sanitized library needs its runtime
     preloaded, and a user's own project has no model loader)."""
+    if options.sanitize and result.artifacts:
+        _forget(entry_for(config, cuda=result.cuda), result.artifacts[0].path)
     if result.check.exit_code != 0 or options.sanitize or not result.artifacts or not builds_the_runtime(config):
         return None
     entry = entry_for(config, cuda=result.cuda)
@@ -128,6 +154,18 @@ def record_build(config: Config, options: BuildOptions, result: BuildResult) -> 
         return None
     log.debug("recorded %s in %s", result.artifacts[0].path, entry.record)
     return entry
+
+
+def _forget(entry: Entry, library: Path) -> None:
+    """Drop the entry's record when it names ``library``: a sanitized rebuild in the same build
+    directory replaced the library the record vouched for."""
+    try:
+        recorded = json.loads(entry.record.read_text(encoding="utf-8")).get("library")
+        if isinstance(recorded, str) and Path(recorded) == library.resolve():
+            entry.record.unlink()
+            log.debug("forgot %s: %s is now a sanitized build", entry.record, library)
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        pass
 
 
 def find_or_build(config: Config, *, need_cuda: bool = False, jobs: int | None = None) -> Path:
@@ -162,6 +200,7 @@ def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int
         library, _ = read_record(entry)  # another process may have built it while we waited
         if library is not None:
             return library
+        _discard_unusable(entry)
         log.info("building the runtime for %s into %s (%s) ...", config.path, entry.build_dir,
                  f"rebuilding: {why}" if why else "first use")
         options = BuildOptions(entry.build_dir, cuda="on" if entry.cuda else "off", jobs=jobs, stream=False)
@@ -170,6 +209,9 @@ def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int
             raise ToolError([f"the runtime built into {entry.build_dir} fails check-symbols:",
                              *_first_lines(result.check.text.splitlines(), 5)])
         library = result.artifacts[0].path
+        problem = runtime_problem(library)
+        if problem:  # never record what 'run' would refuse (or crash on)
+            raise ToolError(f"the runtime built into {entry.build_dir} is unusable: {problem}")
         write_record(entry, config, library, "first use")
     return library
 

@@ -46,7 +46,29 @@ def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) 
     # Hidden thread-locals (SG007) matter only when several linked binaries may be checked together.
     several = len(paths) > 1 or any(not Path(p).is_file() or Path(p).suffix in (".whl", ".zip") for p in paths)
     binaries = load_paths(paths, hidden_of=policy.required_prefixed, local_tls=several)
-    return check_binaries(binaries, policy, strict=strict)
+    return check_binaries(_with_hidden_imports(binaries, policy, several), policy, strict=strict)
+
+
+def _with_hidden_imports(binaries: list, policy: Policy, several: bool) -> list:
+    """``binaries``, the shim libraries among them read again with their static symbol tables
+    asked about the imports nobody exports (rule SG011). Only the shim libraries: the question is
+    whether the checked library hides what its dependents call, and a .symtab of 530k entries
+    (libtorch_cpu) is not read for names the libc provides."""
+    from shimgen.binary.load import load_paths
+    from shimgen.check.rules import hidden_import_candidates
+
+    # Providers first: the candidates build every name of every binary as a string (a wheel of
+    # 114 libraries: 0.7 s), which only a set holding a shim library needs.
+    providers = sorted({b.path for b in binaries if b.linked and b.has_static_table
+                        and policy.prefixed_shims_among(b.exports)})
+    if not providers:
+        return binaries
+    candidates = hidden_import_candidates(binaries)
+    if not candidates:
+        return binaries
+    again = load_paths(providers, hidden_of={*policy.required_prefixed, *candidates}, local_tls=several)
+    by_key = {(b.path, b.member): b for b in again}
+    return [by_key.get((b.path, b.member), b) for b in binaries]
 
 
 def check_binaries(binaries, policy: Policy, *, strict: bool = False) -> Report:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from shimgen.binary.symbols import LINKER_SYMBOLS, Names
 from shimgen.errors import InputError, UsageError
 from shimgen.project.manifest import MANIFEST_SCHEMA
-from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher
+from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher, glob_matches
 from shimgen.project.names import prefix_problem
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
 
+
+
+ENTRY_POINTS = ("PyInit_*",)
+"""Globs of the platform's entry points, allowed under --strict like the linker's own names
+(``_init``, ``_fini``): the interpreter looks a Python extension module up by ``PyInit_<name>``, so a
+wheel exports it by design."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,9 @@ class Policy:
     exports: tuple[str, ...] = ()
     """Extra non-shim names the library exports on purpose."""
     source: str = "command line"
+    hooks: tuple[str, ...] = ()
+    """Plain names of weak hooks the library declares for the application (renamed weak undefined
+    references): imported, weakly, and exported by nobody unless an application provides one."""
 
     def __post_init__(self) -> None:
         problem = prefix_problem(self.prefix)
@@ -59,6 +68,7 @@ class Policy:
             allow=tuple(config.allow),
             exports=tuple(shimset.exports),
             source=str(config.path),
+            hooks=tuple(s.name for s in shimset.shims if s.binding == "hook"),
         )
 
     @classmethod
@@ -79,14 +89,29 @@ class Policy:
                 raise TypeError
             names = tuple(str(s["name"]) for s in shims)
             required = tuple(str(s["name"]) for s in shims if s.get("required", True))
+            hooks = tuple(str(s["name"]) for s in shims if s.get("binding") == "hook")
             lists = {key: tuple(str(v) for v in data.get(key, [])) for key in ("patterns", "allow", "exports")}
         except (KeyError, TypeError, AttributeError):
             raise InputError(f"{where}: malformed manifest (needs prefix and shims[{{name, required}}])") from None
-        return cls(prefix=prefix, shims=names, required=required, source=where, **lists)
+        return cls(prefix=prefix, shims=names, required=required, source=where, hooks=hooks, **lists)
 
     @classmethod
     def from_options(cls, prefix: str, patterns: tuple[str, ...] = ()) -> Policy:
         return cls(prefix=prefix, patterns=tuple(patterns) or DEFAULT_PATTERNS, source="command line")
+
+    def requiring(self, globs: Collection[str]) -> Policy:
+        """This policy with the required set replaced by the shims ``globs`` select: what one build
+        of a shared config must hold (the CPU-only build of a library whose CUDA shims a CUDA
+        build adds). Each glob must select a shim of the set, or it is a usage error."""
+        if not globs:
+            return self
+        required: set[str] = set()
+        for glob in globs:
+            matched = glob_matches(self.shims, glob)
+            if not matched:
+                raise UsageError(f"--required '{glob}' matches no shim of {self.source}")
+            required |= matched
+        return replace(self, required=tuple(sorted(required)))
 
     # Questions the rules ask -------------------------------------------------------------------------
 
@@ -97,8 +122,28 @@ class Policy:
 
     @cached_property
     def _allowed(self) -> ShimMatcher:
-        # Allowed exports follow the same matching rules: globs, plus listed names.
-        return ShimMatcher(self.allow, self.exports)
+        # Allowed exports follow the same matching rules: globs, plus listed names; `exports` may
+        # hold globs too, and C++ patterns, matched on demangled names (_cxx_exports).
+        from shimgen.project.exports import classify
+
+        items = [classify(e) for e in self.exports]
+        return ShimMatcher((*ENTRY_POINTS, *self.allow, *(i.text for i in items if i.kind == "glob")),
+                           tuple(i.text for i in items if i.kind == "name"))
+
+    @cached_property
+    def _cxx_exports(self) -> tuple[str, ...]:
+        from shimgen.project.exports import is_cxx
+
+        return tuple(e for e in self.exports if is_cxx(e))
+
+    def _cxx_allowed(self, name: str) -> bool:
+        if not self._cxx_exports or not name.startswith("_Z"):
+            return False
+        from shimgen.check.demangle import demangle
+        from shimgen.project.exports import matches
+
+        shown = demangle(name)
+        return any(matches(item, name, shown) for item in self._cxx_exports)
 
     def shims_among(self, names: Collection[str]) -> list[str]:
         """The plain shim names among ``names`` (what ``is_shim`` says, for 74k names at C speed)."""
@@ -126,7 +171,7 @@ class Policy:
         return name.startswith(self.prefix + self.prefix)
 
     def is_allowed(self, name: str) -> bool:
-        return name in LINKER_SYMBOLS or self._allowed(name)
+        return name in LINKER_SYMBOLS or self._allowed(name) or self._cxx_allowed(name)
 
     @property
     def required_prefixed(self) -> tuple[str, ...]:

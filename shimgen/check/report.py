@@ -11,9 +11,9 @@ from shimgen import __version__
 from shimgen.binary.symbols import Binary
 from shimgen.check.demangle import demangle
 from shimgen.check.policy import Policy
-from shimgen.check.rules import ERROR, RULES, Finding
+from shimgen.check.rules import ERROR, NOTE, RULES, Finding
 
-REPORT_SCHEMA = "shimgen-check/1"
+REPORT_SCHEMA = "shimgen-check/2"  # 2: notes left out of "findings", in "notes" of their own
 SCHEMA_FILE = "report.schema.json"  # shipped beside this module; the JSON report validates against it
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -29,14 +29,20 @@ class FileSummary:
     shims: int
     """Exports that are prefixed shims."""
     findings: int
+    notes: int = 0
 
 
 @dataclass(frozen=True)
 class Report:
+    """One meaning of "finding" everywhere: what a rule reports at error or warning severity.
+    Notes (what a rule saw and judged harmless) are kept apart: never counted as findings, never
+    in ``by_code``, never changing the exit code."""
+
     policy: Policy
     strict: bool
     files: tuple[FileSummary, ...]
     findings: tuple[Finding, ...]
+    notes: tuple[Finding, ...] = ()
 
     @property
     def errors(self) -> int:
@@ -48,14 +54,17 @@ class Report:
 
 
 def make_report(policy: Policy, binaries: list[Binary], findings: list[Finding], *, strict: bool) -> Report:
-    per_file = Counter((f.path, f.member) for f in findings)
+    real = tuple(f for f in findings if f.severity != NOTE)
+    notes = tuple(f for f in findings if f.severity == NOTE)
+    per_file = Counter((f.path, f.member) for f in real)
+    notes_per_file = Counter((f.path, f.member) for f in notes)
     files = tuple(
         FileSummary(b.path, b.member, b.format, b.kind, b.exports.count(), b.imports.count(),
                     len(policy.prefixed_shims_among(b.exports)),
-                    per_file[(b.path, b.member)])
+                    per_file[(b.path, b.member)], notes_per_file[(b.path, b.member)])
         for b in binaries
     )
-    return Report(policy, strict, files, tuple(findings))
+    return Report(policy, strict, files, real, notes)
 
 
 # Text ---------------------------------------------------------------------------------------------------
@@ -64,17 +73,15 @@ _COLORS = {"error": "\033[31m", "warning": "\033[33m", "note": "\033[36m", "bold
 
 
 def render_text(report: Report, color: bool = False, verbose: bool = False) -> str:
-    """Notes (findings a rule judged harmless) are shown only with ``verbose``."""
-    if not verbose:
-        from dataclasses import replace
-
-        report = replace(report, findings=tuple(f for f in report.findings if f.severity != "note"))
+    """Findings grouped by file; notes (findings a rule judged harmless) listed only with
+    ``verbose``, and counted apart from the findings either way."""
 
     def paint(text: str, style: str) -> str:
         return f"{_COLORS[style]}{text}{_COLORS['reset']}" if color else text
 
+    shown = report.findings + (report.notes if verbose else ())
     by_file: dict[tuple[str, str | None], list[Finding]] = {}
-    for finding in report.findings:
+    for finding in shown:
         by_file.setdefault((finding.path, finding.member), []).append(finding)
     lines: list[str] = []
     for summary in report.files:
@@ -87,25 +94,34 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
             f"{summary.imports} imports]", "dim"))
         hinted: set[str] = set()
         for finding in found:
-            shown = demangle(finding.symbol)
-            symbol = finding.symbol if shown == finding.symbol else f"{finding.symbol} ({shown})"
+            demangled = demangle(finding.symbol)
+            symbol = finding.symbol if demangled == finding.symbol else f"{finding.symbol} ({demangled})"
             lines.append(f"  {paint(finding.severity, finding.severity)} {finding.code} {symbol}: {finding.message}")
-            if finding.code not in hinted:  # one hint per rule per file: 329 identical hints help nobody
-                hinted.add(finding.code)
+            if finding.hint not in hinted:  # one hint per fix per file: 329 identical hints help nobody
+                hinted.add(finding.hint)
                 lines.append(paint(f"      hint: {finding.hint}", "dim"))
     counts = Counter(f.code for f in report.findings)
     files = len(report.files)
+    noted = ""
+    if report.notes:
+        noted = f"; {len(report.notes)} note(s)" + ("" if verbose else " (shown with -v)")
     if report.findings:
         codes = ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
         lines.append(paint(f"{len(report.findings)} finding(s) in {files} binar{'y' if files == 1 else 'ies'}: "
-                           f"{codes}", "error" if report.errors else "warning"))
+                           f"{codes}{noted}", "error" if report.errors else "warning"))
     else:
         lines.append(f"clean: {files} binar{'y' if files == 1 else 'ies'} checked, prefix '{report.policy.prefix}'"
-                     + (" (strict)" if report.strict else ""))
+                     + (" (strict)" if report.strict else "") + noted)
     return "\n".join(lines) + "\n"
 
 
 # JSON ---------------------------------------------------------------------------------------------------
+
+
+def _finding_data(f: Finding) -> dict:
+    return {"code": f.code, "severity": f.severity, "title": f.rule.title, "symbol": f.symbol,
+            "demangled": demangle(f.symbol), "path": f.path, "member": f.member, "message": f.message,
+            "hint": f.hint}
 
 
 def report_data(report: Report) -> dict:
@@ -117,21 +133,19 @@ def report_data(report: Report) -> dict:
         "policy": {**report.policy.describe(), "strict": report.strict},
         "files": [
             {"path": s.path, "member": s.member, "format": s.format, "kind": s.kind, "exports": s.exports,
-             "shims": s.shims, "imports": s.imports, "findings": s.findings}
+             "shims": s.shims, "imports": s.imports, "findings": s.findings, "notes": s.notes}
             for s in report.files
         ],
-        "findings": [
-            {"code": f.code, "severity": f.severity, "title": f.rule.title, "symbol": f.symbol,
-             "demangled": demangle(f.symbol), "path": f.path, "member": f.member, "message": f.message,
-             "hint": f.hint}
-            for f in report.findings
-        ],
+        "findings": [_finding_data(f) for f in report.findings],
+        "notes": [_finding_data(f) for f in report.notes],
         "summary": {
             "files": len(report.files),
             "findings": len(report.findings),
             "errors": severities.get("error", 0),
             "warnings": severities.get("warning", 0),
             "by_code": dict(sorted(counts.items())),
+            "notes": len(report.notes),
+            "notes_by_code": dict(sorted(Counter(f.code for f in report.notes).items())),
             "exit_code": report.exit_code,
         },
     }
@@ -166,7 +180,7 @@ def render_sarif(report: Report) -> str:
         for rule in RULES.values()
     ]
     results = []
-    for finding in report.findings:
+    for finding in report.findings + report.notes:  # notes as results of level "note"
         logical = [{"name": finding.symbol, "fullyQualifiedName": demangle(finding.symbol), "kind": "function"}]
         if finding.member:
             logical.append({"name": finding.member, "kind": "module"})

@@ -52,15 +52,20 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "exported from a shim library have crashed other libraries in the same process).",
          strict_only=True),
     Rule("SG007", ERROR, "duplicate provider",
-         "define it in one library only; link the shim archive PRIVATE, not PUBLIC, so it is not "
-         "copied into every dependent",
-         "The same prefixed shim is defined by more than one linked binary, or a thread-local that some library "
-         "exports (or that carries the prefix) is defined by more than one shared library and at least one copy "
-         "binds locally (hidden or local in .symtab, protected, or a -Bsymbolic library): the process then holds "
-         "two copies. Only shared libraries count as copies of a thread-local (executables never share a "
-         "process; objects and archives given with their library define everything again on purpose). Notes, "
-         "shown with --verbose: GNU_UNIQUE and interposable default-visibility duplicates (the dynamic linker "
-         "keeps one), and private copies of a thread-local no library exports (each library's own internals)."),
+         "a shim or the shim runtime's state: link the shim archive PRIVATE, not PUBLIC, so it is not copied "
+         "into every dependent; a third-party library's state: link that library once, or keep each copy wholly "
+         "private (no name of its namespace imported from or exported to the other library)",
+         "Errors: a prefixed shim defined by more than one linked binary; the shim runtime's own thread-local "
+         "(it carries the prefix) defined by more than one shared library while a copy binds locally (hidden or "
+         "local in .symtab, protected, or a -Bsymbolic library); a third-party thread-local that one library "
+         "binds locally while it imports a name of the same namespace (re2::, absl::, riegeli::) from, or "
+         "exports one to, a library holding another copy: that one component then sees two copies "
+         "(tensorflow's libtensorflow_cc.so.2 imports riegeli from libtensorflow_framework.so.2 yet keeps a "
+         "LOCAL copy of riegeli's thread counter). Notes (shown with --verbose; not findings): copies the "
+         "dynamic linker unifies (GNU_UNIQUE, interposable default visibility) and self-contained private copies "
+         "no name of the namespace crosses to (a DT_NEEDED alone is not a crossing). Only shared libraries count "
+         "as copies of a thread-local (executables never share a process; objects and archives given with their "
+         "library define everything again on purpose)."),
     Rule("SG008", ERROR, "unresolved import",
          "add the shim to the provider's shim set, or check the provider is among the PATHs",
          "A prefixed shim imported by one binary is provided by none of the binaries checked."),
@@ -72,7 +77,28 @@ RULES: dict[str, Rule] = {r.code: r for r in (
          "into this private copy and mix it with the shared runtime (a CUDA AOTInductor model .so with a "
          "static libstdc++ crashed in std::regex this way). Only the runtime's own functions count (__cxa_throw, "
          "std::terminate, ...): weak template instantiations such as std::vector of your types are not a copy."),
+    Rule("SG010", ERROR, "bundled library exported",
+         "hide the bundled copy: link it with -Wl,--exclude-libs,ALL or a version script exporting only your "
+         "API; for a built wheel or library, run: shimgen repair PATH -o DIR",
+         "A linked binary exports the API of a well-known library it is not (zlib, libxml2, OpenSSL, libpng, "
+         "zstd, protobuf, LLVM, ...; families in shimgen/check/libraries.json, judged by SONAME and file name): "
+         "with the system's copy loaded first, the binary's own calls bind into that other version (lxml's "
+         "etree with Debian's libxml2 preloaded: 826 calls). A grafted libpng16-<hash>.so.16 is libpng and is "
+         "quiet."),
+    Rule("SG011", ERROR, "import hidden by its provider",
+         "export it from the provider: list it in `exports` in shimgen.toml (globs and C++ patterns such as "
+         "`ns::Class::*` work), or stop calling it from outside the library",
+         "A binary checked imports a name that another binary checked defines but hides (local or hidden in "
+         "its static symbol table, typically by the export list): the dependent fails to link with "
+         "--no-undefined, or to load. Shims are left to SG002/SG008; this rule covers the library's other API "
+         "(a C++ allocator or helper its backend and tests call)."),
 )}
+
+
+PLAIN_NAME_ADVICE = (
+    "the rename did not reach the definition: a library header that defines the name as itself "
+    "(`#define X X`) replaces a #define rename, and #pragma redefine_extname misses C++-linkage "
+    "globals; run `shimgen lint` on the library's headers, use rename = \"auto\"")
 
 
 @dataclass(frozen=True)
@@ -85,6 +111,9 @@ class Finding:
     """One line saying what is wrong with this symbol here (the rule's title plus detail)."""
     level: str | None = None
     """A severity other than the rule's: NOTE for what a rule saw and judged harmless."""
+    fix: str | None = None
+    """A hint for this case, where the rule's own hint has several (SG007: shim archive or
+    third-party library), or where this finding's cause is known to be another."""
 
     @property
     def rule(self) -> Rule:
@@ -96,12 +125,13 @@ class Finding:
 
     @property
     def hint(self) -> str:
-        return RULES[self.code].hint
+        return self.fix or RULES[self.code].hint
 
 
-def _finding(code: str, symbol: str, binary: Binary, detail: str = "", severity: str | None = None) -> Finding:
+def _finding(code: str, symbol: str, binary: Binary, detail: str = "", severity: str | None = None,
+             fix: str | None = None) -> Finding:
     title = RULES[code].title
-    return Finding(code, symbol, binary.path, binary.member, f"{title}: {detail}" if detail else title, severity)
+    return Finding(code, symbol, binary.path, binary.member, f"{title}: {detail}" if detail else title, severity, fix)
 
 
 # Per-binary rules ----------------------------------------------------------------------------------------
@@ -175,8 +205,17 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     return findings
 
 
+def bundled_libraries(policy: Policy, binary: Binary) -> list[Finding]:
+    """SG010: one finding per bundled-library family a linked binary exports (see check.libraries)."""
+    from shimgen.check.libraries import bundled_in
+
+    return [_finding("SG010", found.anchors[0], binary,
+                     f"exports {found.count} symbols of {found.family.name} ({', '.join(found.anchors[:3])})")
+            for found in bundled_in(binary)]
+
+
 PER_BINARY: tuple[Callable[[Policy, Binary], list[Finding]], ...] = (
-    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes,
+    unprefixed_exports, unprefixed_imports, double_prefixed, private_runtimes, bundled_libraries,
 )
 
 
@@ -228,11 +267,26 @@ def missing_required(policy: Policy, binaries: Sequence[Binary]) -> list[Finding
             if name in binary.hidden:
                 findings.append(_finding("SG003", name, binary, "present in the static symbol table, but hidden or local"))
                 continue
+            plain = name[len(policy.prefix):]
+            if plain in binary.exports:  # SG001 reports it: the rename did not reach its source
+                findings.append(_finding("SG002", name, binary, f"exported unprefixed as {plain} (SG001)",
+                                         fix=UNPRENAMED_FIX))
+                continue
+            if plain in binary.hidden:
+                # Compiled under its plain name, and hidden: the rename never reached the definition.
+                findings.append(_finding("SG002", name, binary, f"its plain name {plain} is defined instead",
+                                         fix=PLAIN_NAME_ADVICE))
+                continue
             where = members.get(name)
             detail = (f"defined in {where[0].display}, which the linker dropped" if where
                       else "not exported")
             findings.append(_finding("SG002", name, binary, detail))
     return findings
+
+
+UNPRENAMED_FIX = ("the shim was linked but not renamed: its source was compiled without the prefix definition "
+                  "or without the generated header (force-include it: shimgen_apply_prefix(FORCE_INCLUDE), which "
+                  "covers C, C++, CUDA and HIP sources; or a project `#define X X` undid the rename: shimgen lint)")
 
 
 def _binds_locally(binary: Binary, name: str) -> str | None:
@@ -250,11 +304,29 @@ def _binds_locally(binary: Binary, name: str) -> str | None:
     return None
 
 
+SHIM_COPY_FIX = "link the shim archive PRIVATE, not PUBLIC, so it is not copied into every dependent"
+
+
+def _third_party_fix(binder: Binary, other: Binary, namespace: str) -> str:
+    return (f"link {namespace} once: let {_short(binder)} use the copy in {_short(other)} (drop its own static "
+            f"copy), or make its copy wholly private (no {namespace} name imported from or exported to "
+            f"{_short(other)}; -Wl,--exclude-libs,ALL)")
+
+
+def _short(binary: Binary) -> str:
+    return (binary.member or binary.path).replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
-    """SG007: a prefixed shim defined by more than one linked binary, or a thread-local defined by
-    more than one where at least one copy binds locally (hidden, protected, -Bsymbolic): the
-    process then holds two copies. Duplicates the dynamic linker unifies (GNU_UNIQUE, interposable
-    default visibility) are notes, which do not change the exit code."""
+    """SG007: a prefixed shim defined by more than one linked binary; the shim runtime's own
+    thread-local (it carries the prefix) defined by more than one shared library where a copy
+    binds locally; or a third-party thread-local whose copy one library binds locally while that
+    library exchanges names of the same namespace with a library holding another copy (see
+    shimgen.check.reach): one component then observes two copies. Everything else is a note
+    (the dynamic linker unified the copies, or each copy stays private to its library), which does
+    not change the exit code."""
+    from shimgen.check.reach import crossing, dependencies, internal_linkage, namespace_of
+
     if len({b.identity for b in binaries if b.linked}) < 2:
         return []
     owners: dict[str, list[Binary]] = {}
@@ -270,31 +342,68 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
         for name in {*tls, *prefixed}:
             owners.setdefault(name, []).append(binary)
     findings = []
+    depends: dict[str, frozenset[str]] | None = None
     for name, found in sorted(owners.items()):
         if len({b.identity for b in found}) < 2:  # the slices of one fat file are one provider
             continue
         reasons = {b.identity: _binds_locally(b, name) for b in found}
-        # A thread-local is meant to be one variable when some library exports it, or when it is
-        # the shim runtime's own (it carries the prefix: the caller-stream guard). Copies that no
-        # library exports under another name are each library's internals (a header-only library
-        # compiled into both, like torch's two copies of cpp-httplib): a note.
-        shared = name.startswith(policy.prefix) or any(name in b.tls for b in found)
-        hazard = name in shims or (shared and any(reasons.values()))
+        if name in shims or name.startswith(policy.prefix):
+            findings.extend(_shim_copies(name, found, reasons, is_shim=name in shims))
+            continue
+        namespace = namespace_of(name)
+        if depends is None:
+            depends = dependencies([b for b in binaries if b.linked])
         for binary in found:
-            others = ", ".join(sorted({o.identity for o in found if o.identity != binary.identity}))
-            if name in shims and name not in binary.tls:
-                detail = f"shim also defined by {others}"
-            elif hazard:
-                why = reasons[binary.identity]
-                detail = (f"thread-local symbol {'binds to its own copy here: ' + why if why else 'exported here'}"
-                          f"; also defined by {others}, so the process holds more than one copy")
-            elif not shared:
-                detail = (f"thread-local symbol also defined by {others}; each keeps a private copy that no "
-                          "library exports (its own internals)")
+            others = [o for o in found if o.identity != binary.identity]
+            why = reasons[binary.identity]
+            per_unit = internal_linkage(name)
+            crossed = [(o, c) for o in others
+                       if why and not per_unit and (c := crossing(binary, o, namespace, depends))]
+            listed = ", ".join(sorted({o.identity for o in others}))
+            if crossed:
+                other, cross = crossed[0]
+                via = "; ".join(part for part in (
+                    f"depends on it and imports {cross.imported} {namespace} name(s) from it" if cross.imported else "",
+                    f"it depends on this library and imports {cross.exported} {namespace} name(s) from here"
+                    if cross.exported else "") if part)
+                detail = (f"thread-local symbol binds to its own copy here ({why}) while this library uses "
+                          f"{other.identity}, which holds another copy ({via}): one component sees two copies")
+                findings.append(_finding("SG007", name, binary, detail, fix=_third_party_fix(binary, other, namespace)))
+            elif per_unit:
+                detail = (f"thread-local symbol of internal linkage (static, or in an anonymous namespace): one "
+                          f"copy per translation unit by the language's rules; also defined by {listed}")
+                findings.append(_finding("SG007", name, binary, detail, severity=NOTE))
+            elif why:
+                detail = (f"thread-local symbol binds to its own copy here ({why}); also defined by {listed}, "
+                          f"but no {namespace} name passes between them: a private copy, each library sees one")
+                findings.append(_finding("SG007", name, binary, detail, severity=NOTE))
             else:
-                detail = (f"thread-local symbol also defined by {others}; the dynamic linker keeps one copy "
-                          f"({'GNU_UNIQUE' if name in binary.tls_unique else 'interposable default visibility'})")
-            findings.append(_finding("SG007", name, binary, detail, severity=None if hazard else NOTE))
+                unique = name in binary.tls_unique
+                detail = (f"thread-local symbol also defined by {listed}; "
+                          + ("the dynamic linker keeps one copy (GNU_UNIQUE)" if unique else
+                             "interposable here (default visibility): references bind to the first definition "
+                             "in load order" if name in binary.tls else "kept private here"))
+                findings.append(_finding("SG007", name, binary, detail, severity=NOTE))
+    return findings
+
+
+def _shim_copies(name: str, found: list[Binary], reasons: dict[str, str | None], *, is_shim: bool) -> list[Finding]:
+    """SG007 for a prefixed shim (always an error) or the shim runtime's own thread-local (an
+    error when a copy binds locally: the runtime's state must be one per process, whoever asks)."""
+    hazard = is_shim or any(reasons.values())
+    findings = []
+    for binary in found:
+        others = ", ".join(sorted({o.identity for o in found if o.identity != binary.identity}))
+        if is_shim and name not in binary.tls:
+            detail = f"shim also defined by {others}"
+        elif hazard:
+            why = reasons[binary.identity]
+            detail = (f"thread-local symbol {'binds to its own copy here: ' + why if why else 'exported here'}"
+                      f"; also defined by {others}, so the process holds more than one copy")
+        else:
+            detail = (f"thread-local symbol also defined by {others}; the dynamic linker keeps one copy "
+                      f"({'GNU_UNIQUE' if name in binary.tls_unique else 'interposable default visibility'})")
+        findings.append(_finding("SG007", name, binary, detail, severity=None if hazard else NOTE, fix=SHIM_COPY_FIX))
     return findings
 
 
@@ -305,8 +414,9 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
     about where its imports will come from.
     """
     linked = [b for b in binaries if b.linked]
+    hooks = {policy.prefix + name for name in policy.hooks}  # weak: unresolved until an application hooks them
     wanted = [(binary, name) for binary in linked for name in policy.prefixed_shims_among(binary.imports)
-              if not policy.is_double_prefixed(name)]
+              if not policy.is_double_prefixed(name) and name not in hooks]
     if not wanted or not _providers(policy, linked):
         return []
     exported = _exported_prefixed(policy, linked)
@@ -314,18 +424,67 @@ def unresolved_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Findi
             for binary, name in wanted if name not in exported]
 
 
+def hidden_imports(policy: Policy, binaries: Sequence[Binary]) -> list[Finding]:
+    """SG011: a name a linked binary imports, that no binary checked exports and that another
+    linked binary's static symbol table shows defined but hidden (``Binary.hidden``, which the
+    loader fills for the names asked about: see ``hidden_import_candidates``)."""
+    linked = [b for b in binaries if b.linked]
+    hiders: dict[str, list[Binary]] = {}
+    for binary in linked:
+        for name in binary.hidden:
+            hiders.setdefault(name, []).append(binary)
+    if not hiders:
+        return []
+    exported = {n for b in linked for n in b.exports if n in hiders}
+    findings = []
+    for binary in linked:
+        for name in sorted(n for n in binary.imports if n in hiders and n not in exported):
+            if policy.is_prefixed_shim(name) or policy.is_shim(name):
+                continue  # SG002 / SG008 / SG004 speak for shims
+            owners = ", ".join(sorted({b.identity for b in hiders[name] if b.identity != binary.identity}))
+            if owners:
+                findings.append(_finding("SG011", name, binary, f"defined but hidden in {owners}"))
+    return findings
+
+
+def hidden_import_candidates(binaries: Sequence[Binary]) -> set[str]:
+    """The names SG011 asks the static symbol tables about: imports of a linked binary that no
+    binary checked exports (only a set of two or more linked binaries can have any)."""
+    linked = [b for b in binaries if b.linked]
+    if len({b.identity for b in linked}) < 2:
+        return set()
+    imported = {n for b in linked for n in b.imports}
+    return {n for n in imported if not any(n in b.exports for b in linked)}
+
+
 SET_RULES: tuple[Callable[[Policy, Sequence[Binary]], list[Finding]], ...] = (
-    missing_required, duplicate_providers, unresolved_imports,
+    missing_required, duplicate_providers, unresolved_imports, hidden_imports,
 )
+
+
+def dependents(policy: Policy, binaries: Sequence[Binary]) -> set[int]:
+    """ids of the linked binaries that only use the shim library (import a shim, export none),
+    when one that exports shims is checked with them: --strict judges the shim library's export
+    list, not the exports of every program or plugin checked beside it."""
+    linked = [b for b in binaries if b.linked]
+
+    def exports_shims(binary: Binary) -> bool:
+        return bool(policy.prefixed_shims_among(binary.exports) or policy.shims_among(binary.exports))
+
+    if not any(exports_shims(b) for b in linked):
+        return set()
+    return {id(b) for b in linked if not exports_shims(b)
+            and (policy.prefixed_shims_among(b.imports) or policy.shims_among(b.imports))}
 
 
 def run_rules(policy: Policy, binaries: Sequence[Binary], *, strict: bool = False) -> list[Finding]:
     """Every finding, per binary in input order, then the set rules; stable for identical input."""
     findings: list[Finding] = []
+    exempt = dependents(policy, binaries) if strict else set()
     for binary in binaries:
         for rule in PER_BINARY:
             findings.extend(rule(policy, binary))
-        if strict:
+        if strict and id(binary) not in exempt:
             findings.extend(foreign_exports(policy, binary))
     for set_rule in SET_RULES:
         findings.extend(set_rule(policy, binaries))

@@ -33,11 +33,12 @@ class Family:
         return soname is not None and any(fnmatch.fnmatchcase(soname, glob) for glob in self.sonames)
 
 
-def parse_families(data: object, where: str) -> tuple[Family, ...]:
+def parse_families(data: object, where: str, schema: str = SCHEMA) -> tuple[Family, ...]:
     """Families from decoded JSON, checked: every field present and typed, names unique, every
-    anchor covered by a member prefix (so the count includes it), no empty string anywhere."""
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("families"), list):
-        raise InputError(f"{where}: not a runtime-family file (expected schema '{SCHEMA}' and 'families')")
+    anchor covered by a member prefix (so the count includes it), no empty string anywhere.
+    ``schema``: the file's kind (the bundled-library families of libraries.json share this shape)."""
+    if not isinstance(data, dict) or data.get("schema") != schema or not isinstance(data.get("families"), list):
+        raise InputError(f"{where}: not a family file (expected schema '{schema}' and 'families')")
     families, seen = [], set()
     for index, item in enumerate(data["families"]):
         at = f"{where}: families[{index}]"

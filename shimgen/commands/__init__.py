@@ -14,4 +14,5 @@ COMMANDS = [
     "check_symbols",
     "symbols",
     "lint",
+    "repair",
 ]

@@ -16,7 +16,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-B", "--build-dir", type=Path, default=Path("build") / "shimgen", metavar="DIR",
                         help="build directory (default: build/shimgen)")
     parser.add_argument("--cuda", choices=("auto", "on", "off"), default="auto",
-                        help="build the CUDA backend: auto (when nvcc and cuBLAS are found; off for a "
+                        help="build with CUDA: auto (the bundled runtime: when nvcc and cuBLAS are found; "
+                        "your project: when nvcc is, passed as CMAKE_CUDA_COMPILER; off for a "
                         "symbols_from_targets project), on, off (default: auto)")
     parser.add_argument("--build-type", choices=("Release", "Debug", "RelWithDebInfo", "MinSizeRel"),
                         default="Release", help="CMAKE_BUILD_TYPE (default: Release)")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from shimgen.commands.common import add_config_option
+from shimgen.errors import UsageError
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +25,11 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--prefix", metavar="P", help="check against this prefix only (no config)")
     parser.add_argument("--pattern", action="append", default=[], metavar="GLOB",
                         help="with --prefix: a shim name glob (repeatable; default aoti_torch_*)")
-    parser.add_argument("--strict", action="store_true", help="also report foreign exports (SG006)")
+    parser.add_argument("--strict", action="store_true",
+                        help="also report foreign exports (SG006) of the shim libraries (not of their dependents)")
+    parser.add_argument("--required", action="append", default=[], metavar="GLOB",
+                        help="require only the shims matching GLOB (repeatable) in this build, instead of the "
+                        "config's 'required' (one config for a CPU-only and a CUDA build)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the report here (atomically)")
     parser.set_defaults(execute=execute)
@@ -33,7 +38,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def policy_from_args(args: argparse.Namespace):
     """The Policy named by -c / --manifest / --prefix, or a config found from here; else UsageError."""
     from shimgen.check.policy import Policy
-    from shimgen.errors import ConfigError, UsageError
+    from shimgen.errors import ConfigError
 
     if args.pattern and not args.prefix:
         raise UsageError("--pattern needs --prefix (a config or manifest carries its own patterns)")
@@ -65,10 +70,22 @@ def use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
+    """-o may not name a binary being checked or the policy's file (as prefix-imports refuses): the
+    report would replace it."""
+    from shimgen.files import same_file
+
+    for source in [*args.paths, args.manifest, args.config]:
+        if source is not None and same_file(args.output, Path(source)):
+            raise UsageError(f"{args.output}: the report must not overwrite an input ({source})")
+
+
 def execute(args: argparse.Namespace) -> int:
     from shimgen.check import check_paths, render_json, render_sarif, render_text
 
-    policy = policy_from_args(args)
+    if args.output is not None:
+        _refuse_output_over_an_input(args)
+    policy = policy_from_args(args).requiring(args.required)
     report = check_paths(args.paths, policy, strict=args.strict)
     if args.format == "json":
         text = render_json(report)
@@ -82,7 +99,8 @@ def execute(args: argparse.Namespace) -> int:
         from shimgen.files import write_if_changed
 
         write_if_changed(args.output, text.encode())
-        print(f"shimgen: {len(report.findings)} finding(s); report written to {args.output}", file=sys.stderr)
+        print(f"shimgen: {len(report.findings)} finding(s), {len(report.notes)} note(s); report written to "
+              f"{args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return report.exit_code

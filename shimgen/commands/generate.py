@@ -28,6 +28,9 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--skip-cmake", action="store_true",
                         help="write every output but the CMake fragment and its index (the build step of "
                         "shimgen_prefix_library())")
+    parser.add_argument("--redefine-syms", type=Path, metavar="FILE",
+                        help="also write the rename pairs to FILE, as objcopy --redefine-syms reads them "
+                        "(shimgen_prefix_library() renames the unprefixed objects with it)")
     parser.set_defaults(execute=execute)
 
 
@@ -42,7 +45,7 @@ def execute(args: argparse.Namespace) -> int:
         raise UsageError("--cmake-only and --skip-cmake exclude each other")
     objects, pending = target_objects(config, args.target, args.objects_list, cmake_only=args.cmake_only)
     result = generate(config, check=args.check, objects=objects, pending=pending, cmake_only=args.cmake_only,
-                      skip_cmake=args.skip_cmake)
+                      skip_cmake=args.skip_cmake, redefine_syms=args.redefine_syms)
     for line in result.warnings:
         print(f"shimgen: warning: {line}", file=sys.stderr)
     if args.check:

@@ -16,6 +16,9 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
         "lint_sources. Prints file:line: name: used as <kind>; hint. Exit 1 on findings.",
     )
     add_config_option(parser)
+    parser.add_argument("--manifest", type=Path, metavar="FILE",
+                        help="take the renamed names from a manifest a build wrote (a symbols_from_targets "
+                        "config: <build>/shimgen/<target>/manifest.json) instead of resolving the config")
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     parser.set_defaults(execute=execute)
 
@@ -34,7 +37,12 @@ def execute(args: argparse.Namespace) -> int:
         files = matched_files(config.root, config.path, "lint_sources", config.lint_sources)
     else:
         raise UsageError("nothing to lint: pass PATHs or set 'lint_sources' in the config")
-    names = resolve_shims(config).names
+    if args.manifest is not None:
+        from shimgen.check.policy import Policy
+
+        names = Policy.from_manifest(args.manifest).shims
+    else:
+        names = resolve_shims(config).names
     findings = check_names(names, config.display_name) + lint_files(files, names, root=config.root,
                                                                       mode=config.rename)
     for finding in findings:

@@ -12,13 +12,13 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "recompile",
         help="rebuild a CPU .pt2's wrapper.cpp/kernel.cpp with the prefix (export.h force-included)",
-        description="Compile the generated sources inside IN.pt2 with the compile command torch recorded "
-        "in them, plus '-include export.h -D<macro>=<prefix>', link them with the model's constants, "
+        description="Compile the generated sources inside IN.pt2 with the allow-listed flags of the compile "
+        "command torch recorded in them (never the recorded compiler or any other word of it), plus '-include export.h -D<macro>=<prefix>', link them with the model's constants, "
         "verify the result like prefix-imports does, and write OUT (.so or .pt2).",
     )
     parser.add_argument("input", type=Path, metavar="IN", help=".pt2 package (CPU model)")
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", required=True, help="OUT.so or OUT.pt2")
-    parser.add_argument("--compiler", metavar="CXX", help="C++ compiler (default: the one torch recorded)")
+    parser.add_argument("--compiler", metavar="CXX", help="C++ compiler (default: $CXX, else g++; never the one the package names)")
     add_config_option(parser)
     parser.set_defaults(execute=execute)
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.errors import ConfigError, StaleOutputs
-from shimgen.files import write_if_changed
+from shimgen.files import same_file, write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
+from shimgen.project.exports import linker_lists
 from shimgen.project.manifest import MANIFEST_SCHEMA
-from shimgen.project.shims import ShimSet, resolve_shims
+from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import templates_dir
 
 # Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
@@ -35,6 +36,7 @@ TEMPLATES = {
     "def": "module.def.j2",
     "keep": "keep.c.j2",
     "asm_header": "prefix_asm.h.j2",
+    "python": "shimgen_names.py.j2",
 }
 
 # Output kind → variable naming its path in the CMake fragment.
@@ -79,12 +81,13 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         "macro": config.macro,
         "export_macro": config.export_macro,
         "build_macro": config.build_macro,
+        "export_macro_defined_in": shims.export_macro_defined_in,
         "library": config.library,
         "guard": f"SHIMGEN_{_c_ident(config.library).upper()}_EXPORT_H_",
         "ident": _c_ident(config.library),
         "shims": shims.shims,
         "required": shims.required,
-        "exported": shims.exported_names(),
+        "exported": linker_lists(shims.exported_names()),
         "header": config.outputs.files.get("header", "export.h"),
         "rename": config.rename,
         "header_name": config.outputs.files.get("header"),
@@ -94,6 +97,7 @@ def render(config: Config, shims: ShimSet) -> dict[Path, bytes]:
         ),
     }
     environment.filters["cmake_bracket"] = bracket_argument
+    environment.filters["pyrepr"] = repr  # a Python literal of any string, whatever it holds
     clash = sorted(kind for kind, name in config.outputs.files.items() if name == INDEX_FILE)
     if clash:
         raise ConfigError(f"{config.display_name}: 'outputs.{clash[0]}' = '{INDEX_FILE}' is the name of the index "
@@ -131,7 +135,7 @@ def manifest_data(config: Config, shims: ShimSet) -> dict:
                 "required": shim.required,
                 "declared_in": shim.declared_in,
                 **({"defined_in": {"file": shim.defined_in[0], "member": shim.defined_in[1]},
-                    "binding": shim.binding} if shim.defined_in else {}),
+                    "binding": shim.binding, "exported": shim.exported} if shim.defined_in else {}),
             }
             for shim in shims.shims
         ],
@@ -147,9 +151,19 @@ def _objects_data(shims: ShimSet) -> dict:
         "weak": [s.name for s in objects.weak],
         "unique": [s.name for s in objects.unique],
         "excluded": list(objects.excluded),
+        "hooks": [s.name for s in objects.hooks],
+        "weak_references": list(objects.weak_references),
+        "kept_exports": list(objects.kept_exports),
         "skipped": [{"name": s.symbol.name, "reason": s.reason, "file": s.symbol.file, "member": s.symbol.member}
                     for s in objects.skipped],
     }
+
+
+def redefine_syms_text(config: Config, shims: ShimSet) -> str:
+    """``objcopy --redefine-syms`` input: one "plain prefixed" pair a line, for every renamed name
+    (hidden ones and hooks too: objcopy renames definitions and references alike)."""
+    lines = [f"# {banner(config)}"] + [f"{shim.name} {shim.prefixed}" for shim in shims.shims]
+    return "\n".join(lines) + "\n"
 
 
 def manifest_text(config: Config, shims: ShimSet) -> str:
@@ -173,7 +187,22 @@ def stale(rendered: dict[Path, bytes]) -> list[str]:
     return problems
 
 
-def write(rendered: dict[Path, bytes]) -> GenerateResult:
+def refuse_overwriting_inputs(rendered: dict[Path, bytes], inputs: Sequence[Path], where: str) -> None:
+    """ConfigError, before anything is written, when an output would land on an input (the config,
+    a header, an object): same path, or the same file through a symlink or a hard link."""
+    problems = []
+    for path in sorted(rendered):
+        for source in inputs:
+            if same_file(path, source):
+                problems.append(f"{where}: output {path} would overwrite the input {source} "
+                                "(choose another [outputs] name or directory)")
+    if problems:
+        raise ConfigError(problems)
+
+
+def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: str = "") -> GenerateResult:
+    """Write what changed; with ``inputs``, refuse first if an output would overwrite one."""
+    refuse_overwriting_inputs(rendered, inputs, where)
     written: list[Path] = []
     unchanged: list[Path] = []
     for path, content in sorted(rendered.items()):
@@ -182,7 +211,8 @@ def write(rendered: dict[Path, bytes]) -> GenerateResult:
 
 
 def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Path, str]] = (),
-             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False) -> GenerateResult:
+             pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False,
+             redefine_syms: Path | None = None) -> GenerateResult:
     """Render and write every output; with ``check``, write nothing and raise on drift.
 
     ``objects`` and ``pending`` go to resolve_shims. ``cmake_only`` renders only the index and the
@@ -190,9 +220,15 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
     configure time (CMake reads them there, before a build has produced the objects) and the rest
     as a build step, so each file has one writer: a configure never makes a header newer than the
     objects it was read from, and a build never rewrites a file CMake read (which would make the
-    next build configure again)."""
+    next build configure again).
+
+    ``redefine_syms``: also write the rename pairs there (``objcopy --redefine-syms``), with which
+    shimgen_prefix_library() renames the unprefixed objects instead of compiling them again."""
     shims = resolve_shims(config, objects=objects, pending=pending)
+    warnings = [*shims.warnings(), *header_name_clashes(config, shims)]
     rendered = render(config, shims)
+    if redefine_syms is not None:
+        rendered[redefine_syms] = redefine_syms_text(config, shims).encode()
     if cmake_only or skip_cmake:
         cmake_files = {config.outputs.dir / INDEX_FILE}
         if config.outputs.path("cmake") is not None:
@@ -202,9 +238,22 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
         problems = stale(rendered)
         if problems:
             raise StaleOutputs([*problems, "run 'shimgen generate' to update"])
-        return GenerateResult((), tuple(sorted(rendered)), tuple(shims.warnings()))
-    result = write(rendered)
-    return GenerateResult(result.written, result.unchanged, tuple(shims.warnings()))
+        return GenerateResult((), tuple(sorted(rendered)), tuple(warnings))
+    result = write(rendered, inputs=input_files(config), where=str(config.path))
+    return GenerateResult(result.written, result.unchanged, tuple(warnings))
+
+
+def header_name_clashes(config: Config, shims: ShimSet) -> list[str]:
+    """A warning per scanned header with the generated header's file name: a quoted ``#include``
+    of the generated one written beside that header finds the header itself first (and with
+    ``#pragma once``, silently includes nothing: no name is renamed)."""
+    name = config.outputs.files.get("header")
+    if not name:
+        return []
+    return [f"outputs.header '{name}' has the file name of the scanned project header {header}: a quoted "
+            f"#include \"{name}\" next to it includes that header, not the generated one; rename the "
+            f"generated header in {config.display_name} ([outputs] header = \"{config.library}_export.h\", say)"
+            for header in shims.headers if header.rsplit("/", 1)[-1] == name]
 
 
 def _c_ident(text: str) -> str:

@@ -26,7 +26,7 @@ from shimgen.errors import ConfigError
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
 from shimgen.project.matcher import DEFAULT_PATTERNS
-from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem
+from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem, reserved_word_problem
 
 CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -47,6 +47,8 @@ def _valid_prefix(value: str, context: Context) -> Iterator[str]:
 def _c_macro(value: str, context: Context) -> Iterator[str]:
     if not IDENTIFIER.match(value) or is_reserved(value):
         yield f"'{value}' is not a valid, unreserved C macro name"
+    elif reserved_word_problem(value):
+        yield f"{reserved_word_problem(value)}; it cannot be a macro name"
 
 
 def _library_name(value: str, context: Context) -> Iterator[str]:
@@ -60,6 +62,8 @@ def _shim_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
     for name in names:
         if not IDENTIFIER.match(name):
             yield f"'{name}' is not a C identifier"
+        elif reserved_word_problem(name):
+            yield f"{reserved_word_problem(name)}; it cannot be a shim name"
         elif name in seen:
             yield f"'{name}' is listed twice"
         elif prefix and name.startswith(prefix):
@@ -77,10 +81,13 @@ def _no_empty_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
             yield "empty string in list"
 
 
-def _identifiers(names: tuple[str, ...], context: Context) -> Iterator[str]:
-    for name in names:
-        if name and not IDENTIFIER.match(name):
-            yield f"'{name}' is not a C identifier"
+def _export_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
+    from shimgen.project.exports import problems
+
+    yield from problems(items)
+    for name in items:
+        if IDENTIFIER.match(name) and reserved_word_problem(name):
+            yield f"{reserved_word_problem(name)}; it cannot be an exported name"
 
 
 def _globs_inside_project(patterns: tuple[str, ...], context: Context) -> Iterator[str]:
@@ -118,6 +125,11 @@ def _plain_file_name(value: str | Literal[False], context: Context) -> Iterator[
         return
     if not value or "/" in value or "\\" in value or value in (".", ".."):
         yield f"'{context.name}' must be a plain file name or false"
+
+
+def _python_module_file(value: str | Literal[False], context: Context) -> Iterator[str]:
+    if value and not (value.endswith(".py") and IDENTIFIER.match(value[:-3])):
+        yield f"'{context.name}' = '{value}' is not an importable module file name (name.py)"
 
 
 _MACRO_SCHEMA = {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
@@ -189,6 +201,12 @@ class OutputsTable:
     asm_header: str | Literal[False] = key(
         "renames for assembly sources (GAS `.S`; ELF and Mach-O spellings)", default=False, checks=(_plain_file_name,)
     )
+    python: str | Literal[False] = key(
+        "Python module (`shimgen_names.py`, say): `PREFIX`, `MACRO`, `NAMES` (plain → prefixed), "
+        "`DECLARATIONS` (prefixed C declarations from the headers), `symbol()` and a ctypes `function()` helper",
+        default=False,
+        checks=(_plain_file_name, _python_module_file),
+    )
     manifest: str | Literal[False] = key(
         "prefix, macro, patterns, allow, exports and per shim its plain and prefixed name, whether "
         "required, where declared",
@@ -211,19 +229,27 @@ class Config:
         schema={"minLength": 1, "maxLength": MAX_PREFIX_LENGTH, "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
     )
     macro: str = key(
-        "compile definition that carries the prefix",
+        "compile definition that carries the prefix; with `symbols_from(_targets)`: `SHIMGEN_<LIBRARY>_PREFIX`",
         default="AOTI_SHIM_SYMBOL_PREFIX",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
     )
     export_macro: str = key(
-        "marks exported declarations (visibility / dllexport)",
+        "marks exported declarations (visibility / dllexport); with `symbols_from(_targets)`: "
+        "`SHIMGEN_<LIBRARY>_EXPORT`",
         default="AOTI_SHIM_EXPORT",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
     )
+    export_macro_owner: Literal["auto", "shimgen", "project"] = key(
+        "who defines `export_macro`: `shimgen` (export.h defines it unless already defined), `project` (the "
+        "project's own header does; export.h leaves it alone, so a force-included export.h does not clash with "
+        "that later `#define`), or `auto` (`project` when a scanned header `#define`s it)",
+        default="auto",
+    )
     build_macro: str = key(
-        "defined while building the library: dllexport rather than dllimport",
+        "defined while building the library: dllexport rather than dllimport; with "
+        "`symbols_from(_targets)`: `SHIMGEN_<LIBRARY>_BUILDING`",
         default="AOTI_SHIM_BUILDING",
         checks=(_c_macro,),
         schema=_MACRO_SCHEMA,
@@ -235,7 +261,8 @@ class Config:
         schema={"pattern": "^[A-Za-z0-9_.+-]+$"},
     )
     patterns: tuple[str, ...] = key(
-        "globs: which names are shims when seen in a binary", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
+        "globs: which names are shims when seen in a binary (with `symbols_from(_targets)`: none, "
+        "the names read are the shims)", default=DEFAULT_PATTERNS, checks=(_no_empty_items,)
     )
     symbols: tuple[str, ...] = key(
         "explicit shim names (C identifiers, no duplicates, without the prefix)", default=(), checks=(_shim_names,)
@@ -255,9 +282,11 @@ class Config:
         "globs of other exports permitted by strict checking", default=(), checks=(_no_empty_items,)
     )
     exports: tuple[str, ...] = key(
-        "non-shim names the library also exports (added to the linker export lists)",
+        "non-shim names the library also exports (added to the linker export lists): exact names (C or "
+        "mangled), globs (`acme_api_*`), or C++ patterns over demangled names (`ns::Class::instance()`, "
+        "`ns::*`; ELF `extern \"C++\"`, on Mach-O namespace globs only, not in a .def file)",
         default=(),
-        checks=(_no_empty_items, _identifiers),
+        checks=(_no_empty_items, _export_items),
     )
 
     symbols_from: tuple[str, ...] = key(
@@ -311,8 +340,31 @@ def _shims_given(values: Mapping[str, Any]) -> Iterator[str]:
         yield "give the shims with 'symbols', 'headers', 'symbols_from', 'symbols_from_targets', or several"
 
 
+def _distinct_macros(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # One macro doing two jobs: export.h would define the prefix as the visibility attribute, or
+    # take "building the library" as always on.
+    seen: dict[str, str] = {}
+    for name in ("macro", "export_macro", "build_macro"):
+        value = values[name]
+        if isinstance(value, str) and value in seen:
+            yield name, f"'{value}' is also '{seen[value]}'; macro, export_macro and build_macro must differ"
+        elif isinstance(value, str):
+            seen[value] = name
+
+
+def _exports_are_not_shims(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # A name in both would go into the version script plain, beside its prefixed shim.
+    symbols, exports = values["symbols"], values["exports"]
+    if isinstance(symbols, tuple) and isinstance(exports, tuple):
+        for name in sorted(set(symbols) & set(exports)):
+            yield "exports", f"'{name}' is also listed in 'symbols'; a shim is exported prefixed, list it once"
+
+
 # Checks over the whole top-level table; each yields messages that name the file only.
 TABLE_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[str]], ...] = (_shims_given,)
+# Checks across keys; each yields (the key to locate, message).
+CROSS_KEY_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[tuple[str, str]]], ...] = (
+    _distinct_macros, _exports_are_not_shims)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Path:
@@ -389,11 +441,26 @@ def parse_config(
     prefix = values["prefix"] if isinstance(values["prefix"], str) else ""
     run_checks(values, KEYS, prefix=prefix, root=root, bad=bad)
     problems.extend(f"{path}: {message}" for check in TABLE_CHECKS for message in check(values))
-    outputs = _parse_outputs(data.get("outputs", {}), prefix, root, locate, problems)
+    for cross_check in CROSS_KEY_CHECKS:
+        for name, message in cross_check(values):
+            bad(name, message)
+    outputs = _parse_outputs(data.get("outputs", {}), prefix, path, locate, problems)
     if problems or outputs is None:
         raise ConfigError(problems)
+    values.update(_vendoring_defaults(data, values))
     digest = hashlib.sha256(raw if raw is not None else text.encode()).hexdigest()
     return Config(path=path, root=root, outputs=outputs, digest=digest, **values)
+
+
+def _vendoring_defaults(data: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """A config that reads its names from objects vendors a library: AOTInductor's conventions
+    (the `aoti_torch_*` pattern, `AOTI_SHIM_EXPORT`) are not its own, so the keys it leaves out
+    default to its library's names instead, and its shims are exactly the names read."""
+    if not (values["symbols_from"] or values["symbols_from_targets"]):
+        return {}
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", values["library"]).upper()
+    defaults = {"patterns": (), "macro": f"SHIMGEN_{ident}_PREFIX", "export_macro": f"SHIMGEN_{ident}_EXPORT", "build_macro": f"SHIMGEN_{ident}_BUILDING"}
+    return {name: value for name, value in defaults.items() if name not in data}
 
 
 def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
@@ -402,7 +469,8 @@ def _missing_keys(data: Mapping[str, Any], path: Path) -> Iterator[str]:
             yield f"{path}: missing required key '{name}' (for example: {name} = {spec.example})"
 
 
-def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+def _parse_outputs(table: Any, prefix: str, path: Path, locate: _Locator, problems: list[str]) -> Outputs | None:
+    root = path.parent
     if not isinstance(table, dict):
         problems.append(f"{locate('outputs')}: [outputs] must be a table")
         return None
@@ -418,7 +486,12 @@ def _parse_outputs(table: Any, prefix: str, root: Path, locate: _Locator, proble
         problems.append(f"{locate('outputs')}: two outputs are both named '{name}'")
     if "\0" in values["dir"]:  # reported above; resolve() would raise on it
         return None
-    return Outputs(dir=(root / values["dir"]).resolve(), files=files)
+    directory = (root / values["dir"]).resolve()
+    for kind, name in sorted(files.items()):
+        if directory / name == path.resolve():
+            problems.append(f"{locate(kind, 'outputs')}: '{name}' in '{values['dir']}' is the config file "
+                            "itself; generating would overwrite it (choose another name or directory)")
+    return Outputs(dir=directory, files=files)
 
 
 def with_overrides(config: Config, *, output_dir: Path | None = None) -> Config:

@@ -63,6 +63,9 @@ class Declaration:
     name: str
     file: Path
     line: int
+    signature: str = ""
+    """The declaration's tokens, export macro and parameter names dropped, joined by spaces: two
+    declarations of one name with different signatures are two different functions."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,81 @@ def scan_text(text: str, export_macro: str, path: Path = Path("<string>")) -> li
             continue
         name = _declarator_name(statement, export_macro)
         if name is not None:
-            found.append(Declaration(name.text, path, name.line))
+            found.append(Declaration(name.text, path, name.line, _signature(statement, export_macro)))
     return found
+
+
+def exported_statements(text: str, export_macro: str) -> list[tuple[str, list[Token]]]:
+    """``(name, tokens)`` of every function declaration carrying ``export_macro``, in file order:
+    the same statements ``scan_text`` names, with their tokens (for generators that re-emit them)."""
+    found: list[tuple[str, list[Token]]] = []
+    for statement in _statements(split_source(text).tokens()):
+        if statement[0].text in ("typedef", "using"):
+            continue
+        if not any(t.kind == "ident" and t.text == export_macro for t in statement):
+            continue
+        name = _declarator_name(statement, export_macro)
+        if name is not None:
+            found.append((name.text, statement))
+    return found
+
+
+def macro_definition_lines(path: Path, macro: str) -> list[int]:
+    """The lines of ``path`` that ``#define macro`` (any branch: the scanner does not preprocess)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read header: {exc.strerror or exc}") from None
+    pattern = re.compile(rf"define\s+{re.escape(macro)}\b")
+    return [d.line for d in split_source(text).directives if pattern.match(re.sub(r"^#\s*", "", d.text))]
+
+
+def include_names(path: Path) -> list[str]:
+    """The file names ``path`` includes (``#include "x"`` and ``#include <x>``), in order."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read header: {exc.strerror or exc}") from None
+    pattern = re.compile(r'include\s*[<"]([^>"\n]+)[>"]')
+    names = []
+    for directive in split_source(text).directives:
+        match = pattern.match(re.sub(r"^#\s*", "", directive.text))
+        if match and ".." not in match.group(1).split("/"):
+            names.append(match.group(1))
+    return names
+
+
+def _signature(statement: list[Token], export_macro: str) -> str:
+    """``statement`` as a comparable string: without the export macro, leading ``extern``, and the
+    parameter names (the last identifier of a parameter of two or more tokens), which do not change
+    the function."""
+    kept: list[str] = []
+    parameter: list[Token] = []
+    depth = 0
+
+    def close_parameter() -> None:
+        last = parameter[-1] if parameter else None
+        drop = len(parameter) > 1 and last is not None and last.kind == "ident" and last.text not in _NOT_A_NAME
+        kept.extend(t.text for t in (parameter[:-1] if drop else parameter))
+        parameter.clear()
+
+    for token in statement:
+        if token.text == export_macro or (not kept and token.text == "extern"):
+            continue
+        if depth == 1 and token.text in (",", ")"):
+            close_parameter()
+            kept.append(token.text)
+            depth -= token.text == ")"
+            continue
+        if depth >= 1:
+            parameter.append(token)
+        else:
+            kept.append(token.text)
+        if token.text in ("(", "["):
+            depth += 1
+        elif token.text in (")", "]"):
+            depth -= 1
+    return " ".join(kept)
 
 
 def split_source(text: str) -> Source:

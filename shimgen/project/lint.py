@@ -50,6 +50,15 @@ def _hint(mode: str) -> str:
     return "harmless where the pragma applies (GCC, Clang); a #define rename (other compilers) would rewrite it"
 
 
+def _self_define_hint(mode: str) -> str:
+    if mode == "define":
+        return ("it replaces the #define rename for every use after it, so the plain name is compiled (the "
+                "prefixed symbol goes missing: SG002): use rename = \"auto\" or \"pragma\", whose "
+                "#pragma redefine_extname still applies to the expanded name")
+    return ("harmless where the pragma applies, if the shimgen header comes first (force-included); a #define "
+            "rename (other compilers, or a header included after it) is replaced by it")
+
+
 def check_names(names: Iterable[str], where: str = "config") -> list[Clobber]:
     """Rename targets that are keywords or standard-library names."""
     found = []
@@ -69,10 +78,14 @@ def lint_text(text: str, names: frozenset[str], file: str, mode: str = "define")
     hint = _hint(mode)
     found: list[Clobber] = []
     for directive in source.directives:
-        match = _DEFINE.match(re.sub(r"^\s*#\s*", "", directive.text))
+        body = re.sub(r"^\s*#\s*", "", directive.text)
+        match = _DEFINE.match(body)
         if not match:
             continue
-        if match.group(1) in names:
+        if match.group(1) in names and not match.group(2) and body[match.end():].strip() == match.group(1):
+            found.append(Clobber(file, directive.line, match.group(1), "a macro defined as itself (#define X X)",
+                                 _self_define_hint(mode)))
+        elif match.group(1) in names:
             found.append(Clobber(file, directive.line, match.group(1), "a macro name", hint))
         for parameter in (match.group(3) or "").split(","):
             parameter = parameter.strip()
@@ -84,7 +97,8 @@ def lint_text(text: str, names: frozenset[str], file: str, mode: str = "define")
 
 def _scan_code(tokens: list[Token], names: frozenset[str], file: str, hint: str) -> list[Clobber]:
     found = []
-    # A stack of open braces: 'record' for struct/union bodies, 'enum', 'block' for the rest.
+    # A stack of open braces: 'record' for struct/union bodies, 'enum', 'scope' for namespace and
+    # extern "C" bodies (file scope: no locals), 'block' for the rest.
     braces: list[str] = []
     parens = 0
     for index, token in enumerate(tokens):
@@ -116,7 +130,7 @@ def _scan_code(tokens: list[Token], names: frozenset[str], file: str, hint: str)
         elif _declares(tokens, index) and following in ("=", ";", ",", ")", "["):
             if parens:
                 kind = "a parameter name"
-            elif braces:
+            elif "block" in braces and previous != "extern" and not _is_extern(tokens, index):
                 kind = "a local identifier"
         if kind:
             found.append(Clobber(file, token.line, text, kind, hint))
@@ -124,16 +138,31 @@ def _scan_code(tokens: list[Token], names: frozenset[str], file: str, hint: str)
 
 
 def _brace_kind(tokens: list[Token], index: int) -> str:
-    """What the '{' at ``index`` opens: struct/union body, enum body, or any other block."""
+    """What the '{' at ``index`` opens: struct/union body, enum body, a namespace or extern "C"
+    body, or any other block."""
+    if index >= 2 and tokens[index - 2].text == "extern" and tokens[index - 1].kind == "string":
+        return "scope"
     for back in range(index - 1, max(-1, index - 4), -1):
         text = tokens[back].text
         if text in ("struct", "union", "class"):
             return "record"
         if text == "enum":
             return "enum"
+        if text == "namespace":
+            return "scope"
         if tokens[back].kind != "ident":
             break
     return "block"
+
+
+def _is_extern(tokens: list[Token], index: int) -> bool:
+    """An ``extern`` declaration (``extern const T name;``): a declaration of the symbol itself."""
+    for back in range(index - 1, -1, -1):
+        if tokens[back].text in (";", "{", "}"):
+            return False
+        if tokens[back].text == "extern":
+            return True
+    return False
 
 
 def _declares(tokens: list[Token], index: int) -> bool:

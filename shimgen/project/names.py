@@ -29,3 +29,36 @@ def prefix_problem(prefix: str) -> str | None:
     if is_reserved(prefix):
         return f"'{prefix}' is reserved in C and C++ (names starting with '__' or '_' + capital)"
     return None
+
+
+KEYWORDS = frozenset({
+    "alignas", "alignof", "auto", "bool", "break", "case", "char", "const", "constexpr", "continue",
+    "default", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline",
+    "int", "long", "nullptr", "register", "restrict", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "struct", "switch", "thread_local", "true", "typedef", "typeof", "typeof_unqual",
+    "union", "unsigned", "void", "volatile", "while", "and", "and_eq", "asm", "bitand", "bitor", "catch",
+    "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "consteval", "constinit", "const_cast",
+    "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
+    "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq",
+    "private", "protected", "public", "reinterpret_cast", "requires", "static_cast", "template", "this",
+    "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "defined",
+})
+"""C (C23) and C++ (C++20) keywords and alternative tokens, and the preprocessor's ``defined``:
+none can name a function, nor be ``#define``d by a generated header without breaking every
+file that includes it."""
+
+STANDARD_NAMES = frozenset({
+    "main", "NULL", "errno", "assert", "offsetof", "setjmp", "longjmp", "va_start", "va_arg", "va_end",
+    "va_copy", "EOF", "stdin", "stdout", "stderr",
+})
+"""Names the C and C++ standards give to the program's entry point or to standard macros: a shim
+or macro by one of these names would be renamed or redefined under every includer."""
+
+
+def reserved_word_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a symbol or macro name although it is an identifier, or None."""
+    if name in KEYWORDS:
+        return f"'{name}' is a C or C++ keyword"
+    if name in STANDARD_NAMES:
+        return f"'{name}' is a name the C standard gives to {'the entry point' if name == 'main' else 'its library'}"
+    return None

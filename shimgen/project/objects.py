@@ -14,7 +14,17 @@ module reads ``symbols_from`` (objects, static archives, shared libraries: whate
 - names a preprocessor rename cannot reach are skipped and reported: reserved names (``__x``,
   ``_X``: C++ mangled names, compiler helpers), names that are not C identifiers
   (``__x86.get_pc_thunk.bx``), names the linker defines (``_init``, ``_edata``), and names that
-  already carry the prefix.
+  already carry the prefix. Skipped names the objects export (C++ API such as ``bssl::*``) are
+  listed, so the export lists keep them: hiding them would break consumers that link them.
+- each renamed name records whether the objects *export* it (default or protected visibility):
+  only those must be exported by the prefixed library. A hidden global (``-fvisibility=hidden``,
+  ``__attribute__((visibility("hidden")))``) is renamed, so static links cannot collide, but never
+  demanded as an export.
+- weak *undefined* references no object defines are hooks the library offers the application
+  (BoringSSL's ``OPENSSL_memory_alloc``): when they share their first word with a name the library
+  defines (``OPENSSL_``), they are renamed too, else an application's hook meant for another copy
+  would bind into this one; other weak references (``pthread_once`` from libstdc++'s headers) are
+  listed and left alone.
 
 ``collect`` is pure (Binary values in, decisions out); ``read_symbols_from`` is the I/O edge.
 """
@@ -24,11 +34,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shimgen.binary.load import load_paths
-from shimgen.binary.symbols import LINKER_SYMBOLS, Binary
+from shimgen.binary.symbols import LINKER_SYMBOLS, OBJECT, Binary
 from shimgen.errors import ConfigError, InputError
 from shimgen.files import is_within
 
@@ -48,6 +58,9 @@ class DefinedSymbol:
     """global, weak or unique (GNU_UNIQUE)."""
     type: str
     """func, object, tls, notype (Mach-O and PE readers do not tell), other."""
+    exported: bool = True
+    """Visible outside the object (default/protected visibility); False for hidden globals, and
+    for the weak references named in ``binding`` ``hook``."""
 
     @property
     def where(self) -> str:
@@ -68,6 +81,8 @@ class ObjectSymbols:
     """Defined globals that stay as they are, with the reason (by name)."""
     excluded: tuple[str, ...] = ()
     """Names taken out by ``exclude`` (sorted)."""
+    weak_references: tuple[str, ...] = ()
+    """Weak undefined references no object defines and not renamed as hooks (sorted)."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -81,6 +96,16 @@ class ObjectSymbols:
     def unique(self) -> tuple[DefinedSymbol, ...]:
         return tuple(s for s in self.renamed if s.binding == "unique")
 
+    @property
+    def hooks(self) -> tuple[DefinedSymbol, ...]:
+        return tuple(s for s in self.renamed if s.binding == HOOK)
+
+    @property
+    def kept_exports(self) -> tuple[str, ...]:
+        """Skipped names the objects export (C++ API): they stay unprefixed and stay exported."""
+        return tuple(s.symbol.name for s in self.skipped
+                     if s.symbol.exported and s.reason in KEPT_REASONS)
+
     def warnings(self) -> list[str]:
         """One line per kind of symbol a user should know about (empty when there is none)."""
         lines = []
@@ -89,6 +114,19 @@ class ObjectSymbols:
                          f"overrides one must now define the prefixed name): {_listing(self.weak)}")
         if self.unique:
             lines.append(f"symbols_from: {len(self.unique)} GNU_UNIQUE definitions renamed: {_listing(self.unique)}")
+        if self.hooks:
+            lines.append(f"symbols_from: {len(self.hooks)} weak hooks the library declares for the application renamed "
+                         f"(an application that provides one must define the prefixed name): {_listing(self.hooks)}")
+        if self.weak_references:
+            shown = ", ".join(self.weak_references[:8])
+            lines.append(f"symbols_from: {len(self.weak_references)} weak undefined references left as they are "
+                         f"(not in the library's own name space): {shown}")
+        kept = self.kept_exports
+        if kept:
+            shown = ", ".join(kept[:8]) + (f", and {len(kept) - 8} more (see the manifest)" if len(kept) > 8 else "")
+            lines.append(f"symbols_from: {len(kept)} exported names stay unprefixed and exported (a preprocessor or "
+                         f"symbol rename cannot reach C++ names; list them under 'exclude' or hide them to drop "
+                         f"them): {shown}")
         if self.skipped:
             shown = ", ".join(f"{s.symbol.name} ({s.reason})" for s in self.skipped[:8])
             more = f", and {len(self.skipped) - 8} more (see the manifest)" if len(self.skipped) > 8 else ""
@@ -101,13 +139,36 @@ def _listing(symbols: Sequence[DefinedSymbol], limit: int = 8) -> str:
     return shown + (f", and {len(symbols) - limit} more (see the manifest)" if len(symbols) > limit else "")
 
 
+HOOK = "hook"
+"""``DefinedSymbol.binding`` of a weak undefined reference renamed as the library's own hook."""
+KEPT_REASONS = frozenset({"reserved or mangled name", "not a C identifier"})
+"""Skip reasons of names that stay exported as they are when the objects export them."""
+
+
 def defined_globals(binary: Binary, file: str) -> list[DefinedSymbol]:
-    """The defined, global symbols of one binary read with ``detail=True``."""
+    """The defined, global symbols of one binary read with ``detail=True``; shared libraries'
+    dynamic symbols are all exports."""
     return [
-        DefinedSymbol(s.name, file, binary.member, s.binding, s.type)
+        DefinedSymbol(s.name, file, binary.member, s.binding, s.type,
+                      exported=s.is_export or binary.kind != OBJECT)
         for s in binary.symbols
         if s.defined and s.binding in DEFINING_BINDINGS and s.name
     ]
+
+
+def weak_references(binary: Binary, file: str) -> list[DefinedSymbol]:
+    """The weak undefined references of one object read with ``detail=True`` (as ``hook``
+    candidates; ``collect`` decides)."""
+    if binary.kind != OBJECT:
+        return []
+    return [DefinedSymbol(s.name, file, binary.member, HOOK, s.type, exported=False)
+            for s in binary.symbols if not s.defined and s.binding == "weak" and s.name]
+
+
+def _first_word(name: str) -> str:
+    """``OPENSSL_memory_alloc`` → ``OPENSSL_``; a name without an inner underscore has none."""
+    head, sep, _ = name.strip("_").partition("_")
+    return head + sep if sep and head else ""
 
 
 def skip_reason(name: str, prefix: str) -> str | None:
@@ -128,8 +189,15 @@ def collect(symbols: Iterable[DefinedSymbol], *, prefix: str, exclude: Sequence[
     chosen: dict[str, DefinedSymbol] = {}
     skipped: dict[str, Skipped] = {}
     excluded: set[str] = set()
+    references: dict[str, DefinedSymbol] = {}
+    hidden: set[str] = set()
     for symbol in symbols:
         name = symbol.name
+        if symbol.binding == HOOK:
+            references.setdefault(name, symbol)
+            continue
+        if not symbol.exported:
+            hidden.add(name)  # the linker gives a name the most constraining visibility of its definitions
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in exclude):
             excluded.add(name)
             continue
@@ -141,10 +209,27 @@ def collect(symbols: Iterable[DefinedSymbol], *, prefix: str, exclude: Sequence[
         # A strong definition describes the name better than a weak one seen earlier.
         if first is None or (first.binding == "weak" and symbol.binding != "weak"):
             chosen[name] = symbol
+    for name in hidden:
+        if name in chosen:
+            chosen[name] = replace(chosen[name], exported=False)
+        if name in skipped:
+            skipped[name] = replace(skipped[name], symbol=replace(skipped[name].symbol, exported=False))
+    words = {_first_word(name) for name in chosen} - {""}
+    left: list[str] = []
+    for name, reference in references.items():
+        if name in chosen or name in skipped or name in excluded:
+            continue
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in exclude):
+            excluded.add(name)
+        elif skip_reason(name, prefix) is None and _first_word(name) in words:
+            chosen[name] = reference
+        else:
+            left.append(name)
     return ObjectSymbols(
         renamed=tuple(chosen[name] for name in sorted(chosen)),
         skipped=tuple(skipped[name] for name in sorted(skipped)),
         excluded=tuple(sorted(excluded)),
+        weak_references=tuple(sorted(left)),
     )
 
 
@@ -173,6 +258,7 @@ def read_symbols_from(root: Path, config_path: Path, patterns: Sequence[str], *,
     for path, label in [*files, *extra]:
         for binary in load_paths([path], detail=True):
             found.extend(defined_globals(binary, label))
+            found.extend(weak_references(binary, label))
     return collect(found, prefix=prefix, exclude=exclude)
 
 

@@ -167,3 +167,20 @@ def test_unwritable_build_directory_is_one_clear_error(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot create the build lock" in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hardlink", "fifo"])
+def test_planted_lock_file_is_refused_and_its_target_untouched(tmp_path, kind):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    build = tmp_path / "build"
+    build.mkdir()
+    lock = build / LOCK_NAME
+    {"symlink": lambda: lock.symlink_to(target), "hardlink": lambda: os.link(target, lock),
+     "fifo": lambda: os.mkfifo(lock)}[kind]()
+    result = run_shimgen("build", "--cuda", "off", "-B", build, "--no-wait", cwd=REPO, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(lock) in lines[0] and "remove it" in lines[0], result.stderr
+    assert target.read_text() == "keep me\n"
+    assert sorted(p.name for p in build.iterdir()) == [LOCK_NAME]  # nothing configured, nothing built

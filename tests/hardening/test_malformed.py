@@ -54,6 +54,41 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+# A process case is bounded by its own CPU time, not by the wall clock: on a loaded 2-core machine a
+# healthy case can wait for a core far longer than it computes. RLIMIT_CPU kills a spinning case
+# (SIGXCPU, then SIGKILL one second later); HANG_WALL_SECONDS is only the backstop for a case that
+# blocks without using the CPU (a FIFO read, a lock), so it is generous.
+HANG_WALL_SECONDS = 120
+
+
+def run_bounded(argv: list[str], cpu_seconds: int = CASE_SECONDS, **kwargs) -> dict:
+    """Run one case as a process under the memory and CPU limits; return its exit code, output and the CPU seconds
+    it used (user + system, from wait4, so it counts this child only), or hang=True when it
+    was killed by the CPU limit or the wall backstop."""
+    import signal
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        def limits() -> None:
+            _limit_memory()
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+
+        process = subprocess.Popen(argv, stdout=out, stderr=err, preexec_fn=limits, **kwargs)
+        backstop = threading.Timer(HANG_WALL_SECONDS, process.kill)
+        backstop.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            backstop.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        killed = process.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+        return {"code": process.returncode, "stdout": out.read().decode("utf-8", "replace"),
+                "stderr": err.read().decode("utf-8", "replace"), "native": "", "escaped": None,
+                "seconds": usage.ru_utime + usage.ru_stime, "hang": killed}
+
+
 def _env() -> dict:
     return {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
 
@@ -271,7 +306,7 @@ def test_every_malformed_input_is_refused_or_harmless(corpus, outcomes):
 
 def test_sample_as_real_processes_under_the_limits(corpus, outcomes):
     """One `python -m shimgen check-symbols` process per case: exit code, one stderr line naming
-    the input, no traceback, within 10 s and 1 GiB, and the same verdict as the in-process run."""
+    the input, no traceback, within 10 s of CPU time and 1 GiB, and the same verdict as the in-process run."""
     cases, _ = corpus
     rng = random.Random(11)
     pool = [c for c in cases.cases if not c.patch and c.expect != "reference"]
@@ -283,18 +318,12 @@ def test_sample_as_real_processes_under_the_limits(corpus, outcomes):
     problems, worst = [], [0.0, ""]
 
     def run(case: Case) -> None:
-        began = time.monotonic()
-        try:
-            completed = subprocess.run(
-                [sys.executable, "-m", "shimgen", *case.as_json()["args"][0:]], capture_output=True, text=True,
-                env=_env(), cwd=REPO, preexec_fn=_limit_memory, timeout=CASE_SECONDS)
-        except subprocess.TimeoutExpired:
+        result = run_bounded([sys.executable, "-m", "shimgen", *case.as_json()["args"]], env=_env(), cwd=REPO)
+        if result["hang"]:
             with lock:
-                problems.append(f"{case.id}: hang (over {CASE_SECONDS} s)")
+                problems.append(f"{case.id}: hang (over {CASE_SECONDS} s of CPU time, or {HANG_WALL_SECONDS} s blocked)")
             return
-        elapsed = time.monotonic() - began
-        result = {"code": completed.returncode, "stdout": completed.stdout, "stderr": completed.stderr, "native": "",
-                  "escaped": None, "seconds": elapsed}
+        elapsed = result["seconds"]
         reference = next((c for c in cases.cases if c.id == case.ref), None)
         problem = _verdict(case, result, outcomes.get(case.ref) if case.ref else None, reference.path if reference else None)
         in_process = outcomes.get(case.id, {}).get("code")
@@ -302,8 +331,8 @@ def test_sample_as_real_processes_under_the_limits(corpus, outcomes):
             worst[:] = max(worst, [elapsed, case.id])
             if problem:
                 problems.append(f"{case.id}: {problem}")
-            elif completed.returncode != in_process:
-                problems.append(f"{case.id}: exit {completed.returncode} as a process, {in_process} in-process")
+            elif result["code"] != in_process:
+                problems.append(f"{case.id}: exit {result['code']} as a process, {in_process} in-process")
 
     queue = list(chosen.values())
     workers = [threading.Thread(target=lambda: [run(queue.pop()) for _ in iter(lambda: bool(queue), False)])
@@ -315,6 +344,16 @@ def test_sample_as_real_processes_under_the_limits(corpus, outcomes):
     STATS["process_sample"] = len(chosen)
     STATS["process_worst_seconds"] = worst[0]
     assert not problems, "\n".join(problems)
+
+
+def test_process_bound_is_cpu_time_not_wall_time():
+    """The bound the process sample relies on: a child that spins is stopped by its CPU limit, while
+    one that waits (as a healthy case does on a busy machine) is not, and its seconds are CPU seconds."""
+    spinning = run_bounded([sys.executable, "-c", "while True: pass"], cpu_seconds=1)
+    assert spinning["hang"] and spinning["code"] in (-9, -24), spinning
+    waiting = run_bounded([sys.executable, "-c", "import time; time.sleep(2); print('done')"], cpu_seconds=1)
+    assert not waiting["hang"] and waiting["code"] == 0 and waiting["stdout"] == "done\n", waiting
+    assert waiting["seconds"] < 1.0, waiting
 
 
 def test_summary(outcomes, request):

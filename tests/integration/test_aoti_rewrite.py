@@ -149,6 +149,16 @@ def test_output_equal_to_input_is_refused(consumer):
     assert done.returncode == 2 and "must differ" in done.stderr
 
 
+def test_output_hard_linked_to_the_input_is_refused(tmp_path, consumer):
+    import os
+
+    before = consumer.read_bytes()
+    os.link(consumer, tmp_path / "other.so")
+    done = _shimgen("prefix-imports", str(consumer), "-o", str(tmp_path / "other.so"))
+    assert done.returncode == 2 and "must differ" in done.stderr, done.stderr
+    assert consumer.read_bytes() == before
+
+
 def test_recompile_bad_input_is_one_line(tmp_path, consumer):
     package = tmp_path / "p.pt2"
     with zipfile.ZipFile(package, "w") as archive:

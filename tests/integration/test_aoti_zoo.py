@@ -25,7 +25,7 @@ import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 from shimgen.build.builder import BuildOptions, build  # noqa: E402
 from shimgen.project.config import load_config  # noqa: E402
 from shimgen.resources import default_config  # noqa: E402
-from tests.aoti_helpers import BASELINE, PREFIX, prefix_imports_cli, so_of, torch_lib_dir  # noqa: E402
+from tests.aoti_helpers import BASELINE, prefix_imports_cli, run_beside_libtorch, torch_lib_dir  # noqa: E402
 
 LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
 
@@ -48,17 +48,11 @@ def zoo_runtime(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def zoo_run(zoo, zoo_runtime, tmp_path_factory) -> tuple[dict, Path]:
     work = tmp_path_factory.mktemp("zoo")
-    spec = {"libtorch": str(LIBTORCH_CPU), "runtime": str(zoo_runtime), "prefix": PREFIX, "models": []}
+    models = {}
     for name, directory in zoo.items():
-        pt2 = work / f"{name}.pt2"
-        prefix_imports_cli(directory / "model.pt2", pt2)
-        so_of(pt2, work / f"{name}.so")
-        spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
-                               "inputs": [str(p) for p in aoti_zoo.inputs_of(directory)]})
-    (work / "spec.json").write_text(json.dumps(spec))
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
-                          capture_output=True, text=True, timeout=600, check=False,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+        prefix_imports_cli(directory / "model.pt2", work / f"{name}.pt2")
+        models[name] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory))
+    done = run_beside_libtorch(models, zoo_runtime, work, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), work
 

@@ -9,13 +9,13 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.e2e._native import EXAMPLE, REPO, build, c_compiler, configure, pip_cmake, pip_ninja, run
+from tests.support import nested_venv
 
 
 def source_tree(destination: Path) -> Path:
@@ -44,13 +44,12 @@ def source_tree(destination: Path) -> Path:
 @pytest.fixture(scope="module")
 def environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv with shimgen installed from a wheel built from this tree. It reuses the already
-    installed dependencies (--system-site-packages) and builds offline (--no-build-isolation)."""
+    installed dependencies (tests.support.nested_venv) and builds offline (--no-build-isolation)."""
     if importlib.util.find_spec("scikit_build_core") is None:
         pytest.skip("scikit-build-core (shimgen's build backend) is not installed")
     root = tmp_path_factory.mktemp("wheel")
     tree = source_tree(root / "src")
-    env_dir = root / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    env_dir = nested_venv(root / "venv")
     python = env_dir / "bin" / "python"
     run([python, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index",
          "--disable-pip-version-check", tree], env=clean_env())

@@ -171,3 +171,46 @@ def test_assembly_header_renames_definition_and_call(headers, tmp_path, target):
     defined = {s.name for s in binary.symbols if s.defined}
     assert {"zz_compress", "use"} <= defined and "compress" not in defined
     assert "compress" not in binary.imports
+
+
+# The BoringSSL shapes (issue 23, item 4), in C++: an extern "C" function, an extern "C" inline
+# function (stack.h's sk_*_call_*), an extern "C" variable, and C++-linkage globals whose names are
+# not mangled (err_data.cc's kOpenSSLReasonValues, the ASN1_ITEM *_it tables).
+CXX_LIBRARY = textwrap.dedent(
+    """\
+    extern "C" int lib_func(int x);
+    extern "C" { inline int lib_inline(int x) { return x + 1; } }
+    extern "C" int lib_counter;
+    extern const int lib_table[2];
+    int lib_counter = 1;
+    const int lib_table[2] = {1, 2};
+    int lib_func(int x) { int (*volatile p)(int) = lib_inline; return p(x) + lib_counter + lib_table[1]; }
+    """
+)
+CXX_NAMES = {"lib_func", "lib_inline", "lib_counter", "lib_table"}
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_auto_renames_what_the_pragma_misses_in_cxx(tmp_path, compiler):
+    """rename = "auto" picks per name: the pragma for functions, #define in C++ for data and weak
+    (inline) definitions, which the pragma leaves alone (the negative control: "pragma")."""
+    command = COMPILERS[compiler]()
+    source = tmp_path / "lib.cc"
+    source.write_text(CXX_LIBRARY)
+    plain = compile_object(command, tmp_path, source, tmp_path / "plain.o", "-UAOTI_SHIM_SYMBOL_PREFIX", "-O0")
+    results = {}
+    for mode in ("pragma", "auto"):
+        root = tmp_path / mode
+        root.mkdir()
+        (root / "shimgen.toml").write_text(f'prefix = "zz_"\nmacro = "AOTI_SHIM_SYMBOL_PREFIX"\nlibrary = "demo"\n'
+                                           f'symbols_from = ["plain.o"]\nrename = "{mode}"\n')
+        (root / "plain.o").write_bytes(plain.read_bytes())
+        generate(load_config(root / "shimgen.toml"))
+        out = compile_object(command, root, source, root / "lib.o", "-include", str(root / "generated" / "export.h"),
+                             "-O0", "-Wno-pragmas")
+        (binary,) = load_paths([out])
+        results[mode] = {n for n in binary.exports | binary.imports if n.lstrip("z_") in CXX_NAMES or n in CXX_NAMES}
+    assert results["auto"] == {f"zz_{n}" for n in CXX_NAMES}
+    # The pragma alone misses the C++-linkage table on both compilers (clang keeps it plain and
+    # warns; g++ 12 even turns it into a local, mangled _ZL9lib_table).
+    assert "zz_lib_table" not in results["pragma"] and {"zz_lib_func", "zz_lib_counter"} <= results["pragma"]

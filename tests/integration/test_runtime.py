@@ -59,6 +59,14 @@ def test_native(built, case):
         assert "32 threads x 10000 nested iterations, 0 wrong observations" in completed.stdout
 
 
+def test_op_tests(built):
+    """The native test of every CPU op (runtime/tests/ops/<op>_test.cpp), hand-computed values."""
+    program = _tests_listing(built.build_dir)["op_tests"]
+    completed = subprocess.run([program, "all"], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "0 failed expectations" in completed.stdout and "cumsum: ok" in completed.stdout
+
+
 def test_internal_helpers(built):
     """The runtime's internal predicates (the CUDA copy fast path's layout test among them), native."""
     program = _tests_listing(built.build_dir)["internal_tests"]

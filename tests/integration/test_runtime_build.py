@@ -131,6 +131,27 @@ def test_cuda_auto_needs_nvcc_and_cublas(tmp_path, monkeypatch, mode, cublas, ca
     assert any("no cuBLAS" in line for line in lines) == (mode == "auto" and not cublas and not cache)
 
 
+def test_user_project_gets_the_package_and_no_cublas_check(tmp_path, monkeypatch):
+    """shimgen build -c <a config beside the user's CMakeLists.txt> (issue 23 item 11): the project
+    finds shimgen through shimgen_DIR, and nvcc is used without the bundled runtime's cuBLAS need."""
+    (tmp_path / "CMakeLists.txt").write_text("project(p C)\n")
+    config_path = tmp_path / "shimgen.toml"
+    config_path.write_text('prefix = "p_"\nsymbols = ["aoti_torch_a"]\n')
+    config = load_config(config_path)
+    nvcc = tmp_path / "cuda" / "bin" / "nvcc"
+    monkeypatch.setattr(build_module, "find_nvcc", lambda: nvcc)
+    monkeypatch.setattr(build_module, "has_cublas", lambda found: False)
+    lines: list[str] = []
+    assert build_module.cuda_compiler(BuildOptions(tmp_path / "b"), config, lines.append) == nvcc
+    assert not lines
+    tools = cmake_driver.Tools(cmake=Path("cmake"), ninja=Path("ninja"))
+    entries = cache_entries(BuildOptions(tmp_path / "b"), config, tmp_path / "g", tools, nvcc)
+    assert Path(entries["shimgen_DIR"].value, "shimgenConfig.cmake").is_file()
+    assert entries["SHIMGEN_CONFIG"].value == str(config.path)
+    runtime = cache_entries(BuildOptions(tmp_path / "b"), load_config(default_config()), tmp_path / "g", tools, None)
+    assert "shimgen_DIR" not in runtime
+
+
 def test_cublas_is_found_in_the_toolkit_beside_nvcc(tmp_path, monkeypatch):
     import importlib.metadata
 
@@ -200,3 +221,44 @@ def test_failed_configure_is_retried_next_run(tmp_path):
             build(load_config(project / "shimgen.toml"), options, echo=lines.append)
     assert sum(1 for line in lines if line.startswith("[2/4] configure /")) == 2
     assert (tmp_path / "b" / "generated" / "export.h").is_file()
+
+
+def test_an_interrupted_configure_is_redone_with_the_new_options(tmp_path):
+    """A configure killed after the new init cache was written (Ctrl-C during '[2/4] configure')
+    leaves it beside the old CMake cache; the next build must configure again (Debug), not report
+    'configure: up to date' and build with the old options (Release)."""
+    from tests.e2e._native import c_compiler
+
+    c_compiler()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shimgen.toml").write_text('prefix = "kill_"\nsymbols = ["aoti_torch_one"]\n')
+    (project / "shim.c").write_text('#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
+                                    "int aoti_torch_one(void) { return 1; }\n")
+    (project / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.24)
+project(kill C)
+include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
+add_library(kill SHARED shim.c)
+set_target_properties(kill PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
+shimgen_apply_prefix(kill)
+file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
+""")
+    config = load_config(project / "shimgen.toml")
+    build_dir = tmp_path / "build"
+    build(config, BuildOptions(build_dir, cuda="off", jobs=2, build_type="Release"), echo=lambda line: None)
+    assert (build_dir / "build-type.txt").read_text() == "Release"
+
+    # The interrupted run: its init cache is written, then CMake is killed before it finishes.
+    debug = BuildOptions(build_dir, cuda="off", jobs=2, build_type="Debug")
+    entries = cache_entries(debug, config, build_dir / "generated", cmake_driver.find_tools(), None)
+    (build_dir / "shimgen-configured.stamp").unlink(missing_ok=True)  # configure() removes it first
+    assert write_init_cache(build_dir, entries)[1]
+
+    lines: list[str] = []
+    build(config, debug, echo=lines.append)
+    assert "[2/4] configure: up to date" not in lines and any(line.startswith("[2/4] configure ") for line in lines)
+    assert (build_dir / "build-type.txt").read_text() == "Debug"
+    # And a finished configure is trusted again: the next identical build does not reconfigure.
+    lines.clear()
+    build(config, debug, echo=lines.append)
+    assert "[2/4] configure: up to date" in lines

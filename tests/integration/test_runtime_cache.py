@@ -23,7 +23,7 @@ from shimgen.build.runtime_cache import CACHE_ENV, cache_key, entry_for, read_re
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
 from tests import aoti_zoo
-from tests.support import REPO, run_shimgen
+from tests.support import REPO, STAND_IN_RUNTIME, compile_library, run_shimgen
 
 MODEL = "layernorm_softmax"
 BUILDING = "shimgen: building the runtime for "
@@ -64,8 +64,7 @@ def test_unusable_records_count_as_absent(tmp_path, content, why):
 def test_record_of_a_deleted_library_counts_as_absent(tmp_path):
     config = load_config(default_config())
     entry = entry_for(config, cuda=False, root=tmp_path)
-    library = tmp_path / "libshimgen_runtime.so"
-    library.write_bytes(b"\x7fELF")
+    library = compile_library(tmp_path, "shimgen_runtime", STAND_IN_RUNTIME)
     write_record(entry, config, library, "test")
     assert read_record(entry) == (library.resolve(), "")
     library.unlink()
@@ -224,6 +223,23 @@ def test_corrupt_entry_is_rebuilt_and_verbosity_flags(first_use, model, tmp_path
     runs = [line for line in verbose.stderr.splitlines() if line.startswith("shimgen: RUN: ")]
     assert any(" --build " in line and "cmake" in line for line in runs), verbose.stderr  # -v: each command
     assert read_record(entry)[0] is not None
+
+
+@pytest.mark.slow
+def test_truncated_library_in_the_entry_is_relinked(first_use, model, tmp_path):
+    """Issue 19 item 10: the entry's library cut short (a full disk, a killed link) was SIGBUS in
+    run, and Ninja would never relink it. Now it is read before loading, deleted, and relinked."""
+    cache, _ = first_use
+    entry = entry_for(load_config(default_config()), cuda=False, root=cache)
+    library = read_record(entry)[0]
+    assert library is not None and library.resolve().is_relative_to(entry.build_dir.resolve())
+    library.write_bytes(library.read_bytes()[: library.stat().st_size // 2])
+    done = _run_model(model, tmp_path, tmp_path / "a", env_extra={CACHE_ENV: str(cache)})
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(BUILDING) and "truncated" in line, line
+    _assert_outputs(model, tmp_path / "a")
+    assert read_record(entry) == (library.resolve(), "")
 
 
 # ---- shimgen build -v / -q ----

@@ -4,26 +4,25 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import REPO
+from tests.support import REPO, nested_venv
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def installed_venv(tmp_path_factory) -> Path:
-    """A fresh venv (reusing this interpreter's packages for speed) with shimgen installed from the
-    checkout, non-editable. Shared with other tests that need the wheel as users get it."""
+    """A fresh venv (reusing the running interpreter's packages for speed, tests.support.nested_venv)
+    with shimgen installed from the checkout, non-editable."""
     pytest.importorskip("scikit_build_core")
-    venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    venv = nested_venv(tmp_path_factory.mktemp("venv"))
     python = venv / "bin" / "python"
     result = subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-cache-dir", "-q", str(REPO)],
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-cache-dir", "-q",
+         "--disable-pip-version-check", str(REPO)],
         capture_output=True, text=True, cwd=venv,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from shimgen.aoti.compile_command import vetted_flags
 from shimgen.aoti.prefix_imports import DynSymbol, plan_renames, verify_imports
-from shimgen.aoti.recompile import compile_flags
 from shimgen.errors import InputError
 
 PATTERNS = ("aoti_torch_*",)
@@ -46,13 +46,49 @@ SOURCE_TAIL = """
 """
 
 
+def _exists(*dirs: str):
+    return lambda path: str(path) in dirs
+
+
 def test_compile_flags_keep_the_options_and_drop_the_files():
-    command = compile_flags("int x;\n" + SOURCE_TAIL, "w.cpp")
-    assert command.compiler == "g++"
+    command = vetted_flags("int x;\n" + SOURCE_TAIL, "w.cpp", is_dir=_exists("/torch/include"))
+    assert command.recorded_compiler == "g++"
+    # /py/include does not exist here: dropped, like the files of the machine that compiled it.
     assert command.flags == ("-DTORCH_INDUCTOR_CPP_WRAPPER", "-DC10_USING_CUSTOM_GENERATED_MACROS", "-O1",
-                             "-march=native", "-fPIC", "-std=c++20", "-fopenmp", "-I/py/include", "-I/torch/include")
+                             "-march=native", "-fPIC", "-std=c++20", "-fopenmp", "-I/torch/include")
 
 
 def test_compile_flags_missing_is_an_input_error():
     with pytest.raises(InputError, match="no compile command"):
-        compile_flags("int x;\n", "w.cpp")
+        vetted_flags("int x;\n", "w.cpp")
+
+
+@pytest.mark.parametrize("command, word", [
+    ("bash -ec 'id > /tmp/x' x.cpp -c -o x.o", "-ec"),
+    ("g++ x.cpp -wrapper sh,-c,'id>/tmp/x' -c -o x.o", "-wrapper"),
+    ("g++ x.cpp -B/tmp/evil -c -o x.o", "-B/tmp/evil"),
+    ("g++ x.cpp -specs=/tmp/evil.specs -c -o x.o", "-specs=/tmp/evil.specs"),
+    ("g++ x.cpp @/tmp/args -c -o x.o", "@/tmp/args"),
+    ("g++ x.cpp -fplugin=/tmp/p.so -c -o x.o", "-fplugin=/tmp/p.so"),
+    ("g++ x.cpp -fplugin=evil -c -o x.o", "-fplugin=evil"),
+    ("g++ x.cpp -Xlinker -plugin -c -o x.o", "-Xlinker"),
+    ("g++ x.cpp -Wl,-plugin,/tmp/p.so -c -o x.o", "-Wl,-plugin,/tmp/p.so"),
+    ("g++ x.cpp -Wp,-imacros,/etc/passwd -c -o x.o", "-Wp,-imacros,/etc/passwd"),
+    ("g++ x.cpp -fdump-tree-all -c -o x.o", "-fdump-tree-all"),
+    ("g++ x.cpp -fprofile-generate -c -o x.o", "-fprofile-generate"),
+    ("g++ x.cpp -mllvm -x -c -o x.o", "-mllvm"),
+    ("g++ x.cpp -Xclang -load -c -o x.o", "-Xclang"),
+    ("g++ x.cpp y.cpp -c -o x.o", "y.cpp"),
+    ("g++ x.cpp -D 'A=$(id)' -c -o x.o", "-DA=$(id)"),
+    ("g++ x.cpp '-DA;B' -c -o x.o", "-DA;B"),
+    ("g++ x.cpp \"-march=native' -c\" -c -o x.o", "-march=native' -c"),
+])
+def test_compile_flags_refuse_what_is_not_allow_listed(command, word):
+    with pytest.raises(InputError, match=r"w\.cpp: recorded compile command") as caught:
+        vetted_flags(f"int x;\n// {command}\n", "w.cpp")
+    assert word in str(caught.value) and len(caught.value.problems) == 1
+
+
+def test_compile_flags_unbalanced_quote_is_an_input_error():
+    with pytest.raises(InputError, match="unreadable compile command"):
+        vetted_flags("// g++ x.cpp -c 'open -o x.o\n", "w.cpp")

@@ -82,6 +82,43 @@ def test_config_errors_are_one_line_and_exit_2(write_config, run_cli, body, mess
     assert not (path.parent / "generated").exists(), "nothing may be written for a bad config"
 
 
+# Configs that parse but could never compile: each problem one line naming file, line and key.
+UNCOMPILABLE = [
+    ("keyword symbol", 'symbols = ["int"]\n', "shimgen.toml:2: symbols: 'int' is a C or C++ keyword"),
+    ("C++ keyword symbol", 'symbols = ["a_x", "class"]\n', "shimgen.toml:2: symbols: 'class' is a C or C++ keyword"),
+    ("main as a symbol", 'symbols = ["main"]\n', "shimgen.toml:2: symbols: 'main' is a name the C standard"),
+    ("NULL as a symbol", 'symbols = ["NULL"]\n', "shimgen.toml:2: symbols: 'NULL' is a name the C standard"),
+    ("keyword macro", 'symbols = ["a_x"]\nmacro = "int"\n', "shimgen.toml:3: macro: 'int' is a C or C++ keyword"),
+    ("defined as a macro", 'symbols = ["a_x"]\nbuild_macro = "defined"\n', "shimgen.toml:3: build_macro: 'defined'"),
+    ("keyword export", 'symbols = ["a_x"]\nexports = ["return"]\n', "shimgen.toml:3: exports: 'return' is a C"),
+    ("macro = export_macro", 'symbols = ["a_x"]\nmacro = "M"\nexport_macro = "M"\n',
+     "shimgen.toml:4: export_macro: 'M' is also 'macro'"),
+    ("build_macro = macro", 'symbols = ["a_x"]\nmacro = "M"\nbuild_macro = "M"\n',
+     "shimgen.toml:4: build_macro: 'M' is also 'macro'"),
+    ("export_macro = default macro", 'symbols = ["a_x"]\nexport_macro = "AOTI_SHIM_SYMBOL_PREFIX"\n',
+     "shimgen.toml:3: export_macro: 'AOTI_SHIM_SYMBOL_PREFIX' is also 'macro'"),
+    ("symbol also exported", 'symbols = ["a_x", "a_y"]\nexports = ["a_y"]\n',
+     "shimgen.toml:3: exports: 'a_y' is also listed in 'symbols'"),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), [c[1:] for c in UNCOMPILABLE], ids=[c[0] for c in UNCOMPILABLE])
+def test_uncompilable_names_are_config_errors(write_config, run_cli, body, message):
+    path = write_config('prefix = "p_"\n' + body)
+    result = run_cli("generate", "-c", path)
+    assert result.code == 2, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error: ") and message in lines[0], result.err
+    assert not (path.parent / "generated").exists()
+
+
+def test_uncompilable_names_are_reported_together(write_config):
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config('prefix = "p_"\nsymbols = ["int", "main", "a_x"]\nexports = ["a_x"]\n'
+                                 'macro = "M"\nexport_macro = "M"\n'))
+    assert len(info.value.problems) == 4, info.value.problems
+
+
 def test_every_problem_is_reported_at_once(write_config):
     with pytest.raises(ConfigError) as info:
         load_config(write_config('prefix = "__"\nbogus = 1\nsymbols = ["a-b"]\n'))

@@ -183,3 +183,38 @@ def test_python_dash_m_and_bundled_default_config(tmp_path):
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "g" / "shimgen.map").read_text()
     assert "executorch_aoti_torch_empty_strided;" in text
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+API_HEADER = "#define AOTI_SHIM_EXPORT\nAOTI_SHIM_EXPORT int aoti_torch_x(void);\n"
+
+
+@pytest.mark.parametrize("body, argv, message", [
+    # The config itself, named by [outputs] (with its line) or reached through -o.
+    ("[outputs]\ndir = '.'\nmanifest = 'shimgen.toml'\n", (), "shimgen.toml:5: outputs.manifest: 'shimgen.toml' in '.'"),
+    ("[outputs]\nheader = 'shimgen.toml'\n", ("-o", "."), "would overwrite the input"),
+    # An input header (the headers glob matches the output directory).
+    ("headers = ['include/*.h']\n[outputs]\ndir = 'include'\nheader = 'api.h'\n", (), "would overwrite the input"),
+    ("headers = ['include/*.h']\n[outputs]\nkeep = 'api.h'\n", ("-o", "include"), "include/api.h"),
+])
+def test_no_output_overwrites_the_config_or_an_input(tmp_path, write_config, run_cli, body, argv, message):
+    path = write_config('prefix = "p_"\nsymbols = ["aoti_torch_y"]\n' + body, files={"include/api.h": API_HEADER})
+    before = _snapshot(tmp_path)
+    result = run_cli("generate", "-c", path, *(str(tmp_path / a) if a != "-o" else a for a in argv))
+    assert result.code == 2, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error: ") and message in lines[0], result.err
+    assert _snapshot(tmp_path) == before  # nothing written, nothing overwritten
+
+
+def test_an_output_hard_linked_to_the_config_is_refused(tmp_path, write_config, run_cli):
+    path = write_config('prefix = "p_"\nsymbols = ["aoti_torch_y"]\n')
+    (tmp_path / "generated").mkdir()
+    os.link(path, tmp_path / "generated" / "manifest.json")
+    before = _snapshot(tmp_path)
+    result = run_cli("generate", "-c", path)
+    assert result.code == 2 and "would overwrite the input" in result.err, result.err
+    assert _snapshot(tmp_path) == before

@@ -81,11 +81,58 @@ def test_cli_exit_codes(write_config, run_cli):
     assert missing.code == 2 and "no such file" in missing.err
 
 
-def test_keyword_target_reported_by_the_cli(write_config, run_cli):
+def test_keyword_target_refused_before_lint(write_config, run_cli):
+    # Explicit symbols that are C/C++ keywords or standard-library names are refused when the config
+    # loads (issue 19, item 9): one line each, exit 2, before lint scans anything.
     config = write_config('prefix = "zz_"\nsymbols = ["decltype", "errno", "ok_name"]\n',
                           files={"a.c": "int ok_name(void) { return 0; }\n"})
     result = run_cli("lint", "-c", config, config.parent / "a.c")
-    assert result.code == 1
-    assert "shimgen.toml: decltype: used as a rename target that is a C/C++ keyword;" in result.out
-    assert "shimgen.toml: errno: used as a rename target that is a standard-library name;" in result.out
-    assert "ok_name" not in result.out.split("shimgen lint:")[0]
+    assert result.code == 2
+    assert "'decltype'" in result.err and "'errno'" in result.err
+    assert "ok_name" not in result.err
+
+
+# BoringSSL's shapes (issue 23, item 3): evp.h's compatibility macros `#define X X`, and data
+# declared extern const inside extern "C" { } and namespaces, which are no locals.
+BORINGSSL_LIKE = textwrap.dedent(
+    """\
+    #if defined(__cplusplus)
+    extern "C" {
+    #endif
+    extern const ASN1_ITEM ASN1_INTEGER_it;
+    OPENSSL_EXPORT const ASN1_ITEM ASN1_OCTET_STRING_it;
+    int EVP_PKEY_CTX_set_rsa_oaep_md(void *ctx, const void *md);
+    #define EVP_PKEY_CTX_set_rsa_oaep_md EVP_PKEY_CTX_set_rsa_oaep_md
+    #if defined(__cplusplus)
+    }
+    namespace bssl { extern const uint32_t kOpenSSLReasonValues[]; }
+    #endif
+    int f(void) { extern int ASN1_INTEGER_it; int kOpenSSLReasonValues = 1; return kOpenSSLReasonValues; }
+    """
+)
+BORINGSSL_NAMES = frozenset({"ASN1_INTEGER_it", "ASN1_OCTET_STRING_it", "EVP_PKEY_CTX_set_rsa_oaep_md",
+                             "kOpenSSLReasonValues"})
+
+
+def test_self_defined_macro_is_found_and_extern_data_is_not_a_local():
+    found = [(c.line, c.name, c.kind) for c in lint_text(BORINGSSL_LIKE, BORINGSSL_NAMES, "evp.h", "define")]
+    assert found == [(7, "EVP_PKEY_CTX_set_rsa_oaep_md", "a macro defined as itself (#define X X)"),
+                     (12, "kOpenSSLReasonValues", "a local identifier")]
+    (self_define,) = [c for c in lint_text(BORINGSSL_LIKE, BORINGSSL_NAMES, "evp.h", "define") if c.line == 7]
+    assert "SG002" in self_define.hint and "auto" in self_define.hint
+    (pragma,) = [c for c in lint_text(BORINGSSL_LIKE, BORINGSSL_NAMES, "evp.h", "auto") if c.line == 7]
+    assert "harmless" in pragma.hint
+
+
+def test_cli_takes_the_names_of_a_symbols_from_targets_config_from_a_manifest(write_config, run_cli):
+    import json
+
+    config = write_config('prefix = "vnd_"\nsymbols_from_targets = ["crypto"]\n', files={"evp.h": BORINGSSL_LIKE})
+    refused = run_cli("lint", "-c", config, config.parent / "evp.h")
+    assert refused.code == 2 and "--manifest" in refused.err
+    manifest = config.parent / "manifest.json"
+    manifest.write_text(json.dumps({"schema": "shimgen-manifest/1", "prefix": "vnd_", "shims": [
+        {"name": n, "required": True} for n in sorted(BORINGSSL_NAMES)]}))
+    result = run_cli("lint", "-c", config, "--manifest", manifest, config.parent / "evp.h")
+    assert result.code == 1, result.err
+    assert "evp.h:7: EVP_PKEY_CTX_set_rsa_oaep_md: used as a macro defined as itself" in result.out

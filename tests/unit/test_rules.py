@@ -229,7 +229,7 @@ def test_docs_rule_table_matches_metadata(doc_path):
 
 
 def test_rule_metadata_is_complete():
-    assert list(RULES) == [f"SG00{i}" for i in range(1, 10)]
+    assert list(RULES) == [f"SG{i:03d}" for i in range(1, len(RULES) + 1)]
     for rule in RULES.values():
         assert rule.severity in ("error", "warning") and rule.title and rule.hint and "\n" not in rule.hint
 
@@ -244,3 +244,100 @@ def test_fat_slices_are_one_provider_but_each_must_hold_every_required_shim():
     dup = [f for f in run_rules(POLICY, [x86, arm, other]) if f.code == "SG007"]
     assert {f.member for f in dup} == {"x86_64", "arm64", None}
     assert all("fat.dylib" in f.message or f.path == "fat.dylib" for f in dup)
+
+
+def test_sg002_names_the_cause_when_the_plain_name_is_defined_instead():
+    """Issue 23, item 3: a `#define X X` in a library header (or a C++ declaration the pragma did
+    not reach) compiles the plain name; SG002 then says so instead of "link the shim objects whole"."""
+    lib = so(exports={P + "aoti_torch_a"}, hidden={"aoti_torch_b"})
+    (finding,) = [f for f in run_rules(POLICY, [lib]) if f.code == "SG002"]
+    assert "plain name aoti_torch_b is defined instead" in finding.message
+    assert "#define X X" in finding.hint and "shimgen lint" in finding.hint and "whole" not in finding.hint
+    dropped = so(exports={P + "aoti_torch_a"})
+    (other,) = [f for f in run_rules(POLICY, [dropped]) if f.code == "SG002"]
+    assert "whole" in other.hint
+
+
+def test_sg008_leaves_weak_hooks_alone(tmp_path):
+    """Issue 23, item 6: a renamed weak hook (OPENSSL_memory_alloc) is imported and exported by no
+    one until an application provides it; from the config's shim set or the manifest alike."""
+    import json
+
+    lib = so(exports={P + "aoti_torch_a", P + "aoti_torch_b"}, imports={P + "aoti_torch_hook"})
+    plain = Policy(P, shims=("aoti_torch_a", "aoti_torch_b", "aoti_torch_hook"), required=("aoti_torch_a",))
+    assert codes(run_rules(plain, [lib])) == [("SG008", P + "aoti_torch_hook")]
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"schema": "shimgen-manifest/1", "prefix": P, "shims": [
+        {"name": "aoti_torch_a", "required": True}, {"name": "aoti_torch_b", "required": False},
+        {"name": "aoti_torch_hook", "required": False, "binding": "hook"}]}))
+    assert codes(run_rules(Policy.from_manifest(manifest), [lib])) == []
+
+
+def test_sg006_allows_the_platform_entry_points_of_a_wheel():
+    """A Python extension module exports PyInit_<name> by design (and the linker _init/_fini):
+    --strict on a wheel reports only what else it exports."""
+    module = so("etree.so", exports=["PyInit_etree", "_init", "_fini", "xmlParseDoc", "PyInit"])
+    assert codes(run_rules(Policy.from_options("p_"), [module], strict=True)) == [
+        ("SG006", "PyInit"), ("SG006", "xmlParseDoc")]
+    # The allow list adds to the entry points, it does not replace them.
+    allowing = Policy(P, patterns=("aoti_torch_*",), allow=("xml*",))
+    assert run_rules(allowing, [so("etree.so", exports=["PyInit_etree", "xmlParseDoc"])], strict=True) == []
+
+
+# Issue 23: a group checked together (the ExecuTorch shape: shim library, backend, tests) ---------------
+
+
+def test_strict_judges_the_shim_library_not_its_dependents():
+    lib = so("libshims.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b", "helper"])
+    backend = so("libbackend.so", exports=["backend_init", "_ZN2et7Backend4initEv"], imports=[P + "aoti_torch_a"])
+    assert codes(run_rules(POLICY, [lib, backend], strict=True)) == [("SG006", "helper")]
+
+
+def test_strict_still_judges_a_binary_checked_alone_or_one_exporting_shims():
+    backend = so("libbackend.so", exports=["backend_init"], imports=[P + "aoti_torch_a"])
+    assert codes(run_rules(POLICY, [backend], strict=True)) == [("SG006", "backend_init")]
+    copy = so("libcopy.so", exports=[P + "aoti_torch_a", "x"], imports=[P + "aoti_torch_b"])
+    lib = so("libshims.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b"])
+    assert ("SG006", "x") in codes(run_rules(POLICY, [lib, copy], strict=True))
+
+
+def test_sg010_dependent_imports_what_the_library_hides():
+    mangled = "_ZN8executorch8backends4cuda13CudaAllocator8instanceEv"
+    lib = so("libshims.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b"], hidden=[mangled, "aoti_torch_q"])
+    test = so("test_allocator", kind="executable", imports=[mangled, "malloc", "aoti_torch_q"])
+    findings = run_rules(POLICY, [lib, test])
+    assert codes(findings) == [("SG004", "aoti_torch_q"), ("SG011", mangled)]
+    (sg011,) = [f for f in findings if f.code == "SG011"]
+    assert sg011.path == "test_allocator" and "libshims.so" in sg011.message
+    # Exported by another binary of the set: nothing hidden is missed.
+    other = so("libother.so", exports=[mangled])
+    assert "SG011" not in {f.code for f in run_rules(POLICY, [lib, test, other])}
+
+
+def test_hidden_import_candidates_are_the_imports_nobody_exports():
+    from shimgen.check.rules import hidden_import_candidates
+
+    lib = so("libshims.so", exports=[P + "aoti_torch_a", "shared_helper"])
+    user = so("user.so", imports=["shared_helper", "hidden_one", P + "aoti_torch_a"])
+    assert hidden_import_candidates([lib, user]) == {"hidden_one"}
+    assert hidden_import_candidates([user]) == set()
+
+
+def test_sg002_for_a_shim_exported_unprefixed_names_the_rename_not_the_link():
+    lib = so(exports=[P + "aoti_torch_a", "aoti_torch_b"])
+    findings = run_rules(POLICY, [lib])
+    assert codes(findings) == [("SG001", "aoti_torch_b"), ("SG002", P + "aoti_torch_b")]
+    (sg002,) = [f for f in findings if f.code == "SG002"]
+    assert "exported unprefixed as aoti_torch_b" in sg002.message
+    assert "whole" not in sg002.hint and "force-include" in sg002.hint
+    (dropped,) = run_rules(POLICY, [so(exports=[P + "aoti_torch_a"])])
+    assert "link the shim objects whole" in dropped.hint
+
+
+def test_required_per_build_replaces_the_config_set():
+    cpu = POLICY.requiring(["aoti_torch_a"])
+    assert cpu.required == ("aoti_torch_a",)
+    assert run_rules(cpu, [so(exports=[P + "aoti_torch_a"])]) == []
+    assert POLICY.requiring([]) is POLICY
+    with pytest.raises(UsageError, match="--required 'aoti_torch_cuda_\\*' matches no shim"):
+        POLICY.requiring(["aoti_torch_cuda_*"])

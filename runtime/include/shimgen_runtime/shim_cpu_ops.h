@@ -46,6 +46,41 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attenti
     AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, double dropout_p, int32_t is_causal,
     AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* ---- Ops of real architectures (one file each under src/ops/cpu/; docs/coverage.md lists who
+ * imports them). New tensors are contiguous unless said otherwise; dims may be negative. ---- */
+/* Running sum along dim; dtype null: self's, int64 for integer and bool inputs. Decoder LLMs. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype,
+                                                      AtenTensorHandle* ret0);
+/* out = self, then out[index] <reduce>= src along dim; reduce: sum, prod, mean, amax, amin. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                                      int64_t dim, AtenTensorHandle index,
+                                                                      AtenTensorHandle src, const char* reduce,
+                                                                      int32_t include_self);
+/* k largest (largest != 0) or smallest values along dim, sorted, and their int64 indices. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest,
+                                                    int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* Stable sort along dim: values (self's strides when dense) and int64 indices; NaN is largest. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim,
+                                                           int32_t descending, AtenTensorHandle* ret0,
+                                                           AtenTensorHandle* ret1);
+/* Histogram of self in `bins` equal bins over [min, max] (min == max: the data's range). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
+                                                     AtenTensorHandle* ret0);
+/* One LSTM layer (mode 2), one direction, float32, inference: y, hy, cy and an empty workspace. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(
+    AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1, AtenTensorHandle weight2,
+    AtenTensorHandle weight3, AtenTensorHandle hx_, AtenTensorHandle cx_, int32_t reverse, const int64_t* batch_sizes,
+    int64_t batch_sizes_len_, int64_t mode, int64_t hidden_size, int64_t num_layers, int32_t has_biases,
+    int32_t bidirectional, int32_t batch_first, int32_t train, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+    AtenTensorHandle* ret2, AtenTensorHandle* ret3);
+/* Fills out (int64 or int32, contiguous, shape `size`) with integers uniform in [low, high). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high,
+                                                               const int64_t* size, int64_t size_len_);
+/* A new tensor of `size` uniform in [0, 1); dtype null: float32. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t size_len_, int32_t* dtype,
+                                                    int32_t* layout, int32_t* device, int32_t device_index_,
+                                                    int32_t* pin_memory, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -17,7 +17,9 @@ SHIM_RENAME_MODE = "define"
 # a dependent compiled without the definition links silently against the plain name.
 SHIM_DEFINES = ["AOTI_SHIM_SYMBOL_PREFIX=executorch_"]
 
-# Buck: use in `exported_preprocessor_flags` (propagates) and `preprocessor_flags`.
+# Buck: use in `exported_preprocessor_flags`, which apply to the library's own sources (C, C++ and
+# CUDA alike) and to every rule that depends on it. Not in `preprocessor_flags`: those stop at the
+# library, so a dependent calling a shim would import the plain name (check-symbols: SG004).
 SHIM_PREPROCESSOR_FLAGS = ["-DAOTI_SHIM_SYMBOL_PREFIX=executorch_"]
 
 SHIM_NAMES = [
@@ -74,25 +76,42 @@ def shim_version_script_linkopts(label):
     """
     return ["-Wl,--version-script=$(location %s)" % label]
 
-def shim_force_include_kwargs(header_label, header_path, **kwargs):
-    """Keyword arguments for a third-party cc_library built prefixed with no source edit.
+def shim_force_include_kwargs(header_label, header_path = None, build_system = "bazel", **kwargs):
+    """Keyword arguments for a third-party library built prefixed with no source edit.
 
-    Force-includes the generated rename header into every source of the library (`copts`), adds
-    the prefix definition (`defines`, which reach dependents) and ships the header in `hdrs`.
-    `copts` do not reach dependents: a target that includes the library's headers and calls it
-    must be built with this helper too (or include the generated header itself), or it calls the
+    Force-includes the generated rename header into every source of the library and adds the
+    prefix definition so that it reaches dependents.
+
+    Bazel (cc_library): `-include` goes into `copts`, the definition into `defines`, the header into
+    `hdrs`. `copts` do not reach dependents: a target that includes the library's headers and calls
+    it must be built with this helper too (or include the generated header itself), or it calls the
     plain names (check-symbols reports SG004).
+
+    Buck (cxx_library): `-include $(location <header_label>)` and the definition go into
+    `exported_preprocessor_flags`, which Buck applies to the library's own sources (C, C++, CUDA)
+    and to every rule that depends on it, so dependents are renamed too; `link_whole` keeps every
+    shim.
 
     Args:
       header_label: the label of the generated header, e.g. "//generated:export.h".
-      header_path: the same file as the compiler sees it from the execution root, e.g.
-        "generated/export.h".
+      header_path: Bazel only: the same file as the compiler sees it from the execution root,
+        e.g. "generated/export.h".
+      build_system: "bazel" (cc_library) or "buck" (cxx_library).
       **kwargs: the library's own arguments; lists are extended, not replaced.
 
     Returns:
-      A dict to pass as `**kwargs` to cc_library.
+      A dict to pass as `**kwargs` to the library rule.
     """
     result = dict(kwargs)
+    if build_system == "buck":
+        flags = list(kwargs.get("exported_preprocessor_flags", []))
+        result["exported_preprocessor_flags"] = flags + ["-include", "$(location %s)" % header_label] + SHIM_PREPROCESSOR_FLAGS
+        result["link_whole"] = True
+        return result
+    if build_system != "bazel":
+        fail("shim_force_include_kwargs: build_system must be \"bazel\" or \"buck\", not %r" % build_system)
+    if header_path == None:
+        fail("shim_force_include_kwargs: Bazel needs header_path (the header as the compiler sees it)")
     result["copts"] = list(kwargs.get("copts", [])) + ["-include", header_path]
     result["defines"] = list(kwargs.get("defines", [])) + SHIM_DEFINES
     hdrs = list(kwargs.get("hdrs", []))

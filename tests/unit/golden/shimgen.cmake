@@ -52,8 +52,8 @@ endif()
 # shimgen_apply_prefix(<target> [PUBLIC|INTERFACE|PRIVATE] [FORCE_INCLUDE] [ASM_HEADER <file>]):
 # compile <target> and everything that links it with the prefix definition and the generated
 # include directory. PUBLIC by default.
-# FORCE_INCLUDE also force-includes the generated header into every C and C++ source (GCC/Clang
-# `-include`, MSVC `/FI`), so a third-party library whose sources never include it is renamed with
+# FORCE_INCLUDE also force-includes the generated header into every C, C++, CUDA and HIP source
+# (GCC/Clang/nvcc `-include`, MSVC `/FI`), so a third-party library whose sources never include it is renamed with
 # no source edit; assembly sources get ASM_HEADER (default: SHIMGEN_ASM_HEADER when the config
 # generates one). PRIVATE is accepted only with FORCE_INCLUDE, for a vendored library that no
 # dependent calls directly; everything else needs PUBLIC, or consumers would call the plain names.
@@ -102,6 +102,8 @@ function(shimgen_apply_prefix target)
   else()
     set(options "$<$<COMPILE_LANGUAGE:C,CXX>:SHELL:-include \"${SHIMGEN_HEADER}\">")
   endif()
+  # CUDA (nvcc, whatever the host compiler: nvcc takes -include itself) and HIP (clang) sources.
+  list(APPEND options "$<$<COMPILE_LANGUAGE:CUDA,HIP>:SHELL:-include \"${SHIMGEN_HEADER}\">")
   if(NOT DEFINED ARG_ASM_HEADER AND DEFINED SHIMGEN_ASM_HEADER)
     set(ARG_ASM_HEADER "${SHIMGEN_ASM_HEADER}")
   endif()

@@ -16,10 +16,6 @@
 
 namespace shimgen::rt::cuda_ops {
 
-// PyTorch's dtype codes (c10::ScalarType) that the CUDA ops name.
-constexpr int32_t kUInt8 = 0, kInt8 = 1, kInt16 = 2, kInt32 = 3, kInt64 = 4, kFloat16 = 5, kFloat32 = 6,
-                  kFloat64 = 7, kBool = 11, kBFloat16 = 15;
-
 inline std::string str(int64_t v) { return std::to_string(v); }
 inline bool floating(int32_t dtype) { return dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16; }
 

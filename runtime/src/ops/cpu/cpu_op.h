@@ -1,0 +1,136 @@
+// What a CPU op file (runtime/src/ops/cpu/<op>.cpp) needs: tensor arguments, dims, the dtype
+// dispatch over the element types torch's CPU kernels take, 16-bit float conversions and a walk
+// over every 1-D line of a tensor along one dim. Nothing here is exported.
+//
+// The error convention of every op (and every shim): the body runs inside guarded(__func__, ...);
+// a bad argument is SHIMGEN_REQUIRE(ok, message) (InvalidArgument), a dtype or mode the op does not
+// implement is fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, message); every check comes before the first
+// write, and output handles are stored last, so a refused call changes nothing.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../../cpu_kernels.h"
+#include "../../internal.h"
+
+namespace shimgen::rt::cpu {
+
+// ---- 16-bit floats: storage types with float conversion (round to nearest even) ----
+struct BFloat16 {
+  uint16_t bits;
+  BFloat16() = default;
+  BFloat16(float f) {  // NOLINT: implicit, like c10::BFloat16
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    bits = std::isnan(f) ? uint16_t{0x7fc0} : static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  }
+  operator float() const {
+    const uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+
+struct Half {
+  uint16_t bits;
+  Half() = default;
+  Half(float f);  // NOLINT: implicit, like c10::Half
+  operator float() const;
+};
+
+// The type a running sum or comparison of T is computed in: torch's CPU acc_type (float -> double,
+// 16-bit floats -> float, integers -> int64).
+template <class T> struct Acc { using type = T; };
+template <> struct Acc<float> { using type = double; };
+template <> struct Acc<BFloat16> { using type = float; };
+template <> struct Acc<Half> { using type = float; };
+template <> struct Acc<bool> { using type = int64_t; };
+template <> struct Acc<uint8_t> { using type = int64_t; };
+template <> struct Acc<int8_t> { using type = int64_t; };
+template <> struct Acc<int16_t> { using type = int64_t; };
+template <> struct Acc<int32_t> { using type = int64_t; };
+template <class T> using acc_t = typename Acc<T>::type;
+
+template <class T> constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, BFloat16> ||
+                                                  std::is_same_v<T, Half>;
+
+// Value of an element as the type comparisons use (float for the 16-bit floats).
+template <class T> inline auto value_of(T v) {
+  if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) return static_cast<float>(v);
+  else return v;
+}
+
+bool is_integral_dtype(int32_t dtype) noexcept;
+
+// torch's sort order: NaN is larger than every number (ascending puts NaNs last, descending first).
+template <class V> inline bool nan_last_less(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) return !std::isnan(a) && (std::isnan(b) || a < b);
+  else return a < b;
+}
+template <class V> inline bool nan_first_greater(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) return !std::isnan(b) && (std::isnan(a) || a > b);
+  else return a > b;
+}  // bool and the integer codes
+
+// Calls f(T{}) with the C++ type of `dtype` among the real types torch's CPU sort/scan kernels take
+// (float32/64, bfloat16, float16, int8-64, uint8, bool); any other code fails Unsupported, naming `op`.
+template <class F> void dispatch_real(int32_t dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kFloat32: f(float{}); break;
+    case kFloat64: f(double{}); break;
+    case kBFloat16: f(BFloat16{}); break;
+    case kFloat16: f(Half{}); break;
+    case kInt64: f(int64_t{}); break;
+    case kInt32: f(int32_t{}); break;
+    case kInt16: f(int16_t{}); break;
+    case kInt8: f(int8_t{}); break;
+    case kUInt8: f(uint8_t{}); break;
+    case kBool: f(bool{}); break;
+    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": dtype code " + std::to_string(dtype) +
+                                                        " is not supported");
+  }
+}
+
+// ---- arguments ----
+const Tensor& cpu_tensor(AtenTensorHandle handle, const char* what);  // non-null, CPU, known dtype
+// A dim in [-rank, rank) made non-negative; a 0-d tensor takes dims -1 and 0 (torch's rule).
+int64_t wrap_dim(int64_t dim, int64_t rank, const char* what);
+void require_out(const AtenTensorHandle* ret, const char* what);  // output pointer not null
+
+// ---- walking lines: the tensor seen as lines along `dim` ----
+// Calls f(base offsets of each of the N tensors) once per line: every index of `sizes` with the
+// index along `dim` fixed at 0. strides[i] are tensor i's strides (elements), same rank as sizes.
+template <size_t N, class F>
+void for_each_line(const std::vector<int64_t>& sizes, int64_t dim, const std::vector<int64_t>* const (&strides)[N],
+                   F&& f) {
+  std::vector<size_t> outer;  // the dims the walk steps through: all but `dim`
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (static_cast<int64_t>(d) == dim) continue;
+    if (sizes[d] == 0) return;
+    outer.push_back(d);
+  }
+  std::vector<int64_t> index(outer.size(), 0);
+  int64_t offsets[N] = {};
+  while (true) {
+    f(static_cast<const int64_t*>(offsets));
+    size_t k = outer.size();
+    while (true) {
+      if (k == 0) return;
+      const size_t d = outer[--k];
+      if (++index[k] < sizes[d]) {
+        for (size_t i = 0; i < N; ++i) offsets[i] += (*strides[i])[d];
+        break;
+      }
+      for (size_t i = 0; i < N; ++i) offsets[i] -= (*strides[i])[d] * (sizes[d] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
+}  // namespace shimgen::rt::cpu

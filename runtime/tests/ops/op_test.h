@@ -1,0 +1,60 @@
+// The native op tests: one file per op (<op>_test.cpp), each registering cases with OP_TEST(name);
+// `shimgen_runtime_op_tests <name>` runs one, `all` runs every one. Tensors are made over the
+// caller's arrays (aoti_torch_create_tensor_from_blob), so expected values are plain C++ data.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../expect.h"
+#include "shimgen_runtime/shim.h"
+#include "shimgen_runtime/shim_cpu_ops.h"
+
+namespace op_test {
+
+constexpr int32_t kInt64 = 4, kFloat32 = 6, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
+
+inline std::map<std::string, std::function<void()>>& registry() {
+  static std::map<std::string, std::function<void()>> cases;
+  return cases;
+}
+
+struct Register {
+  Register(const char* name, std::function<void()> body) { registry()[name] = std::move(body); }
+};
+
+// A tensor over `data` (row-major by default, or the given strides); the caller deletes it.
+template <class T>
+AtenTensorHandle over(std::vector<T>& data, std::vector<int64_t> sizes, int32_t dtype,
+                      std::vector<int64_t> strides = {}) {
+  if (strides.empty()) {
+    strides.assign(sizes.size(), 1);
+    for (size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * sizes[i];
+  }
+  AtenTensorHandle t = nullptr;
+  EXPECT(aoti_torch_create_tensor_from_blob(data.data(), static_cast<int64_t>(sizes.size()), sizes.data(),
+                                            strides.data(), 0, dtype, 0, 0, &t) == 0);
+  return t;
+}
+
+// The elements of a contiguous result tensor.
+template <class T>
+std::vector<T> values(AtenTensorHandle t) {
+  int64_t n = 0;
+  void* data = nullptr;
+  EXPECT(aoti_torch_get_numel(t, &n) == 0 && aoti_torch_get_data_ptr(t, &data) == 0);
+  const T* p = static_cast<const T*>(data);
+  return std::vector<T>(p, p + n);
+}
+
+}  // namespace op_test
+
+#define OP_TEST_CAT2(a, b) a##b
+#define OP_TEST_CAT(a, b) OP_TEST_CAT2(a, b)
+#define OP_TEST(name)                                                                         \
+  static void OP_TEST_CAT(op_test_, name)();                                                  \
+  static const op_test::Register OP_TEST_CAT(op_test_reg_, name)(#name, OP_TEST_CAT(op_test_, name)); \
+  static void OP_TEST_CAT(op_test_, name)()

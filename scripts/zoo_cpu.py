@@ -1,0 +1,108 @@
+"""Real architectures on the runtime, CPU, beside libtorch: the whole set of tests/arch_zoo.py.
+
+For each model: compile with stock torch (cached: $SHIMGEN_ZOO_CACHE, else the user cache dir),
+`shimgen prefix-imports`, then `shimgen run` in one child process that loaded libtorch_cpu.so
+RTLD_GLOBAL first (tests/zoo_child.py), and compare every output with eager. Prints a pass table:
+the op fallbacks each model imports (measured on its .so) and the largest difference from eager.
+
+    python scripts/zoo_cpu.py [--runtime LIB] [NAME...]      # default: build the runtime, all models
+    python scripts/zoo_cpu.py --write-coverage                # also record the fallbacks measured
+                                                              # into shimgen/aoti/fallbacks.json
+Exit status 1 when any model fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+import aoti_zoo
+from arch_zoo import ARCH
+
+from shimgen.aoti import coverage
+from tests.aoti_helpers import run_beside_libtorch
+
+
+def build_runtime(work: Path) -> Path:
+    from shimgen.build.builder import BuildOptions, build
+    from shimgen.project.config import load_config
+    from shimgen.resources import default_config
+
+    result = build(load_config(default_config()), BuildOptions(work / "runtime", cuda="off", jobs=2),
+                   echo=lambda line: None)
+    return result.artifacts[0].path
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
+    parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
+    parser.add_argument("--write-coverage", action="store_true", help="record the measured fallbacks")
+    args = parser.parse_args(argv)
+    names = args.names or list(ARCH)
+    dirs = aoti_zoo.ensure_compiled(names, timeout=3600)
+    with tempfile.TemporaryDirectory(prefix="zoo-cpu-") as scratch:
+        work = Path(scratch)
+        runtime = args.runtime or build_runtime(work)
+        refused: dict[str, str] = {}
+        models = {}
+        for name in names:
+            pt2 = work / f"{name}.pt2"
+            done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(dirs[name] / "model.pt2"),
+                                   "-o", str(pt2), "-c", str(REPO / "runtime" / "shimgen.toml")],
+                                  capture_output=True, text=True, cwd=REPO, check=False)
+            if done.returncode != 0:
+                refused[name] = (done.stderr.strip().splitlines() or ["?"])[-1]
+                continue
+            models[name] = (pt2, aoti_zoo.inputs_of(dirs[name]))
+        child = run_beside_libtorch(models, runtime, work, timeout=3600)
+        report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
+        rows, failed = [], 0
+        served = coverage.served_by_runtime()
+        for name in names:
+            imported = aoti_zoo.meta(dirs[name])["imports"]
+            fallbacks = coverage.fallbacks_of(imported)
+            if name in refused:
+                missing = [f.removeprefix("aoti_torch_") for f in fallbacks if f not in served]
+                verdict, err = ("REFUSED (not served: " + ", ".join(missing) + ")") if missing else "REFUSED", ""
+                print(f"{name}: {refused[name]}", file=sys.stderr)
+            elif name not in report:
+                verdict, err = "CRASHED: " + child.stderr.strip()[-200:], ""
+            elif report[name]["code"] != 0 or report[name]["unbound"]:
+                verdict, err = f"FAILED (exit {report[name]['code']})", ""
+            else:
+                worst = 0.0
+                ok = True
+                for i, expected_path in enumerate(aoti_zoo.expected_of(dirs[name])):
+                    got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
+                    ok &= got.shape == expected.shape and got.dtype == expected.dtype
+                    if ok and got.size:
+                        worst = max(worst, float(np.abs(got.astype(np.float64) - expected).max()))
+                ok &= worst <= ARCH[name].atol
+                verdict, err = ("pass" if ok else "MISMATCH"), f"{worst:.2e}"
+            failed += verdict != "pass"
+            rows.append((name, verdict, err, ", ".join(f.removeprefix("aoti_torch_") for f in fallbacks)))
+        width = max(len(r[0]) for r in rows)
+        print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  op fallbacks imported (aoti_torch_...)")
+        for name, verdict, err, fallbacks in rows:
+            if len(verdict) > 8:  # a refusal's reason: on a line of its own
+                print(f"{name:<{width}}  {verdict}\n{'':<{width}}  {'':<8}  {err:<10}  {fallbacks}")
+            else:
+                print(f"{name:<{width}}  {verdict:<8}  {err:<10}  {fallbacks}")
+        print(f"{len(rows) - failed}/{len(rows)} pass (torch {aoti_zoo.torch_version()}, CPU, beside libtorch)")
+        if args.write_coverage:
+            coverage.record("cpu", aoti_zoo.torch_version(), {n: aoti_zoo.meta(dirs[n])["imports"] for n in names})
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

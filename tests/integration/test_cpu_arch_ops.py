@@ -1,0 +1,299 @@
+"""The CPU ops real architectures import (src/ops/cpu/): cumsum, topk, sort_stable, histc,
+scatter_reduce, the LSTM layer, rand and randint_low_out, called through ctypes with torch's exact
+C-shim signatures on real data, and compared with torch eager (values, dtypes, shapes, strides)."""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import POINTER, byref, c_char_p, c_double, c_int32, c_int64, c_void_p
+
+import pytest
+
+from shimgen.aoti.runner import Runtime
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.slow
+PREFIX = "executorch_"
+INVALID, UNSUPPORTED = 2, 3
+CODES = {torch.float32: 6, torch.float64: 7, torch.bfloat16: 15, torch.float16: 5, torch.int64: 4, torch.int32: 3,
+         torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11}
+DTYPES = {code: dtype for dtype, code in CODES.items()}
+
+
+@pytest.fixture(scope="module")
+def rt(cpu_runtime) -> Runtime:
+    return Runtime(cpu_runtime.library, PREFIX)
+
+
+def shim(rt, name):
+    function = getattr(rt.lib, PREFIX + name)
+    function.restype = c_int32
+    return function
+
+
+def last_error(rt) -> str:
+    return rt.lib.shimgen_runtime_last_error().decode()
+
+
+class Handles:
+    """torch tensors as runtime handles over the same memory (any dtype, any strides), and back."""
+
+    def __init__(self, rt):
+        self.rt, self.keep, self.made = rt, [], []
+
+    def of(self, t) -> c_void_p:
+        self.keep.append(t)
+        out = c_void_p()
+        sizes, strides = (c_int64 * max(t.dim(), 1))(*t.shape), (c_int64 * max(t.dim(), 1))(*t.stride())
+        code = shim(self.rt, "aoti_torch_create_tensor_from_blob_v2")(
+            c_void_p(t.data_ptr() if t.numel() else 0), c_int64(t.dim()), sizes, strides,
+            c_int64(0), c_int32(CODES[t.dtype]), c_int32(0), c_int32(0), byref(out), c_int32(0), None, c_int64(0))
+        assert code == 0, last_error(self.rt)
+        self.made.append(out)
+        return out
+
+    def tensor(self, handle) -> torch.Tensor:
+        """A torch copy of a runtime tensor, with its strides (so layouts can be compared)."""
+        self.made.append(handle)
+        get = lambda name, kind: (kind(), shim(self.rt, name))  # noqa: E731
+        dim, f = get("aoti_torch_get_dim", c_int64)
+        assert f(handle, byref(dim)) == 0
+        sizes, f_sizes = POINTER(c_int64)(), shim(self.rt, "aoti_torch_get_sizes")
+        strides, f_strides = POINTER(c_int64)(), shim(self.rt, "aoti_torch_get_strides")
+        dtype, data = c_int32(), c_void_p()
+        assert f_sizes(handle, byref(sizes)) == 0 and f_strides(handle, byref(strides)) == 0
+        assert shim(self.rt, "aoti_torch_get_dtype")(handle, byref(dtype)) == 0
+        assert shim(self.rt, "aoti_torch_get_data_ptr")(handle, byref(data)) == 0
+        shape, stride = [sizes[i] for i in range(dim.value)], [strides[i] for i in range(dim.value)]
+        kind = DTYPES[dtype.value]
+        span = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
+        flat = torch.empty(span, dtype=kind)
+        if span:
+            ctypes.memmove(flat.data_ptr(), data.value, span * flat.element_size())
+        return torch.as_strided(flat, shape, stride)
+
+    def close(self):
+        for handle in self.made:
+            self.rt.delete(handle)
+
+
+@pytest.fixture
+def hs(rt):
+    handles = Handles(rt)
+    yield handles
+    handles.close()
+
+
+def strided(t: torch.Tensor) -> torch.Tensor:
+    """A non-contiguous view with t's values: transposed storage, every other element."""
+    wide = torch.empty(*t.shape[:-1], t.shape[-1] * 2, dtype=t.dtype)
+    wide[..., ::2] = t
+    return wide[..., ::2]
+
+
+def assert_same(got: torch.Tensor, expected: torch.Tensor, atol: float = 0.0, strides: bool = True):
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if strides:
+        assert got.stride() == expected.stride()
+    assert torch.allclose(got.double(), expected.double(), atol=atol, rtol=0, equal_nan=True), \
+        f"max diff {(got.double() - expected.double()).abs().max()}"
+
+
+# ---- cumsum ----
+
+@pytest.mark.parametrize("dtype, out_dtype", [(torch.float32, None), (torch.bfloat16, None), (torch.float16, None),
+                                              (torch.int64, None), (torch.int32, None), (torch.bool, None),
+                                              (torch.int32, torch.float32), (torch.float32, torch.float64)])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_matches_torch(rt, hs, dtype, out_dtype, dim):
+    gen = torch.Generator().manual_seed(0)
+    base = torch.randn(3, 5, 40, generator=gen) * 4
+    x = strided(base.to(dtype) if dtype != torch.bool else base > 0)
+    out = c_void_p()
+    code_ptr = byref(c_int32(CODES[out_dtype])) if out_dtype is not None else None
+    assert shim(rt, "aoti_torch_cpu_cumsum")(hs.of(x), c_int64(dim), code_ptr, byref(out)) == 0, last_error(rt)
+    expected = torch.cumsum(x, dim, dtype=out_dtype)
+    atol = {torch.bfloat16: 0.5, torch.float16: 0.05}.get(dtype, 1e-4)
+    assert_same(hs.tensor(out), expected, atol=atol)
+
+
+def test_cumsum_of_a_scalar_and_bad_dims(rt, hs):
+    out = c_void_p()
+    assert shim(rt, "aoti_torch_cpu_cumsum")(hs.of(torch.tensor(2.5)), c_int64(-1), None, byref(out)) == 0
+    assert_same(hs.tensor(out), torch.cumsum(torch.tensor(2.5), -1))
+    assert shim(rt, "aoti_torch_cpu_cumsum")(hs.of(torch.ones(2, 3)), c_int64(2), None, byref(out)) == INVALID
+    assert "out of range" in last_error(rt)
+    assert shim(rt, "aoti_torch_cpu_cumsum")(hs.of(torch.ones(2)),
+                                             c_int64(0), None, None) == INVALID
+
+
+# ---- topk and sort ----
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int64])
+@pytest.mark.parametrize("largest", [1, 0])
+def test_topk_matches_torch(rt, hs, dtype, largest):
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randperm(4 * 64, generator=gen).reshape(4, 64).to(dtype)  # distinct values: one right answer
+    for view, dim in ((x, -1), (x.t(), 0), (strided(x), 1)):
+        values, indices = c_void_p(), c_void_p()
+        assert shim(rt, "aoti_torch_cpu_topk")(hs.of(view), c_int64(8), c_int64(dim), c_int32(largest), c_int32(1),
+                                               byref(values), byref(indices)) == 0, last_error(rt)
+        ref_v, ref_i = torch.topk(view, 8, dim=dim, largest=bool(largest))
+        assert_same(hs.tensor(values), ref_v.contiguous())
+        assert_same(hs.tensor(indices), ref_i.contiguous())
+
+
+def test_topk_nan_is_largest_and_bad_k_changes_nothing(rt, hs):
+    x = torch.tensor([[1.0, float("nan"), 3.0, -2.0]])
+    values, indices = c_void_p(), c_void_p()
+    assert shim(rt, "aoti_torch_cpu_topk")(hs.of(x), c_int64(2), c_int64(-1), c_int32(1), c_int32(1),
+                                           byref(values), byref(indices)) == 0
+    ref_v, ref_i = torch.topk(x, 2)
+    assert_same(hs.tensor(values), ref_v)
+    assert_same(hs.tensor(indices), ref_i)
+    untouched = c_void_p(0x1234)
+    assert shim(rt, "aoti_torch_cpu_topk")(hs.of(x), c_int64(5), c_int64(-1), c_int32(1), c_int32(1),
+                                           byref(untouched), byref(untouched)) == INVALID
+    assert untouched.value == 0x1234 and "out of range" in last_error(rt)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.int64, torch.int32, torch.bool])
+@pytest.mark.parametrize("descending", [0, 1])
+def test_sort_stable_matches_torch(rt, hs, dtype, descending):
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randint(0, 6, (5, 33), generator=gen).to(dtype)  # many ties: stability decides the indices
+    if dtype.is_floating_point:
+        x[0, 3] = float("nan")
+    for view, dim in ((x, -1), (x.t(), 0), (strided(x), 1), (x.t(), 1)):
+        values, indices = c_void_p(), c_void_p()
+        stable = c_int32(1)
+        assert shim(rt, "aoti_torch_cpu_sort_stable")(hs.of(view), byref(stable), c_int64(dim), c_int32(descending),
+                                                      byref(values), byref(indices)) == 0, last_error(rt)
+        ref_v, ref_i = torch.sort(view, dim=dim, descending=bool(descending), stable=True)
+        assert_same(hs.tensor(values), ref_v)   # strides too: self's when dense, else dense in its order
+        assert_same(hs.tensor(indices), ref_i)
+
+
+# ---- histc ----
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("bins, lo, hi", [(10, 0.0, 0.0), (7, -1.0, 1.5), (4, 0.0, 3.0)])
+def test_histc_matches_torch(rt, hs, dtype, bins, lo, hi):
+    gen = torch.Generator().manual_seed(3)
+    x = strided(torch.randn(6, 50, generator=gen).to(dtype))
+    if (lo, hi) == (0.0, 3.0):
+        x = strided(torch.randint(0, 4, (6, 50), generator=gen).to(dtype))  # MoE expert ids: edges hit exactly
+    out = c_void_p()
+    assert shim(rt, "aoti_torch_cpu_histc")(hs.of(x), c_int64(bins), c_double(lo), c_double(hi), byref(out)) == 0, \
+        last_error(rt)
+    assert_same(hs.tensor(out), torch.histc(x, bins=bins, min=lo, max=hi))
+
+
+def test_histc_refuses_bad_arguments(rt, hs):
+    out = c_void_p(0x77)
+    x = hs.of(torch.ones(3))
+    assert shim(rt, "aoti_torch_cpu_histc")(x, c_int64(0), c_double(0), c_double(1), byref(out)) == INVALID
+    assert shim(rt, "aoti_torch_cpu_histc")(x, c_int64(3), c_double(2), c_double(1), byref(out)) == INVALID
+    assert shim(rt, "aoti_torch_cpu_histc")(hs.of(torch.ones(3, dtype=torch.int64)), c_int64(3), c_double(0),
+                                            c_double(1), byref(out)) == UNSUPPORTED
+    assert out.value == 0x77
+
+
+# ---- scatter_reduce ----
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [1, 0])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_scatter_reduce_matches_torch(rt, hs, reduce, include_self, dtype):
+    gen = torch.Generator().manual_seed(4)
+    for dim in (0, 1):
+        self_t = (torch.randn(6, 7, generator=gen) * 5).to(dtype)
+        src = (torch.randn(8, 9, generator=gen) * 5).to(dtype)
+        index = torch.randint(0, self_t.shape[dim], (5, 6) if dim == 0 else (6, 5), generator=gen)
+        out = torch.empty_like(self_t)
+        code = shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
+            hs.of(out), hs.of(strided(self_t)), c_int64(dim), hs.of(index), hs.of(src), c_char_p(reduce.encode()),
+            c_int32(include_self))
+        assert code == 0, last_error(rt)
+        expected = strided(self_t).scatter_reduce(dim, index, src, reduce, include_self=bool(include_self))
+        assert_same(out, expected, atol=1e-4, strides=False)
+
+
+def test_scatter_add_with_an_expanded_index_and_errors(rt, hs):
+    """scatter_add's shape in MoE code: an index expanded (stride 0) over the hidden dim."""
+    gen = torch.Generator().manual_seed(5)
+    src = torch.randn(16, 8, generator=gen)
+    index = torch.randint(0, 4, (16, 1), generator=gen).expand(-1, 8)
+    base = torch.zeros(4, 8)
+    out = torch.empty(4, 8)
+    assert shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
+        hs.of(out), hs.of(base), c_int64(0), hs.of(index), hs.of(src), c_char_p(b"sum"), c_int32(1)) == 0
+    assert_same(out, base.scatter_add(0, index, src), atol=1e-5)
+    bad = index.clone()
+    bad[3, 0] = 4
+    before = out.clone()
+    assert shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
+        hs.of(out), hs.of(base), c_int64(0), hs.of(bad), hs.of(src), c_char_p(b"sum"), c_int32(1)) == INVALID
+    assert "out of bounds" in last_error(rt) and torch.equal(out, before)
+    assert shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
+        hs.of(out), hs.of(base), c_int64(0), hs.of(index), hs.of(src), c_char_p(b"max"), c_int32(1)) == INVALID
+
+
+# ---- the LSTM layer ----
+
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("has_biases", [1, 0])
+def test_lstm_layer_matches_torch(rt, hs, reverse, has_biases):
+    gen = torch.Generator().manual_seed(6)
+    T, B, In, H = 7, 3, 5, 6
+    x = torch.randn(T, B, In, generator=gen)
+    w0, w1 = torch.randn(4 * H, In, generator=gen) * 0.3, torch.randn(4 * H, H, generator=gen) * 0.3
+    b0, b1 = torch.randn(4 * H, generator=gen), torch.randn(4 * H, generator=gen)
+    hx, cx = torch.randn(1, B, H, generator=gen), torch.randn(1, B, H, generator=gen)
+    rets = [c_void_p() for _ in range(4)]
+    code = shim(rt, "aoti_torch_cpu_mkldnn_rnn_layer")(
+        hs.of(x), hs.of(w0), hs.of(w1), hs.of(b0), hs.of(b1), hs.of(hx), hs.of(cx), c_int32(reverse), None,
+        c_int64(0), c_int64(2), c_int64(H), c_int64(1), c_int32(has_biases), c_int32(0), c_int32(0), c_int32(0),
+        *map(byref, rets))
+    assert code == 0, last_error(rt)
+    expected = torch.ops.aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, hx, cx, bool(reverse), [], 2, H, 1,
+                                               bool(has_biases), False, False, False)
+    for got, ref in zip(rets[:3], expected[:3]):
+        assert_same(hs.tensor(got), ref, atol=2e-6)
+    assert hs.tensor(rets[3]).dtype == torch.uint8
+
+
+def test_lstm_layer_refuses_training_and_other_modes(rt, hs):
+    x, w0, w1 = torch.zeros(2, 1, 3), torch.zeros(8, 3), torch.zeros(8, 2)
+    b, hx = torch.zeros(8), torch.zeros(1, 1, 2)
+    rets = [c_void_p(0x5) for _ in range(4)]
+    for mode, train in ((2, 1), (1, 0)):
+        assert shim(rt, "aoti_torch_cpu_mkldnn_rnn_layer")(
+            hs.of(x), hs.of(w0), hs.of(w1), hs.of(b), hs.of(b), hs.of(hx), hs.of(hx), c_int32(0), None, c_int64(0),
+            c_int64(mode), c_int64(2), c_int64(1), c_int32(1), c_int32(0), c_int32(0), c_int32(train),
+            *map(byref, rets)) == INVALID
+    assert all(r.value == 0x5 for r in rets)
+
+
+# ---- random ----
+
+def test_rand_and_randint_low_out_draw_the_right_distributions(rt, hs):
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        out = c_void_p()
+        size = (c_int64 * 2)(200, 50)
+        code = shim(rt, "aoti_torch_cpu_rand")(size, c_int64(2), byref(c_int32(CODES[dtype])), None, None, c_int32(0),
+                                               None, byref(out))
+        assert code == 0, last_error(rt)
+        got = hs.tensor(out)
+        assert got.dtype == dtype and got.shape == (200, 50) and got.is_contiguous()
+        values = got.double()
+        assert values.min() >= 0 and values.max() < 1 and abs(values.mean().item() - 0.5) < 0.02
+        assert values.unique().numel() > 50  # not a constant fill
+    seeds = torch.zeros(1000, dtype=torch.int64)
+    size = (c_int64 * 1)(1000)
+    assert shim(rt, "aoti_torch_cpu_randint_low_out")(hs.of(seeds), c_int64(-3), c_int64(5), size, c_int64(1)) == 0
+    assert seeds.min() == -3 and seeds.max() == 4 and set(seeds.tolist()) == set(range(-3, 5))
+    again = torch.zeros(1000, dtype=torch.int64)
+    assert shim(rt, "aoti_torch_cpu_randint_low_out")(hs.of(again), c_int64(0), c_int64(2 ** 62), size, c_int64(1)) == 0
+    assert again.unique().numel() == 1000  # 62-bit seeds: distinct
+    assert shim(rt, "aoti_torch_cpu_randint_low_out")(hs.of(again), c_int64(5), c_int64(5), size, c_int64(1)) == INVALID
