@@ -43,26 +43,20 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         print("int4_mm_cuda.py: this torch sees no CUDA device; run it on the GPU machine", file=sys.stderr)
         return 2
+    import torch_handles
     from model_latency import build_runtime
 
-    from shimgen.aoti.capi import Runtime, int64_array
+    from shimgen.aoti.capi import Runtime
 
     runtime = args.runtime or build_runtime(args.work, "cuda")
     rt = Runtime(runtime, "executorch_")
-    blob = rt.lib[rt.prefix + "aoti_torch_create_tensor_from_blob"]
-    blob.restype, blob.argtypes = c_int32, [c_void_p, c_int64, POINTER(c_int64), POINTER(c_int64), c_int64, c_int32,
-                                            c_int32, c_int32, POINTER(c_void_p)]
     mm = rt.lib[rt.prefix + "aoti_torch_cuda__weight_int4pack_mm"]
     mm.restype, mm.argtypes = c_int32, [c_void_p, c_void_p, c_int64, c_void_p, POINTER(c_void_p)]
     delete = rt.lib[rt.prefix + "aoti_torch_delete_tensor_object"]
     delete.restype, delete.argtypes = c_int32, [c_void_p]
-    codes = {torch.bfloat16: 15, torch.int32: 3}
 
     def wrap(t):
-        out = c_void_p()
-        assert blob(t.data_ptr(), t.dim(), int64_array(t.shape), int64_array(t.stride()), 0, codes[t.dtype], 1, 0,
-                    byref(out)) == 0, rt.last_error()
-        return out.value
+        return torch_handles.wrap(rt, t)
 
     k, n, group = args.k, args.n, args.group
     g = torch.Generator(device="cuda").manual_seed(0)
@@ -84,12 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         out = c_void_p()
         assert mm(ha, hb, group, hq, byref(out)) == 0, rt.last_error()
         got = torch.empty_like(want)
-        hg = wrap(got)
-        copy = rt.shim("aoti_torch_copy_")
-        assert copy(hg, out.value, 0) == 0
-        torch.cuda.synchronize()
+        torch_handles.copy_into(rt, got, out.value)
         delete(out.value)
-        delete(hg)
         err = float((got.float() - want.float()).abs().max() / (want.float().abs().max() + 1e-6))
 
         def ours(ha: int = ha) -> None:

@@ -144,9 +144,14 @@ def ensure_compiled(out: Path, names: list[str], device: str, dtype: str, timeou
             result[name] = f"compile timed out after {timeout} s"
             continue
         lines = err.strip().splitlines() or ["no output"]
-        # The reason: the first line that says error (a C++ compile error ends with its caret line).
-        reason = next((line for line in lines if "error" in line.lower()), lines[-1])
-        result[name] = directory_of(out, name, device, dtype) if child.returncode == 0 else reason[-600:]
+        # The reason: a compiler's "error:" line, else the exception's own last line; the whole
+        # stderr is kept beside the model.
+        directory = directory_of(out, name, device, dtype)
+        if child.returncode != 0:
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / "compile-error.log").write_text(err)
+        reason = next((line for line in lines if "error:" in line), lines[-1])
+        result[name] = directory if child.returncode == 0 else reason[-600:]
     return result
 
 

@@ -132,7 +132,8 @@ def histc_case(s: Shims, dtype, lo, hi):
     f = s.fn("aoti_torch_cuda_histc", H, c_int64, c_double, c_double, HP)
     hx, out = s.wrap(x), c_void_p()
     assert f(hx, 8, lo, hi, byref(out)) == 0, s.rt.last_error()
-    # torch's CUDA histc has no float16/bfloat16 kernel: its float32 counts, in self's dtype.
+    # torch's CUDA histc has no float16/bfloat16 kernel: its float32 counts (the same for integer
+    # ids in [0, 8)), in self's dtype.
     got, want = s.torch_of(out.value), torch.histc(x.float(), bins=8, min=lo, max=hi).to(dtype)
     assert torch.equal(got, want), f"{got.tolist()} != {want.tolist()}"
     bad = c_void_p(7)
@@ -266,6 +267,7 @@ CASES["topk-smallest-dim0-strided"] = lambda s: topk_case(s, (40, 6), torch.floa
 CASES["topk-errors"] = topk_errors
 CASES["sort-stable-descending-int64-strided"] = lambda s: sort_case(s, torch.int64, True, transposed=True)
 CASES["histc-data-range"] = lambda s: histc_case(s, torch.float32, 0.0, 0.0)
+CASES["histc-int32-expert-ids"] = lambda s: histc_case(s, torch.int32, 0.0, 7.0)  # transformers' MoE, float32
 CASES["randint-low-out"] = randint_case
 CASES["new-uninitialized-tensor"] = uninitialized_case
 for inner in (2, 4, 8):

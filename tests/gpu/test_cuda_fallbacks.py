@@ -40,7 +40,7 @@ CASES = [
     "topk-sampling-bf16", "topk-smallest-dim0-strided", "topk-errors",
     *[f"sort-stable-{d}" for d in ("float32", "bfloat16", "float16")],
     "sort-stable-descending-int64-strided",
-    *[f"histc-moe-{d}" for d in ("float32", "bfloat16", "float16")], "histc-data-range",
+    *[f"histc-moe-{d}" for d in ("float32", "bfloat16", "float16")], "histc-data-range", "histc-int32-expert-ids",
     *[f"rand-{d}" for d in ("float32", "bfloat16", "float16")], "randint-low-out",
     "new-uninitialized-tensor",
     *[f"cudnn-attention-{d}-hkv{h}-causal" for d in ("float32", "bfloat16", "float16") for h in (8, 2)],
