@@ -444,7 +444,7 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
     for (const Served& s : kServed) served += (served.empty() ? "" : ", ") + std::string(s.target);
     *problem = "the model calls " + names +
                " through AOTInductor's proxy executor, which shimgen's runtime does not serve (served: " + served +
-               "; see the coverage table in docs/aoti.md, 'The proxy executor')";
+               "; see docs/coverage.md and docs/aoti.md, 'The proxy executor')";
     return nullptr;
   }
   return executor;
