@@ -75,3 +75,30 @@ def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("shimgen: error:"), completed.stderr
     assert "shimgen_test::twice" in lines[0] and "coverage" in lines[0]
     assert not list(tmp_path.glob("output_*.npy"))
+
+
+@pytest.mark.parametrize(("json_text", "says"), [
+    (b'{"nodes": [{"node": {"target": "aten::topk", "inputs": [', "malformed"),
+    (b'[' * 100 + b']' * 100, "nesting deeper"),
+    (b'{"nodes": [{"node": {"target": "aten::topk"}}]}', "lacks target, inputs or outputs"),
+])
+def test_bad_extern_kernel_json_is_refused(models, cpu_runtime, tmp_path, json_text, says):
+    """The JSON is untrusted package data: truncated, too deep or incomplete, it is refused at open
+    with one line (exit 2), never read past its end or half-applied."""
+    source = models / "grouped_mm" / "model.pt2"
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    broken = bad / "model.pt2"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(broken, "w", zipfile.ZIP_STORED) as out:
+        for info in archive.infolist():
+            data = archive.read(info)
+            if info.filename.endswith(".wrapper.json"):
+                data = json_text
+            out.writestr(info, data, compress_type=zipfile.ZIP_STORED)
+    (bad / "in0.npy").write_bytes((models / "grouped_mm" / "in0.npy").read_bytes())
+    (bad / "in1.npy").write_bytes((models / "grouped_mm" / "in1.npy").read_bytes())
+    completed = _run(bad, cpu_runtime.library, tmp_path)
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error:") and says in lines[0], completed.stderr
+    assert not list(tmp_path.glob("output_*.npy"))
