@@ -10,6 +10,8 @@
 #include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
 
+#include "proxy_executor.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -203,6 +205,9 @@ struct shimgen_model {
   size_t num_inputs = 0, num_outputs = 0;
   DeleteFn delete_fn = nullptr;
   RunFn run_fn = nullptr;
+  // Serves the model's calls of ops without a C shim (from the extern-kernel JSON); null when the
+  // package has none.
+  shimgen::rt::proxy::ExecutorPtr proxy;
   LastErrorFn last_error_fn = nullptr;
 
   // The model's own message for its last failure, if it exports AOTInductorGetLastError.
@@ -215,6 +220,7 @@ struct shimgen_model {
   }
 
   ~shimgen_model() {
+    // The container goes first: it may hold the executor until it is deleted.
     if (container != nullptr && delete_fn != nullptr) delete_fn(container);
     if (library != nullptr) dlclose(library);
     for (const std::string& f : files) unlink(f.c_str());
@@ -248,6 +254,10 @@ int32_t not_open(const char* function) {
   return fail(std::string(function) + ": not an open model (closed already, or never returned by shimgen_model_open)",
               SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
 }
+
+// The extern-kernel JSON of a real model is a few KiB per fallback call; the cap bounds what an
+// untrusted package can make the loader parse.
+constexpr size_t kMaxExternKernelJson = size_t(64) << 20;
 
 std::string extract(const std::string& path, const char* model_name, shimgen_model* model) {
   Mapping mapping;
@@ -288,6 +298,16 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
       if (library == nullptr && ends_with(m->name, ".wrapper.so")) library = m;
     }
     if (library == nullptr) return path + ": model '" + chosen + "' has several .so files and no *.wrapper.so";
+    // The extern-kernel JSON: the .so's name with .json (AOTInductor writes it for the proxy executor).
+    const std::string json_name = library->name.substr(0, library->name.size() - 3) + ".json";
+    for (const Member& m : members) {
+      if (m.name != json_name) continue;
+      if (m.data == nullptr) return path + ": member " + m.name + " is compressed; the loader needs it stored";
+      if (m.size > kMaxExternKernelJson) return path + ": member " + m.name + " is larger than 64 MiB";
+      std::string problem_text;
+      model->proxy = shimgen::rt::proxy::load(reinterpret_cast<const char*>(m.data), m.size, &problem_text);
+      if (!model->proxy) return path + ": " + problem_text;
+    }
     for (const Member& m : members) {
       if (model_of(m.name) != chosen) continue;
       const bool is_so = &m == library;
@@ -445,7 +465,9 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     void* caller = nullptr;
     if (shimgen_runtime_get_caller_stream(&selected, &caller) == 0 && selected != 0) stream = caller;
   }
-  if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream, nullptr) != 0) {
+  shimgen_runtime_clear_last_error();
+  if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream,
+                    reinterpret_cast<void*>(model->proxy.get())) != 0) {
     // The model takes an input handle by nulling its slot (aoti_runtime/utils.h,
     // steal_from_raw_handles_to_raii_handles) and frees what it took as the exception unwinds. A
     // model that fails its input checks throws before taking them: those slots still hold our new
@@ -458,7 +480,10 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     }
     for (size_t i = 0; i < num_inputs; ++i)
       if (given[i] != nullptr) aoti_torch_delete_tensor_object(given[i]);
-    return fail("the model failed" + model->model_error(), SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    // The shim that failed inside the model said why (the model's own message names only the call).
+    const std::string shim_error = shimgen_runtime_last_error();
+    return fail("the model failed" + model->model_error() + (shim_error.empty() ? "" : " (" + shim_error + ")"),
+                SHIMGEN_RUNTIME_ERROR_INTERNAL);
   }
   return 0;
 }
