@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_symbols import elf_files  # the files check-symbols reads under a directory
 
 DEFAULT_WHEELS = (
     "torch", "scipy", "tensorflow-cpu", "jaxlib", "pyarrow", "numpy", "pillow", "lxml", "cryptography", "tokenizers",
@@ -54,19 +56,6 @@ def run_once(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
     return time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
 
-def elf_files(root: Path) -> list[str]:
-    found = []
-    for directory, _, files in os.walk(root):
-        for name in sorted(files):
-            path = Path(directory) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            with open(path, "rb") as handle:
-                if handle.read(4) == b"\x7fELF":
-                    found.append(str(path))
-    return found
-
-
 def baseline(wheel: Path) -> tuple[float, int, int]:
     """unzip into a fresh directory, then one nm over every ELF file found (wall, peak KiB, files)."""
     with tempfile.TemporaryDirectory(prefix="bench-unzip-") as scratch:
@@ -74,7 +63,7 @@ def baseline(wheel: Path) -> tuple[float, int, int]:
         cpu = CPU["last"]
         if status != 0:
             sys.exit(f"unzip failed on {wheel}")
-        files = elf_files(Path(scratch))  # what a user's find | xargs does; not counted
+        files = [str(f) for f in elf_files([Path(scratch)])]  # what a user's find | xargs does; not counted
         wall_nm, rss_nm, _ = run_once(["nm", "-D", "--defined-only", *files]) if files else (0.0, 0, 0)
         CPU["last"] = cpu + (CPU["last"] if files else 0.0)
         return wall_unzip + wall_nm, max(rss_unzip, rss_nm), len(files)

@@ -32,6 +32,12 @@ function(shimgen_generate)
     message(FATAL_ERROR "shimgen_generate: `shimgen generate -c ${config}` failed (exit ${rc}):\n"
                         "${detail}\nFix what it names, then configure again.")
   endif()
+  # What generate warns about (a project header named like the generated one, a shim declared
+  # with two signatures) would otherwise vanish with its captured stderr.
+  if(err MATCHES "shimgen: warning:")
+    string(STRIP "${err}" err)
+    message(WARNING "shimgen_generate: ${err}")
+  endif()
 
   _shimgen_load_generated(shimgen_generate "${config}" "${output_dir}" "${real_target}")
   if(NOT ARG_TARGET STREQUAL real_target AND NOT TARGET "${ARG_TARGET}")

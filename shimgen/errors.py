@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class ShimgenError(Exception):
     """Base of every error shimgen reports to a user (exit code 2 unless said otherwise).
@@ -37,3 +39,27 @@ class StaleOutputs(ShimgenError):
     """``generate --check`` found outputs that differ from what the config produces."""
 
     exit_code = 1
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an operating-system error: the path(s) it names, then the cause
+    ('out/export.h: No space left on device'). Library code lets OSError rise; the CLI prints this."""
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    paths = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+    return f"{' -> '.join(paths)}: {cause}" if paths else cause
+
+
+# Characters that would act on a terminal rather than show: C0/C1 controls (newline, ESC starting
+# a colour or cursor sequence, carriage return), DEL, and the bidirectional overrides and
+# zero-width marks that make text display differently from what it is.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character escaped (``\\n``, ``\\x1b``, ``\\u202e``), so a name
+    taken from input (a prefix, a symbol, a path) prints as one inert line."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: _NAMED.get(m.group()) or (
+        f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"), text)

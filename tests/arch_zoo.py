@@ -30,6 +30,10 @@ _PADDED_TOKENS = (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"))
 
 ARCH: dict[str, ZooModel] = {
     "llama": ZooModel(_causal_lm("LlamaConfig", "LlamaForCausalLM"), _LM_FORWARD, _TOKENS, 1e-4),
+    # A decoder served in bfloat16 (weights and activations): what bf16 GEMM and attention it needs.
+    "llama_bf16": ZooModel(_causal_lm("LlamaConfig", "LlamaForCausalLM") + ".to(torch.bfloat16)",
+                           "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits.float()",
+                           _TOKENS, 0.05),
     "qwen2": ZooModel(_causal_lm("Qwen2Config", "Qwen2ForCausalLM"), _LM_GENERATE_FORWARD, _PADDED_TOKENS, 1e-4),
     "gemma3": ZooModel(_causal_lm("Gemma3TextConfig", "Gemma3ForCausalLM",
                                   ", head_dim=16, sliding_window=8"), _LM_FORWARD, _TOKENS, 1e-4),
@@ -73,6 +77,11 @@ ARCH: dict[str, ZooModel] = {
     "lstm": ZooModel(
         "self.m = torch.nn.LSTM(16, 32, num_layers=2, batch_first=True).eval()",
         "out, (h, c) = self.m(x)\nreturn out, h, c", (Input((2, 10, 16)),), 1e-5),
+    # A bidirectional LSTM (each direction one layer call, the backward one with reverse=1) and a GRU.
+    "birnn": ZooModel(
+        "self.lstm = torch.nn.LSTM(16, 24, batch_first=True, bidirectional=True).eval()\n"
+        "self.gru = torch.nn.GRU(48, 8, batch_first=True).eval()",
+        "y, (h, c) = self.lstm(x)\nz, g = self.gru(y)\nreturn y, h, c, z, g", (Input((2, 7, 16)),), 1e-5),
     # Top-k / top-p sampling's deterministic part: topk, a stable descending sort, a cumulative sum.
     "sampling": ZooModel(
         "",
@@ -97,6 +106,15 @@ ARCH: dict[str, ZooModel] = {
         "r = torch.randint(3, 7, (4096,))\n"
         "return (u.mean() * 10).round(), ((u >= 0) & (u < 1)).all(), r.min(), r.max()",
         (Input((2, 8)),), 0.0),
+    # Sampling a token: torch.multinomial from softmax probabilities (all mass on one token per row, so
+    # any correct sampler picks it) and Gumbel-style noise from exponential_.
+    "multinomial": ZooModel(
+        "",
+        "p = torch.softmax(x * 1000, dim=-1)\n"
+        "pick = torch.multinomial(p, 1)\n"
+        "e = torch.empty(4096).exponential_() + 0 * x.sum()\n"
+        "return pick, (e.mean() * 10).round(), (e >= 0).all()",
+        (Input((4, 32)),), 0.0),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_zoo.py): a decoder taking generate-style

@@ -5,6 +5,6 @@
 #include <executorch/backends/aoti/common_shims_slim.h>
 
 int main() {
-  std::printf("float32 dtype code: %d\n", static_cast<int>(aoti_torch_dtype_float32()));
-  return aoti_torch_dtype_float32() == 6 ? 0 : 1;
+  std::printf("float32 dtype code: %d\n", static_cast<int>(executorch::backends::aoti::aoti_torch_dtype_float32()));
+  return executorch::backends::aoti::aoti_torch_dtype_float32() == 6 ? 0 : 1;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu_kernels.h"
+#include "ops/cpu/cpu_op.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 namespace shimgen::rt::cpu {
@@ -173,10 +174,16 @@ bool overlap(const Tensor& x, const Tensor& y) {
 AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle self_h, AtenTensorHandle mat2_h,
                       AtenTensorHandle bias_h, double beta, double alpha, int64_t rank) {
   return guarded(op, [&] {
-    const Tensor& out = float_tensor(out_h, "out");
-    const Tensor& a = float_tensor(self_h, bias_h ? "mat1" : "self");
-    const Tensor& m = float_tensor(mat2_h, "mat2");
-    const Tensor* bias = bias_h ? &float_tensor(bias_h, "self") : nullptr;
+    // float32 and float64 through the BLAS; bfloat16 and float16 as torch's CPU GEMM computes them:
+    // float32 operands, float32 accumulation, one rounding of the result.
+    auto operand = [](AtenTensorHandle h, const char* what) -> const Tensor& {
+      const Tensor* t = unwrap(h, what);
+      return is_half_dtype(t->dtype) && t->storage->device_type == kCPU ? *t : float_tensor(h, what);
+    };
+    const Tensor& out = operand(out_h, "out");
+    const Tensor& a = operand(self_h, bias_h ? "mat1" : "self");
+    const Tensor& m = operand(mat2_h, "mat2");
+    const Tensor* bias = bias_h ? &operand(bias_h, "self") : nullptr;
     SHIMGEN_REQUIRE(static_cast<int64_t>(out.sizes.size()) == rank && static_cast<int64_t>(a.sizes.size()) == rank &&
                 static_cast<int64_t>(m.sizes.size()) == rank,
             "expects " + std::to_string(rank) + "-d out and operands, got out " + shape_str(out.sizes) + ", " + shape_str(a.sizes) +
@@ -202,8 +209,14 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
     SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
     if (out.dtype == kFloat32) {
       run_matmul<float>(out, a, m, bias, beta, alpha, rank);
-    } else {
+    } else if (out.dtype == kFloat64) {
       run_matmul<double>(out, a, m, bias, beta, alpha, rank);
+    } else {
+      const auto wide_a = widened(a), wide_m = widened(m);
+      const auto wide_bias = bias != nullptr ? widened(*bias) : nullptr;
+      const auto wide_out = empty_tensor(out.sizes, contiguous_strides_of(out.sizes), kFloat32, kCPU, -1);
+      run_matmul<float>(*wide_out, *wide_a, *wide_m, wide_bias.get(), beta, alpha, rank);
+      store_narrowed(*wide_out, out);
     }
   });
 }

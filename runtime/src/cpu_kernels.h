@@ -1,4 +1,4 @@
-// Internal helpers of the CPU ops (cpu_blas.cpp, cpu_conv.cpp, cpu_attention.cpp). Nothing here is
+// Internal helpers of the CPU ops (cpu_blas.cpp, src/ops/cpu/*.cpp). Nothing here is
 // exported.
 #pragma once
 

@@ -18,12 +18,13 @@
 
 #include "cuda_internal.h"
 #include "internal.h"
+#include "ops/cuda/op_support.cuh"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
 namespace shimgen::rt {
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
+using namespace cuda_ops;
 
 void check_blas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
@@ -43,52 +44,9 @@ cublasHandle_t blas_handle(int32_t device, cudaStream_t stream) {
   return handle;
 }
 
-// A scratch device buffer, freed (stream-ordered) at scope exit.
-class Scratch {
- public:
-  Scratch(int32_t device, size_t nbytes) : device_(device) {
-    if (nbytes != 0) data_ = static_cast<char*>(cuda_malloc(device, nbytes));
-  }
-  ~Scratch() { cuda_free(device_, data_); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  char* data() const { return data_; }
 
- private:
-  int32_t device_;
-  char* data_ = nullptr;
-};
 
-// A tensor handle this op owns until it hands it out.
-class Owned {
- public:
-  Owned() = default;
-  ~Owned() {
-    if (handle_ != nullptr) (void)aoti_torch_delete_tensor_object(handle_);
-  }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  AtenTensorHandle* out() { return &handle_; }
-  Tensor* get() const { return reinterpret_cast<Tensor*>(handle_); }
-  AtenTensorHandle release() {
-    AtenTensorHandle h = handle_;
-    handle_ = nullptr;
-    return h;
-  }
 
- private:
-  AtenTensorHandle handle_ = nullptr;
-};
-
-void empty(Owned& into, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int32_t dtype,
-           int32_t device_type, int32_t device) {
-  AOTITorchError code = aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(),
-                                                 strides.empty() ? nullptr : strides.data(), dtype, device_type,
-                                                 device, into.out());
-  if (code != AOTI_TORCH_SUCCESS) fail(code, std::string("allocating a result: ") + shimgen_runtime_last_error());
-}
-
-bool floating(int32_t dtype) { return dtype == kFloat32 || dtype == kFloat16 || dtype == kBFloat16; }
 
 const Tensor& cuda_tensor(AtenTensorHandle handle, const char* what, int64_t dim) {
   const Tensor* t = unwrap(handle, what);
@@ -166,7 +124,6 @@ void gemm_in_place(int32_t device, cudaStream_t stream, int32_t dtype, const Mat
   check_blas(status, "cublasGemmStridedBatchedEx");
 }
 
-View device_view(char* data, const int64_t* strides, int32_t device) { return View{data, strides, kCUDA, device, false}; }
 
 // Packs a batch of matrices into a contiguous row-major scratch buffer (on the stream, no host sync).
 Mat packed(const Mat& m, int64_t batches, size_t itemsize, int32_t device, Scratch& scratch) {
@@ -282,7 +239,6 @@ __global__ void bias_fill_kernel(T* out, const T* bias, int64_t bias_stride, int
   }
 }
 
-unsigned grid_for(int64_t total) { return static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 65535)); }
 
 template <typename T>
 void launch_im2col(const Tensor& in, char* col, int64_t N, int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW,
@@ -412,19 +368,13 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
 
 // ---- attention ----------------------------------------------------------------------------------
 
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__half v) { return __half2float(v); }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T> __device__ inline T from_float(float v);
-template <> __device__ inline float from_float<float>(float v) { return v; }
-template <> __device__ inline __half from_float<__half>(float v) { return __float2half(v); }
-template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
 
 constexpr int kThreads = 128;   // keys per tile, one per thread
 constexpr int kMaxPerThread = 4;  // output dims per thread: Kv <= 512
 
 struct AttnArgs {
   int64_t B, H, M, N, K, Kv;
+  int64_t group;                             // query heads per key/value head (GQA; 1 otherwise)
   int64_t q[4], k[4], v[4], o[4], bias[4];  // strides in elements (b, h, row, dim); bias may broadcast (0)
   int64_t lse_row;                           // logsumexp row length (0: not written)
   float scale;
@@ -465,7 +415,7 @@ __global__ void attention_kernel(const T* q, const T* k, const T* v, const T* bi
     const int64_t j = start + threadIdx.x;
     float score = -INFINITY;
     if (j < last) {
-      const T* kp = k + b * a.k[0] + h * a.k[1] + j * a.k[2];
+      const T* kp = k + b * a.k[0] + (h / a.group) * a.k[1] + j * a.k[2];
       float dot = 0.0f;
       for (int64_t d = 0; d < a.K; ++d) dot += qrow[d] * to_float(kp[d * a.k[3]]);
       score = dot * a.scale;
@@ -487,7 +437,7 @@ __global__ void attention_kernel(const T* q, const T* k, const T* v, const T* bi
       const int64_t d = threadIdx.x + r * kThreads;
       if (d >= a.Kv) break;
       float sum = acc[r] * correction;
-      const T* vp = v + b * a.v[0] + h * a.v[1] + start * a.v[2] + d * a.v[3];
+      const T* vp = v + b * a.v[0] + (h / a.group) * a.v[1] + start * a.v[2] + d * a.v[3];
       for (int64_t t = 0; t < count; ++t) sum += probs[t] * to_float(vp[t * a.v[2]]);
       acc[r] = sum;
     }
@@ -535,8 +485,10 @@ Attention check_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTens
   same_device_and_dtype(q, v, "value");
   if (dropout_p != 0.0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dropout_p must be 0 (inference only)");
   Attention a{&q, &k, &v, q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2], q.sizes[3], v.sizes[3]};
-  SHIMGEN_REQUIRE(k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == a.H && v.sizes[1] == a.H,
-          "query, key and value must agree on batch and heads");
+  // Grouped-query attention: H query heads share H / Hkv key/value heads (enable_gqa's layout).
+  SHIMGEN_REQUIRE(k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == v.sizes[1] && k.sizes[1] >= 1 &&
+                      a.H % k.sizes[1] == 0,
+                  "query, key and value must agree on batch, and key/value heads must divide query heads");
   SHIMGEN_REQUIRE(k.sizes[3] == a.K, "key's head dim " + str(k.sizes[3]) + " differs from query's " + str(a.K));
   SHIMGEN_REQUIRE(v.sizes[2] == a.N, "value has " + str(v.sizes[2]) + " keys, key has " + str(a.N));
   if (a.Kv > kThreads * kMaxPerThread) {
@@ -551,6 +503,7 @@ void run_attention(const Attention& at, const Tensor* bias, const Tensor& out, f
   if (at.B * at.H * at.M == 0 || at.Kv == 0) return;
   AttnArgs a{};
   a.B = at.B; a.H = at.H; a.M = at.M; a.N = at.N; a.K = at.K; a.Kv = at.Kv;
+  a.group = at.H / at.k->sizes[1];
   copy4(a.q, at.q->strides);
   copy4(a.k, at.k->strides);
   copy4(a.v, at.v->strides);
@@ -594,6 +547,30 @@ void run_attention(const Attention& at, const Tensor* bias, const Tensor& out, f
         reinterpret_cast<__nv_bfloat16*>(out.data()), lse, a);
   }
   check_cuda(cudaGetLastError(), "attention kernel launch");
+}
+
+const Tensor* checked_bias(AtenTensorHandle* attn_bias, const Attention& at) {
+  if (attn_bias == nullptr || *attn_bias == nullptr) return nullptr;
+  const Tensor* bias = unwrap(*attn_bias, "attn_bias");
+  SHIMGEN_REQUIRE(bias->storage->device_type == kCUDA && bias->storage->device_index == at.q->storage->device_index,
+                  "attn_bias is not on the query's CUDA device");
+  SHIMGEN_REQUIRE(bias->dtype == at.q->dtype, "attn_bias has another dtype than query");
+  return bias;
+}
+
+// PyTorch's alloc_with_matching_layout (the cuDNN attention meta): query's dense layout when the
+// result has query's shape, else dense strides in the order of query's strides (largest first).
+std::vector<int64_t> layout_matching(const Tensor& q, const std::vector<int64_t>& sizes) {
+  if (q.sizes == sizes) return dense_strides_like(q.sizes, q.strides);
+  std::vector<size_t> order{0, 1, 2, 3};
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q.strides[a] > q.strides[b]; });
+  std::vector<int64_t> strides(4, 0);
+  int64_t stride = 1;
+  for (size_t i = 4; i-- > 0;) {
+    strides[order[i]] = stride;
+    stride *= sizes[order[i]];
+  }
+  return strides;
 }
 
 void fill(float* data, int64_t n, float value, int32_t device) {
@@ -660,13 +637,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_efficient_at
   return guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3, "an output pointer is null");
     const Attention at = check_attention(query, key, value, dropout_p);
-    const Tensor* bias = nullptr;
-    if (attn_bias != nullptr && *attn_bias != nullptr) {
-      bias = unwrap(*attn_bias, "attn_bias");
-      SHIMGEN_REQUIRE(bias->storage->device_type == kCUDA && bias->storage->device_index == at.q->storage->device_index,
-              "attn_bias is not on the query's CUDA device");
-      SHIMGEN_REQUIRE(bias->dtype == at.q->dtype, "attn_bias has another dtype than query");
-    }
+    const Tensor* bias = checked_bias(attn_bias, at);
     const int32_t device = at.q->storage->device_index;
     // PyTorch's layout: [B, M, H, Kv] storage, returned as its [B, H, M, Kv] transpose.
     Owned out, lse;
@@ -692,7 +663,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7,
     AtenTensorHandle* ret8) {
   return guarded(__func__, [&] {
-    SHIMGEN_REQUIRE(ret0 && ret1 && ret2 && ret3 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
+    // ret2/ret3 (cum_seq_q/k) are None for a dense batch: the generated code may pass null for them.
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret4 && ret5 && ret6 && ret7 && ret8, "an output pointer is null");
     if (return_debug_mask != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "return_debug_mask is not supported");
     const Attention at = check_attention(query, key, value, dropout_p);
     SHIMGEN_REQUIRE(at.Kv == at.K, "flash attention needs value's head dim equal to query's");
@@ -709,13 +681,47 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     *offset.out() = zero_scalar();
     *ret0 = out.release();
     *ret1 = lse.release();
-    *ret2 = nullptr;  // cum_seq_q / cum_seq_k: undefined for a dense (non-varlen) batch, as in PyTorch
-    *ret3 = nullptr;
+    // cum_seq_q / cum_seq_k: undefined for a dense (non-varlen) batch, as in PyTorch.
+    if (ret2 != nullptr) *ret2 = nullptr;
+    if (ret3 != nullptr) *ret3 = nullptr;
     *ret4 = at.M;
     *ret5 = at.N;
     *ret6 = seed.release();
     *ret7 = offset.release();
     *ret8 = mask.release();
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale,
+    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
+    int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8) {
+  return guarded(__func__, [&] {
+    // The generated code passes null for the outputs PyTorch's meta returns as None (ret2, ret3, ret8).
+    SHIMGEN_REQUIRE(ret0 && ret1 && ret4 && ret5 && ret6 && ret7, "an output pointer is null");
+    if (return_debug_mask != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "return_debug_mask is not supported");
+    (void)compute_log_sumexp;  // PyTorch's meta allocates the logsumexp either way; it is always written
+    const Attention at = check_attention(query, key, value, dropout_p);
+    const Tensor* bias = checked_bias(attn_bias, at);
+    const int32_t device = at.q->storage->device_index;
+    Owned out, lse;
+    empty(out, {at.B, at.H, at.M, at.Kv}, layout_matching(*at.q, {at.B, at.H, at.M, at.Kv}), at.q->dtype, kCUDA, device);
+    empty(lse, {at.B, at.H, at.M, 1}, {}, kFloat32, kCUDA, device);
+    run_attention(at, bias, *out.get(), reinterpret_cast<float*>(lse.get()->data()), at.M, scale, is_causal != 0);
+    Owned seed, offset;
+    *seed.out() = zero_scalar();
+    *offset.out() = zero_scalar();
+    *ret0 = out.release();
+    *ret1 = lse.release();
+    // cum_seq_q / cum_seq_k and the debug mask: None, as PyTorch's meta returns them.
+    if (ret2 != nullptr) *ret2 = nullptr;
+    if (ret3 != nullptr) *ret3 = nullptr;
+    *ret4 = at.M;
+    *ret5 = at.N;
+    *ret6 = seed.release();
+    *ret7 = offset.release();
+    if (ret8 != nullptr) *ret8 = nullptr;
   });
 }
 

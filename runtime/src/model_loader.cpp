@@ -10,6 +10,8 @@
 #include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
 
+#include "proxy_executor.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -24,6 +26,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -202,6 +205,9 @@ struct shimgen_model {
   size_t num_inputs = 0, num_outputs = 0;
   DeleteFn delete_fn = nullptr;
   RunFn run_fn = nullptr;
+  // Serves the model's calls of ops without a C shim (from the extern-kernel JSON); null when the
+  // package has none.
+  shimgen::rt::proxy::ExecutorPtr proxy;
   LastErrorFn last_error_fn = nullptr;
 
   // The model's own message for its last failure, if it exports AOTInductorGetLastError.
@@ -214,6 +220,7 @@ struct shimgen_model {
   }
 
   ~shimgen_model() {
+    // The container goes first: it may hold the executor until it is deleted.
     if (container != nullptr && delete_fn != nullptr) delete_fn(container);
     if (library != nullptr) dlclose(library);
     for (const std::string& f : files) unlink(f.c_str());
@@ -222,6 +229,35 @@ struct shimgen_model {
 };
 
 namespace {
+
+// Every open model, so that a handle is checked before it is used: a double close, a call after
+// close or a pointer that never came from shimgen_model_open is refused with an error code instead
+// of being dereferenced. A registry rather than a magic number inside the object: reading a magic
+// field through a freed or garbage pointer is itself the crash. It costs one lock and one hash
+// lookup per call (tens of nanoseconds against a model run of microseconds). Leaked on purpose: it
+// stays usable while other static objects are destroyed at exit.
+std::mutex& live_models_mutex() {
+  static std::mutex* mutex = new std::mutex();
+  return *mutex;
+}
+std::unordered_set<const shimgen_model*>& live_models() {
+  static auto* models = new std::unordered_set<const shimgen_model*>();
+  return *models;
+}
+
+bool is_open(const shimgen_model* model) {
+  std::lock_guard<std::mutex> lock(live_models_mutex());
+  return live_models().count(model) != 0;
+}
+
+int32_t not_open(const char* function) {
+  return fail(std::string(function) + ": not an open model (closed already, or never returned by shimgen_model_open)",
+              SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+}
+
+// The extern-kernel JSON of a real model is a few KiB per fallback call; the cap bounds what an
+// untrusted package can make the loader parse.
+constexpr size_t kMaxExternKernelJson = size_t(64) << 20;
 
 std::string extract(const std::string& path, const char* model_name, shimgen_model* model) {
   Mapping mapping;
@@ -262,6 +298,16 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
       if (library == nullptr && ends_with(m->name, ".wrapper.so")) library = m;
     }
     if (library == nullptr) return path + ": model '" + chosen + "' has several .so files and no *.wrapper.so";
+    // The extern-kernel JSON: the .so's name with .json (AOTInductor writes it for the proxy executor).
+    const std::string json_name = library->name.substr(0, library->name.size() - 3) + ".json";
+    for (const Member& m : members) {
+      if (m.name != json_name) continue;
+      if (m.data == nullptr) return path + ": member " + m.name + " is compressed; the loader needs it stored";
+      if (m.size > kMaxExternKernelJson) return path + ": member " + m.name + " is larger than 64 MiB";
+      std::string problem_text;
+      model->proxy = shimgen::rt::proxy::load(reinterpret_cast<const char*>(m.data), m.size, &problem_text);
+      if (!model->proxy) return path + ": " + problem_text;
+    }
     for (const Member& m : members) {
       if (model_of(m.name) != chosen) continue;
       const bool is_so = &m == library;
@@ -342,6 +388,10 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
       return discard(std::string(path) + ": the model cannot report its inputs and outputs" + model->model_error(),
                      SHIMGEN_RUNTIME_ERROR_INTERNAL);
     }
+    {
+      std::lock_guard<std::mutex> lock(live_models_mutex());
+      live_models().insert(model);
+    }
     *ret_model = owner.release();
     g_last_error.clear();
     return 0;
@@ -353,24 +403,31 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
 }
 
 int32_t shimgen_model_close(shimgen_model* model) {
+  if (model == nullptr) return 0;
+  {
+    std::lock_guard<std::mutex> lock(live_models_mutex());
+    if (live_models().erase(model) == 0) return not_open(__func__);
+  }
   delete model;
   return 0;
 }
 
 int32_t shimgen_model_num_inputs(const shimgen_model* model, size_t* ret_count) {
   if (model == nullptr || ret_count == nullptr) return fail("shimgen_model_num_inputs: null argument");
+  if (!is_open(model)) return not_open(__func__);
   *ret_count = model->num_inputs;
   return 0;
 }
 
 int32_t shimgen_model_num_outputs(const shimgen_model* model, size_t* ret_count) {
   if (model == nullptr || ret_count == nullptr) return fail("shimgen_model_num_outputs: null argument");
+  if (!is_open(model)) return not_open(__func__);
   *ret_count = model->num_outputs;
   return 0;
 }
 
 const char* shimgen_model_so_path(const shimgen_model* model) {
-  return model == nullptr ? nullptr : model->so_path.c_str();
+  return model == nullptr || !is_open(model) ? nullptr : model->so_path.c_str();
 }
 
 int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, size_t num_inputs,
@@ -378,6 +435,7 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
   if (model == nullptr || (num_inputs != 0 && inputs == nullptr) || (num_outputs != 0 && outputs == nullptr)) {
     return fail("shimgen_model_run: null argument");
   }
+  if (!is_open(model)) return not_open(__func__);
   if (num_inputs != model->num_inputs || num_outputs != model->num_outputs) {
     return fail("shimgen_model_run: the model takes " + std::to_string(model->num_inputs) + " input(s) and gives " +
                 std::to_string(model->num_outputs) + " output(s); got " + std::to_string(num_inputs) + " and " +
@@ -407,7 +465,9 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     void* caller = nullptr;
     if (shimgen_runtime_get_caller_stream(&selected, &caller) == 0 && selected != 0) stream = caller;
   }
-  if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream, nullptr) != 0) {
+  shimgen_runtime_clear_last_error();
+  if (model->run_fn(model->container, given, num_inputs, outputs, num_outputs, stream,
+                    reinterpret_cast<void*>(model->proxy.get())) != 0) {
     // The model takes an input handle by nulling its slot (aoti_runtime/utils.h,
     // steal_from_raw_handles_to_raii_handles) and frees what it took as the exception unwinds. A
     // model that fails its input checks throws before taking them: those slots still hold our new
@@ -420,7 +480,10 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     }
     for (size_t i = 0; i < num_inputs; ++i)
       if (given[i] != nullptr) aoti_torch_delete_tensor_object(given[i]);
-    return fail("the model failed" + model->model_error(), SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    // The shim that failed inside the model said why (the model's own message names only the call).
+    const std::string shim_error = shimgen_runtime_last_error();
+    return fail("the model failed" + model->model_error() + (shim_error.empty() ? "" : " (" + shim_error + ")"),
+                SHIMGEN_RUNTIME_ERROR_INTERNAL);
   }
   return 0;
 }

@@ -199,6 +199,46 @@ void loader_model_errors(const std::string& pt2, const std::vector<int64_t>& sha
   expect_clean(tmp, before, 2);  // this thread's model and the last one opened on a worker thread
 }
 
+// Handle misuse (argv: fake_model.so, a library with the container API): a double close, calls
+// after close, and pointers that never came from shimgen_model_open are refused with an error
+// code, never dereferenced; an open model used beside them still works. The garbage pointers
+// point at unmapped memory or at bytes that are not a model: dereferencing either would crash.
+void handle_misuse(const std::string& fake_model) {
+  const std::string tmp = tmpdir();
+  const size_t before = entries(tmp).size();
+  no_growth("model handle misuse", [&] {
+    shimgen_model* live = nullptr;
+    shimgen_model* closed = nullptr;
+    EXPECT(shimgen_model_open(fake_model.c_str(), nullptr, "cpu", 1, &live) == 0 && live != nullptr);
+    EXPECT(shimgen_model_open(fake_model.c_str(), nullptr, "cpu", 1, &closed) == 0 && closed != nullptr);
+    EXPECT(shimgen_model_close(closed) == 0);
+    char not_a_model[256];
+    std::memset(not_a_model, 0xAB, sizeof not_a_model);
+    shimgen_model* garbage[] = {closed, reinterpret_cast<shimgen_model*>(0x10),
+                                reinterpret_cast<shimgen_model*>(not_a_model),
+                                reinterpret_cast<shimgen_model*>(~uintptr_t(0) - 4095)};
+    size_t count = 7;
+    AtenTensorHandle none[1] = {nullptr};
+    for (shimgen_model* bad : garbage) {
+      EXPECT(shimgen_model_num_inputs(bad, &count) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+      EXPECT(std::strstr(shimgen_model_last_error(), "not an open model") != nullptr);
+      EXPECT(shimgen_model_num_outputs(bad, &count) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+      EXPECT(shimgen_model_so_path(bad) == nullptr);
+      EXPECT(shimgen_model_run(bad, none, 0, none, 0, nullptr) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+      EXPECT(shimgen_model_close(bad) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);  // incl. the double close
+    }
+    EXPECT(count == 7);  // nothing was written through a refused handle
+    // The control: the open model answers, runs and closes as before.
+    EXPECT(shimgen_model_num_inputs(live, &count) == 0 && count == 0);
+    EXPECT(shimgen_model_so_path(live) != nullptr);
+    EXPECT(shimgen_model_run(live, none, 0, none, 0, nullptr) == 0);
+    EXPECT(shimgen_model_close(live) == 0);
+    EXPECT(shimgen_model_close(live) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+    EXPECT(shimgen_model_close(nullptr) == 0);
+  });
+  expect_clean(tmp, before);
+}
+
 void* fake_stream(uintptr_t n) { return reinterpret_cast<void*>(n * 16 + 0x1000); }
 
 // The caller-stream guard's refusals (null output, out-of-order or foreign-thread delete) and, in
@@ -288,6 +328,8 @@ int main(int argc, char** argv) {
     std::vector<int64_t> shape;
     for (int i = 3; i < argc; ++i) shape.push_back(std::atoll(argv[i]));
     loader_model_errors(argv[2], shape);
+  } else if (name == "handle_misuse" && argc == 3) {
+    handle_misuse(argv[2]);
   } else if (name == "guard_errors" && argc == 2) {
     guard_errors();
 #ifdef SHIMGEN_RUNTIME_WITH_CUDA
@@ -296,7 +338,8 @@ int main(int argc, char** argv) {
 #endif
   } else {
     std::fprintf(stderr,
-                 "usage: %s loader_errors DIR | loader_model_errors MODEL.pt2 SIZE... | guard_errors | cuda_errors\n",
+                 "usage: %s loader_errors DIR | loader_model_errors MODEL.pt2 SIZE... | handle_misuse FAKE_MODEL.so | "
+                 "guard_errors | cuda_errors\n",
                  argv[0]);
     return 2;
   }

@@ -72,18 +72,20 @@ def extract_member(archive: zipfile.ZipFile, name: str, target: Path, where: str
                    limit: int = READ_LIMIT) -> Path:
     """Stream one member to ``target`` in chunks, at most ``limit`` bytes (the header may lie)."""
     with target.open("wb") as out:
-        _copy(archive, archive.getinfo(name), out, where, limit)
+        copy_member(archive, archive.getinfo(name), out, where, limit)
     return target
 
 
 def read_text_member(archive: zipfile.ZipFile, name: str, where: str, limit: int = READ_LIMIT) -> str:
     """A member as text (a generated .cpp), at most ``limit`` bytes."""
     buffer = io.BytesIO()
-    _copy(archive, archive.getinfo(name), buffer, where, limit)
+    copy_member(archive, archive.getinfo(name), buffer, where, limit)
     return buffer.getvalue().decode("utf-8", errors="replace")
 
 
-def _copy(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: IO[bytes], where: str, limit: int) -> int:
+def copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: IO[bytes], where: str, limit: int) -> int:
+    """Stream one member into ``out`` in chunks, at most ``limit`` bytes (the header may lie); the
+    bytes copied. ``shimgen repair`` re-zips wheels through it too."""
     copied = 0
     try:
         with archive.open(info) as source:
@@ -128,6 +130,6 @@ def write_package(archive: zipfile.ZipFile, replacements: dict[str, Path], stage
                     total += copy.file_size
                 else:
                     # At most the declared size: a member whose data runs longer is refused.
-                    total += _copy(archive, info, sink, where, info.file_size)
+                    total += copy_member(archive, info, sink, where, info.file_size)
             if total > limits.total_bytes:
                 raise InputError(f"{where}: members add up to more than the limit of {limits.total_bytes} bytes")

@@ -193,12 +193,18 @@ def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: P
         objects.append(obj)
     blob_obj = work / "constants.o"
     jobs.append(process.start([*cxx, "-c", assembly, "-o", blob_obj], what="compiling the constants", cwd=work))
+    # Progress: a model's generated C++ takes tens of seconds to compile; a line per step shows it moves.
+    steps = len(jobs) + 1
+    log.info("recompile: compiling %d sources at once (%s) ...", len(jobs), ", ".join(job.what.removeprefix("compiling ")
+                                                                                      for job in jobs))
     try:
-        for job in jobs:
+        for done, job in enumerate(jobs, 1):
             job.wait()
+            log.info("[%d/%d] %s: done", done, steps, job.what)
     finally:
         for job in jobs:
             job.stop()
+    log.info("[%d/%d] linking the model .so", steps, steps)
     linked = work / "model.so"
     # Kernels compiled with -fopenmp call into libgomp (torch links it the same way).
     process.run([*cxx, "-shared", "-fPIC", *(["-fopenmp"] if openmp else []), *objects, blob_obj,

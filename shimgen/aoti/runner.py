@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from shimgen.aoti.capi import ModelError, Runtime
+from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
+
+log = logging.getLogger(__name__)
 
 RUNTIME_ENV = "SHIMGEN_RUNTIME"
 # AOTInductor's generated code validates input dtype/sizes/strides only when this is set (non-"0"),
@@ -72,14 +76,19 @@ class Model:
         self.path = Path(path)
         self.device_type, self.device_index = parse_device(device, runtime)
         self._ptr = ctypes.c_void_p()
+        _check_package_listing(self.path)
         lib = runtime.lib
-        code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
-                                      device.encode(), num_models, ctypes.byref(self._ptr))
+        with native_stderr() as printed:  # the model's own C++ writes its errors to stderr itself
+            code = lib.shimgen_model_open(os.fsencode(self.path), model_name.encode() if model_name else None,
+                                          device.encode(), num_models, ctypes.byref(self._ptr))
         if code != 0:
             message = (lib.shimgen_model_last_error() or b"").decode(errors="replace") or f"{self.path}: cannot open"
             if "undefined symbol: aoti_torch_" in message:
                 message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
-            raise InputError(message)
+            if "choose a model by name" in message:
+                message += " (pass --model NAME)"
+            raise InputError(with_model_output(message, printed))
+        replay(printed)
         count = ctypes.c_size_t()
         lib.shimgen_model_num_inputs(self._ptr, ctypes.byref(count))
         self.num_inputs = count.value
@@ -191,6 +200,17 @@ class Model:
             self.close()
 
 
+def _check_package_listing(path: Path) -> None:
+    """A .pt2's member names checked as prefix-imports checks them (absolute, '..', given twice)
+    before the C loader reads it: the loader and Python's zipfile would pick different copies of a
+    repeated name, so such a package is refused rather than run."""
+    from shimgen.aoti.package import open_package, read_magic
+    from shimgen.binary.load import ZIP_MAGIC
+
+    if path.is_file() and read_magic(path, str(path)) == ZIP_MAGIC:
+        open_package(path, str(path)).close()
+
+
 def _row_major(shape: Sequence[int], strides: Sequence[int]) -> bool:
     step = 1
     for size, stride in zip(reversed(shape), reversed(strides)):
@@ -205,12 +225,87 @@ def native_order(array: Any) -> Any:
     return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
+@contextlib.contextmanager
+def native_stderr() -> Iterator[list[str]]:
+    """Collect what native code writes to file descriptor 2 inside the block (a model's C++ prints
+    its own "Error: ..." lines with std::cerr, which would reach the terminal before shimgen's
+    line, unescaped). The lines are in the yielded list after the block. Not for per-call paths:
+    it costs two dup2 calls and a file."""
+    import sys
+    import tempfile
+
+    lines: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines.extend(line.rstrip() for line in sink.read(1 << 20).decode("utf-8", "replace").splitlines()
+                         if line.strip())
+
+
+def with_model_output(message: str, printed: Sequence[str]) -> list[str]:
+    """shimgen's line first, then each line the model printed that it does not already hold: one
+    problem a line (the CLI escapes and prefixes each)."""
+    return [message, *(f"the model printed: {line.strip()}" for line in printed if line.strip() not in message)]
+
+
+def replay(printed: Sequence[str]) -> None:
+    """What a model printed on success (a warning of its own), through the logger: escaped, and
+    silenced by -q like any progress."""
+    for line in printed:
+        log.info("the model printed: %s", line)
+
+
+def device_parts(device: str) -> tuple[str, int]:
+    """'cpu', 'cuda' or 'cuda:N' -> (kind, index) (pure); InputError for anything else."""
+    kind, colon, index = device.partition(":")
+    if (kind not in ("cpu", "cuda") or (colon and not (index.isascii() and index.isdigit()))
+            or (kind == "cpu" and index not in ("", "0"))):
+        raise InputError(f"device '{device}': expected cpu, cuda or cuda:N")
+    return kind, int(index or 0)
+
+
+def check_device(device: str, count: Callable[[], int] | None = None) -> None:
+    """Before any runtime is found or built: the device string is well formed and, for CUDA, the
+    driver reports that device (a CUDA runtime build takes about a minute; the probe, milliseconds)."""
+    kind, index = device_parts(device)
+    if kind != "cuda":
+        return
+    available = (count or cuda_device_count)()
+    if available == 0:
+        raise InputError(f"device '{device}': no CUDA device here (the CUDA driver, libcuda.so.1, is missing "
+                         "or reports none); use --device cpu")
+    if index >= available:
+        raise InputError(f"device '{device}': this machine has {available} CUDA device(s), "
+                         f"cuda:0 to cuda:{available - 1}")
+
+
 def parse_device(device: str, runtime: Runtime) -> tuple[int, int]:
     """'cpu', 'cuda' or 'cuda:N' -> (device type code, index)."""
-    kind, _, index = device.partition(":")
-    if kind not in ("cpu", "cuda") or (index and not index.isdigit()) or (kind == "cpu" and index not in ("", "0")):
-        raise InputError(f"device '{device}': expected cpu, cuda or cuda:N")
-    return (runtime.cpu if kind == "cpu" else runtime.cuda), int(index or 0)
+    kind, index = device_parts(device)
+    return (runtime.cpu if kind == "cpu" else runtime.cuda), index
+
+
+def open_regular(path: Path, what: str) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; InputError otherwise. Opened without
+    blocking and checked on the open descriptor, so a FIFO or a device never hangs the caller
+    (a FIFO's open blocks until a writer comes; its read, forever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{path}: not a regular file (a {what} must be one)")
+    return os.fdopen(fd, "rb")
 
 
 def bundled_config() -> Config:
@@ -224,8 +319,8 @@ def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", 
                model_name: str | None = None, config: Config | None = None) -> Model:
     """Open a model on the runtime found by ``find_runtime``; the shims carry ``prefix``, else the
     prefix of ``config`` (default: the bundled config)."""
-    if not Path(path).is_file():
-        raise InputError(f"{path}: no such model file")
+    open_regular(Path(path), "model file").close()  # a FIFO or device would block the loader
+    check_device(device)
     config = config or bundled_config()
     loaded = Runtime(find_runtime(runtime, config=config, device=device), prefix or config.prefix)
     return Model(loaded, Path(path), device=device, model_name=model_name)
@@ -245,11 +340,12 @@ def load_inputs(paths: Iterable[Path]) -> list:
     arrays = []
     for path in paths:
         try:
-            array = np.load(path, allow_pickle=False)
+            with open_regular(Path(path), "input .npy file") as handle:
+                array = np.load(handle, allow_pickle=False)
         except TypeError as exc:  # a descr numpy cannot name: 'bfloat16' without ml_dtypes
             raise InputError(f"{path}: dtype not understood ({exc}); bfloat16 .npy files need ml_dtypes: "
                              "python -m pip install ml_dtypes") from None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError) as exc:
             raise InputError(f"{path}: not a readable .npy file ({exc})") from None
         if array.dtype.type is np.void:  # not ml_dtypes' bfloat16, whose kind is 'V' too
             raise InputError(f"{path}: raw {array.dtype.itemsize}-byte records ('{array.dtype.str}'), no number type; "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import compress
 from typing import NamedTuple
@@ -61,6 +61,11 @@ LTO_MARKERS = (b"__gnu_lto_slim", b"__gnu_lto_v1")
 
 # What a relocation table of an object cannot apply to: BFD makes no section of these to patch.
 _NOT_RELOCATABLE = frozenset((0, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_REL, SHT_DYNSYM, SHT_SYMTAB_SHNDX))
+
+
+Pread = Callable[[int, int], bytes]
+"""(offset, size) -> the bytes there, read from the file (os.pread), not from its mapping."""
+PREAD_FROM = 1 << 20
 
 
 class NoSections(Exception):
@@ -111,6 +116,7 @@ def read_elf(
     hidden_of: Iterable[str] = (),
     detail: bool = False,
     local_tls: bool = False,
+    pread: Pread | None = None,
 ) -> Binary:
     """Read the symbol view of one ELF file held in ``buf`` (bytes or mmap).
 
@@ -119,8 +125,10 @@ def read_elf(
     exported, to tell "kept but hidden" from "not kept" (rule SG003 vs SG002).
     ``local_tls``: also collect the thread-locals ``.symtab`` shows defined but hidden (rule SG007
     needs them only when several linked binaries are checked together).
+    ``pread``: reads (offset, size) of the same file without mapping it; large tables are copied
+    through it, so their pages never count in this process's memory twice (mapped and copied).
     """
-    elf = _Elf(buf, f"{path}({member})" if member else path)
+    elf = _Elf(buf, f"{path}({member})" if member else path, pread)
     names = elf.section_names()  # validates the section name table and every sh_name
     elf.check_links()
     if elf.e_type == ET_REL:
@@ -249,8 +257,8 @@ class _Dynamic(NamedTuple):
 class _Elf:
     """One ELF file's headers, checked on construction; methods read and check one table each."""
 
-    def __init__(self, buf, where: str) -> None:
-        self.buf, self.where, self.size = buf, where, len(buf)
+    def __init__(self, buf, where: str, pread: Pread | None = None) -> None:
+        self.buf, self.where, self.size, self.pread = buf, where, len(buf), pread
         self.layout = self._ident()
         (self.e_type, _machine, _version, _entry, self.e_phoff, e_shoff, _flags, _ehsize, self.e_phentsize,
          self.e_phnum, e_shentsize, e_shnum, e_shstrndx) = self.layout.ehdr.unpack_from(buf, 16)
@@ -319,7 +327,18 @@ class _Elf:
     def section_bytes(self, section: _Section, what: str) -> bytes:
         if section.type == SHT_NOBITS:
             raise self.bad(f"corrupt: {what} has no bytes in the file (SHT_NOBITS)")
-        return bytes(self.buf[section.offset:section.offset + section.size])
+        return self.copy(section.offset, section.size)
+
+    def copy(self, offset: int, size: int) -> bytes:
+        """``size`` bytes at ``offset`` (checked by the caller to lie inside the file), read
+        through ``pread`` when large: libtensorflow_cc.so.2's .dynstr is 82 MB, and a copy sliced
+        from the mapping would keep those pages resident beside it."""
+        if self.pread is not None and size >= PREAD_FROM:
+            data = self.pread(offset, size)
+            if len(data) != size:
+                raise self.bad(f"truncated while reading: {len(data)} of {size} bytes at offset {offset}")
+            return data
+        return bytes(self.buf[offset:offset + size])
 
     def section_names(self) -> list[bytes]:
         if self.shstrndx == SHN_UNDEF:
@@ -435,7 +454,7 @@ class _Elf:
     def read_table(self, section: _Section, what: str) -> tuple[bytes, bytes]:
         """(entries, string table) of one symbol table, checked."""
         raw, view = self.read_table_lazily(section, what)
-        return raw, bytes(self.buf[view.start:view.start + len(view)])
+        return raw, self.copy(view.start, len(view))
 
     def read_table_lazily(self, section: _Section, what: str) -> tuple[bytes, _StringView]:
         """(entries, string table) of one symbol table, checked; the string table is left in the
@@ -595,7 +614,7 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     if not native or count == 0:
         return _select_rows(_rows(raw, layout))
     info_at = 4 if layout.is64 else 12  # st_info; st_other and st_shndx follow it in both classes
-    names = memoryview(raw).cast("I")[0::entry // 4].tolist()
+    names = memoryview(raw).cast("I")[0::entry // 4]  # not .tolist(): only the picked ones become ints
 
     def column(offset: int, table: bytes) -> int:
         return int.from_bytes(raw[info_at + offset::entry].translate(table), "little")
@@ -694,8 +713,9 @@ def _hidden_tls(raw: bytes, strings: _StringView, layout: _Layout) -> frozenset[
             int.from_bytes(raw[info_at::entry].translate(_IS_LOCAL), "little")
         mask &= int.from_bytes(raw[info_at + 2::entry].translate(_NONZERO), "little") | \
             int.from_bytes(raw[info_at + 3::entry].translate(_NONZERO), "little")
-        names = memoryview(raw).cast("I")[0::entry // 4].tolist()
-        offsets = list(compress(names, mask.to_bytes(count, "little")))
+        # compress() over the strided view: only the picked offsets become Python ints (a list of
+        # all 1.2M st_name values of libtensorflow_cc.so.2's .symtab would cost 45 MB).
+        offsets = list(compress(memoryview(raw).cast("I")[0::entry // 4], mask.to_bytes(count, "little")))
     return frozenset(strings.name_at(o) for o in offsets if 0 < o < limit)
 
 
@@ -732,8 +752,9 @@ class DynamicTable(NamedTuple):
     entry_size: int
     info_at: int
     """Offset of st_info inside an entry; st_other is the next byte."""
-    rows: list[tuple[int, int, int, int]]
-    """(st_name, st_info, st_other, st_shndx) per entry, in table order."""
+    rows: Iterator[tuple[int, int, int, int]]
+    """(st_name, st_info, st_other, st_shndx) per entry, in table order: one pass, unpacked as it
+    goes (a list of 436k tuples would cost 100 MB)."""
     strings: bytes
 
 
@@ -748,5 +769,7 @@ def dynamic_symbol_table(buf, where: str) -> DynamicTable:
     raw, strings = elf.read_table(table, ".dynsym")
     if _max_name(raw, elf.layout) >= len(strings):
         raise elf.bad("corrupt: a .dynsym name offset lies outside its string table")
-    return DynamicTable(table.offset, elf.layout.sym.size, 4 if elf.layout.is64 else 12, _rows(raw, elf.layout),
-                        strings)
+    layout = elf.layout
+    rows = (layout.sym_short.iter_unpack(raw) if layout.sym_short is not None
+            else ((n, i, o, x) for (n, _v, _z, i, o, x) in layout.sym.iter_unpack(raw)))
+    return DynamicTable(table.offset, layout.sym.size, 4 if layout.is64 else 12, rows, strings)

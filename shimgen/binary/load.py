@@ -165,30 +165,47 @@ def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bo
     if kind == "zip":
         return _load_zip(path, name, hidden_of, detail, limits, required=required)
     try:
-        with open(path, "rb") as handle:
+        handle = open(path, "rb")  # noqa: SIM115 (kept open for pread while the mapping is read)
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc}") from None
+    with handle:
+        try:
             # mmap: the fast reader touches only the symbol tables of a 434 MB library.
             data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{name}: cannot read: {exc}") from None
-    try:
-        return load_bytes(data, name, None, hidden_of=hidden_of, detail=detail, limits=limits)
-    except EmptyArchive:
-        if required:
-            raise
-        return []
-    finally:
-        data.close()
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{name}: cannot read: {exc}") from None
+        try:
+            return load_bytes(data, name, None, hidden_of=hidden_of, detail=detail, limits=limits,
+                              pread=file_reader(handle.fileno()))
+        except EmptyArchive:
+            if required:
+                raise
+            return []
+        finally:
+            data.close()
+
+
+def file_reader(fd: int):
+    """An ``elf.Pread`` over an open file: the bytes at an offset, without mapping them."""
+    def pread(offset: int, size: int) -> bytes:
+        try:
+            return os.pread(fd, size, offset)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}") from None
+    return pread
 
 
 def load_bytes(data, path: str, member: str | None, *, hidden_of: frozenset[str] = frozenset(),
-               detail: bool = False, limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
-    """Binaries held in ``data`` (bytes or mmap), named ``path`` (``member`` inside it)."""
+               detail: bool = False, limits: Limits = DEFAULT_LIMITS, pread=None) -> list[Binary]:
+    """Binaries held in ``data`` (bytes or mmap), named ``path`` (``member`` inside it).
+    ``pread``: reads the same bytes from their file (see ``elf.read_elf``), for a whole ELF file."""
     where = f"{path}({member})" if member else path
     kind = sniff(bytes(data[:HEAD_BYTES]))
     if kind == "ELF":
         local_tls = getattr(hidden_of, "local_tls", False)
         try:
-            return [elf.read_elf(data, path, member, hidden_of=hidden_of, detail=detail, local_tls=local_tls)]
+            return [elf.read_elf(data, path, member, hidden_of=hidden_of, detail=detail, local_tls=local_tls,
+                                 pread=pread)]
         except elf.NoSections:
             from shimgen.binary.lief_reader import read_elf_lief
 
@@ -387,7 +404,8 @@ def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, requi
         for member in binary_members(archive, infos, name, caps, lambda head: sniff(head) not in (None, "zip"),
                                      HEAD_BYTES):
             try:
-                binaries.extend(load_bytes(member.data, name, member.name, hidden_of=hidden_of, detail=detail))
+                binaries.extend(load_bytes(member.data, name, member.name, hidden_of=hidden_of, detail=detail,
+                                           pread=member.pread))
             finally:
                 member.close()
     if not binaries and required:  # inside a directory, a zip of data (torch's .ptl models) is skipped

@@ -67,6 +67,12 @@ class Names(Set):
         return names
 
     def _all(self) -> frozenset[str]:
+        if self._names is None and len(self._offsets) * 512 < len(self._text or b""):
+            # Few names in a big table (the imports of a library whose .dynstr holds 436k exports):
+            # cut each one out rather than decode and split the whole table (82 MB, 200 MB of strings).
+            strings = self._text or b""
+            self._names = frozenset(strings[o:strings.index(b"\0", o)].decode("utf-8", "backslashreplace")
+                                    for o in self._offsets)
         if self._names is None:
             text = (self._text or b"").decode("latin-1")  # latin-1: byte offset = character offset
             # One C-speed split of the table, then dict lookups; offsets into the middle of a
@@ -114,6 +120,17 @@ class Names(Set):
         # One pass of a precompiled alternation over the table, not a search per name: SG009 asks
         # for 28 anchors, and 28 searches of libtorch_cpu.so's 5 MB table cost 2 ms each.
         return {m.group(1).decode() for m in _whole_names(frozenset(wanted)).finditer(strings) if m.start() + 1 in offsets}
+
+    def iter_lazily(self) -> Iterator[str]:
+        """Every name (a name a table holds twice may come twice), decoded one at a time and not
+        kept: one pass over 435k exports without building them all as a set (``shimgen repair``
+        on libtensorflow_cc.so.2). A materialised set is iterated as it is."""
+        if self._names is not None:
+            yield from self._names
+            return
+        strings = self._text or b""
+        for offset in self._offsets:
+            yield strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
 
     @property
     def materialized(self) -> bool:

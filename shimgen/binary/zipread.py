@@ -98,10 +98,12 @@ def open_zip(path, where: str, caps: ZipCaps) -> tuple[zipfile.ZipFile, list[zip
 
 
 class Member:
-    """One decompressed member: ``data`` (bytes or a read-only mmap) until ``close``."""
+    """One decompressed member: ``data`` (bytes or a read-only mmap) until ``close``; ``pread``
+    reads its temporary file without the mapping (None when it is held in memory)."""
 
-    def __init__(self, name: str, data, cleanup: Callable[[], None] | None = None) -> None:
-        self.name, self.data, self._cleanup = name, data, cleanup
+    def __init__(self, name: str, data, cleanup: Callable[[], None] | None = None,
+                 pread: Callable[[int, int], bytes] | None = None) -> None:
+        self.name, self.data, self._cleanup, self.pread = name, data, cleanup, pread
 
     def close(self) -> None:
         if self._cleanup is not None:
@@ -194,7 +196,10 @@ def _decompress(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, cap
         data.close()
         _drop(spill)
 
-    return Member(info.filename, data, cleanup)
+    def pread(offset: int, size: int) -> bytes:
+        return os.pread(spill[0], size, offset)
+
+    return Member(info.filename, data, cleanup, pread)
 
 
 def _write_all(fd: int, chunks: list[bytes]) -> None:

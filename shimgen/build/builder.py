@@ -11,6 +11,7 @@ the build is CMake's own no-op check.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -23,10 +24,12 @@ from shimgen.build.cmake import CacheEntry
 from shimgen.build.lock import build_lock
 from shimgen.build.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
-from shimgen.generate.render import render, write
+from shimgen.generate.render import generate
 from shimgen.project.config import Config, with_overrides
-from shimgen.project.shims import ShimSet, input_files, resolve_shims
+from shimgen.project.shims import ShimSet, resolve_shims
 from shimgen.resources import cmake_dir, runtime_dir
+
+log = logging.getLogger(__name__)
 
 CUDA_MODES = ("auto", "on", "off")
 BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")
@@ -82,12 +85,19 @@ def is_user_project(config: Config) -> bool:
 
 
 def project_dir(config: Config) -> Path:
+    """The CMake project ``shimgen build`` builds for ``config``: the one beside it (the bundled
+    runtime's own config sits beside runtime/CMakeLists.txt). A config with no project beside it
+    describes the user's own shims: building the bundled runtime with it would give a library
+    without the runtime's API (which 'shimgen run' then rejects), so it is refused."""
     if (config.root / "CMakeLists.txt").is_file():
         return config.root
     if config.symbols_from_targets:
         raise ConfigError(f"{config.path}: symbols_from_targets names CMake targets, but {config.root} holds "
                           "no CMakeLists.txt defining them (put the config beside the project's CMakeLists.txt)")
-    return runtime_dir()
+    raise ConfigError(f"{config.path}: nothing for 'shimgen build' to build here: it builds the CMake project "
+                      f"beside the config (no CMakeLists.txt in {config.root}), or shimgen's bundled runtime "
+                      "where no config is found. For your own shims run 'shimgen generate' and build them with "
+                      "your build system (docs/integration.md), or put a CMakeLists.txt beside the config")
 
 
 def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | None:
@@ -170,7 +180,7 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
     return entries
 
 
-def build(config: Config, options: BuildOptions, *, echo: Echo = print) -> BuildResult:
+def build(config: Config, options: BuildOptions, *, echo: Echo = log.info) -> BuildResult:
     """Generate, configure if needed, build, and check. Raises ShimgenError subclasses."""
     if options.cuda not in CUDA_MODES:
         raise UsageError(f"--cuda must be one of {', '.join(CUDA_MODES)}, not '{options.cuda}'")
@@ -224,8 +234,12 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
         echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
-        written = list(write(render(generated, resolve_shims(config)), inputs=input_files(config),
-                             where=str(config.path)).written)
+        # Through generate(), as 'shimgen generate' does: the same files, and its warnings too.
+        shimset = resolve_shims(generated)
+        generated_files = generate(generated, shims=shimset)
+        for warning in generated_files.warnings:
+            log.warning("warning: %s", warning)
+        written = list(generated_files.written)
         for path in written:
             echo(f"  wrote {path}")
 
@@ -251,7 +265,6 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
         written = _changed(before, _mtimes(_record_outputs(build_dir)))
         outcome, artifacts, shim_count = _check_prefixed(build_dir, config, echo)
     else:
-        shimset = resolve_shims(config)
         paths = read_artifacts(build_dir)
         echo(f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
         outcome = check_symbols(paths, generated, shimset)

@@ -12,6 +12,7 @@ while the second still waits on the old one.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import stat
 import time
@@ -23,12 +24,14 @@ from shimgen.build import process
 from shimgen.build.process import Echo
 from shimgen.errors import InputError, ToolError
 
+log = logging.getLogger(__name__)
+
 LOCK_NAME = ".shimgen-build.lock"
 
 
 @contextmanager
 def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = None,
-               echo: Echo = print) -> Iterator[Path]:
+               echo: Echo | None = None) -> Iterator[Path]:
     """Hold the build directory's lock for the ``with`` body.
 
     When another process holds it: with ``wait``, print one "waiting for another shimgen build in
@@ -48,7 +51,7 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
         except BlockingIOError:
             if not wait:
                 raise ToolError(f"another shimgen build is running in {build_dir} (lock {path} is held)") from None
-            echo(f"waiting for another shimgen build in {build_dir} to finish (lock {path})")
+            (echo or log.info)(f"waiting for another shimgen build in {build_dir} to finish (lock {path})")
             _wait_for(fd, fcntl, timeout, build_dir)
         # Who holds it, for a person looking at the directory; informational only.
         os.ftruncate(fd, 0)

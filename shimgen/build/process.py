@@ -3,17 +3,19 @@
 Every command line is logged at DEBUG as ``RUN: <cmd>`` (``shimgen -v`` shows them). A tool's
 output is either streamed to the terminal as it comes (``stream=True``: the build's own progress,
 as CMake and Ninja print it) or captured; captured output is logged line by line at DEBUG, and
-when the tool fails its last lines go into the ``ToolError``, so a failure is one line that says
-why. The ``aoti`` layer starts several compilers at once through ``start``.
+when the tool fails what it said went wrong (``failure_summary``: CMake's error block, a compiler's
+first error, else the last lines) goes into the ``ToolError``, so a failure is one line that says why. The ``aoti`` layer starts several compilers at once through ``start``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +59,9 @@ class Running:
         for line in output.splitlines():
             log.debug("  %s", line)
         if self.process.returncode != 0:
-            tail = " | ".join(line.strip() for line in output.strip().splitlines()[-TAIL_LINES:])
+            summary = failure_summary(output)
             raise ToolError(f"{self.what} failed with exit code {self.process.returncode}"
-                            + (f": {tail}" if tail else ""))
+                            + (f": {summary}" if summary else ""))
         return output
 
     def stop(self) -> None:
@@ -67,6 +69,31 @@ class Running:
         if self.process.poll() is None:
             self.process.kill()
             self.process.communicate()
+
+
+def failure_summary(output: str) -> str:
+    """What a failed tool's captured output says went wrong, on one line (pure).
+
+    CMake ends a failed configure with "Configuring incomplete, errors occurred!": the cause is
+    the first ``CMake Error`` block above it (its heading and indented message), so that is shown.
+    A compiler's first ``error:`` line comes next. Else the last TAIL_LINES lines."""
+    lines = [line.rstrip() for line in output.splitlines()]
+    for index, line in enumerate(lines):
+        if line.startswith("CMake Error"):
+            body: list[str] = []
+            for following in lines[index + 1:]:
+                if not following.strip():
+                    if body:
+                        break
+                    continue
+                if not following.startswith(" "):
+                    break
+                body.append(following.strip())
+            return " ".join([line.strip(), *body])
+    first_error = next((line.strip() for line in lines if re.search(r"(^|\s|:)(fatal )?error:", line)), None)
+    if first_error:
+        return first_error
+    return " | ".join(line.strip() for line in output.strip().splitlines()[-TAIL_LINES:])
 
 
 def _argv(command: Command) -> list[str]:
@@ -99,10 +126,30 @@ def run(command: Command, *, what: str | None = None, cwd: Path | None = None, s
     log.debug("RUN: %s", shlex.join(argv))
     sys.stdout.flush()  # our own lines first, then the tool's
     try:
-        completed = subprocess.run(argv, cwd=cwd, check=False, pass_fds=tuple(_INHERITED))
+        process = subprocess.Popen(argv, cwd=cwd, pass_fds=tuple(_INHERITED))
     except OSError as exc:
         raise ToolError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    if completed.returncode != 0:
-        raise ToolError(f"{_what(argv, what)} failed with exit code {completed.returncode} "
+    returncode = _wait_saying_so(process, _what(argv, what))
+    if returncode != 0:
+        raise ToolError(f"{_what(argv, what)} failed with exit code {returncode} "
                         f"(command: {shlex.join(argv)})")
     return ""
+
+
+HEARTBEAT_SECONDS = 30.0
+"""How often a streamed tool that is still running gets a line of its own. Ninja writing to a pipe
+or a CI log (not a terminal) prints a step's [n/N] line only when the step ends, and one compile of
+a large vendored C file takes minutes: without this, nothing moves on the screen for that long."""
+
+
+def _wait_saying_so(process: subprocess.Popen, what: str) -> int:
+    began = time.monotonic()
+    while True:
+        try:
+            return process.wait(timeout=HEARTBEAT_SECONDS)
+        except subprocess.TimeoutExpired:
+            log.info("%s: still running after %d s", what, time.monotonic() - began)
+        except BaseException:  # as subprocess.run does: the tool does not outlive an interrupted wait
+            process.kill()
+            process.wait()
+            raise

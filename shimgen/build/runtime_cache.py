@@ -29,7 +29,7 @@ from shimgen.binary.runtime_library import runtime_problem
 from shimgen.build import builder
 from shimgen.build.builder import BuildOptions, BuildResult, build, project_dir
 from shimgen.build.lock import build_lock
-from shimgen.errors import ToolError
+from shimgen.errors import ConfigError, ToolError
 from shimgen.files import write_if_changed
 from shimgen.project.config import Config
 from shimgen.resources import runtime_dir
@@ -134,8 +134,11 @@ def _discard_unusable(entry: Entry) -> None:
 
 def builds_the_runtime(config: Config) -> bool:
     """True when ``shimgen build`` of this config builds the bundled runtime (not the user's own
-    CMake project, which has no model loader)."""
-    return project_dir(config).resolve() == runtime_dir().resolve()
+    CMake project, which has no model loader, nor a config with nothing to build)."""
+    try:
+        return project_dir(config).resolve() == runtime_dir().resolve()
+    except ConfigError:
+        return False
 
 
 def record_build(config: Config, options: BuildOptions, result: BuildResult) -> Entry | None:
@@ -186,8 +189,9 @@ def find_or_build(config: Config, *, need_cuda: bool = False, jobs: int | None =
 
 def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int | None = None) -> Path:
     if not builds_the_runtime(config):
-        raise ToolError(f"{config.path} builds its own CMake project, not shimgen's runtime: "
-                        "pass --runtime or set $SHIMGEN_RUNTIME")
+        what = "builds its own CMake project" if (config.root / "CMakeLists.txt").is_file() else \
+            "describes your own shims (no project beside it)"
+        raise ToolError(f"{config.path} {what}, not shimgen's runtime: pass --runtime or set $SHIMGEN_RUNTIME")
     if entry.cuda and builder.find_nvcc() is None:
         raise ToolError("a CUDA device needs a runtime built with CUDA, and no nvcc was found to build one: "
                         "run 'shimgen build --cuda on' where nvcc is, or pass --runtime")

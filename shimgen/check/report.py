@@ -12,6 +12,7 @@ from shimgen.binary.symbols import Binary
 from shimgen.check.demangle import demangle
 from shimgen.check.policy import Policy
 from shimgen.check.rules import ERROR, NOTE, RULES, Finding
+from shimgen.errors import printable
 
 REPORT_SCHEMA = "shimgen-check/2"  # 2: notes left out of "findings", in "notes" of their own
 SCHEMA_FILE = "report.schema.json"  # shipped beside this module; the JSON report validates against it
@@ -88,18 +89,21 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
         found = by_file.get((summary.path, summary.member), [])
         if not found:
             continue
-        name = f"{summary.path}({summary.member})" if summary.member else summary.path
+        # Paths, members and symbols come from the input: escape what a terminal would act on.
+        name = printable(f"{summary.path}({summary.member})" if summary.member else summary.path)
         lines.append(paint(name, "bold") + paint(
             f"  [{summary.format} {summary.kind}: {summary.exports} exports, {summary.shims} shims, "
             f"{summary.imports} imports]", "dim"))
         hinted: set[str] = set()
         for finding in found:
             demangled = demangle(finding.symbol)
-            symbol = finding.symbol if demangled == finding.symbol else f"{finding.symbol} ({demangled})"
-            lines.append(f"  {paint(finding.severity, finding.severity)} {finding.code} {symbol}: {finding.message}")
+            # The symbol and the message come from the input: escape what a terminal would act on.
+            symbol = printable(finding.symbol if demangled == finding.symbol else f"{finding.symbol} ({demangled})")
+            lines.append(f"  {paint(finding.severity, finding.severity)} {finding.code} {symbol}: "
+                         f"{printable(finding.message)}")
             if finding.hint not in hinted:  # one hint per fix per file: 329 identical hints help nobody
                 hinted.add(finding.hint)
-                lines.append(paint(f"      hint: {finding.hint}", "dim"))
+                lines.append(paint(f"      hint: {printable(finding.hint)}", "dim"))
     counts = Counter(f.code for f in report.findings)
     files = len(report.files)
     noted = ""
@@ -110,7 +114,7 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
         lines.append(paint(f"{len(report.findings)} finding(s) in {files} binar{'y' if files == 1 else 'ies'}: "
                            f"{codes}{noted}", "error" if report.errors else "warning"))
     else:
-        lines.append(f"clean: {files} binar{'y' if files == 1 else 'ies'} checked, prefix '{report.policy.prefix}'"
+        lines.append(f"clean: {files} binar{'y' if files == 1 else 'ies'} checked, prefix '{printable(report.policy.prefix)}'"
                      + (" (strict)" if report.strict else "") + noted)
     return "\n".join(lines) + "\n"
 

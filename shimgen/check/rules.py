@@ -463,18 +463,25 @@ SET_RULES: tuple[Callable[[Policy, Sequence[Binary]], list[Finding]], ...] = (
 
 
 def dependents(policy: Policy, binaries: Sequence[Binary]) -> set[int]:
-    """ids of the linked binaries that only use the shim library (import a shim, export none),
-    when one that exports shims is checked with them: --strict judges the shim library's export
-    list, not the exports of every program or plugin checked beside it."""
+    """ids of the linked binaries that only use the shim library: they export no shim and import a
+    shim or anything else a shim-exporting binary of the set exports (its C++ API: ExecuTorch's
+    allocator test calls only that). --strict judges the shim library's export list, not the
+    exports of every program or plugin checked beside it."""
     linked = [b for b in binaries if b.linked]
 
     def exports_shims(binary: Binary) -> bool:
         return bool(policy.prefixed_shims_among(binary.exports) or policy.shims_among(binary.exports))
 
-    if not any(exports_shims(b) for b in linked):
+    providers = [b for b in linked if exports_shims(b)]
+    if not providers:
         return set()
-    return {id(b) for b in linked if not exports_shims(b)
-            and (policy.prefixed_shims_among(b.imports) or policy.shims_among(b.imports))}
+
+    def uses_a_provider(binary: Binary) -> bool:
+        if policy.prefixed_shims_among(binary.imports) or policy.shims_among(binary.imports):
+            return True
+        return any(name in provider.exports for provider in providers for name in binary.imports)
+
+    return {id(b) for b in linked if not exports_shims(b) and uses_a_provider(b)}
 
 
 def run_rules(policy: Policy, binaries: Sequence[Binary], *, strict: bool = False) -> list[Finding]:

@@ -50,8 +50,9 @@ def execute(args: argparse.Namespace) -> int:
     quiet = bool(getattr(args, "quiet", False))
     options = BuildOptions(build_dir=args.build_dir, cuda=args.cuda, build_type=args.build_type, jobs=args.jobs,
                            sanitize=args.sanitize, wait=args.wait, cache=tuple(args.cache), stream=not quiet)
-    result = build(config, options, echo=_silent if quiet else print)
+    result = build(config, options)  # progress through the shimgen logger: -q silences it, -v adds commands
     record_build(config, options, result)  # so 'shimgen run' finds it from any directory
+    # The result, on stdout (progress went to the logger, on stderr).
     if result.check.text:
         print(result.check.text)
     print(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")
@@ -61,7 +62,3 @@ def execute(args: argparse.Namespace) -> int:
         print(f"  generated: {len(result.generated_changed)} files written")
     print(f"  check-symbols: {'passed' if result.check.exit_code == 0 else 'FAILED'}")
     return result.check.exit_code
-
-
-def _silent(line: str) -> None:
-    """-q: no progress lines (errors still reach stderr)."""

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option
+from shimgen.commands.common import add_config_option, output_file
 from shimgen.errors import UsageError
 
 
@@ -83,6 +83,7 @@ def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
 def execute(args: argparse.Namespace) -> int:
     from shimgen.check import check_paths, render_json, render_sarif, render_text
 
+    output_file(args.output)
     if args.output is not None:
         _refuse_output_over_an_input(args)
     policy = policy_from_args(args).requiring(args.required)

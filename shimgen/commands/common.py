@@ -30,3 +30,13 @@ def load(args: argparse.Namespace, *, default_to_bundled: bool = False):
             raise
         path = default_config()
     return load_config(path)
+
+
+def output_file(path: Path | None) -> Path | None:
+    """Refuse, before any work, an output file path that is an existing directory (the write at the
+    end would fail after all the work was done)."""
+    if path is not None and path.is_dir():
+        from shimgen.errors import UsageError
+
+        raise UsageError(f"-o {path}: is a directory; name the output file")
+    return path

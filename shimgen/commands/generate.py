@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +11,8 @@ from shimgen.commands.common import add_config_option, load
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
+
+log = logging.getLogger(__name__)
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -47,14 +49,15 @@ def execute(args: argparse.Namespace) -> int:
     result = generate(config, check=args.check, objects=objects, pending=pending, cmake_only=args.cmake_only,
                       skip_cmake=args.skip_cmake, redefine_syms=args.redefine_syms)
     for line in result.warnings:
-        print(f"shimgen: warning: {line}", file=sys.stderr)
+        log.warning("warning: %s", line)
+    # Progress, not a result: the files are the result. -q silences these lines; errors still show.
     if args.check:
-        print(f"shimgen: {len(result.unchanged)} outputs up to date in {config.outputs.dir}")
+        log.info("%d outputs up to date in %s", len(result.unchanged), config.outputs.dir)
         return 0
     for path in result.written:
-        print(f"wrote {path}")
+        log.info("wrote %s", path)
     if result.unchanged:
-        print(f"{len(result.unchanged)} unchanged in {config.outputs.dir}", file=sys.stdout)
+        log.info("%d unchanged in %s", len(result.unchanged), config.outputs.dir)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option, load
+from shimgen.commands.common import add_config_option, load, output_file
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +25,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     from shimgen.aoti.prefix_imports import prefix_imports_with_config
 
+    output_file(args.output)
     config = load(args, default_to_bundled=True)
     result = prefix_imports_with_config(args.input, args.output, config)
     for member in result.members:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option, load
+from shimgen.commands.common import add_config_option, load, output_file
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,6 +26,7 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     from shimgen.aoti.recompile import recompile
 
+    output_file(args.output)
     config = load(args, default_to_bundled=True)
     result = recompile(args.input, args.output, config, compiler=args.compiler)
     print(f"{result.member}: rebuilt from {len(result.sources)} source(s); imports {len(result.imports)} prefixed shim(s)")

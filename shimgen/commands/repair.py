@@ -97,7 +97,9 @@ def render_plan(plan) -> str:
     lines = []
     for b in plan.binaries:
         families = f"; bundled: {', '.join(b.families)}" if b.families else ""
-        if plan.mode == "hide":
+        if b.left:
+            lines.append(f"{b.key}: left as it is ({b.left}){families}")
+        elif plan.mode == "hide":
             lines.append(f"{b.key}: hide {len(b.hide)} export(s), keep {len(b.kept_for)} the set imports{families}")
             for name, who in b.kept_for[:20]:
                 lines.append(f"  keep {name}  (imported by {', '.join(who)})")

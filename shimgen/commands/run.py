@@ -29,6 +29,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="libshimgen_runtime.so to use (default: $SHIMGEN_RUNTIME, else the one "
                         "'shimgen build' made for the config, else one built into the per-user cache on first use)")
     parser.add_argument("--device", default="cpu", help="device string for the model container (default: cpu)")
+    parser.add_argument("--model", dest="model_name", metavar="NAME",
+                        help="which model of a .pt2 package holding several (the error lists their names)")
     add_config_option(parser)
     parser.set_defaults(execute=execute)
 
@@ -36,8 +38,16 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 def execute(args: argparse.Namespace) -> int:
     import os
 
-    from shimgen.aoti.runner import CHECK_INPUTS_ENV, load_inputs, open_model, save_outputs
-    from shimgen.errors import UsageError
+    from shimgen.aoti.runner import (
+        CHECK_INPUTS_ENV,
+        load_inputs,
+        native_stderr,
+        open_model,
+        replay,
+        save_outputs,
+        with_model_output,
+    )
+    from shimgen.errors import ShimgenError, UsageError
 
     try:
         import numpy  # noqa: F401 - the one extra dependency of this command
@@ -49,8 +59,17 @@ def execute(args: argparse.Namespace) -> int:
     os.environ.setdefault(CHECK_INPUTS_ENV, "1")
     inputs = load_inputs(args.input)
     config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
-    with open_model(args.model, runtime=args.runtime, device=args.device, config=config) as model:
-        outputs = model.run(inputs)
+    with open_model(args.model, runtime=args.runtime, device=args.device, config=config,
+                    model_name=args.model_name) as model:
+        failure: ShimgenError | None = None
+        with native_stderr() as printed:  # a model's own error lines: after shimgen's, escaped
+            try:
+                outputs = model.run(inputs)
+            except ShimgenError as exc:
+                failure = exc
+        if failure is not None:
+            raise type(failure)([*failure.problems, *with_model_output(" ".join(failure.problems), printed)[1:]])
+        replay(printed)
     for path in save_outputs(outputs, args.output_dir):
         print(f"wrote {path}")
     return 0

@@ -42,7 +42,7 @@ def execute(args: argparse.Namespace) -> int:
     from shimgen.binary.load import load_paths
     from shimgen.check.demangle import demangle
     from shimgen.commands.check_symbols import policy_from_args
-    from shimgen.errors import UsageError
+    from shimgen.errors import UsageError, printable
 
     try:
         policy = policy_from_args(args)
@@ -52,7 +52,7 @@ def execute(args: argparse.Namespace) -> int:
         policy = None  # listing works without a policy; the marks need one
     out = sys.stdout
     for binary in load_paths(args.paths, detail=True):
-        out.write(f"{binary.display}: {binary.format} {binary.kind}, {len(binary.exports)} exports, "
+        out.write(f"{printable(binary.display)}: {binary.format} {binary.kind}, {len(binary.exports)} exports, "
                   f"{len(binary.imports)} imports\n")
         seen = set()
         for symbol in sorted(binary.symbols, key=lambda s: (not s.is_export, not s.is_import, s.name)):
@@ -62,5 +62,5 @@ def execute(args: argparse.Namespace) -> int:
             seen.add((role, symbol.name))
             shown = demangle(symbol.name)
             suffix = f"  {shown}" if shown != symbol.name else ""
-            out.write(f"{mark(policy, symbol.name)} {role} {symbol.type:<6} {symbol.name}{suffix}\n")
+            out.write(printable(f"{mark(policy, symbol.name)} {role} {symbol.type:<6} {symbol.name}{suffix}") + "\n")
     return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.errors import ConfigError, StaleOutputs
-from shimgen.files import same_file, write_if_changed
+from shimgen.files import same_file, write_all_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
 from shimgen.project.config import Config
 from shimgen.project.exports import linker_lists
@@ -201,18 +201,17 @@ def refuse_overwriting_inputs(rendered: dict[Path, bytes], inputs: Sequence[Path
 
 
 def write(rendered: dict[Path, bytes], *, inputs: Sequence[Path] = (), where: str = "") -> GenerateResult:
-    """Write what changed; with ``inputs``, refuse first if an output would overwrite one."""
+    """Write what changed as one set (shimgen.files.write_all_if_changed: a failure mid-way leaves
+    the previous outputs whole); with ``inputs``, refuse first if an output would overwrite one."""
     refuse_overwriting_inputs(rendered, inputs, where)
-    written: list[Path] = []
-    unchanged: list[Path] = []
-    for path, content in sorted(rendered.items()):
-        (written if write_if_changed(path, content) else unchanged).append(path)
+    written = write_all_if_changed(rendered)
+    unchanged = [path for path in sorted(rendered) if path not in set(written)]
     return GenerateResult(tuple(written), tuple(unchanged))
 
 
 def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Path, str]] = (),
              pending: bool = False, cmake_only: bool = False, skip_cmake: bool = False,
-             redefine_syms: Path | None = None) -> GenerateResult:
+             redefine_syms: Path | None = None, shims: ShimSet | None = None) -> GenerateResult:
     """Render and write every output; with ``check``, write nothing and raise on drift.
 
     ``objects`` and ``pending`` go to resolve_shims. ``cmake_only`` renders only the index and the
@@ -223,8 +222,11 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
     next build configure again).
 
     ``redefine_syms``: also write the rename pairs there (``objcopy --redefine-syms``), with which
-    shimgen_prefix_library() renames the unprefixed objects instead of compiling them again."""
-    shims = resolve_shims(config, objects=objects, pending=pending)
+    shimgen_prefix_library() renames the unprefixed objects instead of compiling them again.
+    ``shims``: the set already resolved for ``config`` (``shimgen build`` resolves it once, for the
+    outputs and the check)."""
+    if shims is None:
+        shims = resolve_shims(config, objects=objects, pending=pending)
     warnings = [*shims.warnings(), *header_name_clashes(config, shims)]
     rendered = render(config, shims)
     if redefine_syms is not None:

@@ -21,18 +21,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff, unsafe_member_name
+from shimgen.binary.load import HEAD_BYTES, load_bytes, sniff
 from shimgen.binary.symbols import Binary
+from shimgen.binary.zipread import ZipCaps, open_zip
 from shimgen.errors import InputError
+from shimgen.project.matcher import ShimMatcher
 from shimgen.repair.edit import hide_in_place, rename_with_lief
-from shimgen.repair.plan import Plan, plan_hide, plan_prefix
-from shimgen.repair.verify import verify
+from shimgen.repair.plan import BinaryPlan, Plan, SetView, editable, entry_matcher, plan_one_hide, plan_one_prefix
+from shimgen.repair.verify import check, expect, verify_set
 
 log = logging.getLogger("shimgen.repair")
 
 MAX_MEMBERS = 100_000
 MAX_MEMBER_BYTES = 8 << 30
 """A wheel member is streamed to disk, never held in memory; this only caps the disk it may use."""
+MAX_TOTAL_BYTES = 64 << 30
 CHUNK = 1 << 20
 SIGNATURES = ("RECORD.jws", "RECORD.p7s")  # signatures over the old RECORD: invalid after a repair
 
@@ -84,24 +87,64 @@ def repair(paths: Sequence[Path], output: Path | None, options: Options, *, plan
     with scratch_dir as scratch:
         work = Path(scratch)
         units = [_stage(path, work / f"in{index}") for index, path in enumerate(paths)]
-        before = _read([m for u in units for m in u.members])
-        if not before:
+        members = [m for u in units for m in u.members]
+        if not members:
             raise InputError("no ELF binary among the inputs: nothing to repair")
-        if options.mode == "prefix":
-            plan = plan_prefix(before, options.prefix, options.patterns)
-        else:
-            plan = plan_hide(before, options.keep, options.keep_names)
+        plan, problems = _plan_edit_verify(members, options, work, plan_only=plan_only)
         if plan_only:
             return Result(plan, ())
-        _apply(plan, units, work)
-        after = _read([m for u in units for m in u.members])
-        problems = verify(plan, before, after)
         if problems:
             raise InputError("the repaired set fails verification, nothing written: " + problems[0]
                              + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         assert output is not None
         outputs = tuple(_write(unit, output, work / f"out{index}") for index, unit in enumerate(units))
     return Result(plan, outputs)
+
+
+def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, *,
+                      plan_only: bool) -> tuple[Plan, list[str]]:
+    """Plan, edit and re-read the set one binary at a time, so that only one binary's names are
+    ever in memory (libtensorflow_cc.so.2 alone exports 435k): a first pass gathers what each
+    binary imports (and in prefix mode which matching names the set provides), a second plans,
+    edits and verifies each binary against its own input."""
+    matches = ShimMatcher(options.patterns, ()) if options.mode == "prefix" else None
+    view = SetView()
+    for member in members:
+        view.add(_read_one(member), matches)
+    entry = entry_matcher(options.keep, options.keep_names)
+    prefix = options.prefix
+
+    def renamed(name: str) -> str:
+        return prefix + name if name in view.provided else name
+
+    plans, skipped, problems = [], [], []
+    provided_before: set[str] = set()
+    provided_after: set[str] = set()
+    for index, member in enumerate(members):
+        old = _read_one(member)
+        why = editable(old)
+        binary_plan = None
+        if why is not None:
+            skipped.append((old.display, why))
+        else:
+            binary_plan = (plan_one_prefix(old, view, prefix) if matches is not None
+                           else plan_one_hide(old, view, entry))
+            plans.append(binary_plan)
+        provided_before.update(n for n in old.exports.iter_lazily() if n in view.importers)
+        if plan_only:
+            continue
+        expected = expect(binary_plan, old)
+        del old  # its names go before the output's are read
+        if binary_plan is not None and binary_plan.changes:
+            _edit(binary_plan, member, work / f"renamed{index}")
+        new = _read_one(member)
+        problems.extend(check(expected, new))
+        provided_after.update(n for n in new.exports.iter_lazily() if n in view.importers or n.startswith(prefix or "\0"))
+        del new, expected
+    plan = Plan(options.mode, tuple(plans), prefix, options.patterns, tuple(skipped))
+    if not plan_only:
+        problems.extend(verify_set(view.importers, provided_before, provided_after, renamed))
+    return plan, problems
 
 
 def _check_output(paths: Sequence[Path], output: Path) -> None:
@@ -116,6 +159,23 @@ def _check_output(paths: Sequence[Path], output: Path) -> None:
 
 
 # Staging --------------------------------------------------------------------------------------------
+
+
+def _links_under(root: Path) -> Iterator[tuple[str, str]]:
+    """(relative path, target) of the symbolic links under ``root`` that point inside it by a
+    relative path (libfoo.so -> libfoo.so.1), so the copied tree keeps them; others are left out."""
+    for directory, subdirectories, files in os.walk(root):
+        for name in sorted(subdirectories + files):
+            full = Path(directory) / name
+            if not full.is_symlink():
+                continue
+            relative = str(full.relative_to(root))
+            link = os.readlink(full)
+            inside = os.path.normpath(os.path.join(os.path.dirname(relative), link))
+            if os.path.isabs(link) or inside == ".." or inside.startswith("../"):
+                log.warning("%s: symbolic link to %s left out of the repaired copy (points outside)", full, link)
+                continue
+            yield relative, link
 
 
 def _is_elf_head(head: bytes) -> bool:
@@ -162,37 +222,17 @@ def _files_under(root: Path) -> Iterator[str]:
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError(f"{path}: corrupt zip: {exc}") from None
-    infos = archive.infolist()
-    if len(infos) > MAX_MEMBERS:
-        raise InputError(f"{path}: zip holds {len(infos)} members, more than the limit of {MAX_MEMBERS}")
-    names = set()
-    for info in infos:
-        problem = unsafe_member_name(info.filename)
-        if problem:
-            raise InputError(f"{path}: member name {info.filename!r} {problem}; refusing a malformed zip")
-        if info.filename in names:
-            raise InputError(f"{path}: member {info.filename!r} appears twice; refusing an ambiguous zip")
-        names.add(info.filename)
+    """The zip, its member count and names checked by the one zip opener check-symbols uses."""
+    archive, _ = open_zip(path, str(path), ZipCaps(MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES))
     return archive
 
 
-def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target, where: str) -> None:
-    """Stream one member into ``target`` (a binary file), at most MAX_MEMBER_BYTES: a header that
-    lies about the size cannot make us write more."""
-    written = 0
-    try:
-        with archive.open(info) as source:
-            while chunk := source.read(CHUNK):
-                written += len(chunk)
-                if written > MAX_MEMBER_BYTES:
-                    raise InputError(f"{where}: member larger than the limit of {MAX_MEMBER_BYTES} bytes")
-                target.write(chunk)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-        raise InputError(f"{where}: cannot read member: {exc}") from None
+def _copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target, where: Path) -> int:
+    """Stream one member into ``target``, at most MAX_MEMBER_BYTES (a header that lies about the
+    size cannot make us write more)."""
+    from shimgen.aoti.package import copy_member
+
+    return copy_member(archive, info, target, str(where), MAX_MEMBER_BYTES)
 
 
 def _stage_wheel(path: Path, into: Path) -> _Unit:
@@ -213,33 +253,27 @@ def _stage_wheel(path: Path, into: Path) -> _Unit:
                 continue
             staged = into / f"{len(unit.members)}"
             with open(staged, "wb") as target:
-                _copy_member(archive, info, target, where)
+                _copy_member(archive, info, target, path)
             unit.members.append(_Member(f"{path}({info.filename})", (str(path), info.filename), staged, info.filename))
     return unit
 
 
-def _read(members: Sequence[_Member]) -> list[Binary]:
-    binaries = []
-    for member in members:
-        with open(member.staged, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            binaries.extend(load_bytes(data, member.label[0], member.label[1]))
-    return binaries
+def _read_one(member: _Member) -> Binary:
+    with open(member.staged, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        (binary,) = load_bytes(data, member.label[0], member.label[1])
+    return binary
 
 
 # Editing --------------------------------------------------------------------------------------------
 
 
-def _apply(plan: Plan, units: Sequence[_Unit], work: Path) -> None:
-    staged = {m.key: m for u in units for m in u.members}
-    for index, binary in enumerate(plan.binaries):
-        member = staged[binary.key]
-        if binary.hide:
-            hide_in_place(member.staged, binary.hide, binary.key)
-        if binary.rename:
-            renamed = work / f"renamed{index}"
-            rename_with_lief(member.staged, renamed, dict(binary.rename), binary.key)
-            os.replace(renamed, member.staged)
-        log.debug("%s: hid %d, renamed %d", binary.key, len(binary.hide), len(binary.rename))
+def _edit(binary: BinaryPlan, member: _Member, scratch: Path) -> None:
+    if binary.hide:
+        hide_in_place(member.staged, binary.hide, binary.key)
+    if binary.rename:
+        rename_with_lief(member.staged, scratch, dict(binary.rename), binary.key)
+        os.replace(scratch, member.staged)
+    log.debug("%s: hid %d, renamed %d", binary.key, len(binary.hide), len(binary.rename))
 
 
 # Writing --------------------------------------------------------------------------------------------
@@ -263,6 +297,10 @@ def _write(unit: _Unit, output: Path, scratch: Path) -> Path:
                 shutil.copymode(unit.source / relative, destination)
             else:
                 shutil.copy2(unit.source / relative, destination)
+        for relative, link in _links_under(unit.source):
+            destination = tree / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(link, destination)
         if target.exists():
             os.replace(target, scratch / "old")  # the old tree goes away with the scratch directory
         os.replace(tree, target)
@@ -307,7 +345,7 @@ def _write_wheel(unit: _Unit, target: Path) -> None:
                             sink.write(chunk)
                 else:
                     hashing = _Hashing(sink, digest)
-                    _copy_member(source, info, hashing, f"{unit.source}({name})")
+                    _copy_member(source, info, hashing, unit.source)
                     size = hashing.size
             rows.append((name, _record_hash(digest.digest()), size))
         if record_name is None:

@@ -7,11 +7,12 @@ SONAME or DT_NEEDED, or a bundled-library finding the plan addressed still there
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass
 
 from shimgen.binary.symbols import Binary
 from shimgen.check.libraries import bundled_in
-from shimgen.repair.plan import Plan
+from shimgen.repair.plan import BinaryPlan, Plan
 
 
 def _some(names, limit: int = 3) -> str:
@@ -19,43 +20,80 @@ def _some(names, limit: int = 3) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def verify(plan: Plan, before: Sequence[Binary], after: Sequence[Binary]) -> list[str]:
-    """Problems found, one line each (empty: the output is what the plan said)."""
+@dataclass(frozen=True)
+class Expected:
+    """What one binary must look like after its edit, taken from the input before the edit, so
+    the input's names can be released before the output is read (memory: one table at a time)."""
+
+    where: str
+    exports: frozenset[str]
+    imports: frozenset[str]
+    dynamic: tuple
+    addressed: tuple[str, ...]
+    """Bundled-library families whose every exported anchor the plan hid or renamed."""
+
+
+def expect(plan: BinaryPlan | None, old: Binary) -> Expected:
+    rename = dict(plan.rename) if plan else {}
+    hide = set(plan.hide) if plan else set()
+    addressed = tuple(n for n in plan.families if _family_planned(old, plan, n)) if plan else ()
+    return Expected(old.display, frozenset(rename.get(n, n) for n in old.exports.iter_lazily() if n not in hide),
+                    frozenset(rename.get(n, n) for n in old.imports), (old.soname, old.needed, old.symbolic),
+                    addressed)
+
+
+def check(expected: Expected, new: Binary) -> list[str]:
+    """Problems of one re-read output against what ``expect`` said."""
     problems: list[str] = []
+    where = expected.where
+    got_exports = set(new.exports.iter_lazily())
+    if got_exports != expected.exports:
+        problems.append(f"{where}: exports differ from the plan (unexpected: {_some(got_exports - expected.exports)}; "
+                        f"missing: {_some(expected.exports - got_exports)})")
+    got_imports = set(new.imports.iter_lazily())
+    if got_imports != expected.imports:
+        problems.append(f"{where}: imports differ from the plan ({_some(got_imports ^ expected.imports)})")
+    if (new.soname, new.needed, new.symbolic) != expected.dynamic:
+        problems.append(f"{where}: its dynamic section changed (SONAME, DT_NEEDED or DT_FLAGS)")
+    if expected.addressed:
+        left = {f.family.name for f in bundled_in(new)}
+        still = [name for name in expected.addressed if name in left]
+        if still:
+            problems.append(f"{where}: still exports the bundled {_some(still)} the plan hid or renamed")
+    return problems
+
+
+def verify_binary(plan: BinaryPlan | None, old: Binary, new: Binary) -> list[str]:
+    """Problems of one re-read output ``new`` against its input ``old`` and its plan (None: the
+    binary was to be left as it is)."""
+    return check(expect(plan, old), new)
+
+
+def verify_set(importers: Mapping[str, Sequence[str]], provided_before: Set[str], provided_after: Set[str],
+               renamed: Callable[[str], str]) -> list[str]:
+    """Every import some binary of the set satisfied before is still exported by one after, under
+    its new name (``renamed``)."""
+    problems = []
+    for name, who in sorted(importers.items()):
+        if name in provided_before and renamed(name) not in provided_after:
+            problems.append(f"{who[0]}: imports {renamed(name)}, which no binary of the set exports any more")
+    return problems
+
+
+def verify(plan: Plan, before: Sequence[Binary], after: Sequence[Binary]) -> list[str]:
+    """``verify_binary`` for each binary and ``verify_set`` over a whole set held in memory."""
     by_key = {b.display: b for b in after}
-    planned = {p.key: p for p in plan.binaries}
     if sorted(by_key) != sorted(b.display for b in before):
         return [f"the output holds other binaries than the input ({_some(set(by_key) ^ {b.display for b in before})})"]
-    for old in before:
-        new = by_key[old.display]
-        p = planned.get(old.display)
-        rename = dict(p.rename) if p else {}
-        hide = set(p.hide) if p else set()
-        want_exports = {rename.get(n, n) for n in old.exports if n not in hide}
-        want_imports = {rename.get(n, n) for n in old.imports}
-        got_exports, got_imports = set(new.exports), set(new.imports)
-        where = old.display
-        if got_exports != want_exports:
-            problems.append(f"{where}: exports differ from the plan (unexpected: {_some(got_exports - want_exports)}; "
-                            f"missing: {_some(want_exports - got_exports)})")
-        if got_imports != want_imports:
-            problems.append(f"{where}: imports differ from the plan ({_some(got_imports ^ want_imports)})")
-        if (new.soname, new.needed, new.symbolic) != (old.soname, old.needed, old.symbolic):
-            problems.append(f"{where}: its dynamic section changed (SONAME, DT_NEEDED or DT_FLAGS)")
-        if p is not None:
-            left = {f.family.name for f in bundled_in(new)}
-            addressed = [name for name in p.families if name in left and _family_planned(old, p, name)]
-            if addressed:
-                problems.append(f"{where}: still exports the bundled {_some(addressed)} the plan hid or renamed")
-    # Every import the set satisfied before is still satisfied inside the set (under its new name).
-    provided_before = {n for b in before for n in b.exports}
-    provided_after = {n for b in after for n in b.exports}
-    for old in before:
-        rename = dict(planned[old.display].rename) if old.display in planned else {}
-        lost = {rename.get(n, n) for n in old.imports if n in provided_before} - provided_after
-        if lost:
-            problems.append(f"{old.display}: imports {_some(lost)}, which no binary of the set exports any more")
-    return problems
+    planned = {p.key: p for p in plan.binaries}
+    problems = [p for old in before for p in verify_binary(planned.get(old.display), old, by_key[old.display])]
+    importers: dict[str, list[str]] = {}
+    for binary in before:
+        for name in binary.imports:
+            importers.setdefault(name, []).append(binary.display)
+    renames = {old: new for p in plan.binaries for old, new in p.rename}
+    return problems + verify_set(importers, {n for b in before for n in b.exports},
+                                 {n for b in after for n in b.exports}, lambda n: renames.get(n, n))
 
 
 def _family_planned(binary: Binary, plan, family_name: str) -> bool:
@@ -66,5 +104,6 @@ def _family_planned(binary: Binary, plan, family_name: str) -> bool:
     if family is None:
         return False
     changed = set(plan.hide) | {old for old, _ in plan.rename}
-    present = [a for a in family.anchors if a in binary.exports]
+    exported = binary.exports.having(family.anchors)
+    present = [a for a in family.anchors if a in exported]
     return bool(present) and all(a in changed for a in present)

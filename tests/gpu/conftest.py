@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import os
 from ctypes import byref, c_int, c_void_p
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +54,10 @@ def cuda(tmp_path_factory) -> Cuda:
         pytest.skip("no CUDA device")
     if find_nvcc() is None:
         pytest.skip("no nvcc to build the CUDA runtime")
-    build_dir = tmp_path_factory.mktemp("runtime-cuda")
+    # SHIMGEN_GPU_BUILD_DIR: a build directory to (re)use, so one GPU-machine session that built the
+    # runtime already (scripts/gpu_issue22.sh) does not build it again.
+    reuse = os.environ.get("SHIMGEN_GPU_BUILD_DIR")
+    build_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("runtime-cuda")
     result = build(load_config(default_config()),
                    BuildOptions(build_dir, cuda="on", jobs=8, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
     assert result.cuda and result.check.exit_code == 0, result.check.text

@@ -6,6 +6,7 @@ that a crash is a failed test, not a dead pytest). Prints one JSON line of obser
 
 from __future__ import annotations
 
+import ctypes
 import json
 import sys
 from pathlib import Path
@@ -31,7 +32,7 @@ def main(runtime: str, model_path: str, models: str) -> dict:
     report: dict = {}
     handle, keep = rt.tensor_from_dlpack(x)
     report["input_in_place"] = rt.data_ptr(handle) == x.data_ptr()
-    report["input_device"] = rt.scalar(handle, "aoti_torch_get_device_type", __import__("ctypes").c_int32) == rt.cuda
+    report["input_device"] = rt.scalar(handle, "aoti_torch_get_device_type", ctypes.c_int32) == rt.cuda
     rt.delete(handle)
     del keep
     stream = torch.cuda.Stream()
@@ -49,6 +50,16 @@ def main(runtime: str, model_path: str, models: str) -> dict:
         report["match_default_stream"] = [bool(np.array_equal(bits(t), e)) for t, e in zip(other, expected)]
         cpu_in = [torch.from_dlpack(o) for o in model.run_dlpack([x.cpu(), y.cpu()])]  # copied to the device
         report["match_cpu_inputs"] = [bool(np.array_equal(bits(t), e)) for t, e in zip(cpu_in, expected)]
+        try:  # Model.run on the device: ml_dtypes bfloat16 and numpy float16 in, host copies out
+            import ml_dtypes
+
+            xs = np.load(directory / "mixed_half.in0.npy").view(ml_dtypes.bfloat16)
+            ys = np.load(directory / "mixed_half.in1.npy").view(np.float16)
+            host = model.run([xs, ys])
+            report["match_numpy_run"] = [bool(np.array_equal(h.view(np.uint16) if h.dtype.itemsize == 2 else h, e))
+                                         for h, e in zip(host, expected)]
+        except ImportError:
+            report["match_numpy_run"] = None
     return report
 
 

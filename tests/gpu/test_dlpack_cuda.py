@@ -44,3 +44,4 @@ def test_torch_cuda_tensors_through_dlpack_without_copies(cuda, half_cuda):
     assert report["match"] == [True, True, True], "a wrong result: the model did not wait for the caller's stream?"
     assert report["match_default_stream"] == [True, True, True]
     assert report["match_cpu_inputs"] == [True, True, True]
+    assert report["match_numpy_run"] in (None, [True, True, True])  # None: no ml_dtypes on that machine

@@ -95,13 +95,14 @@ def test_native_cases_clean_under_asan_ubsan(asan, case):
     assert "runtime error" not in completed.stderr and "Sanitizer" not in completed.stderr, completed.stderr
 
 
-@pytest.mark.parametrize("case", ["loader_errors", "guard_errors"])
+@pytest.mark.parametrize("case", ["loader_errors", "guard_errors", "handle_misuse"])
 def test_error_paths_clean_under_asan_lsan(asan, case, tmp_path):
     """The loader's and the guards' refusals (runtime/tests/leak_tests.cpp) with LeakSanitizer on:
     malloc'd memory too, not only the C++ allocations the program counts itself."""
     from tests.support import write_loader_inputs
 
-    args = [str(write_loader_inputs(tmp_path / "in", Path(asan["not_a_model"])))] if case == "loader_errors" else []
+    args = {"loader_errors": [str(write_loader_inputs(tmp_path / "in", Path(asan["not_a_model"])))],
+            "handle_misuse": [asan["fake_model"]]}.get(case, [])
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     completed = subprocess.run([asan["leak_tests"], case, *args], capture_output=True, text=True, timeout=300,

@@ -229,3 +229,22 @@ def test_dlpack_numpy_in_and_out(models, half_model):
     assert np.array_equal(got.view(np.uint16), _half_expected(models)[0][1])
     with pytest.raises(InputError, match="not DLPack-capable"):
         model.run_dlpack([tx, [1.0, 2.0]])
+
+
+def test_a_package_with_a_repeated_member_is_refused_before_the_loader(models, runtime_lib, tmp_path):
+    """The C loader and Python's zipfile take different copies of a repeated name: refuse it."""
+    import warnings
+    import zipfile
+
+    from shimgen.aoti.runner import Model
+
+    package = tmp_path / "twice.pt2"
+    with zipfile.ZipFile(models / "pointwise.prefixed.pt2") as source, warnings.catch_warnings(), \
+            zipfile.ZipFile(package, "w") as out:
+        warnings.simplefilter("ignore")
+        for info in source.infolist():
+            out.writestr(info, source.read(info))
+        so = next(i for i in source.infolist() if i.filename.endswith(".so"))
+        out.writestr(so.filename, b"\x7fELF not the model")
+    with pytest.raises(InputError, match="appears twice"):
+        Model(Runtime(runtime_lib, PREFIX), package)

@@ -1,7 +1,8 @@
 """SG010 on binaries that really contain each library: the real library's static archive (Debian's
-lib*-dev) linked whole into a small extension-like binary, a PyPI sdist's sources compiled, and
-real wheels. Each family must be found there, alone; quiet on the library itself, on the same link
-with `-Wl,--exclude-libs,ALL` (the hint), and on a wheel that exports only PyInit_*.
+lib*-dev) linked whole into a small extension-like binary, and torch's libraries. Each family must
+be found there, alone; quiet on the library itself, under a grafted file name, and on the same link
+with `-Wl,--exclude-libs,ALL` (the hint). Real wheels (slow, test_repair_wheels.py): lxml's etree
+(libxml2, libxslt, zlib), python-lz4 (lz4), and quiet on markupsafe, which exports only PyInit_*.
 
 Debian's archives are built as position-dependent (PIE) code where they read `stderr`: those link
 into an executable with --export-dynamic instead of a shared library (a linked binary that exports

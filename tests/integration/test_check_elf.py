@@ -189,6 +189,20 @@ def test_wheel_members_are_read_in_memory(built, tmp_path):
         load_paths([wheel], limits=Limits(member_bytes=1000))
 
 
+def test_wheel_with_a_member_name_given_twice_is_refused(built, tmp_path):
+    """Readers disagree on which copy of a repeated name counts (the C loader and Python's zipfile
+    took different ones): a zip holding one is malformed, as with '..' or an absolute name."""
+    import warnings
+
+    wheel = tmp_path / "pkg-1.0-py3-none-linux_x86_64.whl"
+    with warnings.catch_warnings(), zipfile.ZipFile(wheel, "w") as z:
+        warnings.simplefilter("ignore")  # zipfile warns "Duplicate name"
+        z.write(built["good"], "pkg/lib/libx.so")
+        z.write(built["leak"], "pkg/lib/libx.so")
+    with pytest.raises(InputError, match=r"'pkg/lib/libx\.so' appears twice"):
+        load_paths([wheel])
+
+
 # Bad input ---------------------------------------------------------------------------------------------
 
 

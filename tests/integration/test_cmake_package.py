@@ -65,6 +65,14 @@ CASES = {
                                "shimgen_check_symbols: unknown arguments 'STRCT'", False),
     "check_keyword_without_value": ("shimgen_generate(CONFIG \"${cfg}\")\nshimgen_check_symbols(sh EXTRA)",
                                     "shimgen_check_symbols: EXTRA needs a value", False),
+    "generate_warning_shown": ('file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/w/inc/export.h" "#define AOTI_SHIM_EXPORT\\n")\n'
+                               'file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/w/shimgen.toml" "prefix = \\"w_\\"\\n'
+                               'symbols = [\\"aoti_torch_a\\"]\\nheaders = [\\"inc/*.h\\"]\\n")\n'
+                               'shimgen_generate(CONFIG "${CMAKE_CURRENT_BINARY_DIR}/w/shimgen.toml")',
+                               "shimgen_generate: shimgen: warning: outputs.header 'export.h' has the file name of "
+                               "the scanned project header inc/export.h", True),
+    "check_required_without_value": ("shimgen_generate(CONFIG \"${cfg}\")\nshimgen_check_symbols(sh REQUIRED)",
+                                     "shimgen_check_symbols: REQUIRED needs a value", False),
 }
 
 

@@ -297,3 +297,37 @@ def test_rand_and_randint_low_out_draw_the_right_distributions(rt, hs):
     assert shim(rt, "aoti_torch_cpu_randint_low_out")(hs.of(again), c_int64(0), c_int64(2 ** 62), size, c_int64(1)) == 0
     assert again.unique().numel() == 1000  # 62-bit seeds: distinct
     assert shim(rt, "aoti_torch_cpu_randint_low_out")(hs.of(again), c_int64(5), c_int64(5), size, c_int64(1)) == INVALID
+
+
+# ---- bfloat16 / float16 GEMM and attention (a decoder served in bfloat16) ----
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_gemm_matches_torch(rt, hs, dtype):
+    gen = torch.Generator().manual_seed(7)
+    a = torch.randn(9, 40, generator=gen).to(dtype)
+    w = torch.randn(24, 40, generator=gen).to(dtype)  # x @ W^T: a transposed operand, as Linear
+    bias = torch.randn(24, generator=gen).to(dtype)
+    out = torch.empty(9, 24, dtype=dtype)
+    assert shim(rt, "aoti_torch_cpu_mm_out")(hs.of(out), hs.of(a), hs.of(w.t())) == 0, last_error(rt)
+    assert_same(out, a @ w.t(), atol=0.1, strides=False)
+    assert shim(rt, "aoti_torch_cpu_addmm_out")(hs.of(out), hs.of(bias), hs.of(a), hs.of(w.t()), c_double(1.0),
+                                                c_double(1.0)) == 0, last_error(rt)
+    assert_same(out, torch.addmm(bias, a, w.t()), atol=0.1, strides=False)
+    b3, m3 = torch.randn(3, 5, 8, generator=gen).to(dtype), torch.randn(3, 8, 6, generator=gen).to(dtype)
+    out3 = torch.empty(3, 5, 6, dtype=dtype)
+    assert shim(rt, "aoti_torch_cpu_bmm_out")(hs.of(out3), hs.of(b3), hs.of(m3)) == 0, last_error(rt)
+    # float32 accumulation, one rounding: within one unit in the last place of torch's result
+    assert_same(out3, torch.bmm(b3, m3), atol=0.05, strides=False)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_bf16_sdpa_matches_torch(rt, hs, causal):
+    gen = torch.Generator().manual_seed(8)
+    q, k, v = (torch.randn(2, 4, 9, 16, generator=gen).to(torch.bfloat16) for _ in range(3))
+    out, lse = c_void_p(), c_void_p()
+    code = shim(rt, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu")(
+        hs.of(q), hs.of(k), hs.of(v), c_double(0.0), c_int32(int(causal)), None, None, byref(out), byref(lse))
+    assert code == 0, last_error(rt)
+    ref_out, ref_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=causal)
+    assert_same(hs.tensor(out), ref_out, atol=0.02)
+    assert_same(hs.tensor(lse), ref_lse, atol=1e-3)

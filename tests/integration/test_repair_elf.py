@@ -106,9 +106,13 @@ def test_keep_leaves_an_export_interposable(built, tmp_path):
 
 
 def test_a_directory_is_one_set(built, tmp_path):
+    (built["set"] / "libbundle.so.1").symlink_to("libbundle.so")
+    (built["set"] / "outside.so").symlink_to(built["sys"])  # absolute: left out of the copy
     out = tmp_path / "out"
     assert main(["repair", str(built["set"]), "-o", str(out)]) == 0
     assert run("main", out / "set", built["sys"]) == ["1", "70"]
+    assert os.readlink(out / "set" / "libbundle.so.1") == "libbundle.so"
+    assert not (out / "set" / "outside.so").exists()
     # Repairing twice replaces the earlier output atomically, and changes nothing more.
     first = tree_digest(out / "set")
     assert main(["repair", str(built["set"]), "-o", str(out)]) == 0
@@ -203,3 +207,13 @@ def test_usage_errors(built, tmp_path, capsys):
     assert main(["repair", lib, "-o", str(tmp_path / "o"), "--family", "nosuchlib", "--prefix", "p_"]) == 2
     assert main(["repair", lib, "-o", str(built["set"])]) == 2  # would overwrite the input
     assert all(line.startswith(("shimgen: error:", "usage:")) for line in capsys.readouterr().err.splitlines())
+
+
+def test_the_configs_allow_globs_are_kept_like_keep(built, tmp_path):
+    config = tmp_path / "shimgen.toml"
+    config.write_text('prefix = "p_"\nallow = ["help*"]\nsymbols = ["aoti_torch_foo"]\n')
+    out = tmp_path / "out"
+    assert main(["repair", str(built["set"]), "-o", str(out), "-c", str(config)]) == 0
+    assert run("main", out / "set", built["sys"]) == ["2", "70"]  # helper kept visible, so interposed
+    (bundle,) = load_paths([out / "set" / "libbundle.so"])
+    assert "helper" in bundle.exports and "api" not in bundle.exports

@@ -10,6 +10,9 @@ both PIL/_imaging and the grafted libtiff. With Debian's libjpeg.so.62 preloaded
 calls from those binaries land in the system's copy; after `--family libjpeg --prefix`, every one
 lands in the bundled copy, and a JPEG and a JPEG-compressed TIFF round-trip.
 
+python-lz4 4.4.5 exports the lz4 it links (SG010); repaired, its calls stay inside with the system's
+liblz4 preloaded. markupsafe, which exports only PyInit_*, is quiet and has nothing to hide.
+
 Artefacts are fetched with `pip download` into pytest's cache; offline without a cached copy, skip.
 """
 
@@ -19,6 +22,7 @@ import base64
 import csv
 import hashlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -181,7 +185,9 @@ def test_lxml_repaired_wheel_passes_its_own_test_suite_as_the_original(lxml_pair
     report = tmp_path / "r.json"
     assert main(["check-symbols", "--prefix", "p_", "--format", "json", "-o", str(report), str(wheel)]) == 0
     assert main(["check-symbols", "--prefix", "p_", "--format", "json", "-o", str(report), str(source)]) == 1
-    assert "SG010" in report.read_text()
+    etree = [f["message"] for f in json.loads(report.read_text())["findings"]
+             if f["code"] == "SG010" and "lxml/etree." in (f.get("member") or "")]
+    assert sorted(m.split(" symbols of ")[1].split(" (")[0] for m in etree) == ["libxml2", "libxslt", "zlib"]
 
 
 @pytest.mark.skipif(not (SYSTEM / "libjpeg.so.62").exists(), reason="Debian's libjpeg62-turbo is not installed")
@@ -207,3 +213,36 @@ def test_pillow_prefix_mode_keeps_every_jpeg_call_in_the_grafted_copy(pytestconf
             assert {"_imaging", "libtiff"} <= sources, sources
     assert counts["original"][0] > 0, counts  # the negative control: the unrepaired wheel binds the system's
     assert counts["repaired"][0] == 0 and counts["repaired"][1] > counts["original"][1], counts
+
+
+
+def test_a_wheel_exporting_only_pyinit_is_quiet(pytestconfig, tmp_path_factory, tmp_path, capsys):
+    wheel = fetch(pytestconfig, tmp_path_factory, "markupsafe==3.0.3")
+    report = tmp_path / "r.json"
+    assert main(["check-symbols", "--prefix", "p_", "--format", "json", "-o", str(report), str(wheel)]) == 0
+    capsys.readouterr()
+    assert main(["repair", str(wheel), "--plan", "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["binaries"] and all(b["hide"] == [] and b["bundled_families"] == [] for b in plan["binaries"])
+
+
+@pytest.mark.skipif(not (SYSTEM / "liblz4.so.1").exists(), reason="Debian's liblz4 is not installed")
+def test_python_lz4_exports_lz4_and_repair_keeps_its_calls_inside(pytestconfig, tmp_path_factory, tmp_path):
+    """python-lz4 4.4.5 links lz4 into each extension module and exports it (111 LZ4 names in
+    lz4/frame/_frame.so): with the system's liblz4 preloaded its calls go there, until repaired."""
+    wheel = fetch(pytestconfig, tmp_path_factory, "lz4==4.4.5")
+    report = tmp_path / "r.json"
+    assert main(["check-symbols", "--prefix", "p_", "--format", "json", "-o", str(report), str(wheel)]) == 1
+    assert "SG010" in report.read_text()
+    assert main(["repair", str(wheel), "-o", str(tmp_path / "out")]) == 0
+    code = ("import lz4.frame, lz4.block; d = b'abc' * 1000; "
+            "assert lz4.frame.decompress(lz4.frame.compress(d)) == d; "
+            "assert lz4.block.decompress(lz4.block.compress(d)) == d; print('ok')")
+    counts = {}
+    for name, source in (("original", wheel), ("repaired", tmp_path / "out" / wheel.name)):
+        site = tmp_path / name
+        install(source, site)
+        result = run_python(site, code, preload=SYSTEM / "liblz4.so.1", bindings=True)
+        assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+        counts[name] = len(bindings(result.stderr, "/lz4/", str(SYSTEM / "liblz4.so.1")))
+    assert counts["original"] > 0 and counts["repaired"] == 0, counts

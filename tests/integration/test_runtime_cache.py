@@ -95,9 +95,11 @@ def test_own_cmake_project_has_no_runtime_to_build(tmp_path):
 
 
 def test_cuda_device_without_nvcc_is_one_exit_2_line(tmp_path, monkeypatch, run_cli):
+    from shimgen.aoti import runner
     from shimgen.build import builder
 
     monkeypatch.setattr(builder, "find_nvcc", lambda: None)
+    monkeypatch.setattr(runner, "cuda_device_count", lambda: 1)  # a GPU, but nothing to build for it
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     model = tmp_path / "m.pt2"
     model.write_bytes(b"PK")
@@ -150,6 +152,38 @@ def test_build_then_run_from_another_directory(cpu_runtime, model, tmp_path):
     assert BUILDING not in done.stderr  # found, not built
     assert f"from the cache: {cpu_runtime.library.resolve()}" in done.stderr
     _assert_outputs(model, tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_run_chooses_a_model_of_several_by_name(cpu_runtime, model, tmp_path):
+    """Issue 19 item 13: a package holding two models named 'a' and 'b' (the same compiled model
+    twice, with the first one's bytes spoiled so that only 'b' runs): without --model, one line that
+    lists them and names the option; with --model b, the right outputs; with --model a, the loader's error."""
+    import zipfile
+
+    pt2, inputs, _ = model
+    two = tmp_path / "two.pt2"
+    with zipfile.ZipFile(pt2) as source, zipfile.ZipFile(two, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if "/data/aotinductor/model/" not in info.filename:
+                target.writestr(info.filename, data)
+                continue
+            for name in ("a", "b"):
+                spoiled = name == "a" and info.filename.endswith(".so")
+                target.writestr(info.filename.replace("/aotinductor/model/", f"/aotinductor/{name}/"),
+                                b"\x7fELF" + bytes(60) if spoiled else data)
+    feed = [a for p in inputs for a in ("--input", p)]
+    runtime = ["--runtime", str(cpu_runtime.library)]
+    unnamed = run_shimgen("run", two, *feed, *runtime, "-o", tmp_path / "x", timeout=600)
+    assert unnamed.returncode == 2
+    (line,) = unnamed.stderr.splitlines()
+    assert "the package holds: a, b" in line and "--model NAME" in line, line
+    named = run_shimgen("run", two, "--model", "b", *feed, *runtime, "-o", tmp_path / "b", timeout=600)
+    assert named.returncode == 0, named.stderr
+    _assert_outputs(model, tmp_path / "b")
+    spoiled = run_shimgen("run", two, "--model", "a", *feed, *runtime, "-o", tmp_path / "a", timeout=600)
+    assert spoiled.returncode == 2 and not (tmp_path / "a").exists(), spoiled.stderr
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +288,7 @@ def test_build_verbosity(cpu_runtime, flag):
     assert "check-symbols: passed" in done.stdout  # the result is always printed
     if flag == "-v":
         runs = [line for line in done.stderr.splitlines() if line.startswith("shimgen: RUN: ")]
-        assert any(" --build " in line for line in runs) and "[3/4] build" in done.stdout, done.stderr
+        assert any(" --build " in line for line in runs) and "shimgen: [3/4] build" in done.stderr, done.stderr
     else:
         assert done.stderr == "" and "[1/4]" not in done.stdout and "ninja" not in done.stdout, done.stdout
 
@@ -266,5 +300,47 @@ def test_unwritable_cache_does_not_fail_a_build(cpu_runtime, tmp_path):
     done = run_shimgen("build", "--cuda", "off", "-B", cpu_runtime.build_dir, cwd=cpu_runtime.project,
                        env_extra={CACHE_ENV: str(blocker)}, timeout=600)
     assert done.returncode == 0 and "check-symbols: passed" in done.stdout, done.stdout + done.stderr
-    (line,) = done.stderr.splitlines()
+    (line,) = [line for line in done.stderr.splitlines() if "warning" in line]  # beside the build's progress
     assert line.startswith("shimgen: warning: cannot write the runtime cache entry") and "--runtime" in line
+
+
+NOISY_MODEL = r"""
+#include <stdio.h>
+#include <stddef.h>
+static int container;
+int AOTInductorModelContainerCreateWithDevice(void** c, size_t n, const char* d, const char* dir) {
+    (void)n, (void)d, (void)dir;
+    fprintf(stderr, "Error: %d \x1b[2J cleared\n", FAIL_OPEN);
+    *c = &container;
+    return FAIL_OPEN;
+}
+int AOTInductorModelContainerDelete(void* c) { (void)c; return 0; }
+int AOTInductorModelContainerRun(void* c, void** i, size_t ni, void** o, size_t no, void* s, void* p) {
+    (void)c, (void)i, (void)ni, (void)o, (void)no, (void)s, (void)p;
+    fprintf(stderr, "Error: the run went wrong\n");
+    return 1;
+}
+int AOTInductorModelContainerGetNumInputs(void* c, size_t* n) { (void)c; *n = 0; return 0; }
+int AOTInductorModelContainerGetNumOutputs(void* c, size_t* n) { (void)c; *n = 0; return 0; }
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fail_open", [1, 0])
+def test_model_output_comes_after_shimgen_line_escaped(cpu_runtime, tmp_path, fail_open):
+    """Issue 19 item 12: what a model's C++ prints to stderr (AOTInductor's "Error: ..." lines)
+    follows shimgen's own line, one problem a line, escaped; it never reaches the terminal first."""
+    from tests.support import compile_library
+
+    model = compile_library(tmp_path, "noisy", NOISY_MODEL, f"-DFAIL_OPEN={fail_open}")
+    done = run_shimgen("run", model, "--runtime", cpu_runtime.library, "-o", tmp_path / "out", timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert "\x1b" not in done.stderr, lines
+    if fail_open:
+        assert len(lines) == 2 and "creating the model container failed" in lines[0], lines
+        assert lines[1] == "shimgen: error: the model printed: Error: 1 \\x1b[2J cleared", lines
+    else:  # the open's own line (it succeeded) is shown as progress; the failed run's after shimgen's
+        assert len(lines) == 3 and lines[0] == "shimgen: the model printed: Error: 0 \\x1b[2J cleared", lines
+        assert lines[1].startswith("shimgen: error: ") and "the model printed" not in lines[1], lines
+        assert lines[2] == "shimgen: error: the model printed: Error: the run went wrong", lines

@@ -142,13 +142,18 @@ def one_pass(sdist: Path, tmp_path_factory: pytest.TempPathFactory) -> OnePass:
                # cores), no CUDA probing, and the compiler-invocation counter.
                "-D", "ZSTD_OUTPUT_NAME=zstd_vnd", "-D", "CMAKE_C_FLAGS_RELEASE=-O1", "--cuda", "off", "-j", "2",
                "-D", f"CMAKE_C_COMPILER_LAUNCHER={launcher}"]
-    # The README's paths are relative to the checkout.
-    first = run(command, cwd=REPO, env=python_env(), check=False)
-    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-4000:]
+    # The README's paths are relative to the checkout. One stream, as a terminal shows it: shimgen's
+    # progress (stderr, through its logger) in order with CMake's and Ninja's output (stdout).
+    def run_merged() -> subprocess.CompletedProcess:
+        return subprocess.run([str(c) for c in command], cwd=REPO, env=python_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=1200)
+
+    first = run_merged()
+    assert first.returncode == 0, first.stdout[-8000:]
     compiles_first = log.read_text().splitlines()
     mtimes_first = _mtimes(build_dir)
-    second = run(command, cwd=REPO, env=python_env(), check=False)
-    assert second.returncode == 0, second.stdout[-4000:] + second.stderr[-4000:]
+    second = run_merged()
+    assert second.returncode == 0, second.stdout[-8000:]
     compiles_second = log.read_text().splitlines()[len(compiles_first):]
     return OnePass(build_dir, first, second, compiles_first, compiles_second, mtimes_first, _mtimes(build_dir))
 

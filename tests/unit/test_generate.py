@@ -94,7 +94,7 @@ def test_unchanged_outputs_keep_their_mtime(project, run_cli):
     old = 1_000_000_000
     os.utime(header, (old, old))
     second = run_cli("generate", "-c", project)
-    assert second.code == 0 and "9 unchanged" in second.out
+    assert second.code == 0 and "9 unchanged" in second.err
     assert header.stat().st_mtime == old
 
 

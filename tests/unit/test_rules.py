@@ -341,3 +341,15 @@ def test_required_per_build_replaces_the_config_set():
     assert POLICY.requiring([]) is POLICY
     with pytest.raises(UsageError, match="--required 'aoti_torch_cuda_\\*' matches no shim"):
         POLICY.requiring(["aoti_torch_cuda_*"])
+
+
+def test_strict_exempts_a_dependent_that_calls_only_the_library_cpp_api():
+    """ExecuTorch's test_cuda_allocator imports CudaAllocator::instance() and no shim; as an
+    executable it exports the vague-linkage std:: symbols the library also uses."""
+    allocator = "_ZN10executorch8backends4cuda13CudaAllocator8instanceEv"
+    lib = so("libshims.so", exports=[P + "aoti_torch_a", P + "aoti_torch_b", allocator])
+    test = so("test_cuda_allocator", kind="executable", exports=["_ZNKSt5ctypeIcE8do_widenEc"],
+              imports=[allocator, "malloc"])
+    unrelated = so("libother.so", exports=["other_api"], imports=["malloc"])
+    policy = Policy(P, patterns=("aoti_torch_*",), exports=("executorch::backends::cuda::*",))
+    assert codes(run_rules(policy, [lib, test, unrelated], strict=True)) == [("SG006", "other_api")]

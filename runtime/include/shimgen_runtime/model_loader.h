@@ -10,6 +10,12 @@
  * Every function returns 0 on success; on failure a non-zero code, and
  * shimgen_model_last_error() gives a message for the calling thread (including the model's own
  * AOTInductorGetLastError text when the model failed). Compiles as C and as C++.
+ *
+ * Handles are checked on entry against the set of open models: a model closed twice, used after
+ * close, or a pointer shimgen_model_open never returned gives SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT
+ * (shimgen_model_so_path: NULL) and is never dereferenced. Still undefined: closing a model while
+ * another thread is inside a call on it, and a stale handle whose address a later open happened to
+ * reuse (it then names that new model). See docs/runtime.md.
  */
 #ifndef SHIMGEN_RUNTIME_MODEL_LOADER_H_
 #define SHIMGEN_RUNTIME_MODEL_LOADER_H_
@@ -27,7 +33,8 @@ typedef struct shimgen_model shimgen_model;
  * num_models is the number of concurrent runs the container allows (0 means 1). */
 SHIMGEN_RUNTIME_API int32_t shimgen_model_open(const char* path, const char* model_name, const char* device,
                                                size_t num_models, shimgen_model** ret_model);
-/* Closes the container, dlcloses the .so and removes its private directory. NULL is accepted. */
+/* Closes the container, dlcloses the .so and removes its private directory. NULL is accepted (0);
+ * a handle that is not open (closed already) is refused with SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT. */
 SHIMGEN_RUNTIME_API int32_t shimgen_model_close(shimgen_model* model);
 
 SHIMGEN_RUNTIME_API int32_t shimgen_model_num_inputs(const shimgen_model* model, size_t* ret_count);

@@ -88,6 +88,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_storage_offset(AtenTensorHandle t
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_is_contiguous(AtenTensorHandle tensor, bool* ret_is_contiguous);
 
 /* Handles and views: every one shares (refcounts) the storage of the tensor it came from. */
+/* A placeholder handle (no storage, like PyTorch's undefined tensor) that an op assigns into: the
+ * generated code makes one per output of a call through the proxy executor. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle* ret);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
                                                              AtenTensorHandle* new_handle);
 /* storage_offset is added to self's storage offset (PyTorch's offset_increment semantics). */
@@ -152,6 +155,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle s
 
 /* Writes "Warning: <msg> (<func> at <file>:<line>)" to stderr. */
 AOTI_SHIM_EXPORT void aoti_torch_warn(const char* func, const char* file, uint32_t line, const char* msg);
+
+/* AOTInductor's call of an op that has no C shim: extern node `extern_node_index` of the model's
+ * extern-kernel JSON, its dynamic arguments flattened (ints, then input and output tensors).
+ * shimgen_model_open reads that JSON and shimgen_model_run passes the executor; the served targets
+ * are listed in docs/coverage.md. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_proxy_executor_call_function(AOTIProxyExecutorHandle proxy_executor,
+                                                                        int extern_node_index, int num_ints,
+                                                                        int64_t* flatten_int_args, int num_tensors,
+                                                                        AtenTensorHandle* flatten_tensor_args);
 
 #ifdef __cplusplus
 } /* extern "C" */

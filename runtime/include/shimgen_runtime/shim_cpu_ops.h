@@ -5,7 +5,8 @@
  * matmul to bmm_out. Signatures are identical to PyTorch's generated c_shim_cpu.h.
  *
  * GEMMs go through the BLAS of scipy-openblas32 (scipy_-prefixed symbols), float32 and float64, any
- * strides (operands the BLAS cannot address are packed). Every op checks its arguments and returns
+ * strides (operands the BLAS cannot address are packed); bfloat16 and float16 GEMMs and attention
+ * are computed in float32 and rounded once, as torch's CPU kernels accumulate. Every op checks its arguments and returns
  * an error code (message in shimgen_runtime_last_error()) instead of crashing. Compiles as C and C++.
  */
 #ifndef SHIMGEN_RUNTIME_SHIM_CPU_OPS_H_

@@ -55,6 +55,50 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_flash_attent
     AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4, int64_t* ret5, AtenTensorHandle* ret6,
     AtenTensorHandle* ret7, AtenTensorHandle* ret8);
 
+/* The same attention with cuDNN attention's outputs (what torch routes bf16 SDPA to on Hopper):
+ * attn_bias broadcasts to [B, H, M, N]; key/value may have fewer heads than query (GQA: Hkv divides H).
+ * ret0 output (alloc_with_matching_layout of query), ret1 logsumexp float32 [B, H, M, 1], ret2/ret3
+ * null (not varlen), ret4/ret5 M and N, ret6/ret7 philox seed/offset (0-d int64 CPU, 0), ret8 null. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attention(
+    AtenTensorHandle query, AtenTensorHandle key, AtenTensorHandle value, AtenTensorHandle* attn_bias,
+    int32_t compute_log_sumexp, double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale,
+    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3, int64_t* ret4,
+    int64_t* ret5, AtenTensorHandle* ret6, AtenTensorHandle* ret7, AtenTensorHandle* ret8);
+/* The k largest (largest != 0) or smallest values along dim and their int64 positions, sorted;
+ * both results contiguous. float32, float16, bfloat16, float64, int64, int32. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_topk(AtenTensorHandle self, int64_t k, int64_t dim, int32_t largest,
+                                                     int32_t sorted, AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* Values and int64 positions sorted along dim, ties in input order (always stable); results take
+ * self's dense layout. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim,
+                                                            int32_t descending, AtenTensorHandle* ret0,
+                                                            AtenTensorHandle* ret1);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_sort(AtenTensorHandle self, int64_t dim, int32_t descending,
+                                                     AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* Histogram of a floating tensor in `bins` bins over [min, max] (min == max: the data's range). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_histc(AtenTensorHandle self, int64_t bins, double min, double max,
+                                                      AtenTensorHandle* ret0);
+/* A new contiguous CUDA tensor of uniform values in [0, 1) (dtype null: float32). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_rand(const int64_t* size, int64_t size_len_, int32_t* dtype,
+                                                     int32_t* layout, int32_t* device, int32_t device_index_,
+                                                     int32_t* pin_memory, AtenTensorHandle* ret0);
+/* Fills contiguous `out` (shape `size`) with integers uniform in [low, high); inductor's seeds. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randint_low_out(AtenTensorHandle out, int64_t low, int64_t high,
+                                                                const int64_t* size, int64_t size_len_);
+/* out [M, N] bfloat16 = self [M, K] bfloat16 @ int4 weights in torch._convert_weight_to_int4pack's
+ * layout (int32 [N/8, K/(16*inner_k_tiles), 32, inner_k_tiles/2], inner_k_tiles 2, 4 or 8),
+ * dequantized per group of qGroupSize (32, 64, 128, 256) along K as (q - 8) * scale + zero. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                                    int64_t qGroupSize,
+                                                                    AtenTensorHandle qScaleAndZeros,
+                                                                    AtenTensorHandle* ret0);
+
+/* torch._grouped_mm for 2-d self [S, K] (rows sorted by group) and 3-d mat2 [E, K, N] with offs [E]
+ * (int32 cumulative row counts): ret0 [S, N] in self's dtype. bias must be null. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                            AtenTensorHandle* offs, AtenTensorHandle* bias,
+                                                            int32_t* out_dtype, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -60,6 +60,7 @@ typedef int32_t AOTITorchError;
 typedef struct AtenTensorOpaque* AtenTensorHandle;
 typedef struct CUDAGuardOpaque* CUDAGuardHandle;
 typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
+typedef struct AOTIProxyExecutorOpaque* AOTIProxyExecutorHandle;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -80,4 +80,35 @@ void require_out(const AtenTensorHandle* ret, const char* what) {
   SHIMGEN_REQUIRE(ret != nullptr, std::string(what) + " is null");
 }
 
+bool is_half_dtype(int32_t dtype) noexcept { return dtype == kBFloat16 || dtype == kFloat16; }
+
+namespace {
+// Element-wise dst = src between two tensors of one shape, converting through float.
+template <class To, class From>
+void convert(const Tensor& src, const Tensor& dst) {
+  const int64_t rank = static_cast<int64_t>(src.sizes.size());
+  const int64_t last = rank == 0 ? -1 : rank - 1;
+  const int64_t n = rank == 0 ? 1 : src.sizes[last];
+  const int64_t s_step = rank == 0 ? 0 : src.strides[last], d_step = rank == 0 ? 0 : dst.strides[last];
+  const auto* from = reinterpret_cast<const From*>(src.data());
+  auto* to = reinterpret_cast<To*>(dst.data());
+  const std::vector<int64_t>* strides[2] = {&src.strides, &dst.strides};
+  for_each_line(src.sizes, last, strides, [&](const int64_t* base) {
+    for (int64_t i = 0; i < n; ++i) to[base[1] + i * d_step] = To(static_cast<float>(from[base[0] + i * s_step]));
+  });
+}
+}  // namespace
+
+std::unique_ptr<Tensor> widened(const Tensor& t) {
+  auto out = empty_tensor(t.sizes, contiguous_strides_of(t.sizes), kFloat32, kCPU, -1);
+  if (t.dtype == kBFloat16) convert<float, BFloat16>(t, *out);
+  else convert<float, Half>(t, *out);
+  return out;
+}
+
+void store_narrowed(const Tensor& src, const Tensor& dst) {
+  if (dst.dtype == kBFloat16) convert<BFloat16, float>(src, dst);
+  else convert<Half, float>(src, dst);
+}
+
 }  // namespace shimgen::rt::cpu

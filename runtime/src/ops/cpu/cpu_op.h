@@ -103,6 +103,13 @@ const Tensor& cpu_tensor(AtenTensorHandle handle, const char* what);  // non-nul
 int64_t wrap_dim(int64_t dim, int64_t rank, const char* what);
 void require_out(const AtenTensorHandle* ret, const char* what);  // output pointer not null
 
+// ---- 16-bit float operands of float32 kernels ----
+bool is_half_dtype(int32_t dtype) noexcept;  // bfloat16 or float16
+// A new contiguous float32 tensor holding t's values (t: bfloat16 or float16, any strides).
+std::unique_ptr<Tensor> widened(const Tensor& t);
+// dst (bfloat16 or float16, any strides) = src (float32, dst's shape) rounded to nearest even.
+void store_narrowed(const Tensor& src, const Tensor& dst);
+
 // ---- walking lines: the tensor seen as lines along `dim` ----
 // Calls f(base offsets of each of the N tensors) once per line: every index of `sizes` with the
 // index along `dim` fixed at 0. strides[i] are tensor i's strides (elements), same rank as sizes.
@@ -131,6 +138,31 @@ void for_each_line(const std::vector<int64_t>& sizes, int64_t dim, const std::ve
       index[k] = 0;
     }
   }
+}
+
+// The selection ops (sort, topk): for each line of `in` along dim, order(indices, key) rearranges
+// the indices 0..n-1 of the line (key(i) is element i's value, as comparisons see it) and returns how
+// many of them to write; values and int64 indices of that many go to the same line of the outputs.
+template <class T, class Order>
+void select_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, Order&& order) {
+  const bool scalar = in.sizes.empty();
+  const int64_t n = scalar ? 1 : in.sizes[dim];
+  const int64_t s_in = scalar ? 0 : in.strides[dim], s_v = scalar ? 0 : values.strides[dim];
+  const int64_t s_i = scalar ? 0 : indices.strides[dim];
+  const auto* src = reinterpret_cast<const T*>(in.data());
+  auto* v_out = reinterpret_cast<T*>(values.data());
+  auto* i_out = reinterpret_cast<int64_t*>(indices.data());
+  std::vector<int64_t> picked(static_cast<size_t>(n));
+  const std::vector<int64_t>* strides[3] = {&in.strides, &values.strides, &indices.strides};
+  for_each_line(in.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
+    const T* line = src + base[0];
+    for (int64_t i = 0; i < n; ++i) picked[static_cast<size_t>(i)] = i;
+    const int64_t count = order(picked, [&](int64_t i) { return value_of(line[i * s_in]); });
+    for (int64_t j = 0; j < count; ++j) {
+      v_out[base[1] + j * s_v] = line[picked[static_cast<size_t>(j)] * s_in];
+      i_out[base[2] + j * s_i] = picked[static_cast<size_t>(j)];
+    }
+  });
 }
 
 }  // namespace shimgen::rt::cpu

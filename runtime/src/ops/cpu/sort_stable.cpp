@@ -3,7 +3,6 @@
 // strides in self's order); a stable sort (equal keys keep their order, whatever `stable` says:
 // torch may do the same), NaN treated as the largest value.
 #include <algorithm>
-#include <numeric>
 
 #include "cpu_op.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
@@ -14,28 +13,13 @@ using namespace shimgen::rt::cpu;
 namespace {
 
 template <class T>
-void sort_lines(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool descending) {
-  const bool scalar = in.sizes.empty();
-  const int64_t n = scalar ? 1 : in.sizes[dim];
-  const int64_t s_in = scalar ? 0 : in.strides[dim], s_v = scalar ? 0 : values.strides[dim];
-  const int64_t s_i = scalar ? 0 : indices.strides[dim];
-  const auto* src = reinterpret_cast<const T*>(in.data());
-  auto* v_out = reinterpret_cast<T*>(values.data());
-  auto* i_out = reinterpret_cast<int64_t*>(indices.data());
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  const std::vector<int64_t>* strides[3] = {&in.strides, &values.strides, &indices.strides};
-  for_each_line(in.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
-    const T* line = src + base[0];
-    std::iota(order.begin(), order.end(), int64_t{0});
-    auto key = [&](int64_t i) { return value_of(line[i * s_in]); };
+void sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, bool descending) {
+  select_lines<T>(in, values, indices, dim, [&](std::vector<int64_t>& order, auto key) {
     if (descending)
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return nan_first_greater(key(a), key(b)); });
     else
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
-    for (int64_t j = 0; j < n; ++j) {
-      v_out[base[1] + j * s_v] = line[order[j] * s_in];
-      i_out[base[2] + j * s_i] = order[j];
-    }
+    return static_cast<int64_t>(order.size());
   });
 }
 

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels.h"
+#include "../../cpu_kernels.h"
+#include "cpu_op.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 namespace shimgen::rt::cpu {
@@ -159,9 +160,15 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
     AtenTensorHandle* attn_mask, double* scale, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr, "ret0/ret1 is null");
-    const Tensor& q = float_tensor(query, "query");
-    const Tensor& k = float_tensor(key, "key");
-    const Tensor& v = float_tensor(value, "value");
+    // bfloat16/float16 are computed in float32 (torch's CPU flash attention accumulates in float32 too;
+    // its logsumexp is float32), the output rounded once.
+    auto operand = [](AtenTensorHandle h, const char* what) -> const Tensor& {
+      const Tensor* t = unwrap(h, what);
+      return is_half_dtype(t->dtype) && t->storage->device_type == kCPU ? *t : float_tensor(h, what);
+    };
+    const Tensor& q = operand(query, "query");
+    const Tensor& k = operand(key, "key");
+    const Tensor& v = operand(value, "value");
     const Tensor* mask = optional_tensor(attn_mask, "attn_mask");
     if (dropout_p != 0.0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dropout_p must be 0 (inference only)");
     SHIMGEN_REQUIRE(q.sizes.size() == 4 && k.sizes.size() == 4 && v.sizes.size() == 4,
@@ -188,12 +195,19 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
                                                                  : contiguous_strides_of(out_sizes);
     auto out = empty_tensor(out_sizes, out_strides, q.dtype, kCPU, 0);
     const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2];
-    auto lse = empty_tensor({B, H, L}, {checked_mul(L, H, "logsumexp stride"), 1, H}, q.dtype, kCPU, 0);
+    const bool half = is_half_dtype(q.dtype);
+    auto lse = empty_tensor({B, H, L}, {checked_mul(L, H, "logsumexp stride"), 1, H}, half ? kFloat32 : q.dtype, kCPU, 0);
     if (out->numel() > 0 && k.sizes[2] > 0) {
       if (q.dtype == kFloat32) {
         attend<float>(q, k, v, mask, is_causal != 0, s, *out, *lse);
-      } else {
+      } else if (q.dtype == kFloat64) {
         attend<double>(q, k, v, mask, is_causal != 0, s, *out, *lse);
+      } else {
+        const auto wq = widened(q), wk = widened(k), wv = widened(v);
+        const auto wmask = mask != nullptr && mask->dtype != kBool ? widened(*mask) : nullptr;
+        const auto wide_out = empty_tensor(out_sizes, out_strides, kFloat32, kCPU, 0);
+        attend<float>(*wq, *wk, *wv, wmask ? wmask.get() : mask, is_causal != 0, s, *wide_out, *lse);
+        store_narrowed(*wide_out, *out);
       }
     }
     *ret0 = wrap(std::move(out));

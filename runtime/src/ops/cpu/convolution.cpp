@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels.h"
+#include "../../cpu_kernels.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 namespace shimgen::rt::cpu {

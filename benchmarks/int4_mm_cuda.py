@@ -1,0 +1,126 @@
+"""aoti_torch_cuda__weight_int4pack_mm (shimgen's runtime) vs torch._weight_int4pack_mm (torch's
+tinygemm kernel), same inputs, same process, on the GPU machine.
+
+    python benchmarks/int4_mm_cuda.py [--runtime LIB] [--k 4096] [--n 4096] [--inner 8] [--group 128]
+                                     [--calls 200] [--repeats 7]
+
+Weights: random int4 packed by torch._convert_weight_to_int4pack (inner_k_tiles --inner), bf16
+scales and zeros per --group. For each M in 1..16 both kernels are captured into a CUDA graph of
+--calls back-to-back calls (ours on the capture stream through the runtime's caller-stream guard;
+its result allocations and frees are stream-ordered, so they capture too) and the graphs are
+replayed --repeats times, interleaved; GPU time per call is the median replay over --calls. Graphs
+take the host out of the figure: at these sizes a kernel runs for a few microseconds, less than a
+Python call costs. Goal: shimgen / torch >= 0.9 in speed, i.e. time ratio <= 1 / 0.9.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from ctypes import POINTER, byref, c_int32, c_int64, c_void_p
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runtime", type=Path, help="a CUDA build of libshimgen_runtime.so (default: build one)")
+    parser.add_argument("--k", type=int, default=4096)
+    parser.add_argument("--n", type=int, default=4096)
+    parser.add_argument("--inner", type=int, default=8, choices=(2, 4, 8))
+    parser.add_argument("--group", type=int, default=128, choices=(32, 64, 128, 256))
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/shimgen-int4-bench"))
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("int4_mm_cuda.py: this torch sees no CUDA device; run it on the GPU machine", file=sys.stderr)
+        return 2
+    import torch_handles
+    from model_latency import build_runtime
+
+    from shimgen.aoti.capi import Runtime
+
+    runtime = args.runtime or build_runtime(args.work, "cuda")
+    rt = Runtime(runtime, "executorch_")
+    mm = rt.lib[rt.prefix + "aoti_torch_cuda__weight_int4pack_mm"]
+    mm.restype, mm.argtypes = c_int32, [c_void_p, c_void_p, c_int64, c_void_p, POINTER(c_void_p)]
+    delete = rt.lib[rt.prefix + "aoti_torch_delete_tensor_object"]
+    delete.restype, delete.argtypes = c_int32, [c_void_p]
+
+    def wrap(t):
+        return torch_handles.wrap(rt, t)
+
+    k, n, group = args.k, args.n, args.group
+    g = torch.Generator(device="cuda").manual_seed(0)
+    w = torch.randint(0, 16, (n, k), dtype=torch.int32, device="cuda", generator=g)
+    packed = torch._convert_weight_to_int4pack((w[:, ::2] << 4 | w[:, 1::2]).to(torch.uint8), args.inner)
+    qsz = torch.cat([torch.rand(k // group, n, 1, device="cuda", generator=g) * 0.02 + 1e-3,
+                     torch.randn(k // group, n, 1, device="cuda", generator=g) * 0.01], 2).to(torch.bfloat16).contiguous()
+    hb, hq = wrap(packed), wrap(qsz)
+    stream = torch.cuda.Stream()
+    print(f"_weight_int4pack_mm, K={k} N={n} inner_k_tiles={args.inner} group={group} on {torch.cuda.get_device_name(0)}; "
+          f"torch {torch.__version__}")
+    print(f"GPU time per call (us): median of {args.repeats} interleaved graph replays x {args.calls} calls")
+    print(f"{'M':>3} {'torch':>9} {'shimgen':>9} {'speed shimgen/torch':>20} {'max rel err':>12}")
+    worst = float("inf")
+    for m in range(1, 17):
+        a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+        ha = wrap(a)
+        want = torch._weight_int4pack_mm(a, packed, group, qsz)
+        out = c_void_p()
+        assert mm(ha, hb, group, hq, byref(out)) == 0, rt.last_error()
+        got = torch.empty_like(want)
+        torch_handles.copy_into(rt, got, out.value)
+        delete(out.value)
+        err = float((got.float() - want.float()).abs().max() / (want.float().abs().max() + 1e-6))
+
+        def ours(ha: int = ha) -> None:
+            result = c_void_p()
+            mm(ha, hb, group, hq, byref(result))
+            delete(result.value)
+
+        def theirs(a: torch.Tensor = a) -> None:
+            torch._weight_int4pack_mm(a, packed, group, qsz)
+
+        graphs = {}
+        with torch.cuda.stream(stream), rt.caller_stream(stream.cuda_stream):
+            for name, fn in (("torch", theirs), ("shimgen", ours)):
+                for _ in range(3):
+                    fn()
+                stream.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph, stream=stream):
+                    for _ in range(args.calls):
+                        fn()
+                graphs[name] = graph
+        times: dict[str, list[float]] = {"torch": [], "shimgen": []}
+        for _ in range(args.repeats):
+            for name, graph in graphs.items():
+                # Events and replay on one stream (a replay runs on the current stream).
+                with torch.cuda.stream(stream):
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record(stream)
+                    graph.replay()
+                    end.record(stream)
+                end.synchronize()
+                times[name].append(start.elapsed_time(end) * 1000 / args.calls)
+        t_torch, t_ours = statistics.median(times["torch"]), statistics.median(times["shimgen"])
+        speed = t_torch / t_ours
+        worst = min(worst, speed)
+        print(f"{m:>3} {t_torch:9.2f} {t_ours:9.2f} {speed:20.2f} {err:12.2e}")
+        delete(ha)
+        del graphs
+    print(f"ratio shimgen / torch speed, worst M: {worst:.2f} (goal >= 0.9: {'met' if worst >= 0.9 else 'not met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+// aoti_torch_cuda__weight_int4pack_mm: out[M, N] = A[M, K] (bfloat16) @ dequant(B)^T, B being
+// int4 weights in the tensor-core layout torch._convert_weight_to_int4pack (CUDA) writes:
+//   int32 [N / 8][K / (inner_k_tiles * 16)][32 lanes][inner_k_tiles / 2], inner_k_tiles in {2, 4, 8};
+//   each int32 holds two 16-deep k-tiles of one lane's column n = 8 * n_tile + lane / 4, with nibble
+//   i (i < 4) at k = 32 * pair + 8 * i + 2 * (lane % 4) and nibble i + 4 at the k after it;
+//   a nibble q means (q - 8) * scale + zero, scale and zero in qScaleAndZeros [K / group][N][2].
+// That is the B fragment of mma.sync m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), so
+// each warp dequantizes its words in registers (bfloat16 FMA, rounded once as PyTorch's kernel
+// does) and feeds tensor cores directly. A block owns 8 columns; its warps split K and sum at the end.
+#include "op_support.cuh"
+#include "shimgen_runtime/shim_cuda_ops.h"
+
+#include <cstring>
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cuda_ops;
+
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kTilesPerStep = 8;  // k-tiles a warp loads before it multiplies (memory-level parallelism)
+
+__device__ inline uint32_t bf16x2_bits(__nv_bfloat162 v) {
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  return bits;
+}
+
+__device__ inline __nv_bfloat162 bits_bf16x2(uint32_t bits) {
+  __nv_bfloat162 v;
+  memcpy(&v, &bits, 4);
+  return v;
+}
+
+// Two adjacent bfloat16 of row `row` of A at column `col` (0 outside the M rows).
+__device__ inline uint32_t a_pair(const __nv_bfloat16* a, int64_t lda, int64_t row, int64_t m, int64_t col) {
+  return row < m ? *reinterpret_cast<const uint32_t*>(a + row * lda + col) : 0u;
+}
+
+template <int InnerKTiles>
+__global__ void __launch_bounds__(kWarps * 32)
+    int4_mm_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, const int32_t* __restrict__ b,
+                   const __nv_bfloat16* __restrict__ qinfo, __nv_bfloat16* __restrict__ out, int64_t m, int64_t n,
+                   int64_t k, int64_t group) {
+  constexpr int kWords = InnerKTiles / 2;                // int32 words per lane per outer tile
+  constexpr int kOuterPerStep = kTilesPerStep / InnerKTiles;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t n_tile = blockIdx.x, m_tile = blockIdx.y;
+  const int64_t outer_tiles = k / (InnerKTiles * 16);
+  const int64_t column = n_tile * 8 + lane / 4;
+  const int64_t row0 = m_tile * 16 + lane / 4;
+  const int32_t* b_lane = b + (n_tile * outer_tiles * 32 + lane) * kWords;
+  float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const __nv_bfloat162 bias = __floats2bfloat162_rn(-136.0f, -136.0f), one = __floats2bfloat162_rn(1.0f, 1.0f);
+
+  for (int64_t base = static_cast<int64_t>(warp) * kOuterPerStep; base < outer_tiles;
+       base += static_cast<int64_t>(kWarps) * kOuterPerStep) {
+    // Issue every load of this step first.
+    uint32_t words[kOuterPerStep][kWords];
+#pragma unroll
+    for (int u = 0; u < kOuterPerStep; ++u) {
+      const int64_t outer = base + u;
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) words[u][w] = outer < outer_tiles ? b_lane[outer * 32 * kWords + w] : 0u;
+    }
+#pragma unroll
+    for (int u = 0; u < kOuterPerStep; ++u) {
+      const int64_t outer = base + u;
+      if (outer >= outer_tiles) break;
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) {
+        const int64_t k0 = (outer * InnerKTiles + 2 * w) * 16;  // first k of this word's two k-tiles
+        const __nv_bfloat162 sz = *reinterpret_cast<const __nv_bfloat162*>(qinfo + ((k0 / group) * n + column) * 2);
+        const __nv_bfloat162 scale = __bfloat162bfloat162(sz.x), zero = __bfloat162bfloat162(sz.y);
+        uint32_t frag[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          // Nibbles i and i + 4 as bfloat16 128 + q (exponent of 128, q in the low mantissa bits).
+          const __nv_bfloat162 raw = bits_bf16x2(((words[u][w] >> (4 * i)) & 0x000F000Fu) | 0x43004300u);
+          frag[i] = bf16x2_bits(__hfma2(__hfma2(raw, one, bias), scale, zero));
+        }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int64_t col = k0 + half * 16 + 2 * (lane % 4);
+          const uint32_t a0 = a_pair(a, lda, row0, m, col), a1 = a_pair(a, lda, row0 + 8, m, col);
+          const uint32_t a2 = a_pair(a, lda, row0, m, col + 8), a3 = a_pair(a, lda, row0 + 8, m, col + 8);
+          asm volatile(
+              "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+              "{%0,%1,%2,%3};\n"
+              : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+              : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(frag[2 * half]), "r"(frag[2 * half + 1]));
+        }
+      }
+    }
+  }
+  // Sum the warps' partial tiles; warp 0 writes. C fragment: rows lane/4 (+8), columns 2*(lane%4) (+1).
+  __shared__ float4 partial[kWarps][32];
+  partial[warp][lane] = make_float4(c[0], c[1], c[2], c[3]);
+  __syncthreads();
+  if (warp != 0) return;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int w = 0; w < kWarps; ++w) {
+    const float4 p = partial[w][lane];
+    sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+  }
+  const int64_t out_col = n_tile * 8 + 2 * (lane % 4);
+  if (row0 < m) *reinterpret_cast<__nv_bfloat162*>(out + row0 * n + out_col) = __floats2bfloat162_rn(sum.x, sum.y);
+  if (row0 + 8 < m) *reinterpret_cast<__nv_bfloat162*>(out + (row0 + 8) * n + out_col) = __floats2bfloat162_rn(sum.z, sum.w);
+}
+
+}  // namespace
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(AtenTensorHandle self,
+                                                                               AtenTensorHandle mat2,
+                                                                               int64_t qGroupSize,
+                                                                               AtenTensorHandle qScaleAndZeros,
+                                                                               AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
+    const Tensor& a = cuda_arg(self, "self", 2);
+    const Tensor& b = cuda_arg(mat2, "mat2", 4);
+    const Tensor& q = cuda_arg(qScaleAndZeros, "qScaleAndZeros", 3);
+    SHIMGEN_REQUIRE(a.dtype == kBFloat16, "self must be bfloat16 (dtype code 15), not code " + str(a.dtype));
+    SHIMGEN_REQUIRE(b.dtype == kInt32 && b.is_contiguous(), "mat2 must be a contiguous int32 tensor (torch._convert_weight_to_int4pack's)");
+    SHIMGEN_REQUIRE(q.dtype == kBFloat16 && q.is_contiguous(), "qScaleAndZeros must be a contiguous bfloat16 tensor");
+    const int32_t device = a.storage->device_index;
+    SHIMGEN_REQUIRE(b.storage->device_index == device && q.storage->device_index == device, "the tensors are on different CUDA devices");
+    const int64_t inner = b.sizes[3] * 2;
+    SHIMGEN_REQUIRE(inner == 2 || inner == 4 || inner == 8, "mat2's last dim gives inner_k_tiles " + str(inner) + "; 2, 4 or 8 expected");
+    SHIMGEN_REQUIRE(b.sizes[2] == 32, "mat2's dim 2 must be 32 (lanes)");
+    const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[0] * 8;
+    SHIMGEN_REQUIRE(k % (inner * 16) == 0 && b.sizes[1] == k / (inner * 16),
+                    "self's K " + str(k) + " does not match mat2's packed K tiles");
+    SHIMGEN_REQUIRE(qGroupSize == 32 || qGroupSize == 64 || qGroupSize == 128 || qGroupSize == 256,
+                    "qGroupSize must be 32, 64, 128 or 256, not " + str(qGroupSize));
+    SHIMGEN_REQUIRE(k % qGroupSize == 0 && q.sizes[0] == k / qGroupSize && q.sizes[1] == n && q.sizes[2] == 2,
+                    "qScaleAndZeros must be [K / qGroupSize, N, 2]");
+    Owned out;
+    empty(out, {m, n}, {}, kBFloat16, kCUDA, device);
+    if (m == 0 || n == 0) {
+      *ret0 = out.release();
+      return;
+    }
+    DeviceScope scope(device);
+    cudaStream_t stream = stream_of(device);
+    // The kernel reads pairs of A as 32-bit words: a unit column stride, an even row stride and an
+    // aligned base; anything else is packed first.
+    const bool direct = (a.strides[1] == 1 || k == 1) && a.strides[0] % 2 == 0 &&
+                        reinterpret_cast<uintptr_t>(a.data()) % 4 == 0;
+    Scratch packed(device, direct ? 0 : static_cast<size_t>(m * k) * 2);
+    const __nv_bfloat16* a_data = reinterpret_cast<const __nv_bfloat16*>(a.data());
+    int64_t lda = a.strides[0];
+    if (!direct) {
+      const std::vector<int64_t> dense{k, 1};
+      copy_strided(packed.data(), dense.data(), a.data(), a.strides.data(), a.sizes, 2, device);
+      a_data = packed.as<const __nv_bfloat16>();
+      lda = k;
+    }
+    SHIMGEN_REQUIRE((m + 15) / 16 <= 65535, "too many rows");
+    const dim3 grid(static_cast<unsigned>(n / 8), static_cast<unsigned>((m + 15) / 16));
+    const int32_t* b_data = reinterpret_cast<const int32_t*>(b.data());
+    const __nv_bfloat16* q_data = reinterpret_cast<const __nv_bfloat16*>(q.data());
+    __nv_bfloat16* o = reinterpret_cast<__nv_bfloat16*>(out.get()->data());
+    if (inner == 2) int4_mm_kernel<2><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
+    else if (inner == 4) int4_mm_kernel<4><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
+    else int4_mm_kernel<8><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
+    check_cuda(cudaGetLastError(), "int4 mm kernel launch");
+    *ret0 = out.release();
+  });
+}

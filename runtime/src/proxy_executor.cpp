@@ -1,0 +1,524 @@
+// See proxy_executor.h. The flattened-call convention (torch's OSSProxyExecutor, whose behaviour
+// the generated code assumes): the node's serialized inputs, in order, consume the arrays —
+// as_tensor one tensor, as_tensors n, as_optional_tensors one per present item, as_int/as_sym_int
+// one int, as_ints/as_sym_ints n ints; everything else (floats, bools, strings, dtypes, None) is
+// static and comes from the JSON. After the inputs, the tensor array holds one handle per tensor
+// output (made by aoti_torch_new_uninitialized_tensor), which the executor fills.
+#include "proxy_executor.h"
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "internal.h"
+#include "json.h"
+
+namespace shimgen::rt::proxy {
+namespace {
+
+using json::Value;
+using Kind = Value::Kind;
+
+enum class ArgKind { kTensor, kTensors, kOptionalTensors, kInt, kInts, kFloat, kFloats, kBool, kBools, kString,
+                     kScalarType, kNone, kOther };
+
+struct Arg {
+  std::string name;
+  ArgKind kind = ArgKind::kOther;
+  std::vector<bool> present;  // kOptionalTensors: which items are tensors
+  size_t count = 0;           // kTensors / kInts: list length
+  double real = 0.0;
+  bool flag = false;
+  int32_t dtype = -1;         // kScalarType, as a c10 code
+  std::string text;
+};
+
+struct Node;
+class Call;
+using Handler = void (*)(Call&);
+
+struct Node {
+  std::string target;
+  std::vector<Arg> inputs;
+  size_t output_tensors = 0;
+  std::vector<bool> output_is_tensor;  // per serialized output: a tensor slot, or None
+  Handler handler = nullptr;
+};
+
+// One bound argument at call time.
+struct Bound {
+  const Arg* arg = nullptr;
+  std::vector<AtenTensorHandle> tensors;  // kTensor: 1; kTensors/kOptionalTensors: items (null = None)
+  std::vector<int64_t> ints;
+};
+
+// The arguments of one call, by name, and its output slots.
+class Call {
+ public:
+  Call(const Node& node, std::map<std::string, Bound> args, std::vector<AtenTensorHandle> outputs)
+      : node_(node), args_(std::move(args)), outputs_(std::move(outputs)) {}
+
+  const std::string& target() const { return node_.target; }
+
+  AtenTensorHandle tensor(const char* name) const {
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind != ArgKind::kTensor || b->tensors.size() != 1)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a tensor");
+    return b->tensors[0];
+  }
+  int64_t integer(const char* name, int64_t fallback) const {
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return fallback;
+    if (b->arg->kind != ArgKind::kInt || b->ints.size() != 1)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not an int");
+    return b->ints[0];
+  }
+  double real(const char* name, double fallback) const {  // a float or int Scalar
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return fallback;
+    if (b->arg->kind == ArgKind::kInt && b->ints.size() == 1) return static_cast<double>(b->ints[0]);
+    if (b->arg->kind == ArgKind::kFloat) return b->arg->real;
+    fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a number");
+  }
+  bool flag(const char* name, bool fallback) const {
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return fallback;
+    if (b->arg->kind != ArgKind::kBool)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a bool");
+    return b->arg->flag;
+  }
+  bool has(const char* name) const {
+    const Bound* b = find(name);
+    return b != nullptr && b->arg->kind != ArgKind::kNone;
+  }
+  int32_t dtype(const char* name) const {
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind != ArgKind::kScalarType)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a dtype");
+    return b->arg->dtype;
+  }
+
+  size_t num_outputs() const { return outputs_.size(); }
+  // Moves `result` (a new handle from a shim) into output slot `index` and frees the handle.
+  void set_output(size_t index, AtenTensorHandle result) {
+    if (index >= outputs_.size())
+      fail(SHIMGEN_RUNTIME_ERROR_INTERNAL, node_.target + ": output " + std::to_string(index) + " has no slot");
+    Tensor* slot = unwrap(outputs_[index], "output slot");
+    Tensor* value = unwrap(result, "result");
+    *slot = std::move(*value);
+    (void)aoti_torch_delete_tensor_object(result);
+  }
+
+ private:
+  const Bound* find(const char* name) const {
+    auto it = args_.find(name);
+    return it == args_.end() ? nullptr : &it->second;
+  }
+  const Node& node_;
+  std::map<std::string, Bound> args_;
+  std::vector<AtenTensorHandle> outputs_;
+};
+
+// ---- the runtime's own shims, found by name (a shim this build lacks is an error, not a link failure)
+
+void* own_library() {
+  static void* handle = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&own_library), &info) != 0 && info.dli_fname != nullptr)
+      handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  });
+  return handle;
+}
+
+// The shim prefix this library was built with: the exported name of a known shim, minus its name.
+std::string prefix() {
+  static const std::string value = [] {
+    const std::string full = SHIMGEN_PREFIXED_STRING(aoti_torch_empty_strided);
+    const std::string plain = "aoti_torch_empty_strided";
+    return full.size() >= plain.size() ? full.substr(0, full.size() - plain.size()) : std::string();
+  }();
+  return value;
+}
+
+template <typename Fn>
+Fn shim(const std::string& name) {
+  void* lib = own_library();
+  void* sym = lib != nullptr ? dlsym(lib, (prefix() + name).c_str()) : nullptr;
+  if (sym == nullptr) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "this runtime build has no " + name);
+  return reinterpret_cast<Fn>(sym);
+}
+
+void check(AOTITorchError code, const std::string& what) {
+  if (code != AOTI_TORCH_SUCCESS) fail(code, what + ": " + shimgen_runtime_last_error());
+}
+
+// "cpu" or "cuda": the device family of a tensor, which picks the shim.
+std::string device_of(AtenTensorHandle handle) {
+  return unwrap(handle, "tensor")->storage->device_type == kCUDA ? "cuda" : "cpu";
+}
+
+// ---- handlers ----------------------------------------------------------------------------------
+
+void topk(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::string name = "aoti_torch_" + device_of(self) + "_topk";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, int64_t, int64_t, int32_t, int32_t, AtenTensorHandle*, AtenTensorHandle*);
+  AtenTensorHandle values = nullptr, indices = nullptr;
+  check(shim<Fn>(name)(self, call.integer("k", 1), call.integer("dim", -1), call.flag("largest", true),
+                       call.flag("sorted", true), &values, &indices), name);
+  call.set_output(0, values);
+  call.set_output(1, indices);
+}
+
+void sort(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::string name = "aoti_torch_" + device_of(self) + "_sort_stable";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, int32_t*, int64_t, int32_t, AtenTensorHandle*, AtenTensorHandle*);
+  int32_t stable = call.flag("stable", false) ? 1 : 0;
+  AtenTensorHandle values = nullptr, indices = nullptr;
+  check(shim<Fn>(name)(self, call.has("stable") ? &stable : nullptr, call.integer("dim", -1),
+                       call.flag("descending", false), &values, &indices), name);
+  call.set_output(0, values);
+  call.set_output(1, indices);
+}
+
+void histc(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::string name = "aoti_torch_" + device_of(self) + "_histc";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, int64_t, double, double, AtenTensorHandle*);
+  AtenTensorHandle out = nullptr;
+  check(shim<Fn>(name)(self, call.integer("bins", 100), call.real("min", 0.0), call.real("max", 0.0), &out), name);
+  call.set_output(0, out);
+}
+
+void cumsum(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::string name = "aoti_torch_" + device_of(self) + "_cumsum";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, int64_t, int32_t*, AtenTensorHandle*);
+  int32_t dtype = call.has("dtype") ? call.dtype("dtype") : 0;
+  AtenTensorHandle out = nullptr;
+  check(shim<Fn>(name)(self, call.integer("dim", 0), call.has("dtype") ? &dtype : nullptr, &out), name);
+  call.set_output(0, out);
+}
+
+void weight_int4pack_mm(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::string name = "aoti_torch_" + device_of(self) + "__weight_int4pack_mm";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, int64_t, AtenTensorHandle, AtenTensorHandle*);
+  AtenTensorHandle out = nullptr;
+  check(shim<Fn>(name)(self, call.tensor("mat2"), call.integer("qGroupSize", 32), call.tensor("qScaleAndZeros"), &out),
+        name);
+  call.set_output(0, out);
+}
+
+// A strided view of `base` through the runtime's _reinterpret_tensor shim.
+AtenTensorHandle view_of(AtenTensorHandle base, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                         int64_t offset) {
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch__reinterpret_tensor(base, static_cast<int64_t>(sizes.size()), sizes.data(), strides.data(), offset,
+                                       &out),
+        "_reinterpret_tensor");
+  return out;
+}
+
+void grouped_mm_fallback(Call& call) {
+  call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
+}
+
+struct Served {
+  const char* target;
+  Handler handler;
+};
+
+// Targets are matched without a ".default" overload suffix.
+constexpr Served kServed[] = {
+    {"aten::topk", topk},
+    {"aten::sort", sort},
+    {"aten::sort.stable", sort},
+    {"aten::histc", histc},
+    {"aten::cumsum", cumsum},
+    {"aten::_weight_int4pack_mm", weight_int4pack_mm},
+    {"transformers::grouped_mm_fallback", grouped_mm_fallback},
+};
+
+Handler handler_for(std::string target) {
+  const std::string suffix = ".default";
+  if (target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0)
+    target.resize(target.size() - suffix.size());
+  for (const Served& s : kServed)
+    if (target == s.target) return s.handler;
+  return nullptr;
+}
+
+// c10::ScalarType code of torch.export's serialized ScalarType (torch/_export/serde/schema.py).
+int32_t c10_dtype(int64_t serialized) {
+  if (serialized >= 1 && serialized <= 11) return static_cast<int32_t>(serialized - 1);  // BYTE .. COMPLEXDOUBLE
+  if (serialized == 12) return 11;                                                        // BOOL
+  if (serialized == 13) return 15;                                                        // BFLOAT16
+  return -1;
+}
+
+bool read_arg(const Value& named, Arg* out, std::string* problem) {
+  const Value* name = named.find("name");
+  const Value* arg = named.find("arg");
+  if (name == nullptr || !name->is(Kind::kString) || arg == nullptr || !arg->is(Kind::kObject) || arg->members.size() != 1) {
+    *problem = "an input has no name or no single-typed 'arg'";
+    return false;
+  }
+  out->name = name->text;
+  const std::string& type = arg->members[0].first;
+  const Value& v = arg->members[0].second;
+  if (type == "as_tensor") {
+    out->kind = ArgKind::kTensor;
+  } else if (type == "as_tensors") {
+    out->kind = ArgKind::kTensors;
+    out->count = v.items.size();
+  } else if (type == "as_optional_tensors") {
+    out->kind = ArgKind::kOptionalTensors;
+    for (const Value& item : v.items)
+      out->present.push_back(item.is(Kind::kObject) && !item.members.empty() && item.members[0].first == "as_tensor");
+  } else if (type == "as_int" || type == "as_sym_int") {
+    out->kind = ArgKind::kInt;
+  } else if (type == "as_ints" || type == "as_sym_ints") {
+    out->kind = ArgKind::kInts;
+    out->count = v.items.size();
+  } else if (type == "as_float") {
+    out->kind = ArgKind::kFloat;
+    out->real = v.number;
+  } else if (type == "as_bool") {
+    out->kind = ArgKind::kBool;
+    out->flag = v.boolean;
+  } else if (type == "as_string") {
+    out->kind = ArgKind::kString;
+    out->text = v.text;
+  } else if (type == "as_scalar_type") {
+    out->kind = ArgKind::kScalarType;
+    out->dtype = c10_dtype(v.integer);
+  } else if (type == "as_none") {
+    out->kind = ArgKind::kNone;
+  } else {
+    out->kind = ArgKind::kOther;  // static (floats, bools, devices, layouts...): no array slots
+  }
+  return true;
+}
+
+}  // namespace
+
+// Grouped GEMM (transformers' MoE fallback op, transformers/integrations/moe.py, and
+// aten._grouped_mm's 2-d x 3-d case): rows [offs[e-1], offs[e]) of
+// `input` (sorted by expert) times weight[e], each a GEMM through the device's mm_out shim; rows
+// past the last offset stay zero. offs is read on the host (as transformers' .tolist() does).
+AtenTensorHandle grouped_mm(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle offs) {
+  const Tensor& in = *unwrap(input, "input");
+  const Tensor& w = *unwrap(weight, "weight");
+  const Tensor& o = *unwrap(offs, "offs");
+  SHIMGEN_REQUIRE(in.sizes.size() == 2 && w.sizes.size() == 3 && o.sizes.size() == 1,
+                  "grouped mm: input [S, K], weight [E, K, N] and offs [E] expected");
+  SHIMGEN_REQUIRE(in.sizes[1] == w.sizes[1] && o.sizes[0] == w.sizes[0], "grouped mm: shapes do not agree");
+  SHIMGEN_REQUIRE(o.dtype == kInt32 || o.dtype == kInt64, "grouped mm: offs must be int32 or int64");
+  const int64_t S = in.sizes[0], N = w.sizes[2], E = w.sizes[0];
+  const std::string device = device_of(input);
+  const int32_t device_type = in.storage->device_type, device_index = in.storage->device_index;
+  AtenTensorHandle out = nullptr;
+  const int64_t out_sizes[2] = {S, N};
+  check(aoti_torch_empty_strided(2, out_sizes, nullptr, in.dtype, device_type, device_index, &out), "empty_strided");
+  struct Free {
+    AtenTensorHandle h;
+    ~Free() {
+      if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
+    }
+  } own_out{out};
+  // offs on the host.
+  AtenTensorHandle host_offs = nullptr;
+  check(aoti_torch_empty_strided(1, o.sizes.data(), nullptr, o.dtype, kCPU, -1, &host_offs), "empty_strided");
+  Free own_offs{host_offs};
+  check(aoti_torch_copy_(host_offs, offs, 0), "copy_");
+  const Tensor& ho = *unwrap(host_offs, "offs");
+  auto offset_at = [&](int64_t e) -> int64_t {
+    return o.dtype == kInt32 ? reinterpret_cast<const int32_t*>(ho.data())[e] : reinterpret_cast<const int64_t*>(ho.data())[e];
+  };
+  using Mm = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle);
+  const Mm mm = shim<Mm>("aoti_torch_" + device + "_mm_out");
+  int64_t start = 0;
+  for (int64_t e = 0; e < E; ++e) {
+    const int64_t end = offset_at(e);
+    SHIMGEN_REQUIRE(end >= start && end <= S, "grouped mm: offs must be non-decreasing and at most S");
+    if (end == start) continue;
+    Free a{view_of(input, {end - start, in.sizes[1]}, {in.strides[0], in.strides[1]}, start * in.strides[0])};
+    Free b{view_of(weight, {w.sizes[1], N}, {w.strides[1], w.strides[2]}, e * w.strides[0])};
+    Free c{view_of(out, {end - start, N}, {N, 1}, start * N)};
+    check(mm(c.h, a.h, b.h), "aoti_torch_" + device + "_mm_out");
+    start = end;
+  }
+  if (start < S) {  // rows no expert took: zeros, copied from a zeroed host buffer
+    AtenTensorHandle zeros = nullptr;
+    const int64_t tail[2] = {S - start, N};
+    check(aoti_torch_empty_strided(2, tail, nullptr, in.dtype, kCPU, -1, &zeros), "empty_strided");
+    Free own_zeros{zeros};
+    const Tensor& z = *unwrap(zeros, "zeros");
+    std::fill(z.data(), z.data() + z.numel() * static_cast<int64_t>(z.itemsize()), char(0));
+    Free rest{view_of(out, {S - start, N}, {N, 1}, start * N)};
+    check(aoti_torch_copy_(rest.h, zeros, 0), "copy_");
+  }
+  own_out.h = nullptr;
+  return out;
+}
+
+struct Executor {
+  std::vector<Node> nodes;
+};
+
+void release(Executor* executor) noexcept { delete executor; }
+
+std::vector<std::string> served_targets() {
+  std::vector<std::string> out;
+  for (const Served& s : kServed) out.emplace_back(s.target);
+  return out;
+}
+
+ExecutorPtr load(const char* text, size_t size, std::string* problem) {
+  Value doc;
+  std::string why;
+  if (!json::parse(text, size, &doc, &why)) {
+    *problem = "the extern-kernel JSON is malformed: " + why;
+    return nullptr;
+  }
+  const Value* nodes = doc.find("nodes");
+  if (nodes == nullptr || !nodes->is(Kind::kArray)) {
+    *problem = "the extern-kernel JSON has no 'nodes' list";
+    return nullptr;
+  }
+  ExecutorPtr executor(new Executor());
+  std::vector<std::string> unserved;
+  for (const Value& entry : nodes->items) {
+    const Value* node = entry.find("node");
+    const Value* target = node != nullptr ? node->find("target") : nullptr;
+    const Value* inputs = node != nullptr ? node->find("inputs") : nullptr;
+    const Value* outputs = node != nullptr ? node->find("outputs") : nullptr;
+    if (target == nullptr || !target->is(Kind::kString) || inputs == nullptr || !inputs->is(Kind::kArray) ||
+        outputs == nullptr || !outputs->is(Kind::kArray)) {
+      *problem = "an extern-kernel node lacks target, inputs or outputs";
+      return nullptr;
+    }
+    Node n;
+    n.target = target->text;
+    n.handler = handler_for(n.target);
+    if (n.handler == nullptr) unserved.push_back(n.target);
+    for (const Value& input : inputs->items) {
+      n.inputs.emplace_back();
+      if (!read_arg(input, &n.inputs.back(), &why)) {
+        *problem = n.target + ": " + why;
+        return nullptr;
+      }
+    }
+    for (const Value& output : outputs->items) {
+      const std::string type = output.is(Kind::kObject) && output.members.size() == 1 ? output.members[0].first : "";
+      if (type == "as_tensor") {
+        n.output_is_tensor.push_back(true);
+        ++n.output_tensors;
+      } else if (type == "as_tensors") {
+        for (size_t i = 0; i < output.members[0].second.items.size(); ++i) n.output_is_tensor.push_back(true);
+        n.output_tensors += output.members[0].second.items.size();
+      } else if (type == "as_optional_tensor") {
+        const Value& inner = output.members[0].second;
+        const bool tensor = inner.is(Kind::kObject) && !inner.members.empty() && inner.members[0].first == "as_tensor";
+        n.output_is_tensor.push_back(tensor);
+        n.output_tensors += tensor ? 1 : 0;
+      } else if (type == "as_none") {
+        n.output_is_tensor.push_back(false);
+      } else {
+        *problem = n.target + ": output kind '" + type + "' is not supported";
+        return nullptr;
+      }
+    }
+    executor->nodes.push_back(std::move(n));
+  }
+  if (!unserved.empty()) {
+    std::string names;
+    for (const std::string& t : unserved) names += (names.empty() ? "" : ", ") + t;
+    std::string served;
+    for (const Served& s : kServed) served += (served.empty() ? "" : ", ") + std::string(s.target);
+    *problem = "the model calls " + names +
+               " through AOTInductor's proxy executor, which shimgen's runtime does not serve (served: " + served +
+               "; see docs/coverage.md and docs/aoti.md, 'The proxy executor')";
+    return nullptr;
+  }
+  return executor;
+}
+
+}  // namespace shimgen::rt::proxy
+
+using namespace shimgen::rt;
+
+extern "C" {
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_proxy_executor_call_function(AOTIProxyExecutorHandle proxy_executor,
+                                                                        int extern_node_index, int num_ints,
+                                                                        int64_t* flatten_int_args, int num_tensors,
+                                                                        AtenTensorHandle* flatten_tensor_args) {
+  return guarded(__func__, [&] {
+    SHIMGEN_REQUIRE(proxy_executor != nullptr,
+                    "the model needs a proxy executor; run it with shimgen_model_run, which provides one");
+    const auto& nodes = reinterpret_cast<proxy::Executor*>(proxy_executor)->nodes;
+    SHIMGEN_REQUIRE(extern_node_index >= 0 && static_cast<size_t>(extern_node_index) < nodes.size(),
+                    "extern node index " + std::to_string(extern_node_index) + " is out of range");
+    SHIMGEN_REQUIRE(num_ints >= 0 && num_tensors >= 0 && (num_ints == 0 || flatten_int_args != nullptr) &&
+                        (num_tensors == 0 || flatten_tensor_args != nullptr),
+                    "null argument arrays");
+    const proxy::Node& node = nodes[static_cast<size_t>(extern_node_index)];
+    std::map<std::string, proxy::Bound> args;
+    int ti = 0, ii = 0;
+    auto take_tensor = [&]() {
+      SHIMGEN_REQUIRE(ti < num_tensors, node.target + ": fewer tensors than its arguments need");
+      return flatten_tensor_args[ti++];
+    };
+    auto take_int = [&]() {
+      SHIMGEN_REQUIRE(ii < num_ints, node.target + ": fewer ints than its arguments need");
+      return flatten_int_args[ii++];
+    };
+    for (const proxy::Arg& arg : node.inputs) {
+      proxy::Bound b;
+      b.arg = &arg;
+      switch (arg.kind) {
+        case proxy::ArgKind::kTensor: b.tensors.push_back(take_tensor()); break;
+        case proxy::ArgKind::kTensors:
+          for (size_t i = 0; i < arg.count; ++i) b.tensors.push_back(take_tensor());
+          break;
+        case proxy::ArgKind::kOptionalTensors:
+          for (bool present : arg.present) b.tensors.push_back(present ? take_tensor() : nullptr);
+          break;
+        case proxy::ArgKind::kInt: b.ints.push_back(take_int()); break;
+        case proxy::ArgKind::kInts:
+          for (size_t i = 0; i < arg.count; ++i) b.ints.push_back(take_int());
+          break;
+        default: break;
+      }
+      args[arg.name] = std::move(b);
+    }
+    SHIMGEN_REQUIRE(num_tensors - ti == static_cast<int>(node.output_tensors) && ii == num_ints,
+                    node.target + ": the call passes " + std::to_string(num_tensors) + " tensors and " +
+                        std::to_string(num_ints) + " ints, its extern-kernel description " +
+                        std::to_string(ti + static_cast<int>(node.output_tensors)) + " and " + std::to_string(ii));
+    std::vector<AtenTensorHandle> outputs(flatten_tensor_args + ti, flatten_tensor_args + num_tensors);
+    proxy::Call call(node, std::move(args), std::move(outputs));
+    node.handler(call);
+  });
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_uninitialized_tensor(AtenTensorHandle* ret) {
+  return guarded(__func__, [&] {
+    SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
+    // PyTorch's undefined tensor: no storage bytes, a placeholder for an op to assign into.
+    auto t = std::make_unique<Tensor>();
+    t->storage = std::make_shared<Storage>();
+    t->sizes = {0};
+    t->strides = {1};
+    *ret = wrap(std::move(t));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,104 @@
+"""The runtime's proxy executor on CPU (issue 22): models whose generated code hands ops without a C
+shim to aoti_torch_proxy_executor_call_function, compiled by torch (tests/proxy_models.py), rewritten
+by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
+
+- grouped_mm: transformers' MoE fallback op, served by the runtime (its mm_out shim per expert);
+  output equals eager torch's.
+- custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
+  (and the coverage table) and exit 2: the negative control.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> Path:
+    torch_lib_dir()
+    pytest.importorskip("transformers")
+    sys.path.insert(0, str(REPO / "tests"))
+    import aoti_zoo
+
+    out = aoti_zoo.cache_root() / "proxy-models"
+    completed = subprocess.run([sys.executable, str(REPO / "tests" / "proxy_models.py"), str(out)],
+                               capture_output=True, text=True, timeout=900, check=False)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return out
+
+
+def _run(model_dir: Path, runtime: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    target = tmp_path / "model.pt2"
+    prefix_imports_cli(model_dir / "model.pt2", target)
+    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(runtime)]
+    for path in sorted(model_dir.glob("in*.npy")):
+        command += ["--input", str(path)]
+    env = {**os.environ, "LD_PRELOAD": str(torch_lib_dir() / "libtorch_cpu.so")}  # beside libtorch
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False)
+
+
+def test_package_carries_the_extern_kernel_json(models):
+    with zipfile.ZipFile(models / "grouped_mm" / "model.pt2") as archive:
+        names = archive.namelist()
+        wrapper = next(n for n in names if n.endswith(".so"))
+        source = archive.read(next(n for n in names if n.endswith(".cpp") and "wrapper" in n)).decode()
+    assert wrapper[:-3] + ".json" in names
+    assert "aoti_torch_proxy_executor_call_function" in source
+
+
+def test_proxy_call_served_matches_eager(models, cpu_runtime, tmp_path):
+    completed = _run(models / "grouped_mm", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    got, want = np.load(tmp_path / "output_0.npy"), np.load(models / "grouped_mm" / "out0.npy")
+    assert got.shape == want.shape == (12, 24)
+    error = float(np.abs(got - want).max())
+    print(f"grouped_mm through the proxy: max |shimgen - eager| = {error:.3g}")
+    assert error <= 1e-4
+
+
+def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):
+    completed = _run(models / "custom_op", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error:"), completed.stderr
+    assert "shimgen_test::twice" in lines[0] and "coverage" in lines[0]
+    assert not list(tmp_path.glob("output_*.npy"))
+
+
+@pytest.mark.parametrize(("json_text", "says"), [
+    (b'{"nodes": [{"node": {"target": "aten::topk", "inputs": [', "malformed"),
+    (b'[' * 100 + b']' * 100, "nesting deeper"),
+    (b'{"nodes": [{"node": {"target": "aten::topk"}}]}', "lacks target, inputs or outputs"),
+])
+def test_bad_extern_kernel_json_is_refused(models, cpu_runtime, tmp_path, json_text, says):
+    """The JSON is untrusted package data: truncated, too deep or incomplete, it is refused at open
+    with one line (exit 2), never read past its end or half-applied."""
+    source = models / "grouped_mm" / "model.pt2"
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    broken = bad / "model.pt2"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(broken, "w", zipfile.ZIP_STORED) as out:
+        for info in archive.infolist():
+            data = archive.read(info)
+            if info.filename.endswith(".wrapper.json"):
+                data = json_text
+            out.writestr(info, data, compress_type=zipfile.ZIP_STORED)
+    (bad / "in0.npy").write_bytes((models / "grouped_mm" / "in0.npy").read_bytes())
+    (bad / "in1.npy").write_bytes((models / "grouped_mm" / "in1.npy").read_bytes())
+    completed = _run(bad, cpu_runtime.library, tmp_path)
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("shimgen: error:") and says in lines[0], completed.stderr
+    assert not list(tmp_path.glob("output_*.npy"))

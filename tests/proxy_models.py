@@ -1,0 +1,93 @@
+"""Models whose compiled code goes through AOTInductor's proxy executor (ops without a C shim).
+
+    python tests/proxy_models.py OUT_DIR [--device cpu|cuda]
+
+Writes OUT_DIR/<name>/{model.pt2, in<i>.npy, out<i>.npy} for each model below (compiled by stock
+torch, link_libtorch=False) and skips a model whose directory is already complete for this torch.
+  grouped_mm:  transformers' MoE fallback op (transformers::grouped_mm_fallback), which the runtime
+               serves by its mm_out shims: a Mixtral-style expert GEMM over token groups.
+  custom_op:   an op of this file's own library (shimgen_test::twice), which no runtime serves: the
+               package must be refused with a message that names the op.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+@torch.library.custom_op("shimgen_test::twice", mutates_args=())
+def twice(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@twice.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+class GroupedMM(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        import transformers.integrations.moe  # noqa: F401 - registers torch.ops.transformers.grouped_mm_fallback
+
+        self.weight = torch.nn.Parameter(torch.randn(4, 32, 24))
+
+    def forward(self, x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
+        y = torch.ops.transformers.grouped_mm_fallback(torch.nn.functional.silu(x), self.weight, offs)
+        return y + 1.0
+
+
+class CustomOp(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.shimgen_test.twice(x + 1.0) * 3.0
+
+
+def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(0)
+    if name == "grouped_mm":
+        # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
+        return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    return (torch.randn(6, 5, generator=g).to(device),)
+
+
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp}
+
+
+def compile_one(out: Path, name: str, device: str) -> None:
+    directory = out / name
+    stamp = directory / "meta.json"
+    key = {"torch": torch.__version__, "device": device, "format": 1}
+    if stamp.is_file() and json.loads(stamp.read_text()) == key:
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    model = MODELS[name]().to(device).eval()
+    inputs = _inputs(name, device)
+    with torch.no_grad():
+        expected = model(*inputs)
+    exported = torch.export.export(model, inputs)
+    torch._inductor.aoti_compile_and_package(exported, package_path=str(directory / "model.pt2"),
+                                             inductor_configs={"aot_inductor.link_libtorch": False})
+    for i, tensor in enumerate(inputs):
+        np.save(directory / f"in{i}.npy", tensor.cpu().numpy())
+    np.save(directory / "out0.npy", expected.cpu().numpy())
+    stamp.write_text(json.dumps(key))
+
+
+def main(argv: list[str]) -> int:
+    device = "cpu"
+    if "--device" in argv:
+        device = argv[argv.index("--device") + 1]
+        argv = [a for a in argv if a not in ("--device", device)]
+    for name in MODELS:
+        compile_one(Path(argv[0]), name, device)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
