@@ -215,8 +215,10 @@ def test_model_error_reaches_the_caller(runtime_lib, models, prefixed, tmp_path)
     assert completed.returncode == 2
     # The model's own message, from its AOTInductorGetLastError, as one shimgen error line.
     errors = [line for line in completed.stderr.splitlines() if line.startswith("shimgen: error:")]
-    assert errors == ["shimgen: error: the model failed: input_handles[0]: unmatched dim value at 0, "
-                      "expected: 8, but got: 4"], completed.stderr
+    assert errors[0] == ("shimgen: error: the model failed: input_handles[0]: unmatched dim value at 0, "
+                         "expected: 8, but got: 4"), completed.stderr
+    # What the model's C++ printed itself follows, one escaped line each, marked as the model's.
+    assert all(line.startswith("shimgen: error: the model printed: ") for line in errors[1:]), completed.stderr
     assert not (tmp_path / "output_0.npy").exists()
 
 
