@@ -63,7 +63,8 @@ def test_generator_killed_mid_write_leaves_old_outputs(tmp_path):
     # Every output still holds exactly its old bytes; the half-done write is only a stray temp file.
     assert _outputs(out) == before
     leftovers = [p for p in out.iterdir() if p.name.startswith(".")]
-    assert temporary in leftovers and all(p.name.endswith(".tmp") for p in leftovers)  # every output staged first
+    assert temporary in leftovers and Path(target).name in temporary.name
+    assert all(p.name.endswith(".tmp") for p in leftovers)  # every output was staged before any rename
 
     # The old config still matches the outputs: the temporary is not an output...
     config.write_text(CONFIG.format(prefix="old_"))
