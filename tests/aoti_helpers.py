@@ -18,6 +18,17 @@ from tests.support import REPO
 
 PREFIX = "executorch_"
 """The bundled config's prefix (runtime/shimgen.toml)."""
+INVALID, UNSUPPORTED = 2, 3
+"""The runtime's error codes for a bad argument and an unsupported case (runtime/src/errors.cpp)."""
+
+
+def shim(rt, name: str):
+    """The prefixed shim ``name`` of the runtime ``rt`` (a shimgen.aoti.runner.Runtime), returning int32."""
+    from ctypes import c_int32
+
+    function = getattr(rt.lib, PREFIX + name)
+    function.restype = c_int32
+    return function
 DEFAULT_CONFIG = REPO / "runtime" / "shimgen.toml"
 
 # The 20 shims every CPU model imports (torch 2.13, link_libtorch=False), see docs/aoti.md.

@@ -10,11 +10,10 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_int32, c_int64, c_void_
 import pytest
 
 from shimgen.aoti.runner import Runtime
+from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-PREFIX = "executorch_"
-INVALID, UNSUPPORTED = 2, 3
 CODES = {torch.float32: 6, torch.float64: 7, torch.bfloat16: 15, torch.float16: 5, torch.int64: 4, torch.int32: 3,
          torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11}
 DTYPES = {code: dtype for dtype, code in CODES.items()}
@@ -23,12 +22,6 @@ DTYPES = {code: dtype for dtype, code in CODES.items()}
 @pytest.fixture(scope="module")
 def rt(cpu_runtime) -> Runtime:
     return Runtime(cpu_runtime.library, PREFIX)
-
-
-def shim(rt, name):
-    function = getattr(rt.lib, PREFIX + name)
-    function.restype = c_int32
-    return function
 
 
 def last_error(rt) -> str:

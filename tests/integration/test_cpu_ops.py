@@ -10,22 +10,15 @@ import numpy as np
 import pytest
 
 from shimgen.aoti.runner import Runtime
+from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-PREFIX = "executorch_"
-INVALID, UNSUPPORTED = 2, 3
 
 
 @pytest.fixture(scope="module")
 def rt(cpu_runtime) -> Runtime:
     return Runtime(cpu_runtime.library, PREFIX)
-
-
-def shim(rt, name):
-    function = getattr(rt.lib, PREFIX + name)
-    function.restype = c_int32
-    return function
 
 
 def h(handle) -> c_void_p:
