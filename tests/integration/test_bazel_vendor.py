@@ -155,7 +155,8 @@ def test_bazel_force_include_prefixes_zstd(workspace: Path, built: Path) -> None
     names = {s["name"] for s in manifest["shims"]}
     # Every zstd export (not the linker's _end, __bss_start) was renamed, and nothing else is exported.
     assert names == plain - LINKER_SYMBOLS
-    assert prefixed == {f"vnd_{name}" for name in names}
+    # Some ld versions keep __bss_start global despite the version script; it is the linker's, not zstd's.
+    assert prefixed - LINKER_SYMBOLS == {f"vnd_{name}" for name in names}
     result = run([sys.executable, "-m", "shimgen", "check-symbols", built / "vnd" / "libzstd_vnd.so", "--manifest",
                   workspace / "generated" / "manifest.json", "--strict"], env=python_env(), check=False)
     assert result.returncode == 0, result.stdout + result.stderr
