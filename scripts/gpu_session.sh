@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Everything CUDA in one GPU-machine call (what the closing notes paste): tests/gpu (which runs
-# scripts/gpu_aoti_cuda.sh), the transformer-block latency on CUDA, and the torch handle-steal
-# contract the runtime's input-handle cleanup relies on. Run from the repository root.
-# Without LIEF on the machine, put its abi3 wheel (and scipy-openblas32's) in .whl/ first.
-# SHIMGEN_ZOO_CACHE: reuse compiled CUDA zoo models (default: compile them, a few minutes).
+# Everything CUDA in one GPU-machine call (what the closing notes paste), most wanted first; each
+# part writes its log under $OUT when it ends, so a call cut short by its time limit still returns
+# what finished:
+#   1. tests/gpu that need no model compile but dlpack's one (ops, fallbacks, runtime, defects, DLPack);
+#   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm);
+#   3. tests/gpu that compile models (AOTI CUDA, the zoo, transformers' LLMs);
+#   4. the transformer-block latency on CUDA and the bf16 decoder step.
+# Run from the repository root. Without LIEF on the machine, put its abi3 wheel (and
+# scipy-openblas32's) in .whl/ first. SHIMGEN_GPU_PREBUILT=DIR: use a CUDA runtime built elsewhere
+# with SHIMGEN_RUNTIME_BUILD_TESTS=ON (its library, shimgen-*.txt and tests/ copied into DIR) instead
+# of building one here: the GPU machine's minutes then go to the tests. SHIMGEN_ZOO_CACHE: reuse
+# compiled CUDA zoo models.
 set -u
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$(mktemp -d /tmp/shimgen-gpu-XXXXXX)}"
@@ -12,12 +19,42 @@ if compgen -G ".whl/*.whl" >/dev/null; then
   export PYTHONPATH=/tmp/shimgen-site${PYTHONPATH:+:$PYTHONPATH}
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "== torch's steal_from_raw_handles_to_raii_handles (must null the handles it takes)"
-utils=$(python3 -c "import torch,os;print(os.path.join(os.path.dirname(torch.__file__),'include/torch/csrc/inductor/aoti_runtime/utils.h'))")
-grep -n -A10 "steal_from_raw_handles_to_raii_handles(" "$utils" | head -12
-echo "== tests/gpu (log: $OUT/gpu.log)"
-timeout 400 python3 -m pytest -q -s -rfEs -p no:cacheprovider tests/gpu > "$OUT/gpu.log" 2>&1; status=$?
-grep -E "PASS|FAIL|per call|ratio" "$OUT/gpu.log" | tail -20; tail -8 "$OUT/gpu.log"
-echo "== benchmarks/model_latency.py --device cuda"
-timeout 150 python3 benchmarks/model_latency.py --device cuda --work "$OUT/latency" 2>&1 | grep -E "^transformer|^per call|^  |^ratio" | tail -8
+python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
+status=0
+if [ -n "${SHIMGEN_GPU_PREBUILT:-}" ]; then
+  SHIMGEN_GPU_PREBUILT=$(cd "$SHIMGEN_GPU_PREBUILT" && pwd)
+  export SHIMGEN_GPU_PREBUILT
+  # The build machine's RUNPATHs do not exist here: cuBLAS and cudart from torch's nvidia wheels,
+  # OpenBLAS from the carried scipy-openblas32, the runtime itself for the native test programs.
+  site=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))")
+  libdirs=$(find "$site/nvidia" /tmp/shimgen-site -maxdepth 4 \( -name 'libcublas.so.*' -o -name 'libcudart.so.*' \
+    -o -name 'libscipy_openblas*.so' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
+  export LD_LIBRARY_PATH="$SHIMGEN_GPU_PREBUILT:$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  RT="$SHIMGEN_GPU_PREBUILT/libshimgen_runtime.so"
+else
+  export SHIMGEN_GPU_BUILD_DIR="${SHIMGEN_GPU_BUILD_DIR:-/tmp/shimgen-gpu-build}"
+  echo "== build (log: $OUT/build.log)"
+  ( time timeout 420 python3 -m shimgen build -c runtime/shimgen.toml -B "$SHIMGEN_GPU_BUILD_DIR" --cuda on -j 16 \
+      -D SHIMGEN_RUNTIME_BUILD_TESTS=ON ) > "$OUT/build.log" 2>&1 || { status=1; tail -30 "$OUT/build.log"; }
+  RT=$(head -1 "$SHIMGEN_GPU_BUILD_DIR/shimgen-artifacts.txt" 2>/dev/null)
+fi
+pytest_gpu() {  # log name, timeout, test files
+  local log=$1 limit=$2
+  shift 2
+  timeout "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
+  grep -E "^(FAILED|ERROR)|PASS|per call|ratio" "$OUT/$log" | tail -20; tail -4 "$OUT/$log"
+}
+echo "== 1. tests/gpu without model compiles, and DLPack (log: $OUT/gpu.log)"
+pytest_gpu gpu.log 300 tests/gpu/test_cuda_ops.py tests/gpu/test_runtime_cuda.py tests/gpu/test_cuda_defects.py \
+  tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py tests/gpu/test_dlpack_cuda.py
+echo "== 2. benchmarks/int4_mm_cuda.py"
+timeout 150 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" > "$OUT/int4.log" 2>&1 || status=1
+tail -22 "$OUT/int4.log"
+echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
+pytest_gpu models.log 400 tests/gpu/test_aoti_cuda.py tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py
+echo "== 4. benchmarks/model_latency.py --device cuda, benchmarks/llm_decode_cuda.py"
+timeout 150 python3 benchmarks/model_latency.py --device cuda --runtime "$RT" --work "$OUT/latency" > "$OUT/latency.log" 2>&1 || status=1
+grep -E "^transformer|^per call|^  |^ratio" "$OUT/latency.log" | tail -8
+timeout 200 python3 benchmarks/llm_decode_cuda.py --runtime "$RT" > "$OUT/decode.log" 2>&1 || status=1
+tail -8 "$OUT/decode.log"
 exit $status

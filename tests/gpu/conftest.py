@@ -31,6 +31,7 @@ class Cuda:
     kit: ctypes.CDLL
     devices: int
     native_tests: str
+    listing: dict[str, str]  # shimgen-tests.txt: the native test programs and libraries, by name
 
     def stream(self, device: int = 0) -> int:
         out = c_void_p()
@@ -52,20 +53,33 @@ class Cuda:
 def cuda(tmp_path_factory) -> Cuda:
     if DEVICES == 0:
         pytest.skip("no CUDA device")
-    if find_nvcc() is None:
-        pytest.skip("no nvcc to build the CUDA runtime")
+    # SHIMGEN_GPU_PREBUILT: a CUDA build made elsewhere (with SHIMGEN_RUNTIME_BUILD_TESTS=ON and
+    # checked there), used as it is: a GPU machine's time then goes to the tests, not to nvcc.
     # SHIMGEN_GPU_BUILD_DIR: a build directory to (re)use, so one GPU-machine session that built the
     # runtime already (scripts/gpu_issue22.sh) does not build it again.
-    reuse = os.environ.get("SHIMGEN_GPU_BUILD_DIR")
-    build_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("runtime-cuda")
-    result = build(load_config(default_config()),
-                   BuildOptions(build_dir, cuda="on", jobs=8, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
-    assert result.cuda and result.check.exit_code == 0, result.check.text
-    listing = dict(line.split("=", 1) for line in (build_dir / "shimgen-tests.txt").read_text().splitlines() if "=" in line)
-    rt = Runtime(result.artifacts[0].path, "executorch_", mode=ctypes.RTLD_GLOBAL)
+    prebuilt = os.environ.get("SHIMGEN_GPU_PREBUILT")
+    if prebuilt:
+        # Its listings name the paths of the machine that built it: map them into this copy.
+        build_dir = Path(prebuilt).resolve()
+        built_at = Path((build_dir / "shimgen-artifacts.txt").read_text().splitlines()[0]).parent
+        relocate = lambda path: str(build_dir / Path(path).relative_to(built_at))  # noqa: E731
+        runtime_path = Path(relocate(built_at / "libshimgen_runtime.so"))
+    else:
+        if find_nvcc() is None:
+            pytest.skip("no nvcc to build the CUDA runtime")
+        reuse = os.environ.get("SHIMGEN_GPU_BUILD_DIR")
+        build_dir = Path(reuse) if reuse else tmp_path_factory.mktemp("runtime-cuda")
+        result = build(load_config(default_config()),
+                       BuildOptions(build_dir, cuda="on", jobs=8, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
+        assert result.cuda and result.check.exit_code == 0, result.check.text
+        runtime_path = result.artifacts[0].path
+        relocate = str
+    listing = {key: relocate(value) for key, value in (
+        line.split("=", 1) for line in (build_dir / "shimgen-tests.txt").read_text().splitlines() if "=" in line)}
+    rt = Runtime(runtime_path, "executorch_", mode=ctypes.RTLD_GLOBAL)
     kit = ctypes.CDLL(listing["testkit"])
     kit.tk_spin.argtypes = [c_void_p, ctypes.c_uint64]
     kit.tk_stream_query.argtypes = [c_void_p]
     kit.tk_stream_sync.argtypes = [c_void_p]
     kit.tk_stream_destroy.argtypes = [c_void_p]
-    return Cuda(rt, kit, DEVICES, listing["native_tests"])
+    return Cuda(rt, kit, DEVICES, listing["native_tests"], listing)

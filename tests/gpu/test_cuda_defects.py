@@ -133,8 +133,6 @@ def test_cuda_error_paths_leave_nothing_behind(cuda):
     that cannot broadcast; 51 rounds, no C++ allocation and no device memory left, device 0 current."""
     import subprocess
 
-    listing = dict(line.split("=", 1) for line in (cuda.rt.path.parent / "shimgen-tests.txt").read_text().splitlines()
-                   if "=" in line)
-    done = subprocess.run([listing["leak_tests"], "cuda_errors"], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([cuda.listing["leak_tests"], "cuda_errors"], capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0 and "cuda_errors: ok" in done.stdout, done.stdout + done.stderr[-3000:]

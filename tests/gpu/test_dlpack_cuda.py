@@ -34,7 +34,8 @@ def half_cuda(cuda, tmp_path_factory) -> Path:
 def test_torch_cuda_tensors_through_dlpack_without_copies(cuda, half_cuda):
     done = subprocess.run([sys.executable, str(REPO / "tests" / "gpu" / "dlpack_child.py"), str(cuda.rt.path),
                            str(half_cuda / "mixed_half.prefixed.pt2"), str(half_cuda)], capture_output=True, text=True,
-                          timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+                          timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     assert done.returncode == 0, f"exit {done.returncode}: {done.stdout[-2000:]}{done.stderr[-3000:]}"
     report = json.loads(done.stdout.strip().splitlines()[-1])
     print(report)

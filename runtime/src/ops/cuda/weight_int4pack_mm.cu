@@ -7,6 +7,8 @@
 // That is the B fragment of mma.sync m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"), so
 // each warp dequantizes its words in registers (bfloat16 FMA, rounded once as PyTorch's kernel
 // does) and feeds tensor cores directly. A block owns 8 columns; its warps split K and sum at the end.
+// Each warp issues all its weight loads for 32 k-tiles before the first multiply (one DRAM latency per
+// warp at K = 4096, where 8 k-tiles a step paid four); two accumulator sets halve the mma.sync chain.
 #include "op_support.cuh"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
@@ -18,7 +20,9 @@ using namespace shimgen::rt::cuda_ops;
 namespace {
 
 constexpr int kWarps = 8;
-constexpr int kTilesPerStep = 8;  // k-tiles a warp loads before it multiplies (memory-level parallelism)
+// k-tiles (16 deep) a warp loads before it multiplies: at K = 4096 that is a warp's whole share, so
+// every weight load of a warp is in flight at once and the kernel pays one DRAM latency, not four.
+constexpr int kTilesPerStep = 32;
 
 __device__ inline uint32_t bf16x2_bits(__nv_bfloat162 v) {
   uint32_t bits;
@@ -32,45 +36,74 @@ __device__ inline __nv_bfloat162 bits_bf16x2(uint32_t bits) {
   return v;
 }
 
-// Two adjacent bfloat16 of row `row` of A at column `col` (0 outside the M rows).
-__device__ inline uint32_t a_pair(const __nv_bfloat16* a, int64_t lda, int64_t row, int64_t m, int64_t col) {
-  return row < m ? *reinterpret_cast<const uint32_t*>(a + row * lda + col) : 0u;
+// Two adjacent bfloat16 at column `col` of a row of A; `row` is null outside the M rows.
+__device__ inline uint32_t a_pair(const __nv_bfloat16* row, int col) {
+  return row != nullptr ? __ldg(reinterpret_cast<const unsigned int*>(row + col)) : 0u;
+}
+
+// A lane's kWords consecutive int32 of B, as one vector load when the words are aligned for it.
+template <int kWords>
+__device__ inline void load_words(const int32_t* src, bool vector, uint32_t (&dst)[kWords]) {
+  if constexpr (kWords == 4) {
+    if (vector) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(src));
+      dst[0] = v.x; dst[1] = v.y; dst[2] = v.z; dst[3] = v.w;
+      return;
+    }
+  } else if constexpr (kWords == 2) {
+    if (vector) {
+      const uint2 v = __ldg(reinterpret_cast<const uint2*>(src));
+      dst[0] = v.x; dst[1] = v.y;
+      return;
+    }
+  }
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) dst[w] = static_cast<uint32_t>(__ldg(src + w));
 }
 
 template <int InnerKTiles>
-__global__ void __launch_bounds__(kWarps * 32)
-    int4_mm_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, const int32_t* __restrict__ b,
+__global__ void __launch_bounds__(kWarps * 32, 4)
+    int4_mm_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, const int32_t* __restrict__ b, bool b_vector,
                    const __nv_bfloat16* __restrict__ qinfo, __nv_bfloat16* __restrict__ out, int64_t m, int64_t n,
-                   int64_t k, int64_t group) {
+                   int k, int group_shift) {
   constexpr int kWords = InnerKTiles / 2;                // int32 words per lane per outer tile
   constexpr int kOuterPerStep = kTilesPerStep / InnerKTiles;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t n_tile = blockIdx.x, m_tile = blockIdx.y;
-  const int64_t outer_tiles = k / (InnerKTiles * 16);
+  const int outer_tiles = k / (InnerKTiles * 16);
   const int64_t column = n_tile * 8 + lane / 4;
   const int64_t row0 = m_tile * 16 + lane / 4;
+  // Per-lane base pointers, computed once: the loop below does 32-bit index arithmetic only.
+  const __nv_bfloat16* a_lo = row0 < m ? a + row0 * lda : nullptr;
+  const __nv_bfloat16* a_hi = row0 + 8 < m ? a + (row0 + 8) * lda : nullptr;
   const int32_t* b_lane = b + (n_tile * outer_tiles * 32 + lane) * kWords;
-  float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const __nv_bfloat16* q_col = qinfo + column * 2;
+  const int64_t q_row = n * 2;  // qScaleAndZeros' stride between groups
+  // Two accumulator sets (the two 16-deep halves of a word) halve the chain of dependent mma.sync.
+  float c[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
   const __nv_bfloat162 bias = __floats2bfloat162_rn(-136.0f, -136.0f), one = __floats2bfloat162_rn(1.0f, 1.0f);
 
-  for (int64_t base = static_cast<int64_t>(warp) * kOuterPerStep; base < outer_tiles;
-       base += static_cast<int64_t>(kWarps) * kOuterPerStep) {
-    // Issue every load of this step first.
+  for (int base = warp * kOuterPerStep; base < outer_tiles; base += kWarps * kOuterPerStep) {
+    // Issue every weight load of this step first.
     uint32_t words[kOuterPerStep][kWords];
 #pragma unroll
     for (int u = 0; u < kOuterPerStep; ++u) {
-      const int64_t outer = base + u;
+      const int outer = base + u;
+      if (outer < outer_tiles) {
+        load_words<kWords>(b_lane + outer * 32 * kWords, b_vector, words[u]);
+      } else {
 #pragma unroll
-      for (int w = 0; w < kWords; ++w) words[u][w] = outer < outer_tiles ? b_lane[outer * 32 * kWords + w] : 0u;
+        for (int w = 0; w < kWords; ++w) words[u][w] = 0u;
+      }
     }
 #pragma unroll
     for (int u = 0; u < kOuterPerStep; ++u) {
-      const int64_t outer = base + u;
+      const int outer = base + u;
       if (outer >= outer_tiles) break;
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {
-        const int64_t k0 = (outer * InnerKTiles + 2 * w) * 16;  // first k of this word's two k-tiles
-        const __nv_bfloat162 sz = *reinterpret_cast<const __nv_bfloat162*>(qinfo + ((k0 / group) * n + column) * 2);
+        const int k0 = (outer * InnerKTiles + 2 * w) * 16;  // first k of this word's two k-tiles
+        const __nv_bfloat162 sz = *reinterpret_cast<const __nv_bfloat162*>(q_col + (k0 >> group_shift) * q_row);
         const __nv_bfloat162 scale = __bfloat162bfloat162(sz.x), zero = __bfloat162bfloat162(sz.y);
         uint32_t frag[4];
 #pragma unroll
@@ -81,13 +114,13 @@ __global__ void __launch_bounds__(kWarps * 32)
         }
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int64_t col = k0 + half * 16 + 2 * (lane % 4);
-          const uint32_t a0 = a_pair(a, lda, row0, m, col), a1 = a_pair(a, lda, row0 + 8, m, col);
-          const uint32_t a2 = a_pair(a, lda, row0, m, col + 8), a3 = a_pair(a, lda, row0 + 8, m, col + 8);
+          const int col = k0 + half * 16 + 2 * (lane % 4);
+          const uint32_t a0 = a_pair(a_lo, col), a1 = a_pair(a_hi, col);
+          const uint32_t a2 = a_pair(a_lo, col + 8), a3 = a_pair(a_hi, col + 8);
           asm volatile(
               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
               "{%0,%1,%2,%3};\n"
-              : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+              : "+f"(c[half][0]), "+f"(c[half][1]), "+f"(c[half][2]), "+f"(c[half][3])
               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(frag[2 * half]), "r"(frag[2 * half + 1]));
         }
       }
@@ -95,10 +128,11 @@ __global__ void __launch_bounds__(kWarps * 32)
   }
   // Sum the warps' partial tiles; warp 0 writes. C fragment: rows lane/4 (+8), columns 2*(lane%4) (+1).
   __shared__ float4 partial[kWarps][32];
-  partial[warp][lane] = make_float4(c[0], c[1], c[2], c[3]);
+  partial[warp][lane] = make_float4(c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2], c[0][3] + c[1][3]);
   __syncthreads();
   if (warp != 0) return;
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
   for (int w = 0; w < kWarps; ++w) {
     const float4 p = partial[w][lane];
     sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
@@ -157,13 +191,20 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       lda = k;
     }
     SHIMGEN_REQUIRE((m + 15) / 16 <= 65535, "too many rows");
+    // The kernel indexes K (and a column's packed words, K of them) with 32-bit arithmetic.
+    SHIMGEN_REQUIRE(k <= (int64_t{1} << 30), "K " + str(k) + " is too large (2^30 at most)");
     const dim3 grid(static_cast<unsigned>(n / 8), static_cast<unsigned>((m + 15) / 16));
     const int32_t* b_data = reinterpret_cast<const int32_t*>(b.data());
     const __nv_bfloat16* q_data = reinterpret_cast<const __nv_bfloat16*>(q.data());
     __nv_bfloat16* o = reinterpret_cast<__nv_bfloat16*>(out.get()->data());
-    if (inner == 2) int4_mm_kernel<2><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
-    else if (inner == 4) int4_mm_kernel<4><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
-    else int4_mm_kernel<8><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, q_data, o, m, n, k, qGroupSize);
+    // A lane's words are one 8- or 16-byte vector load when mat2's data is aligned for it (a view
+    // with a storage offset may not be).
+    const bool b_vector = reinterpret_cast<uintptr_t>(b_data) % (inner * 2) == 0;
+    const int group_shift = __builtin_ctzll(static_cast<unsigned long long>(qGroupSize));
+    const int kk = static_cast<int>(k);
+    if (inner == 2) int4_mm_kernel<2><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
+    else if (inner == 4) int4_mm_kernel<4><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
+    else int4_mm_kernel<8><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
     check_cuda(cudaGetLastError(), "int4 mm kernel launch");
     *ret0 = out.release();
   });
