@@ -2,9 +2,9 @@
 # Everything CUDA in one GPU-machine call (what the closing notes paste), most wanted first; each
 # part writes its log under $OUT when it ends, so a call cut short by its time limit still returns
 # what finished:
-#   1. tests/gpu that need no model compile but dlpack's one (ops, fallbacks, runtime, defects, DLPack);
+#   1. tests/gpu that compile no model (ops, fallbacks, runtime, defects, several GPUs);
 #   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm);
-#   3. tests/gpu that compile models (AOTI CUDA, the zoo, transformers' LLMs);
+#   3. tests/gpu that compile models (DLPack, AOTI CUDA, the zoo, transformers' LLMs);
 #   4. the transformer-block latency on CUDA and the bf16 decoder step.
 # Run from the repository root. Without LIEF on the machine, put its abi3 wheel (and
 # scipy-openblas32's) in .whl/ first. SHIMGEN_GPU_PREBUILT=DIR: use a CUDA runtime built elsewhere
@@ -44,14 +44,14 @@ pytest_gpu() {  # log name, timeout, test files
   timeout "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
   grep -E "^(FAILED|ERROR)|PASS|per call|ratio" "$OUT/$log" | tail -20; tail -4 "$OUT/$log"
 }
-echo "== 1. tests/gpu without model compiles, and DLPack (log: $OUT/gpu.log)"
+echo "== 1. tests/gpu that compile no model (log: $OUT/gpu.log)"
 pytest_gpu gpu.log 300 tests/gpu/test_cuda_ops.py tests/gpu/test_runtime_cuda.py tests/gpu/test_cuda_defects.py \
-  tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py tests/gpu/test_dlpack_cuda.py
+  tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py
 echo "== 2. benchmarks/int4_mm_cuda.py"
 timeout 150 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" > "$OUT/int4.log" 2>&1 || status=1
 tail -22 "$OUT/int4.log"
 echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
-pytest_gpu models.log 400 tests/gpu/test_aoti_cuda.py tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py
+pytest_gpu models.log 500 tests/gpu/test_dlpack_cuda.py tests/gpu/test_aoti_cuda.py tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py
 echo "== 4. benchmarks/model_latency.py --device cuda, benchmarks/llm_decode_cuda.py"
 timeout 150 python3 benchmarks/model_latency.py --device cuda --runtime "$RT" --work "$OUT/latency" > "$OUT/latency.log" 2>&1 || status=1
 grep -E "^transformer|^per call|^  |^ratio" "$OUT/latency.log" | tail -8
