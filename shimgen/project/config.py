@@ -404,7 +404,7 @@ def find_config(start: Path, explicit: Path | None = None) -> Path:
 def _pyproject_has_table(path: Path) -> bool:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(data.get("tool"), dict) and "shimgen" in data["tool"]
 
@@ -421,6 +421,8 @@ def load_config(path: Path) -> Config:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
 
     table_path: tuple[str, ...] = ()
     if path.name == PYPROJECT_NAME:

@@ -102,7 +102,8 @@ def test_deeply_nested_toml_is_one_line(write_config, run_cli, tmp_path, depth):
     write_config('prefix = "acme_"\nsymbols = ["aoti_torch_a"]\nx = ' + "[" * depth + "]" * depth + "\n")
     result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
     assert result.code == 2
-    _one_error_line(result.err)
+    line = _one_error_line(result.err)
+    assert str(tmp_path / "shimgen.toml") in line and "nested too deeply" in line, line
 
 
 def test_deeply_nested_manifest_json_is_one_line(run_cli, tmp_path):
@@ -112,7 +113,7 @@ def test_deeply_nested_manifest_json_is_one_line(run_cli, tmp_path):
     result = run_cli("check-symbols", binary, "--manifest", manifest)
     assert result.code == 2
     line = _one_error_line(result.err)
-    assert "nested too deeply" in line or str(manifest) in line, line
+    assert "nested too deeply" in line and str(manifest) in line, line
 
 
 def test_output_that_is_a_directory_is_refused_before_the_work(run_cli, tmp_path):
