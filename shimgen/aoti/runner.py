@@ -304,7 +304,7 @@ def open_regular(path: Path, what: str) -> BinaryIO:
         raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise InputError(f"{path}: not a regular file (a {what} must be one)")
+        raise InputError(f"{path}: not a regular file (the {what} must be one)")
     return os.fdopen(fd, "rb")
 
 

@@ -184,7 +184,7 @@ def test_fifo_as_model_or_input_is_refused_at_once(tmp_path, role):
     argv = ["run", fifo] if role == "model" else ["run", model, "--input", fifo]
     done = run_shimgen(*argv, "--runtime", tmp_path / "no-runtime.so", cwd=tmp_path, timeout=60)
     assert done.returncode == 2, done.stderr
-    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (a {'model file' if role == 'model' else 'input .npy file'} must be one)"
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (the {'model file' if role == 'model' else 'input .npy file'} must be one)"
 
 
 # ---- item 14: the device is checked before a runtime is found or built ----
