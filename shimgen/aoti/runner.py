@@ -13,12 +13,14 @@ import ctypes
 import logging
 import os
 import stat
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
+from shimgen.files import same_file
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
@@ -380,6 +382,30 @@ def save_array(path: Path, array: Any) -> Path:
     return Path(path)
 
 
-def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
+OUTPUT_NAME = re.compile(r"output_[0-9]+\.npy")
+"""What ``save_outputs`` names its files."""
+
+
+def check_output_dir(directory: Path, inputs: Iterable[Path]) -> None:
+    """Before the model runs: refuse an output directory that is an existing non-directory (the
+    write at the end would fail after the run), and an input the outputs would replace
+    (``-i output_0.npy`` with outputs going to the same directory)."""
     directory = Path(directory)
-    return [save_array(directory / f"output_{index}.npy", array) for index, array in enumerate(outputs)]
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"-o {directory}: not a directory (outputs go to OUT_DIR/output_<i>.npy)")
+    for path in inputs:
+        path = Path(path)
+        if OUTPUT_NAME.fullmatch(path.name) and (path.resolve().parent == directory.resolve()
+                                                 or same_file(path, directory / path.name)):
+            raise InputError(f"{path}: the input would be overwritten by the output {directory / path.name} "
+                             "(choose another -o OUT_DIR, or rename the input)")
+
+
+def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
+    """Every output as ``directory/output_<i>.npy``, written as one set (all or none replaced)."""
+    from shimgen.files import write_all_if_changed
+
+    directory = Path(directory)
+    files = {directory / f"output_{index}.npy": npy_bytes(array) for index, array in enumerate(outputs)}
+    write_all_if_changed(files)
+    return list(files)

@@ -187,6 +187,26 @@ def test_fifo_as_model_or_input_is_refused_at_once(tmp_path, role):
     assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (the {'model file' if role == 'model' else 'input .npy file'} must be one)"
 
 
+@pytest.mark.parametrize("how", ["default -o .", "same dir by another spelling", "-o is a file"])
+def test_run_refuses_outputs_over_an_input_or_a_file_before_running(tmp_path, how):
+    """'shimgen run m.pt2 -i output_0.npy' wrote its output over the input; '-o FILE' failed only after
+    the run. Both are refused before the runtime or the model is even looked at."""
+    np = pytest.importorskip("numpy")
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    given = tmp_path / "output_0.npy"
+    np.save(given, np.arange(4, dtype=np.float32))
+    before = given.read_bytes()
+    (tmp_path / "sub").mkdir()
+    out = {"default -o .": [], "same dir by another spelling": ["-o", "sub/.."], "-o is a file": ["-o", "output_0.npy"]}
+    done = run_shimgen("run", model, "-i", "output_0.npy", *out[how], "--runtime", tmp_path / "no-runtime.so",
+                       cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    line = _one_error_line(done.stderr)
+    assert ("not a directory" if how == "-o is a file" else "would be overwritten by the output") in line, line
+    assert given.read_bytes() == before
+
+
 # ---- item 14: the device is checked before a runtime is found or built ----
 
 @pytest.mark.parametrize("device", ["cuda:x", "cuda:", "gpu", "cpu:1", "cuda:٣", "cuda:0:1"])
