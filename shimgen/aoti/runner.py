@@ -252,9 +252,10 @@ def native_stderr() -> Iterator[list[str]]:
 
 
 def with_model_output(message: str, printed: Sequence[str]) -> list[str]:
-    """shimgen's line first, then each line the model printed that it does not already hold: one
-    problem a line (the CLI escapes and prefixes each)."""
-    return [message, *(f"the model printed: {line.strip()}" for line in printed if line.strip() not in message)]
+    """shimgen's line first, then each line the model printed that it does not already hold (after
+    AOTInductor's own "Error: " tag): one problem a line (the CLI escapes and prefixes each)."""
+    return [message, *(f"the model printed: {line.strip()}" for line in printed
+                       if line.strip() and line.strip().removeprefix("Error:").strip() not in message)]
 
 
 def replay(printed: Sequence[str]) -> None:

@@ -100,3 +100,14 @@ def test_compile_flags_refuse_what_is_not_allow_listed(command, word):
 def test_compile_flags_unbalanced_quote_is_an_input_error():
     with pytest.raises(InputError, match="unreadable compile command"):
         vetted_flags("// g++ x.cpp -c 'open -o x.o\n", "w.cpp")
+
+
+def test_model_output_already_in_the_failure_is_not_repeated():
+    """AOTInductor prints 'Error: <what>' and returns the same <what>: one problem, one line (it came
+    out twice: 'the model failed: X' and 'the model printed: Error: X')."""
+    from shimgen.aoti.runner import with_model_output
+
+    failure = "the model failed: input_handles[0]: unmatched dim value at 0, expected: 8, but got: 3"
+    printed = ["Error: input_handles[0]: unmatched dim value at 0, expected: 8, but got: 3\n", "  \n",
+               "Error: something else\n"]
+    assert with_model_output(failure, printed) == [failure, "the model printed: Error: something else"]
