@@ -225,6 +225,14 @@ def test_a_special_file_at_an_output_path_neither_hangs_nor_fills_memory(tmp_pat
     assert header.is_file() and not header.is_symlink() and "aoti_torch_a" in header.read_text()
 
 
+def test_a_fifo_as_manifest_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "manifest.json"
+    os.mkfifo(fifo)
+    done = run_shimgen("check-symbols", Path(sys.executable).resolve(), "--manifest", fifo, timeout=60)
+    assert done.returncode == 2
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: cannot read manifest: not a regular file"
+
+
 # ---- item 14: the device is checked before a runtime is found or built ----
 
 @pytest.mark.parametrize("device", ["cuda:x", "cuda:", "gpu", "cpu:1", "cuda:٣", "cuda:0:1"])
