@@ -228,5 +228,7 @@ def test_a_line_break_in_the_config_name_stays_inside_the_banner(tmp_path):
     rendered = render(load_config(config), resolve_shims(load_config(config)))
     assert rendered
     for path, text in rendered.items():
+        if path.suffix == ".json":  # the manifest: JSON escapes the name itself
+            continue
         first, _, rest = text.decode().partition("\n")
         assert "injected" in first and "injected" not in rest, (path, first)
