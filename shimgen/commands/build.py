@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option, load
+from shimgen.commands.common import add_config_option, emit, load
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -55,9 +55,9 @@ def execute(args: argparse.Namespace) -> int:
     # The result, on stdout (progress went to the logger, on stderr).
     if result.check.text:
         print(result.check.text)
-    print(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")
+    emit(f"shimgen build: {result.build_dir} (CUDA {'on' if result.cuda else 'off'})")
     for artifact in result.artifacts:
-        print(f"  {artifact.path}: {artifact.prefixed_exports}/{result.shim_count} prefixed shims exported")
+        emit(f"  {artifact.path}: {artifact.prefixed_exports}/{result.shim_count} prefixed shims exported")
     if result.generated_changed:
         print(f"  generated: {len(result.generated_changed)} files written")
     print(f"  check-symbols: {'passed' if result.check.exit_code == 0 else 'FAILED'}")

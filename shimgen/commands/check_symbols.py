@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from shimgen.commands.common import add_config_option, output_file
-from shimgen.errors import UsageError
+from shimgen.errors import UsageError, printable
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -118,8 +118,8 @@ def execute(args: argparse.Namespace) -> int:
         from shimgen.files import write_if_changed
 
         write_if_changed(args.output, text.encode())
-        print(f"shimgen: {len(report.findings)} finding(s), {len(report.notes)} note(s); report written to "
-              f"{args.output}", file=sys.stderr)
+        print(printable(f"shimgen: {len(report.findings)} finding(s), {len(report.notes)} note(s); report written to "
+                        f"{args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(text)
     return report.exit_code

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from shimgen.errors import printable
+
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -40,3 +42,9 @@ def output_file(path: Path | None) -> Path | None:
 
         raise UsageError(f"-o {path}: is a directory; name the output file")
     return path
+
+
+def emit(text: str) -> None:
+    """A result line (or lines) on stdout, each with its control characters escaped: file names, member
+    names and symbols come from input, and an ESC or a line break in one must not reach the terminal."""
+    print("\n".join(printable(line) for line in text.split("\n")))

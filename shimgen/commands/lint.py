@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option
+from shimgen.commands.common import add_config_option, emit
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -46,6 +46,6 @@ def execute(args: argparse.Namespace) -> int:
     findings = check_names(names, config.display_name) + lint_files(files, names, root=config.root,
                                                                       mode=config.rename)
     for finding in findings:
-        print(finding)
+        emit(str(finding))
     print(f"shimgen lint: {len(findings)} findings in {len(files)} files, {len(names)} renamed names")
     return 1 if findings else 0

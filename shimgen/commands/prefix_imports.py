@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option, load, output_file
+from shimgen.commands.common import add_config_option, emit, load, output_file
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def execute(args: argparse.Namespace) -> int:
     result = prefix_imports_with_config(args.input, args.output, config)
     for member in result.members:
         label = member.member or result.output.name
-        print(f"{label}: renamed {len(member.renamed)} import(s); imports {len(member.imports)} prefixed shim(s); "
+        emit(f"{label}: renamed {len(member.renamed)} import(s); imports {len(member.imports)} prefixed shim(s); "
               f"hid {len(member.localized)} private export(s) (C++ runtime, unique symbols)")
-    print(f"wrote {result.output}")
+    emit(f"wrote {result.output}")
     return 0

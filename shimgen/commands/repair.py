@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option
+from shimgen.commands.common import add_config_option, emit
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -125,7 +125,7 @@ def execute(args: argparse.Namespace) -> int:
         data["written"] = [str(p) for p in result.outputs]
         print(json.dumps(data, indent=2))
         return 0
-    print(render_plan(result.plan))
+    emit(render_plan(result.plan))
     for path in result.outputs:
-        print(f"wrote {path}")
+        emit(f"wrote {path}")
     return 0

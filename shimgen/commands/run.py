@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from shimgen.commands.common import add_config_option, load
+from shimgen.commands.common import add_config_option, emit, load
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -73,5 +73,5 @@ def execute(args: argparse.Namespace) -> int:
             raise type(failure)([*failure.problems, *with_model_output(" ".join(failure.problems), printed)[1:]])
         replay(printed)
     for path in save_outputs(outputs, args.output_dir):
-        print(f"wrote {path}")
+        emit(f"wrote {path}")
     return 0

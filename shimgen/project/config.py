@@ -366,12 +366,12 @@ def _names_are_not_macros(values: Mapping[str, Any]) -> Iterator[tuple[str, str]
     # export.h defines each shim as a macro that expands the prefix macro: a shim named like one of
     # the macros is renamed to the bare prefix (or breaks the visibility attribute).
     macros = {values[name]: name for name in ("macro", "export_macro", "build_macro") if isinstance(values[name], str)}
-    for key in ("symbols", "exports"):
-        names = values[key]
+    for listed in ("symbols", "exports"):
+        names = values[listed]
         if isinstance(names, tuple):
             for name in names:
                 if name in macros:
-                    yield key, f"'{name}' is also '{macros[name]}'; a shim or export cannot be named like a macro"
+                    yield listed, f"'{name}' is also '{macros[name]}'; a shim or export cannot be named like a macro"
 
 
 # Checks over the whole top-level table; each yields messages that name the file only.

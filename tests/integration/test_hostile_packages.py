@@ -176,3 +176,13 @@ def test_prefix_imports_streams_big_members(tmp_path, consumer):
             assert archive.testzip() is None
         del weights
     assert peaks["big"] - peaks["small"] < 48 * 1024, peaks
+
+
+def test_a_control_character_in_a_member_name_never_reaches_the_terminal(tmp_path, consumer):
+    """prefix-imports' result line names each model member: an ESC in the name (from the package)
+    is printed escaped, as errors and logs are (issue 19 item 12)."""
+    so, config = consumer
+    package = _zip(tmp_path / "esc.pt2", [(f"{MODEL_DIR}/m\x1b[2J.wrapper.so", so)])
+    done = _shimgen("prefix-imports", str(package), "-o", str(tmp_path / "out.pt2"), "-c", str(config))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout + done.stderr and "m\\x1b[2J.wrapper.so: renamed 1 import(s)" in done.stdout

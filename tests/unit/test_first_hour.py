@@ -75,6 +75,6 @@ def test_readme_commands_table_lists_every_command_once():
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     start = readme.index("| command | what it does |")
-    rows = [line for line in readme[start:].split("\n\n", 1)[0].splitlines()[2:]]
+    rows = readme[start:].split("\n\n", 1)[0].splitlines()[2:]
     named = [re.match(r"\| `shimgen ([a-z-]+)", row).group(1) for row in rows]
     assert sorted(named) == sorted(name.replace("_", "-") for name in COMMANDS), named

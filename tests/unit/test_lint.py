@@ -136,3 +136,18 @@ def test_cli_takes_the_names_of_a_symbols_from_targets_config_from_a_manifest(wr
     result = run_cli("lint", "-c", config, "--manifest", manifest, config.parent / "evp.h")
     assert result.code == 1, result.err
     assert "evp.h:7: EVP_PKEY_CTX_set_rsa_oaep_md: used as a macro defined as itself" in result.out
+
+
+def test_lint_escapes_control_characters_in_file_names(tmp_path):
+    """A finding names its source file; an ESC in that name is printed escaped (issue 19 item 12)."""
+    import subprocess
+    import sys
+
+    from tests.support import REPO
+
+    (tmp_path / "shimgen.toml").write_text('prefix = "p_"\nsymbols = ["aoti_torch_a"]\n')
+    (tmp_path / "s\x1b[31m.c").write_text("#define aoti_torch_a x\n")
+    done = subprocess.run([sys.executable, "-m", "shimgen", "lint", "."], cwd=tmp_path, capture_output=True,
+                          text=True, env={**__import__("os").environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "\x1b" not in done.stdout and "s\\x1b[31m.c:1: aoti_torch_a" in done.stdout, done.stdout
