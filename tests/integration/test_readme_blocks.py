@@ -111,13 +111,19 @@ def test_directives_are_parsed_as_documented():
     assert second.commands == ("d",) and second.skip == "because; nothing here can run it"
 
 
-def test_ci_runs_the_readme_test_command_verbatim_in_a_fresh_venv():
-    (tests_block,) = [b for b in BLOCKS if any("pytest" in c for c in b.commands)]
-    (command,) = tests_block.commands
+@pytest.mark.parametrize("which", ["main job", "tests"])
+def test_ci_runs_the_readme_commands_verbatim_in_a_fresh_venv(which):
+    """The README's two set-up commands (its first two blocks) are lines of .ci/run, run after it
+    activated a venv it made: the main job (install + shimgen build) first, then the tests."""
+    main_job, tests = BLOCKS[0], BLOCKS[1]
+    assert "shimgen build" in main_job.commands[0] and "pytest" in tests.commands[0]
+    (command,) = (main_job if which == "main job" else tests).commands
     script = (REPO / ".ci" / "run").read_text().splitlines()
     activate = next(i for i, line in enumerate(script) if re.search(r"\. .*/bin/activate", line))
     assert any(line.strip() == command for line in script[activate:]), "'.ci/run' must run the README line after activating a venv"
     assert any("-m venv" in line for line in script[:activate])
+    runs = [i for i, line in enumerate(script) if line.strip() in (main_job.commands[0], tests.commands[0])]
+    assert [script[i].strip() for i in runs] == [main_job.commands[0], tests.commands[0]]
 
 
 def _tools(directory: Path) -> dict[str, str]:
