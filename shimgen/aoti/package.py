@@ -26,14 +26,16 @@ CHUNK = 1 << 20
 ZIP64_AT = zipfile.ZIP64_LIMIT
 
 
-def check_source_and_output(source: Path, output: Path) -> str:
-    """Refuse a missing input, an output that would overwrite it, or an output directory that does
-    not exist; returns how to name the input in messages."""
+def check_source_and_output(source: Path, output: Path, config: Path | None = None) -> str:
+    """Refuse a missing input, an output that would overwrite it or the config, or an output
+    directory that does not exist; returns how to name the input in messages."""
     where = str(source)
     if not source.is_file():
         raise InputError(f"{where}: {'not a regular file' if source.exists() else 'no such file'}")
     if same_file(output, source):
         raise InputError(f"{where}: the output must differ from the input")
+    if config is not None and same_file(output, config):
+        raise InputError(f"{output}: the output must not overwrite the config {config}")
     if not output.parent.is_dir():
         raise InputError(f"{output}: directory {output.parent} does not exist")
     return where

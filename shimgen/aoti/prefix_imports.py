@@ -265,6 +265,7 @@ def prefix_imports_with_config(source: Path, output: Path, config) -> RewriteRes
     """``prefix_imports`` with the prefix, patterns and shim set of a ``Config``."""
     from shimgen.project.shims import resolve_shims, shim_matcher
 
+    check_source_and_output(Path(source), Path(output), config.path)
     shimset = resolve_shims(config)
     provided = frozenset(shim.prefixed for shim in shimset.shims)
     return prefix_imports(source, output, prefix=config.prefix, shims=shim_matcher(config, shimset),

@@ -127,7 +127,7 @@ def recompile(source: Path, output: Path, config: Config, *, compiler: str | Non
 
 def _preflight(source: Path, output: Path, config: Config) -> tuple[str, str]:
     """Refuse what cannot be recompiled before anything is written; returns (where, header name)."""
-    where = check_source_and_output(source, output)
+    where = check_source_and_output(source, output, config.path)
     if output.suffix not in (".so", ".pt2"):
         raise InputError(f"{output}: the output must end in .so or .pt2")
     if read_magic(source, where) != ZIP_MAGIC:

@@ -186,3 +186,25 @@ def test_a_control_character_in_a_member_name_never_reaches_the_terminal(tmp_pat
     done = _shimgen("prefix-imports", str(package), "-o", str(tmp_path / "out.pt2"), "-c", str(config))
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout + done.stderr and "m\\x1b[2J.wrapper.so: renamed 1 import(s)" in done.stdout
+
+
+@pytest.mark.parametrize("command", ["prefix-imports", "recompile"])
+def test_the_output_never_overwrites_the_config(tmp_path, consumer, command):
+    """prefix-imports c.so -o shimgen.toml -c shimgen.toml replaced the config with the model (exit 0);
+    recompile checked only its output's suffix. Both refuse, by path or by link, before any work."""
+    so, config = consumer
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "m.so").write_bytes(so)
+    _package(work / "m.pt2", so, "g++ x.cpp -c -o x.o")
+    own = work / "shimgen.toml"
+    own.write_bytes(config.read_bytes())
+    (work / "config.so").symlink_to(own)
+    before = own.read_bytes()
+    given = work / ("m.so" if command == "prefix-imports" else "m.pt2")
+    for output in (own, work / "config.so"):
+        done = _shimgen(command, str(given), "-o", str(output), "-c", str(own), cwd=work)
+        assert done.returncode == 2, done.stdout + done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert "must not overwrite the config" in line, line
+    assert own.read_bytes() == before

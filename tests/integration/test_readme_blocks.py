@@ -10,6 +10,9 @@ comment lines are skipped) with bash, in a fresh temporary directory, and every 
     <!-- readme-test: exits 0 1 -->             the commands' expected exit codes, in order
     <!-- readme-test: after-build; exits ... --> run in the directory where `shimgen build` ran
                                                  (the session's cpu_runtime build, tests/conftest.py)
+    <!-- readme-test: with-model -->             run in a directory holding model.pt2 (a real model
+                                                 compiled by torch here, link_libtorch=False) and its
+                                                 inputs x.npy and y.npy; the runtime is the session's
 
 `shimgen` and `python` on PATH are this interpreter running the checkout (what pytest imports); the
 installed wheel itself is proven by tests/integration/test_wheel.py and .ci/run's fresh venv.
@@ -41,6 +44,7 @@ class Block:
     skip: str | None
     exits: tuple[int, ...]
     after_build: bool
+    with_model: bool = False
 
 
 def readme_blocks(text: str) -> list[Block]:
@@ -75,7 +79,7 @@ def _block(line: int, body: list[str], directive: str) -> Block:
             continue
         commands.append(pending + text)
         pending = ""
-    skip, exits, after_build = None, (0,) * len(commands), False
+    skip, exits, after_build, with_model = None, (0,) * len(commands), False, False
     if directive.startswith("skip:"):  # the reason is the rest, whatever it holds
         return Block(line, tuple(commands), directive[len("skip:"):].strip(), exits, after_build)
     for part in filter(None, (p.strip() for p in directive.split(";"))):
@@ -83,9 +87,11 @@ def _block(line: int, body: list[str], directive: str) -> Block:
             exits = tuple(int(code) for code in part.split()[1:])
         elif part == "after-build":
             after_build = True
+        elif part == "with-model":
+            with_model = True
         else:
             raise ValueError(f"README.md line {line}: unknown readme-test directive {part!r}")
-    return Block(line, tuple(commands), skip, exits, after_build)
+    return Block(line, tuple(commands), skip, exits, after_build, with_model)
 
 
 BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
@@ -147,7 +153,7 @@ def _run_block(block: Block, cwd: Path, env: dict[str, str]) -> None:
                                              f"expected {expected}\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.skip is None and not b.after_build],
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.skip is None and not b.after_build and not b.with_model],
                          ids=lambda b: f"line{b.line}")
 def test_block_runs_in_a_fresh_directory(block: Block, tmp_path: Path) -> None:
     work = tmp_path / "work"
@@ -160,3 +166,38 @@ def test_block_runs_in_a_fresh_directory(block: Block, tmp_path: Path) -> None:
                          ids=lambda b: f"line{b.line}")
 def test_block_runs_where_shimgen_build_ran(block: Block, cpu_runtime, tmp_path: Path) -> None:
     _run_block(block, cpu_runtime.project, _tools(tmp_path / "bin"))
+
+
+@pytest.fixture(scope="module")
+def readme_model(tmp_path_factory) -> Path:
+    """The matmul model of tests/aoti_models.py (a fallback op and a generated kernel), compiled by
+    the installed torch with link_libtorch=False, as model.pt2 beside its inputs x.npy and y.npy."""
+    pytest.importorskip("torch")
+    out = tmp_path_factory.mktemp("readme-model")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor-cache")}
+    done = subprocess.run([sys.executable, str(REPO / "tests" / "aoti_models.py"), "compile", str(out), "matmul"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.skip is None and b.with_model], ids=lambda b: f"line{b.line}")
+def test_block_runs_beside_a_compiled_model(block: Block, readme_model: Path, cpu_runtime, tmp_path: Path) -> None:
+    """The README's model commands (prefix-imports, recompile, run) as written, on a real model; the
+    runtime is the one `shimgen build` recorded (cpu_runtime), found as a user's would be."""
+    import shutil
+
+    work = tmp_path / "work"
+    work.mkdir()
+    for source, name in (("matmul.pt2", "model.pt2"), ("matmul.in0.npy", "x.npy"), ("matmul.in1.npy", "y.npy")):
+        shutil.copyfile(readme_model / source, work / name)
+    _run_block(block, work, _tools(tmp_path / "bin"))
+    import numpy as np
+
+    got, expected = np.load(work / "out" / "output_0.npy"), np.load(readme_model / "matmul.out0.npy")
+    assert np.abs(got - expected).max() <= 1e-5
+
+
+def test_the_model_block_is_run_not_skipped():
+    assert any(b.with_model and b.skip is None for b in BLOCKS), "the README's model commands must be run"
