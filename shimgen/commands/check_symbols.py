@@ -105,6 +105,11 @@ def execute(args: argparse.Namespace) -> int:
     if args.output is not None:
         _refuse_output_over_an_input(args)
     policy = policy_from_args(args).requiring(args.required)
+    if args.output is not None and args.prefix is None:
+        from shimgen.files import same_file
+
+        if same_file(args.output, Path(policy.source)):  # also the config found from here, not named by -c
+            raise UsageError(f"{args.output}: the report must not overwrite an input ({policy.source})")
     report = check_paths(args.paths, policy, strict=args.strict)
     if args.format == "json":
         text = render_json(report)

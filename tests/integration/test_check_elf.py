@@ -432,6 +432,19 @@ def test_cli_report_never_overwrites_an_input(built, tmp_path, how):
     assert (binary.read_bytes(), manifest.read_bytes()) == before
 
 
+def test_cli_report_never_overwrites_the_config_found_from_here(built, tmp_path):
+    """check-symbols lib.so -o shimgen.toml, the config found from the working directory (no -c):
+    the report replaced the config (exit 1)."""
+    config = tmp_path / "shimgen.toml"
+    config.write_text(f'prefix = "{P}"\nsymbols = ["aoti_torch_get_dim"]\n')
+    before = config.read_bytes()
+    result = run_cli("check-symbols", str(built["leak"]), "-o", "shimgen.toml", cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "must not overwrite an input" in line, line
+    assert config.read_bytes() == before
+
+
 def test_cli_report_never_overwrites_a_binary_of_a_checked_directory(built, tmp_path):
     """check-symbols DIR -o DIR/lib.so: the walk reads lib.so, so the report may not replace it; a new
     report file inside the directory is fine."""
