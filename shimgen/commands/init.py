@@ -47,7 +47,7 @@ def execute(args: argparse.Namespace) -> int:
     if problem:
         raise UsageError(f"--prefix: {problem}")
     target = Path.cwd() / "shimgen.toml"
-    if target.exists():
+    if target.exists() or target.is_symlink():  # a dangling link too: the write would replace it
         raise UsageError(f"{target} already exists; not overwriting it")
     write_if_changed(target, STARTER.format(prefix=args.prefix).encode())
     print(f"wrote {target}")

@@ -78,3 +78,13 @@ def test_readme_commands_table_lists_every_command_once():
     rows = readme[start:].split("\n\n", 1)[0].splitlines()[2:]
     named = [re.match(r"\| `shimgen ([a-z-]+)", row).group(1) for row in rows]
     assert sorted(named) == sorted(name.replace("_", "-") for name in COMMANDS), named
+
+
+def test_init_never_overwrites_even_a_dangling_link(tmp_path, monkeypatch, run_cli):
+    """init refuses when shimgen.toml exists; a symlink to a file not yet there counted as absent,
+    and the starter config replaced the link."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shimgen.toml").symlink_to(tmp_path / "elsewhere.toml")
+    result = run_cli("init")
+    assert result.code == 2 and "already exists" in _one_error_line(result.err)
+    assert (tmp_path / "shimgen.toml").is_symlink() and not (tmp_path / "elsewhere.toml").exists()
