@@ -95,10 +95,27 @@ def copy_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, out: IO[bytes],
                 copied += len(chunk)
                 if copied > limit:
                     raise InputError(f"{where}({info.filename}): member exceeds the limit of {limit} bytes")
-                out.write(chunk)
+                _write(out, chunk)
+    except _WriteError as exc:  # the disk, a file size limit: not the package's fault
+        error = exc.__cause__
+        target = getattr(out, "name", None)
+        what = f"{target} (a copy of {info.filename})" if isinstance(target, str) else f"a copy of {where}({info.filename})"
+        raise InputError(f"cannot write {what}: "
+                         f"{error.strerror if isinstance(error, OSError) and error.strerror else error}") from None
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
         raise InputError(f"{where}({info.filename}): cannot read member: {exc}") from None
     return copied
+
+
+class _WriteError(Exception):
+    """A write of ``copy_member``'s output failed (its cause is the OSError)."""
+
+
+def _write(out: IO[bytes], chunk: bytes) -> None:
+    try:
+        out.write(chunk)
+    except OSError as exc:
+        raise _WriteError from exc
 
 
 def model_members(names: Sequence[str]) -> list[str]:

@@ -208,3 +208,22 @@ def test_the_output_never_overwrites_the_config(tmp_path, consumer, command):
         (line,) = done.stderr.strip().splitlines()
         assert "must not overwrite the config" in line, line
     assert own.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["prefix-imports", "recompile"])
+def test_a_file_size_limit_is_named_as_a_write_error(tmp_path, consumer, command):
+    """Under 'ulimit -f', copying a member out failed with "<package>(member): cannot read member: File
+    too large", blaming the package; it is the write that failed. Nothing is left behind."""
+    import resource
+
+    so, config = consumer
+    work = tmp_path / "work"
+    work.mkdir()
+    package = _package(work / "m.pt2", so + bytes(1 << 20), "g++ x.cpp -c -o x.o")
+    done = subprocess.run([sys.executable, "-m", "shimgen", command, str(package), "-o", str(work / "out.pt2"),
+                           "-c", str(config)], capture_output=True, text=True, timeout=120, env=_env(),
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10)))
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("shimgen: error: cannot write ") and "File too large" in line, line
+    assert sorted(p.name for p in work.iterdir()) == ["m.pt2"]
