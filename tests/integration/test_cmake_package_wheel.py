@@ -18,6 +18,15 @@ from tests.e2e._native import EXAMPLE, REPO, build, c_compiler, configure, pip_c
 from tests.support import nested_venv
 
 
+def _not_source(directory: str, names: list[str]) -> set[str]:
+    """What a copy of a checkout without git leaves out: build outputs at the top (build/,
+    build-*/), never the package's own shimgen/build/ or shimgen/commands/build.py, which a
+    "build*" pattern anywhere dropped (the wheel then failed with No module named
+    'shimgen.commands.build')."""
+    top = Path(directory).resolve() == REPO.resolve()
+    return {n for n in names if n in (".git", "__pycache__", ".pytest_cache") or (top and n.startswith("build"))}
+
+
 def source_tree(destination: Path) -> Path:
     """This checkout's files as git sees them (no build outputs), so the wheel build cannot pick
     up stale artefacts. README.md is the project's readme; a stub stands in if it is missing."""
@@ -33,8 +42,7 @@ def source_tree(destination: Path) -> Path:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)
     else:
-        shutil.copytree(REPO, destination, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(".git", "build*", "__pycache__", ".pytest_cache"))
+        shutil.copytree(REPO, destination, dirs_exist_ok=True, ignore=_not_source)
     readme = destination / "README.md"
     if not readme.exists():
         readme.write_text("# shimgen\n")
