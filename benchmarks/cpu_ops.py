@@ -50,7 +50,7 @@ def median_time(fn: Callable[[], Any], repeats: int, inner: int) -> float:
 
 
 def build_runtime(work: Path, cuda: bool) -> Path:
-    from shimgen.build.builder import BuildOptions, build
+    from shimgen.builder.builder import BuildOptions, build
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 

@@ -127,7 +127,7 @@ print("ok")
 
 
 def build_runtime(work: Path, device: str) -> Path:
-    from shimgen.build.builder import BuildOptions, build
+    from shimgen.builder.builder import BuildOptions, build
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 

@@ -33,7 +33,7 @@ from tests.aoti_helpers import run_beside_libtorch
 
 
 def build_runtime(work: Path) -> Path:
-    from shimgen.build.builder import BuildOptions, build
+    from shimgen.builder.builder import BuildOptions, build
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 

@@ -61,7 +61,7 @@ def private_runtime_cache(tmp_path_factory) -> Path:
     user's: ``shimgen build`` records into it and ``shimgen run`` builds into it on first use."""
     import os
 
-    from shimgen.build.runtime_cache import CACHE_ENV
+    from shimgen.builder.runtime_cache import CACHE_ENV
 
     saved = {name: os.environ.get(name) for name in (CACHE_ENV, "SHIMGEN_RUNTIME")}
     root = tmp_path_factory.mktemp("runtime-cache")
@@ -89,7 +89,7 @@ def cpu_runtime(tmp_path_factory, private_runtime_cache) -> BuiltRuntime:
     """The bundled runtime without CUDA, built once per session as a user builds it: `shimgen build`
     run in a directory of its own (so it is recorded in the session's runtime cache). Every test
     that only needs *a* CPU runtime shares this one build (about a minute on 2 cores)."""
-    from shimgen.build.builder import read_artifacts
+    from shimgen.builder.builder import read_artifacts
     from tests.support import run_shimgen
 
     project = tmp_path_factory.mktemp("user-dir")

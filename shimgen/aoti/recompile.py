@@ -35,7 +35,7 @@ from shimgen.aoti.package import (
 )
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
 from shimgen.binary.load import ZIP_MAGIC
-from shimgen.build import process
+from shimgen.builder import process
 from shimgen.errors import InputError
 
 if TYPE_CHECKING:

@@ -40,7 +40,7 @@ def find_runtime(explicit: Path | None = None, *, config: Config | None = None, 
     1. ``explicit`` (``--runtime``);
     2. ``$SHIMGEN_RUNTIME``;
     3. the runtime ``shimgen build`` made for ``config`` (default: the bundled config), wherever it
-       was built: recorded in the per-user cache (``shimgen.build.runtime_cache``);
+       was built: recorded in the per-user cache (``shimgen.builder.runtime_cache``);
     4. else built now into that cache, on first use (announced by one line on stderr).
 
     A CUDA device needs a runtime built with CUDA. The path returned is absolute: ``dlopen`` looks a
@@ -51,7 +51,7 @@ def find_runtime(explicit: Path | None = None, *, config: Config | None = None, 
     env = os.environ.get(RUNTIME_ENV)
     if env:
         return _usable(Path(env), f"${RUNTIME_ENV}")
-    from shimgen.build.runtime_cache import find_or_build
+    from shimgen.builder.runtime_cache import find_or_build
 
     return find_or_build(config or bundled_config(), need_cuda=device.startswith("cuda"))
 

@@ -43,8 +43,8 @@ def _cache_entry(text: str) -> tuple[str, str]:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from shimgen.build.builder import BuildOptions, build
-    from shimgen.build.runtime_cache import record_build
+    from shimgen.builder.builder import BuildOptions, build
+    from shimgen.builder.runtime_cache import record_build
 
     config = load(args, default_to_bundled=True)
     quiet = bool(getattr(args, "quiet", False))

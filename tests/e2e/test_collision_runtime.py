@@ -13,7 +13,7 @@ import pytest
 from tests.e2e._collision import IMPOSTOR_SOURCE, libtorch_cpu_path, probe, same_file
 from tests.e2e._native import REPO, c_compiler, run
 
-if importlib.util.find_spec("shimgen.build.builder") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
+if importlib.util.find_spec("shimgen.builder.builder") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
     pytest.skip("the shim runtime and `shimgen build` are not in this checkout yet", allow_module_level=True)
 
 PLUGIN_SOURCE = """

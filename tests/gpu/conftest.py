@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shimgen.aoti.capi import Runtime, cuda_device_count
-from shimgen.build.builder import BuildOptions, build, find_nvcc
+from shimgen.builder.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
 

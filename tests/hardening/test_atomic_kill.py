@@ -72,7 +72,7 @@ def test_generator_killed_mid_write_leaves_old_outputs(tmp_path):
     # ...nor a binary check-symbols reads from the directory, nor a library the build reports.
     walked = run_shimgen("check-symbols", out, "--prefix", "old_")
     assert walked.returncode == 2 and "holds no binary" in walked.stderr
-    from shimgen.build.builder import read_artifacts
+    from shimgen.builder.builder import read_artifacts
 
     (out / "libx.so").write_bytes(b"")
     assert read_artifacts(out) == (out / "libx.so",)

@@ -1,5 +1,5 @@
 """Two `shimgen build` runs on one build directory serialise through the directory's lock
-(shimgen/build/lock.py), a killed build never leaves the lock stale (nor free while its tools still
+(shimgen/builder/lock.py), a killed build never leaves the lock stale (nor free while its tools still
 write), and the tree stays consistent.
 
 The tests share one build directory, in order: a build killed mid-compile, then two builds that
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build.lock import LOCK_NAME, build_lock
+from shimgen.builder.lock import LOCK_NAME, build_lock
 from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
 from shimgen.resources import default_config

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build.builder import BuildOptions, build
+from shimgen.builder.builder import BuildOptions, build
 from shimgen.errors import UsageError
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
@@ -163,7 +163,7 @@ def test_bad_sanitizer_lists_are_usage_errors(tmp_path, sanitize, message):
 
 
 def test_cli_parses_the_sanitize_list(monkeypatch, tmp_path):
-    from shimgen.build import builder as build_module
+    from shimgen.builder import builder as build_module
     from shimgen.cli import main
 
     seen = {}
@@ -179,7 +179,7 @@ def test_cli_parses_the_sanitize_list(monkeypatch, tmp_path):
 
 def test_cmake_rejects_an_unknown_sanitizer_itself(tmp_path):
     """Plain CMake users get the same check (the option is a cache entry, not only a CLI flag)."""
-    from shimgen.build import cmake as cmake_driver
+    from shimgen.builder import cmake as cmake_driver
     from shimgen.generate.render import render, write
     from shimgen.project.config import with_overrides
     from shimgen.project.shims import resolve_shims

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
-from shimgen.build.builder import BuildOptions, build  # noqa: E402
+from shimgen.builder.builder import BuildOptions, build  # noqa: E402
 from shimgen.project.config import load_config  # noqa: E402
 from shimgen.resources import default_config  # noqa: E402
 from tests.aoti_helpers import BASELINE, prefix_imports_cli, run_beside_libtorch, torch_lib_dir  # noqa: E402

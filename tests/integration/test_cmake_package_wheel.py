@@ -20,7 +20,7 @@ from tests.support import nested_venv
 
 def _not_source(directory: str, names: list[str]) -> set[str]:
     """What a copy of a checkout without git leaves out: build outputs at the top (build/,
-    build-*/), never the package's own shimgen/build/ or shimgen/commands/build.py, which a
+    build-*/), never the package's own shimgen/builder/ or shimgen/commands/build.py, which a
     "build*" pattern anywhere dropped (the wheel then failed with No module named
     'shimgen.commands.build')."""
     top = Path(directory).resolve() == REPO.resolve()

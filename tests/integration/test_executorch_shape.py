@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build.builder import find_nvcc
+from shimgen.builder.builder import find_nvcc
 from tests.support import REPO, run_shimgen
 
 PACKAGE = REPO / "tests" / "packages" / "executorch_shape"

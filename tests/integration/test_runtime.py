@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from shimgen.aoti.capi import Runtime, int64_array
-from shimgen.build.builder import BuildOptions, build, find_nvcc
+from shimgen.builder.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
 from shimgen.resources import default_config, runtime_dir

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build import builder as build_module
-from shimgen.build import cmake as cmake_driver
-from shimgen.build import process
-from shimgen.build.builder import BuildOptions, build, cache_entries, read_artifacts
-from shimgen.build.cmake import CacheEntry, init_cache_text, write_init_cache
+from shimgen.builder import builder as build_module
+from shimgen.builder import cmake as cmake_driver
+from shimgen.builder import process
+from shimgen.builder.builder import BuildOptions, build, cache_entries, read_artifacts
+from shimgen.builder.cmake import CacheEntry, init_cache_text, write_init_cache
 from shimgen.errors import ToolError, UsageError
 from shimgen.project.config import load_config
 from shimgen.resources import default_config

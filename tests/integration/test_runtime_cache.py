@@ -1,6 +1,6 @@
 """`shimgen run` finds the runtime built for the active config from any directory (issue 12).
 
-The runtime cache (shimgen/build/runtime_cache.py) is keyed by the config; `shimgen build` records
+The runtime cache (shimgen/builder/runtime_cache.py) is keyed by the config; `shimgen build` records
 its runtime there and `shimgen run` builds one into it on first use. Two real runtime builds in all:
 the session's `cpu_runtime` (tests/conftest.py, shared with the AOTI tests) and one first-use build
 (two processes start at once, one builds) in a cache of this module's own; the rebuilds after a
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shimgen.build.lock import LOCK_NAME
-from shimgen.build.runtime_cache import CACHE_ENV, cache_key, entry_for, read_record, write_record
+from shimgen.builder.lock import LOCK_NAME
+from shimgen.builder.runtime_cache import CACHE_ENV, cache_key, entry_for, read_record, write_record
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
 from tests import aoti_zoo
@@ -96,7 +96,7 @@ def test_own_cmake_project_has_no_runtime_to_build(tmp_path):
 
 def test_cuda_device_without_nvcc_is_one_exit_2_line(tmp_path, monkeypatch, run_cli):
     from shimgen.aoti import runner
-    from shimgen.build import builder
+    from shimgen.builder import builder
 
     monkeypatch.setattr(builder, "find_nvcc", lambda: None)
     monkeypatch.setattr(runner, "cuda_device_count", lambda: 1)  # a GPU, but nothing to build for it

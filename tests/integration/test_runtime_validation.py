@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from shimgen.binary.runtime_library import runtime_problem
-from shimgen.build.runtime_cache import CACHE_ENV, _discard_unusable, entry_for, read_record, write_record
+from shimgen.builder.runtime_cache import CACHE_ENV, _discard_unusable, entry_for, read_record, write_record
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
 from tests.support import STAND_IN_RUNTIME, compile_library, run_shimgen
@@ -112,8 +112,8 @@ def test_unusable_library_of_the_entry_is_deleted_before_a_rebuild_and_nothing_o
 
 
 def test_sanitized_build_forgets_the_record_of_its_library(stand_in, tmp_path, monkeypatch):
-    from shimgen.build import runtime_cache
-    from shimgen.build.builder import BuildOptions
+    from shimgen.builder import runtime_cache
+    from shimgen.builder.builder import BuildOptions
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     config = load_config(default_config())

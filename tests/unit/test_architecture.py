@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PRODUCTS = {"project", "generate", "build", "binary", "check", "aoti", "repair", "commands"}
+PRODUCTS = {"project", "generate", "builder", "binary", "check", "aoti", "repair", "commands"}
 CORE = {"__init__", "__main__", "cli", "errors", "files", "resources"}
 
 

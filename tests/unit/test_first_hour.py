@@ -28,8 +28,8 @@ def test_build_beside_a_quickstart_config_refuses_and_creates_nothing(tmp_path, 
 def test_bundled_config_still_builds_the_runtime_project():
     """The control: the bundled config's project is the runtime (so 'shimgen build' with no config
     found, and first-use builds, are unchanged)."""
-    from shimgen.build.builder import project_dir
-    from shimgen.build.runtime_cache import builds_the_runtime
+    from shimgen.builder.builder import project_dir
+    from shimgen.builder.runtime_cache import builds_the_runtime
     from shimgen.project.config import load_config
     from shimgen.resources import default_config, runtime_dir
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shimgen.build.builder import parse_record
+from shimgen.builder.builder import parse_record
 from shimgen.errors import ConfigError, InputError, ToolError, UsageError
 from shimgen.generate.render import INDEX_FILE, generate
 from shimgen.project.config import parse_config

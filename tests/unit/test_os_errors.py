@@ -237,7 +237,7 @@ def test_a_fifo_as_manifest_is_refused_at_once(tmp_path):
 
 @pytest.mark.parametrize("device", ["cuda:x", "cuda:", "gpu", "cpu:1", "cuda:٣", "cuda:0:1"])
 def test_bad_device_string_fails_before_any_build(run_cli, tmp_path, monkeypatch, device):
-    from shimgen.build import runtime_cache
+    from shimgen.builder import runtime_cache
 
     def no_build(*args, **kwargs):
         raise AssertionError("a runtime was looked for")
@@ -256,7 +256,7 @@ def test_bad_device_string_fails_before_any_build(run_cli, tmp_path, monkeypatch
 ])
 def test_missing_cuda_device_fails_before_any_build(run_cli, tmp_path, monkeypatch, count, device, expected):
     from shimgen.aoti import runner
-    from shimgen.build import runtime_cache
+    from shimgen.builder import runtime_cache
 
     looked = []
     monkeypatch.setattr(runtime_cache, "find_or_build", lambda *a, **k: looked.append(1) or tmp_path / "none.so")
@@ -282,7 +282,7 @@ def test_real_probe_answers_fast_on_this_machine():
 
 
 def test_failure_summary_shows_cmake_error_block_not_its_last_lines():
-    from shimgen.build.process import failure_summary
+    from shimgen.builder.process import failure_summary
 
     output = ("-- The CXX compiler identification is GNU 12.2.0\n-- Found CUDAToolkit\n"
               "CMake Error at cmake/cublas.cmake:12 (message):\n  shimgen_runtime: cuBLAS not found: pip install\n"
@@ -297,7 +297,7 @@ def test_failure_summary_shows_cmake_error_block_not_its_last_lines():
 
 def test_failed_captured_configure_names_the_cause(tmp_path):
     """A real CMake configure, captured as a first-use build runs it: the error says why."""
-    from shimgen.build import cmake
+    from shimgen.builder import cmake
     from shimgen.errors import ToolError
 
     tools = cmake.find_tools()
@@ -317,7 +317,7 @@ def test_failed_captured_configure_names_the_cause(tmp_path):
 def test_streamed_tool_gets_a_heartbeat_line(monkeypatch, caplog):
     import logging
 
-    from shimgen.build import process
+    from shimgen.builder import process
 
     monkeypatch.setattr(process, "HEARTBEAT_SECONDS", 0.2)
     with caplog.at_level(logging.INFO, logger="shimgen"):

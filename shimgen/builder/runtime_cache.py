@@ -26,9 +26,9 @@ from pathlib import Path
 
 from shimgen import __version__
 from shimgen.binary.runtime_library import runtime_problem
-from shimgen.build import builder
-from shimgen.build.builder import BuildOptions, BuildResult, build, project_dir
-from shimgen.build.lock import build_lock
+from shimgen.builder import builder
+from shimgen.builder.builder import BuildOptions, BuildResult, build, project_dir
+from shimgen.builder.lock import build_lock
 from shimgen.errors import ConfigError, ToolError
 from shimgen.files import write_if_changed
 from shimgen.project.config import Config

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.build import cmake as cmake_driver
-from shimgen.build.cmake import CacheEntry
-from shimgen.build.lock import build_lock
-from shimgen.build.process import Echo
+from shimgen.builder import cmake as cmake_driver
+from shimgen.builder.cmake import CacheEntry
+from shimgen.builder.lock import build_lock
+from shimgen.builder.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import generate
 from shimgen.project.config import Config, with_overrides

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from shimgen.build import process
-from shimgen.build.process import Echo
+from shimgen.builder import process
+from shimgen.builder.process import Echo
 from shimgen.errors import InputError, ToolError
 
 log = logging.getLogger(__name__)

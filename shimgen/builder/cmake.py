@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.build.process import run
+from shimgen.builder.process import run
 from shimgen.errors import ToolError, UsageError
 from shimgen.files import write_if_changed
 from shimgen.generate.cmake_syntax import bracket_argument
