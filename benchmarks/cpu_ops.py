@@ -55,7 +55,7 @@ def build_runtime(work: Path, cuda: bool) -> Path:
     from shimgen.resources import default_config
 
     options = BuildOptions(work / "runtime", cuda="on" if cuda else "off", jobs=os.cpu_count() or 2)
-    return build(load_config(default_config()), options, echo=lambda line: None).artifacts[0].path
+    return build(load_config(default_config()), options).artifacts[0].path
 
 
 def mm_function(rt: Any, name: str) -> Any:

@@ -132,8 +132,7 @@ def build_runtime(work: Path, device: str) -> Path:
     from shimgen.resources import default_config
 
     cuda = "on" if device == "cuda" else "off"
-    result = build(load_config(default_config()), BuildOptions(work / f"runtime-{device}", cuda=cuda, jobs=os.cpu_count() or 2),
-                   echo=lambda line: None)
+    result = build(load_config(default_config()), BuildOptions(work / f"runtime-{device}", cuda=cuda, jobs=os.cpu_count() or 2))
     return result.artifacts[0].path
 
 

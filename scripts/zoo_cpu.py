@@ -37,8 +37,7 @@ def build_runtime(work: Path) -> Path:
     from shimgen.project.config import load_config
     from shimgen.resources import default_config
 
-    result = build(load_config(default_config()), BuildOptions(work / "runtime", cuda="off", jobs=2),
-                   echo=lambda line: None)
+    result = build(load_config(default_config()), BuildOptions(work / "runtime", cuda="off", jobs=2))
     return result.artifacts[0].path
 
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from shimgen.builder import cmake as cmake_driver
 from shimgen.builder.cmake import CacheEntry
 from shimgen.builder.lock import build_lock
-from shimgen.builder.process import Echo
 from shimgen.errors import ConfigError, ToolError, UsageError
 from shimgen.generate.render import generate
 from shimgen.project.config import Config, with_overrides
@@ -100,7 +99,7 @@ def project_dir(config: Config) -> Path:
                       "your build system (docs/integration.md), or put a CMakeLists.txt beside the config")
 
 
-def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | None:
+def cuda_compiler(options: BuildOptions, config: Config, progress: int = logging.INFO) -> Path | None:
     """nvcc when this build uses CUDA, else None. ``auto`` needs both nvcc and cuBLAS (the CUDA
     backend links it): a machine with the toolkit but no cuBLAS builds CPU-only, saying why, where
     CMake would otherwise stop the whole build; ``on`` lets CMake name what is missing."""
@@ -116,7 +115,7 @@ def cuda_compiler(options: BuildOptions, config: Config, echo: Echo) -> Path | N
             raise ToolError("--cuda on, but no nvcc was found; set CUDACXX or CUDA_HOME, or use --cuda off")
         return None
     if cuda == "auto" and needs_cublas and not any(name == "SHIMGEN_CUBLAS_ROOT" for name, _ in options.cache) and not has_cublas(nvcc):
-        echo(f"CUDA off: {nvcc} found but no cuBLAS (python -m pip install nvidia-cublas, or --cuda on "
+        log.log(progress, "%s", f"CUDA off: {nvcc} found but no cuBLAS (python -m pip install nvidia-cublas, or --cuda on "
              "-D SHIMGEN_CUBLAS_ROOT=DIR)")
         return None
     return nvcc
@@ -180,8 +179,11 @@ def cache_entries(options: BuildOptions, config: Config, generated_dir: Path, to
     return entries
 
 
-def build(config: Config, options: BuildOptions, *, echo: Echo = log.info) -> BuildResult:
-    """Generate, configure if needed, build, and check. Raises ShimgenError subclasses."""
+def build(config: Config, options: BuildOptions, *, progress: int = logging.INFO) -> BuildResult:
+    """Generate, configure if needed, build, and check. Raises ShimgenError subclasses.
+
+    Progress lines ("[2/4] configure ...") go to the shimgen logger at ``progress`` (INFO: shown
+    unless -q; a first-use build from 'shimgen run' passes DEBUG, so they show only with -v)."""
     if options.cuda not in CUDA_MODES:
         raise UsageError(f"--cuda must be one of {', '.join(CUDA_MODES)}, not '{options.cuda}'")
     if options.build_type not in BUILD_TYPES:
@@ -193,14 +195,14 @@ def build(config: Config, options: BuildOptions, *, echo: Echo = log.info) -> Bu
     if build_dir.exists() and not build_dir.is_dir():
         raise UsageError(f"build directory {build_dir} exists and is not a directory")
 
-    nvcc = cuda_compiler(options, config, echo)
+    nvcc = cuda_compiler(options, config, progress)
 
     # One build per directory at a time: a second run waits (or fails) instead of racing on the
     # generated files, the CMake cache and Ninja's state. Taken only once the options are known
     # good, so a refused run creates nothing.
     project_dir(config)  # a config that names targets but no project fails before anything is created
-    with build_lock(build_dir, wait=options.wait, echo=echo):
-        return _build_locked(config, options, build_dir, nvcc, echo)
+    with build_lock(build_dir, wait=options.wait, progress=progress):
+        return _build_locked(config, options, build_dir, nvcc, progress)
 
 
 def known_sanitizers() -> tuple[str, ...]:
@@ -222,7 +224,7 @@ def sanitize_problem(sanitize: Sequence[str]) -> None:
 
 
 def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: Path | None,
-                  echo: Echo) -> BuildResult:
+                  progress: int) -> BuildResult:
     source_dir = project_dir(config)
     one_pass = bool(config.symbols_from_targets)
     generated_dir = build_dir / "generated"
@@ -231,9 +233,9 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     if one_pass:
         # The rename set is read from objects this build compiles: shimgen_prefix_library() in the
         # project generates as a build step, between the unprefixed and the prefixed compile.
-        echo(f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
+        log.log(progress, "%s", f"[1/4] generate: a build step (symbols_from_targets: {', '.join(config.symbols_from_targets)})")
     else:
-        echo(f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
+        log.log(progress, "%s", f"[1/4] generate ({config.display_name}, prefix '{config.prefix}')")
         # Through generate(), as 'shimgen generate' does: the same files, and its warnings too.
         shimset = resolve_shims(generated)
         generated_files = generate(generated, shims=shimset)
@@ -241,7 +243,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
             log.warning("warning: %s", warning)
         written = list(generated_files.written)
         for path in written:
-            echo(f"  wrote {path}")
+            log.log(progress, "%s", f"  wrote {path}")
 
     tools = cmake_driver.find_tools()
     init_cache, changed = cmake_driver.write_init_cache(
@@ -249,24 +251,24 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     )
     configured = changed or not cmake_driver.is_configured(build_dir, init_cache)
     if configured:
-        echo(f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
+        log.log(progress, "%s", f"[2/4] configure {source_dir} (CUDA {'on: ' + str(nvcc) if nvcc else 'off'})")
         try:
             cmake_driver.configure(tools, source_dir, build_dir, init_cache, stream=options.stream)
         except ToolError:
             init_cache.unlink(missing_ok=True)  # so the next run configures again, not just builds
             raise
     else:
-        echo("[2/4] configure: up to date")
-    echo("[3/4] build")
+        log.log(progress, "%s", "[2/4] configure: up to date")
+    log.log(progress, "%s", "[3/4] build")
     before = _mtimes(_record_outputs(build_dir)) if one_pass else {}
     cmake_driver.build(tools, build_dir, jobs=options.jobs, stream=options.stream)
 
     if one_pass:
         written = _changed(before, _mtimes(_record_outputs(build_dir)))
-        outcome, artifacts, shim_count = _check_prefixed(build_dir, config, echo)
+        outcome, artifacts, shim_count = _check_prefixed(build_dir, config, progress)
     else:
         paths = read_artifacts(build_dir)
-        echo(f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
+        log.log(progress, "%s", f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
         outcome = check_symbols(paths, generated, shimset)
         artifacts = tuple(Artifact(path, count_prefixed_exports(path, shimset)) for path in paths)
         shim_count = len(shimset.shims)
@@ -341,12 +343,12 @@ def prefixed_libraries(build_dir: Path, config: Config) -> tuple[PrefixedLibrary
     return tuple(found)
 
 
-def _check_prefixed(build_dir: Path, config: Config, echo: Echo) -> tuple[CheckOutcome, tuple[Artifact, ...], int]:
+def _check_prefixed(build_dir: Path, config: Config, progress: int) -> tuple[CheckOutcome, tuple[Artifact, ...], int]:
     """check-symbols --strict on every library shimgen_prefix_library() built for the config:
     the combined outcome, the artifacts, and how many names were renamed in all."""
     libraries = prefixed_libraries(build_dir, config)
     paths = [library.artifact for library in libraries if library.artifact is not None]
-    echo(f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
+    log.log(progress, "%s", f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
     checked = [(library, *library.check(config)) for library in libraries]
     outcome = CheckOutcome(max((c.exit_code for _, _, c in checked), default=0),
                            "\n".join(c.text for _, _, c in checked if c.text))

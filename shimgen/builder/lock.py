@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from shimgen.builder import process
-from shimgen.builder.process import Echo
 from shimgen.errors import InputError, ToolError
 
 log = logging.getLogger(__name__)
@@ -31,11 +30,11 @@ LOCK_NAME = ".shimgen-build.lock"
 
 @contextmanager
 def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = None,
-               echo: Echo | None = None) -> Iterator[Path]:
+               progress: int = logging.INFO) -> Iterator[Path]:
     """Hold the build directory's lock for the ``with`` body.
 
-    When another process holds it: with ``wait``, print one "waiting for another shimgen build in
-    DIR" line and block (up to ``timeout`` seconds, then ToolError); without ``wait``, ToolError
+    When another process holds it: with ``wait``, log one "waiting for another shimgen build in
+    DIR" line (at ``progress``, through the shimgen logger) and block (up to ``timeout`` seconds, then ToolError); without ``wait``, ToolError
     at once. Where fcntl does not exist (Windows), no lock is taken.
     """
     try:
@@ -51,7 +50,7 @@ def build_lock(build_dir: Path, *, wait: bool = True, timeout: float | None = No
         except BlockingIOError:
             if not wait:
                 raise ToolError(f"another shimgen build is running in {build_dir} (lock {path} is held)") from None
-            (echo or log.info)(f"waiting for another shimgen build in {build_dir} to finish (lock {path})")
+            log.log(progress, "waiting for another shimgen build in %s to finish (lock %s)", build_dir, path)
             _wait_for(fd, fcntl, timeout, build_dir)
         # Who holds it, for a person looking at the directory; informational only.
         os.ftruncate(fd, 0)

@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +38,6 @@ def stop_inheriting(fd: int) -> None:
     _INHERITED.discard(fd)
 
 
-Echo = Callable[[str], None]
-"""Receives a command's progress lines (``print``, or a list's ``append`` in tests)."""
 Command = Sequence[str | os.PathLike[str]]
 TAIL_LINES = 3
 """How many of a failed tool's last output lines its ToolError carries."""

@@ -200,7 +200,7 @@ def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int
     except OSError as exc:
         raise ToolError(f"cannot create the runtime cache {entry.dir}: {exc.strerror or exc} "
                         f"(set ${CACHE_ENV} to a writable directory)") from None
-    with build_lock(entry.dir, echo=log.info):
+    with build_lock(entry.dir):
         library, _ = read_record(entry)  # another process may have built it while we waited
         if library is not None:
             return library
@@ -208,7 +208,7 @@ def build_on_first_use(config: Config, entry: Entry, *, why: str = "", jobs: int
         log.info("building the runtime for %s into %s (%s) ...", config.path, entry.build_dir,
                  f"rebuilding: {why}" if why else "first use")
         options = BuildOptions(entry.build_dir, cuda="on" if entry.cuda else "off", jobs=jobs, stream=False)
-        result = build(config, options, echo=log.debug)
+        result = build(config, options, progress=logging.DEBUG)  # one line announces it
         if result.check.exit_code != 0:
             raise ToolError([f"the runtime built into {entry.build_dir} fails check-symbols:",
                              *_first_lines(result.check.text.splitlines(), 5)])

@@ -97,17 +97,17 @@ def test_killed_build_leaves_no_stale_lock(build_dir):
     assert run.finish() == -signal.SIGKILL
     assert (build_dir / LOCK_NAME).exists()  # the file stays; the lock went with the last holder
     try:
-        with build_lock(build_dir, wait=False, echo=lambda line: None):
+        with build_lock(build_dir, wait=False):
             assert _tools_in(build_dir) == []  # free only when nothing of the killed build still writes
     except ToolError:
         pass  # held: its tools still run
-    with build_lock(build_dir, timeout=600, echo=lambda line: None):
+    with build_lock(build_dir, timeout=600):
         assert _tools_in(build_dir) == []
 
 
 def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
     # Hold the lock here first, so both builds are certain to find it taken; then let them race.
-    with build_lock(build_dir, wait=False, echo=lambda line: None):
+    with build_lock(build_dir, wait=False):
         first, second = Run(build_dir), Run(build_dir)
         for run in (first, second):
             run.wait_for("waiting for another shimgen build in")
@@ -139,7 +139,7 @@ def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
 
 def test_no_wait_fails_clearly_and_touches_nothing(build_dir):
     stamp = {p: p.stat().st_mtime_ns for p in (build_dir / "generated").iterdir()}
-    with build_lock(build_dir, wait=False, echo=lambda line: None):
+    with build_lock(build_dir, wait=False):
         result = run_shimgen("build", "--cuda", "off", "-B", build_dir, "--no-wait", cwd=REPO)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
@@ -148,15 +148,17 @@ def test_no_wait_fails_clearly_and_touches_nothing(build_dir):
     assert {p: p.stat().st_mtime_ns for p in (build_dir / "generated").iterdir()} == stamp
 
 
-def test_lock_wait_gives_up_after_its_timeout(tmp_path):
+def test_lock_wait_gives_up_after_its_timeout(tmp_path, caplog):
+    import logging
+
     from shimgen.errors import ToolError
 
-    messages: list[str] = []
-    with build_lock(tmp_path, wait=False, echo=messages.append):  # noqa: SIM117 (the comment needs its own line)
+    with caplog.at_level(logging.INFO, logger="shimgen"), build_lock(tmp_path, wait=False):  # noqa: SIM117 (the comment needs its own line)
         # flock locks belong to the open file description: a second open in this process contends too.
         with pytest.raises(ToolError, match=r"gave up after 0\.3 s waiting for another shimgen build"):
-            with build_lock(tmp_path, timeout=0.3, echo=messages.append):
+            with build_lock(tmp_path, timeout=0.3):
                 pass
+    messages = [r.getMessage() for r in caplog.records if r.name.startswith("shimgen")]
     assert messages == [f"waiting for another shimgen build in {tmp_path} to finish (lock {tmp_path / LOCK_NAME})"]
 
 

@@ -51,8 +51,7 @@ def _sanitized_build(tmp_path_factory, sanitizers: tuple[str, ...]) -> dict[str,
     build_dir = tmp_path_factory.mktemp("sanitize-" + "-".join(sanitizers))
     result = build(load_config(default_config()),
                    BuildOptions(build_dir, cuda="off", jobs=2, build_type="Debug", sanitize=sanitizers,
-                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
-                   echo=lambda line: None)
+                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
     assert result.check.exit_code == 0, result.check.text
     listing = dict(line.split("=", 1) for line in (build_dir / "shimgen-tests.txt").read_text().splitlines() if "=" in line)
     listing["library"] = str(result.artifacts[0].path)
@@ -158,7 +157,7 @@ def test_control_bug_is_reported_with_the_same_flags(tmp_path, sanitizers):
 ])
 def test_bad_sanitizer_lists_are_usage_errors(tmp_path, sanitize, message):
     with pytest.raises(UsageError, match=message):
-        build(load_config(default_config()), BuildOptions(tmp_path / "b", sanitize=sanitize), echo=lambda line: None)
+        build(load_config(default_config()), BuildOptions(tmp_path / "b", sanitize=sanitize))
     assert not (tmp_path / "b").exists()  # refused before touching the build directory
 
 
@@ -168,7 +167,7 @@ def test_cli_parses_the_sanitize_list(monkeypatch, tmp_path):
 
     seen = {}
 
-    def fake_build(config, options, echo=print):
+    def fake_build(config, options, **progress):
         seen["options"] = options
         raise UsageError("stop here")
 

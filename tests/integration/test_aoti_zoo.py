@@ -39,8 +39,7 @@ def zoo() -> dict[str, Path]:
 def zoo_runtime(tmp_path_factory) -> Path:
     result = build(load_config(default_config()),
                    BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2,
-                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
-                   echo=lambda line: None)
+                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
     assert result.check.exit_code == 0, result.check.text
     return result.artifacts[0].path
 

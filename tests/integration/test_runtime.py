@@ -36,8 +36,7 @@ def _tests_listing(build_dir: Path) -> dict[str, str]:
 def built(tmp_path_factory):
     build_dir = tmp_path_factory.mktemp("runtime-cpu")
     config = load_config(default_config())
-    result = build(config, BuildOptions(build_dir, cuda="off", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
-                   echo=lambda line: None)
+    result = build(config, BuildOptions(build_dir, cuda="off", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
     assert result.check.exit_code == 0, result.check.text
     return result
 
@@ -369,11 +368,11 @@ def test_prefix_change_leaves_no_trace(tmp_path):
     toml = project / "shimgen.toml"
     toml.write_text(toml.read_text().replace('prefix = "executorch_"', 'prefix = "oldpfx_"'))
     options = BuildOptions(tmp_path / "build", cuda="off", jobs=2)
-    first = build(load_config(toml), options, echo=lambda line: None)
+    first = build(load_config(toml), options)
     library = first.artifacts[0].path
     assert b"oldpfx_aoti_torch_empty_strided" in library.read_bytes()
     toml.write_text(toml.read_text().replace('prefix = "oldpfx_"', 'prefix = "newpfx_"'))
-    second = build(load_config(toml), options, echo=lambda line: None)
+    second = build(load_config(toml), options)
     data = second.artifacts[0].path.read_bytes()
     assert b"newpfx_aoti_torch_empty_strided" in data
     assert b"oldpfx" not in data
@@ -393,8 +392,7 @@ def test_build_cli_bad_config_is_one_line(tmp_path):
 def test_cuda_build_compiles_and_links(tmp_path):
     """With a toolkit, the CUDA backend compiles (sm_90 + PTX) and links libcudart; no GPU needed."""
     result = build(load_config(default_config()),
-                   BuildOptions(tmp_path / "cuda", cuda="on", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)),
-                   echo=lambda line: None)
+                   BuildOptions(tmp_path / "cuda", cuda="on", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
     library = result.artifacts[0].path
     expected = len(resolve_shims(load_config(default_config())).shims)
     assert result.cuda and result.check.exit_code == 0 and result.artifacts[0].prefixed_exports == expected

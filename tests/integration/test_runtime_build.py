@@ -3,6 +3,7 @@ build of a project whose paths and cache values CMake quoting gets wrong by hand
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -64,8 +65,7 @@ file(WRITE "${CMAKE_BINARY_DIR}/echo-value.txt" "${ODD_VALUE}")
 """)
     build_dir = tmp_path / "build $1 two words"
     result = build(load_config(project / "shimgen.toml"),
-                   BuildOptions(build_dir, cuda="off", jobs=2, cache=(("ODD_VALUE", ODD_VALUE),)),
-                   echo=lambda line: None)
+                   BuildOptions(build_dir, cuda="off", jobs=2, cache=(("ODD_VALUE", ODD_VALUE),)))
     assert (build_dir / "echo-dir.txt").read_text() == str(build_dir / "generated")
     assert (build_dir / "echo-value.txt").read_text() == ODD_VALUE
     assert result.check.exit_code == 0, result.check.text
@@ -103,13 +103,13 @@ def test_cache_entries_carry_prefix_independent_settings(tmp_path):
 ])
 def test_bad_options_are_usage_errors(tmp_path, options, message):
     with pytest.raises(UsageError, match=message):
-        build(load_config(default_config()), BuildOptions(tmp_path / "b", **options), echo=lambda line: None)
+        build(load_config(default_config()), BuildOptions(tmp_path / "b", **options))
 
 
 def test_cuda_on_without_nvcc_is_a_tool_error(tmp_path, monkeypatch):
     monkeypatch.setattr(build_module, "find_nvcc", lambda: None)
     with pytest.raises(ToolError, match="no nvcc was found"):
-        build(load_config(default_config()), BuildOptions(tmp_path / "b", cuda="on"), echo=lambda line: None)
+        build(load_config(default_config()), BuildOptions(tmp_path / "b", cuda="on"))
     assert not (tmp_path / "b").exists()  # nothing written before the options were checked
 
 
@@ -207,7 +207,12 @@ def test_artifacts_listing(tmp_path):
         read_artifacts(tmp_path)
 
 
-def test_failed_configure_is_retried_next_run(tmp_path):
+def _progress(caplog) -> list[str]:
+    """The progress lines a build logged (the shimgen logger, INFO)."""
+    return [r.getMessage() for r in caplog.records if r.name.startswith("shimgen") and r.levelno == logging.INFO]
+
+
+def test_failed_configure_is_retried_next_run(tmp_path, caplog):
     """A CMake error is one ToolError line, and the next run configures again instead of building."""
     project = tmp_path / "project"
     project.mkdir()
@@ -215,15 +220,15 @@ def test_failed_configure_is_retried_next_run(tmp_path):
     (project / "CMakeLists.txt").write_text('cmake_minimum_required(VERSION 3.24)\nproject(p NONE)\n'
                                             'message(FATAL_ERROR "deliberate")\n')
     options = BuildOptions(tmp_path / "b")
-    lines: list[str] = []
-    for _ in range(2):
-        with pytest.raises(ToolError, match="cmake failed with exit code 1"):
-            build(load_config(project / "shimgen.toml"), options, echo=lines.append)
-    assert sum(1 for line in lines if line.startswith("[2/4] configure /")) == 2
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        for _ in range(2):
+            with pytest.raises(ToolError, match="cmake failed with exit code 1"):
+                build(load_config(project / "shimgen.toml"), options)
+    assert sum(1 for line in _progress(caplog) if line.startswith("[2/4] configure /")) == 2
     assert (tmp_path / "b" / "generated" / "export.h").is_file()
 
 
-def test_an_interrupted_configure_is_redone_with_the_new_options(tmp_path):
+def test_an_interrupted_configure_is_redone_with_the_new_options(tmp_path, caplog):
     """A configure killed after the new init cache was written (Ctrl-C during '[2/4] configure')
     leaves it beside the old CMake cache; the next build must configure again (Debug), not report
     'configure: up to date' and build with the old options (Release)."""
@@ -245,7 +250,7 @@ file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
 """)
     config = load_config(project / "shimgen.toml")
     build_dir = tmp_path / "build"
-    build(config, BuildOptions(build_dir, cuda="off", jobs=2, build_type="Release"), echo=lambda line: None)
+    build(config, BuildOptions(build_dir, cuda="off", jobs=2, build_type="Release"))
     assert (build_dir / "build-type.txt").read_text() == "Release"
 
     # The interrupted run: its init cache is written, then CMake is killed before it finishes.
@@ -254,11 +259,13 @@ file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
     (build_dir / "shimgen-configured.stamp").unlink(missing_ok=True)  # configure() removes it first
     assert write_init_cache(build_dir, entries)[1]
 
-    lines: list[str] = []
-    build(config, debug, echo=lines.append)
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        build(config, debug)
+    lines = _progress(caplog)
     assert "[2/4] configure: up to date" not in lines and any(line.startswith("[2/4] configure ") for line in lines)
     assert (build_dir / "build-type.txt").read_text() == "Debug"
     # And a finished configure is trusted again: the next identical build does not reconfigure.
-    lines.clear()
-    build(config, debug, echo=lines.append)
-    assert "[2/4] configure: up to date" in lines
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        build(config, debug)
+    assert "[2/4] configure: up to date" in _progress(caplog)
