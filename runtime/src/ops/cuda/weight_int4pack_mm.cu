@@ -153,6 +153,7 @@ constexpr int kSmallRows = 4;               // rows of A the staged kernel serve
 constexpr int kStepK = kTilesPerStep * 16;  // k a warp covers per step (512)
 constexpr int kRowPad = 8;                  // bfloat16 of padding per staged row: rows 4 banks apart
 constexpr int kMaxGroupsPerStep = kStepK / 32;
+constexpr int kSmallTiles = 2;             // column tiles per block in the staged kernel
 
 __device__ inline void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -167,17 +168,21 @@ __device__ inline void cp_async4(void* smem, const void* gmem) {
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
-template <int InnerKTiles>
-__global__ void __launch_bounds__(kWarps * 32, 4)
+// kTiles column tiles per block share one staged copy of A (each tile's 8 warps split K as above):
+// every block reads all of A from L2, so fewer, wider blocks read less of it.
+template <int InnerKTiles, int kTiles>
+__global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
     int4_mm_small_m_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                            const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
                            __nv_bfloat16* __restrict__ out, int m, int64_t n, int k, int group_shift) {
   constexpr int kWords = InnerKTiles / 2;
   constexpr int kOuterPerStep = kTilesPerStep / InnerKTiles;
   __shared__ __align__(16) __nv_bfloat16 s_a[kWarps][kSmallRows][kStepK + kRowPad];
-  __shared__ uint32_t s_q[kWarps][kMaxGroupsPerStep][8];
+  __shared__ uint32_t s_q[kTiles][kWarps][kMaxGroupsPerStep][8];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t n_tile = blockIdx.x;
+  const int slice = warp % kWarps, tile = warp / kWarps;  // this warp's k slice and column tile
+  const int64_t n_tile = blockIdx.x * int64_t{kTiles} + tile;
+  const bool tile_ok = n_tile * 8 < n;  // the last block's extra tiles only help stage A
   const int outer_tiles = k / (InnerKTiles * 16);
   const int row = lane / 4;  // this lane's A fragment row; rows 8..15 never exist here
   const bool has_row = row < m;
@@ -185,29 +190,36 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
   float c[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
   const __nv_bfloat162 bias = __floats2bfloat162_rn(-136.0f, -136.0f), one = __floats2bfloat162_rn(1.0f, 1.0f);
 
-  for (int base = warp * kOuterPerStep; base < outer_tiles; base += kWarps * kOuterPerStep) {
+  // Every warp runs every step (the block synchronises in it); a slice past K just idles.
+  for (int step = 0; step < outer_tiles; step += kWarps * kOuterPerStep) {
+    const int base = step + slice * kOuterPerStep;
+    const bool active = base < outer_tiles;
     const int k_begin = base * InnerKTiles * 16;  // a multiple of kStepK, so of every group size
-    const int k_count = min(kStepK, (outer_tiles - base) * InnerKTiles * 16);
+    const int k_count = active ? min(kStepK, (outer_tiles - base) * InnerKTiles * 16) : 0;
     const int group0 = k_begin >> group_shift;
     const int groups = (k_count + (1 << group_shift) - 1) >> group_shift;
-    // Stage A's m rows of this step and the 8 columns' scales and zeros (asynchronous copies) ...
+    // Stage A's m rows of this slice (the kTiles warps of a slice share the copying) and this
+    // tile's scales and zeros, asynchronously ...
+    const int first = lane + 32 * tile, stride = 32 * kTiles;
     for (int r = 0; r < m; ++r) {
       const __nv_bfloat16* a_row = a + r * lda + k_begin;
       if (a_vector) {
-        for (int ch = lane * 8; ch < k_count; ch += 32 * 8) cp_async16(&s_a[warp][r][ch], a_row + ch);
+        for (int ch = first * 8; ch < k_count; ch += stride * 8) cp_async16(&s_a[slice][r][ch], a_row + ch);
       } else {
-        for (int p = lane * 2; p < k_count; p += 32 * 2) cp_async4(&s_a[warp][r][p], a_row + p);
+        for (int p = first * 2; p < k_count; p += stride * 2) cp_async4(&s_a[slice][r][p], a_row + p);
       }
     }
-    for (int i = lane; i < groups * 8; i += 32) {
-      cp_async4(&s_q[warp][i / 8][i % 8], qinfo + ((group0 + i / 8) * n + n_tile * 8 + i % 8) * 2);
+    if (tile_ok) {
+      for (int i = lane; i < groups * 8; i += 32) {
+        cp_async4(&s_q[tile][slice][i / 8][i % 8], qinfo + ((group0 + i / 8) * n + n_tile * 8 + i % 8) * 2);
+      }
     }
     cp_async_commit();
     // ... then every weight load, then wait once for all of them.
     uint32_t words[kOuterPerStep][kWords];
 #pragma unroll
     for (int u = 0; u < kOuterPerStep; ++u) {
-      if (base + u < outer_tiles) {
+      if (tile_ok && base + u < outer_tiles) {
         load_words<kWords>(b_lane + (base + u) * 32 * kWords, b_vector, words[u]);
       } else {
 #pragma unroll
@@ -215,14 +227,14 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
       }
     }
     cp_async_wait_all();
-    __syncwarp();
+    __syncthreads();
 #pragma unroll
     for (int u = 0; u < kOuterPerStep; ++u) {
-      if (base + u >= outer_tiles) break;
+      if (!tile_ok || base + u >= outer_tiles) break;
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {
         const int k_local = ((base + u) * InnerKTiles + 2 * w) * 16 - k_begin;
-        const __nv_bfloat162 sz = bits_bf16x2(s_q[warp][((k_begin + k_local) >> group_shift) - group0][lane / 4]);
+        const __nv_bfloat162 sz = bits_bf16x2(s_q[tile][slice][((k_begin + k_local) >> group_shift) - group0][lane / 4]);
         const __nv_bfloat162 scale = __bfloat162bfloat162(sz.x), zero = __bfloat162bfloat162(sz.y);
         uint32_t frag[4];
 #pragma unroll
@@ -233,8 +245,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const int col = k_local + half * 16 + 2 * (lane % 4);
-          const uint32_t a0 = has_row ? *reinterpret_cast<const uint32_t*>(&s_a[warp][row][col]) : 0u;
-          const uint32_t a2 = has_row ? *reinterpret_cast<const uint32_t*>(&s_a[warp][row][col + 8]) : 0u;
+          const uint32_t a0 = has_row ? *reinterpret_cast<const uint32_t*>(&s_a[slice][row][col]) : 0u;
+          const uint32_t a2 = has_row ? *reinterpret_cast<const uint32_t*>(&s_a[slice][row][col + 8]) : 0u;
           asm volatile(
               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
               "{%0,%1,%2,%3};\n"
@@ -243,18 +255,19 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         }
       }
     }
-    __syncwarp();  // the next step's copies overwrite this step's staging
+    __syncthreads();  // the next step's copies overwrite this step's staging
   }
-  // Sum the warps' partial tiles (rows 0..7 only: c[.][2..3] belong to rows 8..15); warp 0 writes.
-  __shared__ float2 partial[kWarps][32];
-  partial[warp][lane] = make_float2(c[0][0] + c[1][0], c[0][1] + c[1][1]);
+  // Sum each tile's partial results (rows 0..7 only: c[.][2..3] belong to rows 8..15); a tile's
+  // first warp writes.
+  __shared__ float2 partial[kTiles][kWarps][32];
+  partial[tile][slice][lane] = make_float2(c[0][0] + c[1][0], c[0][1] + c[1][1]);
   __syncthreads();
-  if (warp != 0 || !has_row) return;
+  if (slice != 0 || !tile_ok || !has_row) return;
   float2 sum = make_float2(0.0f, 0.0f);
 #pragma unroll
   for (int w = 0; w < kWarps; ++w) {
-    sum.x += partial[w][lane].x;
-    sum.y += partial[w][lane].y;
+    sum.x += partial[tile][w][lane].x;
+    sum.y += partial[tile][w][lane].y;
   }
   const int64_t out_col = n_tile * 8 + 2 * (lane % 4);
   *reinterpret_cast<__nv_bfloat162*>(out + row * n + out_col) = __floats2bfloat162_rn(sum.x, sum.y);
@@ -324,9 +337,11 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       const int mm = static_cast<int>(m);
       // cp.async's 16-byte copies need 16-byte aligned rows; 4-byte copies otherwise.
       const bool a_vector = lda % 8 == 0 && reinterpret_cast<uintptr_t>(a_data) % 16 == 0;
-      if (inner == 2) int4_mm_small_m_kernel<2><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
-      else if (inner == 4) int4_mm_small_m_kernel<4><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
-      else int4_mm_small_m_kernel<8><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
+      const dim3 blocks(static_cast<unsigned>((n / 8 + kSmallTiles - 1) / kSmallTiles));
+      const int threads = kSmallTiles * kWarps * 32;
+      if (inner == 2) int4_mm_small_m_kernel<2, kSmallTiles><<<blocks, threads, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
+      else if (inner == 4) int4_mm_small_m_kernel<4, kSmallTiles><<<blocks, threads, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
+      else int4_mm_small_m_kernel<8, kSmallTiles><<<blocks, threads, 0, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk, group_shift);
     } else if (inner == 2) int4_mm_kernel<2><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
     else if (inner == 4) int4_mm_kernel<4><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
     else int4_mm_kernel<8><<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
