@@ -273,16 +273,19 @@ CASES["histc-int32-expert-ids"] = lambda s: histc_case(s, torch.int32, 0.0, 7.0)
 CASES["randint-low-out"] = randint_case
 CASES["new-uninitialized-tensor"] = uninitialized_case
 for inner in (2, 4, 8):
-    for m in (1, 4, 5, 16, 33):
+    for m in (1, 2, 4, 5, 8, 16, 33):
         CASES[f"int4pack-mm-inner{inner}-m{m}"] = lambda s, m=m, inner=inner: int4_case(s, m, inner, 128)
 for group in (32, 64, 256):
     CASES[f"int4pack-mm-group{group}"] = lambda s, group=group: int4_case(s, 3, 8, group)
 CASES["int4pack-mm-strided-a"] = lambda s: int4_case(s, 4, 4, 64, strided=True)
-# M <= 4 stages A in shared memory: a last step shorter than a warp's 512 k (K = 1152), and rows whose
+# M <= 8 stages A in shared memory: a last step shorter than a warp's 512 k (K = 1152), and rows whose
 # stride (k + 2) rules out 16-byte copies.
 CASES["int4pack-mm-ragged-k"] = lambda s: int4_case(s, 2, 8, 128, k=1152)
 CASES["int4pack-mm-row-pad"] = lambda s: int4_case(s, 3, 4, 64, pad=2)
 CASES["int4pack-mm-row-pad8"] = lambda s: int4_case(s, 4, 2, 32, pad=8, k=1536)
+# N = 520: 65 column tiles, so the last block of 2 or 4 tiles has tiles past N.
+CASES["int4pack-mm-ragged-n-m1"] = lambda s: int4_case(s, 1, 8, 128, n=520)
+CASES["int4pack-mm-ragged-n-m6"] = lambda s: int4_case(s, 6, 4, 64, n=520)
 
 
 def main(argv: list[str]) -> int:
