@@ -80,6 +80,8 @@ class Policy:
             raise InputError(f"{where}: cannot read manifest: {exc}") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not valid JSON: {exc}") from None
+        except RecursionError:  # the decoder recurses once per level of nesting
+            raise InputError(f"{where}: not a shimgen manifest (JSON nested too deeply to read)") from None
         if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
             raise InputError(f"{where}: not a shimgen manifest (expected schema '{MANIFEST_SCHEMA}')")
         try:

@@ -360,11 +360,23 @@ def _exports_are_not_shims(values: Mapping[str, Any]) -> Iterator[tuple[str, str
             yield "exports", f"'{name}' is also listed in 'symbols'; a shim is exported prefixed, list it once"
 
 
+def _names_are_not_macros(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # export.h defines each shim as a macro that expands the prefix macro: a shim named like one of
+    # the macros is renamed to the bare prefix (or breaks the visibility attribute).
+    macros = {values[name]: name for name in ("macro", "export_macro", "build_macro") if isinstance(values[name], str)}
+    for key in ("symbols", "exports"):
+        names = values[key]
+        if isinstance(names, tuple):
+            for name in names:
+                if name in macros:
+                    yield key, f"'{name}' is also '{macros[name]}'; a shim or export cannot be named like a macro"
+
+
 # Checks over the whole top-level table; each yields messages that name the file only.
 TABLE_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[str]], ...] = (_shims_given,)
 # Checks across keys; each yields (the key to locate, message).
 CROSS_KEY_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[tuple[str, str]]], ...] = (
-    _distinct_macros, _exports_are_not_shims)
+    _distinct_macros, _exports_are_not_shims, _names_are_not_macros)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Path:
@@ -392,7 +404,7 @@ def find_config(start: Path, explicit: Path | None = None) -> Path:
 def _pyproject_has_table(path: Path) -> bool:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(data.get("tool"), dict) and "shimgen" in data["tool"]
 
@@ -409,6 +421,8 @@ def load_config(path: Path) -> Config:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
 
     table_path: tuple[str, ...] = ()
     if path.name == PYPROJECT_NAME:
