@@ -65,8 +65,8 @@ def reports(tree: Path, path: Path, out: Path, strict_max_mb: float) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         old.unlink()
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    run = subprocess.run([sys.executable, "-c", CHILD, str(path), str(out), modes(path, strict_max_mb)], env=env, capture_output=True, text=True,
+    env = {**os.environ, "PYTHONPATH": str(tree)}  # and cwd=tree: `python -c` puts the cwd first on sys.path
+    run = subprocess.run([sys.executable, "-c", CHILD, str(path), str(out), modes(path, strict_max_mb)], env=env, cwd=tree, capture_output=True, text=True,
                          check=False)
     if run.returncode != 0:
         (out / "crash.txt").write_text(run.stderr[-4000:])
