@@ -124,6 +124,25 @@ struct Tensor {
   bool is_non_overlapping_and_dense() const;
 };
 
+// ---- Free lists (free_lists.cpp): per thread and bounded, so that a model run in steady state
+// takes its tensor handles, storages and small host buffers from the previous run's and calls no
+// malloc. Everything they hand out is ordinary heap memory (a Tensor from new_tensor() may also be
+// deleted; a Storage is a shared_ptr as any other). ----
+// An empty Tensor (a recycled one keeps its sizes/strides capacity).
+std::unique_ptr<Tensor> new_tensor();
+// Drops t (its storage reference first) and keeps the object for new_tensor(): what
+// aoti_torch_delete_tensor_object does with a handle.
+void delete_tensor(Tensor* t) noexcept;
+// An empty Storage whose shared_ptr control block comes from the free list.
+std::shared_ptr<Storage> new_storage();
+// 64-byte aligned host memory for a CPU tensor's `nbytes` (> 0); nullptr when the heap is out.
+void* host_alloc(size_t nbytes);
+// Gives back what host_alloc(nbytes) returned.
+void host_free(void* p, size_t nbytes) noexcept;
+// The Storage control blocks' free list (new_storage's allocator).
+void* block_alloc(size_t nbytes);
+void block_free(void* p, size_t nbytes) noexcept;
+
 Tensor* unwrap(AtenTensorHandle handle, const char* what);
 AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept;
 

@@ -13,7 +13,7 @@ Storage::~Storage() {
   if (data == nullptr) return;
   switch (kind) {
     case MemoryKind::kHost:
-      std::free(data);
+      host_free(data, static_cast<size_t>(nbytes));
       break;
     case MemoryKind::kHostPinned:
       pinned_free(data, static_cast<size_t>(nbytes));
@@ -186,10 +186,10 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
                                  int32_t device_type, int32_t device_index, bool pinned) {
   check_dtype(dtype);
   check_device(device_type, device_index);
-  auto tensor = std::make_unique<Tensor>();
+  auto tensor = new_tensor();
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   tensor->dtype = dtype;
-  auto storage = std::make_shared<Storage>();
+  auto storage = new_storage();
   storage->nbytes = static_cast<int64_t>(byte_count(span_elements(tensor->sizes, tensor->strides), element_size(dtype)));
   storage->device_type = device_type;
   size_t nbytes = static_cast<size_t>(storage->nbytes);
@@ -200,8 +200,7 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
   } else if (device_type == kCPU) {
     storage->kind = MemoryKind::kHost;
     if (nbytes) {
-      // 64-byte aligned, like c10's CPU allocator (vectorized kernels rely on it).
-      storage->data = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
+      storage->data = host_alloc(nbytes);  // 64-byte aligned, from this thread's free list when it can
       if (!storage->data) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + str(storage->nbytes) + " bytes failed");
     }
   } else {
@@ -218,7 +217,7 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   check_dtype(dtype);
   check_device(device_type, device_index);
   SHIMGEN_REQUIRE(storage_offset >= 0, "storage_offset " + str(storage_offset) + " is negative");
-  auto tensor = std::make_unique<Tensor>();
+  auto tensor = new_tensor();
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   int64_t span = span_elements(tensor->sizes, tensor->strides);
   SHIMGEN_REQUIRE(data != nullptr || span == 0, "data is null for a non-empty tensor");
@@ -228,7 +227,7 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   // kHost, and one destroyed by a failed check would free the caller's (borrowed) memory.
   const int64_t nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
   const int32_t index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
-  auto storage = std::make_shared<Storage>();
+  auto storage = new_storage();
   storage->kind = MemoryKind::kBorrowed;
   storage->data = data;
   storage->nbytes = nbytes;
@@ -267,7 +266,7 @@ using namespace shimgen::rt;
 extern "C" {
 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
-  return guarded(__func__, [&] { delete unwrap(tensor, "tensor"); });
+  return guarded(__func__, [&] { delete_tensor(unwrap(tensor, "tensor")); });
 }
 
 #define SHIMGEN_GETTER(name, type, expr)                                   \
@@ -317,7 +316,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle or
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(orig_handle, "orig_handle");
     SHIMGEN_REQUIRE(new_handle != nullptr, "new_handle is null");
-    *new_handle = wrap(std::make_unique<Tensor>(*t));
+    auto copy = new_tensor();
+    *copy = *t;
+    *new_handle = wrap(std::move(copy));
   });
 }
 
@@ -327,8 +328,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle 
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
     SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
-    auto view = std::make_unique<Tensor>();
     SHIMGEN_REQUIRE(strides_ptr != nullptr || ndim == 0, "strides_ptr is null");
+    auto view = new_tensor();
     read_shape(ndim, sizes_ptr, strides_ptr, view->sizes, view->strides);
     view->storage = t->storage;
     view->dtype = t->dtype;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../cpu_kernels.h"
@@ -96,6 +97,9 @@ void softmax_rows(T* scores, int64_t L, int64_t S, const int64_t* visible, T* ls
 template <typename T>
 void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
             const Tensor& out, const Tensor& lse) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_attention(q, k, v, mask, causal, scale, out, lse)) return;  // cpu_small_attention.cpp
+  }
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], E = q.sizes[3], S = k.sizes[2], Ev = v.sizes[3];
   // Scratch kept per thread: three allocations a call were a visible share of a small model's time.
   // Every element is written before it is read, so what a previous call left there never matters.
@@ -125,7 +129,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
       Matrix<const T> km{kp + b * k.strides[0] + h * k.strides[1], S, E, k.strides[2], k.strides[3]};
       Matrix<const T> vm{vp + b * v.strides[0] + h * v.strides[1], S, Ev, v.strides[2], v.strides[3]};
       Matrix<T> sm{scores.data(), L, S, S, 1};
-      gemm(qm, km.transposed(), sm, static_cast<T>(scale), T(0));
+      gemm(qm, km.transposed(), sm, static_cast<T>(scale), T(0), BOperand::kActivation);
       for (int64_t i = 0; i < L; ++i) {
         T* row = scores.data() + i * S;
         if (mask) {
@@ -142,7 +146,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
       softmax_rows(scores.data(), L, S, visible.data(), lp + b * lse.strides[0] + h * lse.strides[1], lse.strides[2],
                    best.data());
       Matrix<T> om{op + b * out.strides[0] + h * out.strides[1], L, Ev, out.strides[2], out.strides[3]};
-      gemm(Matrix<const T>{scores.data(), L, S, S, 1}, vm, om, T(1), T(0));
+      gemm(Matrix<const T>{scores.data(), L, S, S, 1}, vm, om, T(1), T(0), BOperand::kActivation);
     }
   }
 }
