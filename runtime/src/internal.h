@@ -14,6 +14,7 @@
 namespace shimgen::rt {
 
 constexpr int32_t kCPU = 0;
+constexpr int64_t kMaxDims = 64;  // the most dimensions a tensor may have (checked when it is made)
 constexpr int32_t kCUDA = 1;
 
 // The one list of dtype codes: PyTorch's c10::ScalarType values, which the AOTI ABI passes as
@@ -166,6 +167,8 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 // PyTorch's infer_dense_strides: dense strides that keep the order of `strides` (what empty_like
 // and clone give a tensor that is not itself non-overlapping and dense).
 std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// The same into out[0 .. sizes.size()), allocating nothing.
+void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
@@ -173,7 +176,10 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t*
 // dimension that has more than one element, and that layout non-overlapping and dense (a permuted
 // contiguous block: no gap, no element twice, no broadcast). The CUDA backend's copy fast path.
 bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes);
-// A new tensor with its own storage (validated like aoti_torch_empty_strided).
+// A new tensor with its own storage (validated like aoti_torch_empty_strided); the pointer form
+// allocates nothing but the tensor (from the free lists).
+std::unique_ptr<Tensor> empty_tensor(int64_t ndim, const int64_t* sizes, const int64_t* strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index);
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index);
 

@@ -64,25 +64,38 @@ bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, c
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides) {
   // Dense: some permutation of the dimensions is contiguous. Size-1 dimensions never matter;
   // equal strides on two dimensions of size > 1 are an overlap, caught by the running product.
+  // The order is sorted on the stack (tensors have at most kMaxDims dimensions): this runs on
+  // every tensor an op allocates, and allocates nothing.
   for (int64_t s : sizes)
     if (s == 0) return true;
-  std::vector<size_t> order;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] != 1) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  size_t stack[kMaxDims];
+  std::vector<size_t> heap(sizes.size() > static_cast<size_t>(kMaxDims) ? sizes.size() : 0);
+  size_t* order = heap.empty() ? stack : heap.data();
+  size_t n = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 1) continue;
+    size_t at = n++;  // insertion sort by stride, stable
+    for (; at > 0 && strides[order[at - 1]] > strides[i]; --at) order[at] = order[at - 1];
+    order[at] = i;
+  }
   int64_t expected = 1;
-  for (size_t i : order) {
-    if (strides[i] != expected) return false;
-    expected *= sizes[i];  // bounded by numel, validated at creation
+  for (size_t k = 0; k < n; ++k) {
+    if (strides[order[k]] != expected) return false;
+    expected *= sizes[order[k]];  // bounded by numel, validated at creation
   }
   return true;
 }
 
-std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
   const size_t n = sizes.size();
-  if (non_overlapping_and_dense(sizes, strides)) return strides;
+  if (non_overlapping_and_dense(sizes, strides)) {
+    std::copy(strides, strides + n, out);
+    return;
+  }
   // perm[0] is the innermost dimension; ties and zero strides keep the default (last dim innermost).
-  std::vector<size_t> perm(n);
+  size_t stack[kMaxDims];
+  std::vector<size_t> heap(n > static_cast<size_t>(kMaxDims) ? n : 0);
+  size_t* perm = heap.empty() ? stack : heap.data();
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
   auto should_swap = [&](size_t d0, size_t d1) {
     if (strides[d0] == 0 || strides[d1] == 0) return 0;
@@ -102,12 +115,16 @@ std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const
       }
     }
   }
-  std::vector<int64_t> out(n);
   int64_t current = 1;
   for (size_t i = 0; i < n; ++i) {
     out[perm[i]] = current;
     current = checked_mul(current, sizes[perm[i]] > 0 ? sizes[perm[i]] : 1, "dense stride");
   }
+}
+
+std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  std::vector<int64_t> out(sizes.size());
+  dense_strides_like(sizes, strides.data(), out.data());
   return out;
 }
 
@@ -134,8 +151,6 @@ AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept {
 }
 
 namespace {
-
-constexpr int64_t kMaxDims = 64;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
@@ -251,6 +266,11 @@ std::unique_ptr<Tensor> copy_with_strides(const Tensor& self, const std::vector<
 }
 
 }  // namespace
+
+std::unique_ptr<Tensor> empty_tensor(int64_t ndim, const int64_t* sizes, const int64_t* strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index) {
+  return allocate(ndim, sizes, strides, dtype, device_type, device_index, false);
+}
 
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index) {
