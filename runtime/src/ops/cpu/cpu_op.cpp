@@ -111,4 +111,51 @@ void store_narrowed(const Tensor& src, const Tensor& dst) {
   else convert<Half, float>(src, dst);
 }
 
+namespace {
+template <class T>
+void extreme_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, bool max) {
+  const bool scalar = in.sizes.empty();
+  const int64_t n = scalar ? 1 : in.sizes[dim];
+  const int64_t s_in = scalar ? 0 : in.strides[dim], s_v = scalar ? 0 : values.strides[dim];
+  const int64_t s_i = scalar ? 0 : indices.strides[dim];
+  const auto* src = reinterpret_cast<const T*>(in.data());
+  auto* v_out = reinterpret_cast<T*>(values.data());
+  auto* i_out = reinterpret_cast<int64_t*>(indices.data());
+  const std::vector<int64_t>* strides[3] = {&in.strides, &values.strides, &indices.strides};
+  for_each_line(in.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
+    T best = src[base[0]];
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = src[base[0] + i * s_in];
+      const auto xv = value_of(x), bv = value_of(best);
+      bool take;
+      if constexpr (std::is_floating_point_v<decltype(xv)>)
+        take = std::isnan(xv) || (!std::isnan(bv) && (max ? xv >= bv : xv <= bv));
+      else
+        take = max ? xv >= bv : xv <= bv;
+      if (take) {
+        best = x;
+        at = i;
+      }
+      v_out[base[1] + i * s_v] = best;
+      i_out[base[2] + i * s_i] = at;
+    }
+  });
+}
+}  // namespace
+
+void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                        const char* op, bool max) {
+  const Tensor& in = cpu_tensor(self, "self");
+  require_out(ret0, "ret0");
+  require_out(ret1, "ret1");
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.sizes.size()), "dim");
+  auto values = empty_tensor(in.sizes, contiguous_strides_of(in.sizes), in.dtype, kCPU, -1);
+  auto indices = empty_tensor(in.sizes, contiguous_strides_of(in.sizes), kInt64, kCPU, -1);
+  if (in.numel() > 0)
+    dispatch_real(in.dtype, op, [&](auto t) { extreme_lines<decltype(t)>(in, *values, *indices, d, max); });
+  *ret0 = wrap(std::move(values));
+  *ret1 = wrap(std::move(indices));
+}
+
 }  // namespace shimgen::rt::cpu
