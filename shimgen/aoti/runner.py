@@ -88,7 +88,8 @@ class Model:
             if "undefined symbol: aoti_torch_" in message:
                 message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
             if "choose a model by name" in message:
-                message += " (pass --model NAME)"
+                message = (message.replace("choose a model by name", f"no model named {model_name!r}")
+                           if model_name else message + " (pass --model NAME)")
             raise InputError(with_model_output(message, printed))
         replay(printed)
         count = ctypes.c_size_t()

@@ -74,6 +74,8 @@ class Policy:
     @classmethod
     def from_manifest(cls, path: Path) -> Policy:
         where = str(path)
+        if Path(path).exists() and not Path(path).is_file():  # a FIFO's read would block forever
+            raise InputError(f"{where}: cannot read manifest: not a regular file")
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:

@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from shimgen.errors import ConfigError
+from shimgen.errors import ConfigError, printable
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
 from shimgen.project.matcher import DEFAULT_PATTERNS
@@ -324,8 +324,10 @@ class Config:
 
     @property
     def display_name(self) -> str:
-        """The config's name as written into generated banners: no absolute paths."""
-        return self.path.name
+        """The config's name as written into generated banners: no absolute paths, and control
+        characters escaped (a line break in the file name would end the banner's comment line and
+        make the rest of the name CMake or Starlark code)."""
+        return printable(self.path.name)
 
 
 KEYS: dict[str, Key] = keys_of(Config)

@@ -207,6 +207,32 @@ def test_run_refuses_outputs_over_an_input_or_a_file_before_running(tmp_path, ho
     assert given.read_bytes() == before
 
 
+@pytest.mark.parametrize("planted", ["fifo", "link to /dev/zero"])
+def test_a_special_file_at_an_output_path_neither_hangs_nor_fills_memory(tmp_path, planted):
+    """generate compares each output with what is there before writing: a FIFO at generated/export.h
+    blocked that read forever, and a link to /dev/zero read until MemoryError ('internal error'). The
+    output replaces what was planted (the rename replaces a link, never its target)."""
+    (tmp_path / "shimgen.toml").write_text('prefix = "acme_"\nsymbols = ["aoti_torch_a"]\n')
+    header = tmp_path / "generated" / "export.h"
+    header.parent.mkdir()
+    if planted == "fifo":
+        os.mkfifo(header)
+    else:
+        header.symlink_to("/dev/zero")
+    done = run_shimgen("-q", "generate", cwd=tmp_path, timeout=60,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert header.is_file() and not header.is_symlink() and "aoti_torch_a" in header.read_text()
+
+
+def test_a_fifo_as_manifest_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "manifest.json"
+    os.mkfifo(fifo)
+    done = run_shimgen("check-symbols", Path(sys.executable).resolve(), "--manifest", fifo, timeout=60)
+    assert done.returncode == 2
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: cannot read manifest: not a regular file"
+
+
 # ---- item 14: the device is checked before a runtime is found or built ----
 
 @pytest.mark.parametrize("device", ["cuda:x", "cuda:", "gpu", "cpu:1", "cuda:٣", "cuda:0:1"])
