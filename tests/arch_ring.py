@@ -92,7 +92,8 @@ RING: dict[str, ZooModel] = {
     "whisper": ZooModel(_hf("WhisperConfig", "WhisperModel",
                             "vocab_size=128, num_mel_bins=16, d_model=64, encoder_layers=2, decoder_layers=2,"
                             " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
-                            " decoder_ffn_dim=128, max_source_positions=16, max_target_positions=32"),
+                            " decoder_ffn_dim=128, max_source_positions=16, max_target_positions=32, pad_token_id=0,"
+                            " bos_token_id=1, eos_token_id=2, decoder_start_token_id=1"),
                         "return self.m(input_features=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
                         (Input((2, 16, 32)), Input((2, 6), "index:128")), 1e-4),
     "wav2vec2": ZooModel(_hf("Wav2Vec2Config", "Wav2Vec2Model",
@@ -203,7 +204,7 @@ RING: dict[str, ZooModel] = {
     "baddbmm": ZooModel(
         "",
         "return torch.baddbmm(z, x, y, beta=0.5, alpha=2.0), torch.addbmm(z[0], x, y), torch.einsum('bij,bjk->bik', x, y),"
-        " torch.einsum('bij,bij->b', x, x), torch.addmv(z[0, 0], x[0], y[0, :, 0]), torch.outer(x[0, 0], y[0, 0])",
+        " torch.einsum('bij,bij->b', x, x), torch.addmv(z[0, :, 0], x[0], y[0, :, 0]), torch.outer(x[0, 0], y[0, 0])",
         (Input((3, 5, 7)), Input((3, 7, 4)), Input((3, 5, 4))), 1e-4),
     # ---- convolutions ----
     "conv_transpose": ZooModel(

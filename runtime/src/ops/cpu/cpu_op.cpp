@@ -1,6 +1,8 @@
 // The helpers of cpu_op.h.
 #include "cpu_op.h"
 
+#include <algorithm>
+
 namespace shimgen::rt::cpu {
 
 // IEEE binary16 <-> binary32, bit-exact with c10::Half (round to nearest even, NaN kept quiet).
@@ -156,6 +158,41 @@ void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* re
     dispatch_real(in.dtype, op, [&](auto t) { extreme_lines<decltype(t)>(in, *values, *indices, d, max); });
   *ret0 = wrap(std::move(values));
   *ret1 = wrap(std::move(indices));
+}
+
+void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
+                AtenTensorHandle* values, AtenTensorHandle* indices) {
+  require_out(values, "values");
+  require_out(indices, "indices");
+  std::vector<int64_t> sizes = in.sizes;
+  if (!sizes.empty()) sizes[dim] = 1;
+  auto v = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
+  auto i = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);
+  dispatch_real(in.dtype, op, [&](auto t) {
+    select_lines<decltype(t)>(in, *v, *i, dim, [&](std::vector<int64_t>& order, auto key) {
+      if (nan_wins) {
+        for (int64_t j : order) {
+          const auto x = key(j);
+          if (x != x) {  // NaN (integers never)
+            order[0] = j;
+            return int64_t{1};
+          }
+        }
+      }
+      std::nth_element(order.begin(), order.begin() + rank, order.end(),
+                       [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
+      order[0] = order[static_cast<size_t>(rank)];
+      return int64_t{1};
+    });
+  });
+  if (!keepdim && !sizes.empty()) {
+    for (auto* t : {v.get(), i.get()}) {
+      t->sizes.erase(t->sizes.begin() + dim);
+      t->strides = contiguous_strides_of(t->sizes);
+    }
+  }
+  *values = wrap(std::move(v));
+  *indices = wrap(std::move(i));
 }
 
 }  // namespace shimgen::rt::cpu

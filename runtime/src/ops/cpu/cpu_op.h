@@ -135,6 +135,18 @@ void require_out(const AtenTensorHandle* ret, const char* what);  // output poin
 void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
                         const char* op, bool max);
 
+// The rank-th smallest (0-based) element of every line of `in` along dim: values (in's dtype) and
+// int64 indices as new contiguous tensors in *values / *indices, dim kept as size 1 when keepdim,
+// else removed. NaN is the largest value; nan_wins: a line holding NaN answers its first NaN
+// (torch.median's rule). kthvalue, median.
+void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
+                AtenTensorHandle* values, AtenTensorHandle* indices);
+
+// torch.searchsorted of `values` in `seq` (searchsorted.cpp, which documents the rules); bucketize
+// is the same call with a 1-d sequence. A new contiguous int64 (int32 when out_int32) tensor.
+std::unique_ptr<Tensor> searchsorted(const Tensor& seq, const Tensor& values, int32_t out_int32, int32_t right,
+                                     const char** side, const AtenTensorHandle* sorter);
+
 // ---- 16-bit float operands of float32 kernels ----
 bool is_half_dtype(int32_t dtype) noexcept;  // bfloat16 or float16
 // A new contiguous float32 tensor holding t's values (t: bfloat16 or float16, any strides).
