@@ -77,7 +77,8 @@ def test_internal_helpers(built, case):
     program = _tests_listing(built.build_dir)["internal_tests"]
     completed = subprocess.run([program, case], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr
-    assert "skipped" not in completed.stdout and "not taken" not in completed.stdout or not _avx512(), completed.stdout
+    if _avx512():  # the kernel parts ran (elsewhere they report themselves skipped)
+        assert "skipped" not in completed.stdout and "not taken" not in completed.stdout, completed.stdout
 
 
 def _avx512() -> bool:

@@ -1,6 +1,7 @@
 """The runtime's small-shape attention (runtime/src/cpu_small_attention.cpp: sixteen query rows per
 AVX-512 vector, taken for 8+ query rows, up to 256 keys and head dims up to 256) and the general
-path it falls back to, through the SDPA shim via ctypes, against torch's own CPU kernel in float64.
+path it falls back to, through the SDPA shim via ctypes, against attention computed by its
+definition in float64 with torch, and torch's own CPU flash kernel where it takes the shape.
 
 Shapes straddle the 16-lane edges (query rows, keys, head dims 1, 5, 15, 16, 17, 33 ...) and the
 bounds (256 keys, 257: the general path), with causal masks, bool and float masks of every
@@ -49,10 +50,17 @@ def sdpa(rt: Runtime, q, k, v, mask=None, causal=False, scale=None):
 
 
 def reference(q, k, v, mask=None, causal=False, scale=None):
-    """torch's CPU flash attention in float64 (a float mask in float64 too, a bool one as is)."""
-    m = None if mask is None else (mask if mask.dtype == torch.bool else mask.double())
-    return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.double(), k.double(), v.double(),
-                                                                      is_causal=causal, attn_mask=m, scale=scale)
+    """Attention in float64 by its definition (torch's own CPU kernel wants one head size for q, k
+    and v; the shim takes any value size): softmax(q k^T * scale + mask) v and the rows' logsumexp.
+    A row that sees no key gives NaN outputs and lse -inf here."""
+    q, k, v = q.double(), k.double(), v.double()
+    scale = 1.0 / q.shape[-1] ** 0.5 if scale is None else scale
+    scores = (q @ k.transpose(-1, -2)) * scale
+    if causal:  # top-left aligned: row i sees keys 0 .. i
+        scores = scores.masked_fill(torch.ones(scores.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask.double()
+    return torch.softmax(scores, dim=-1) @ v, torch.logsumexp(scores, dim=-1)
 
 
 def assert_matches(got, want, what):
@@ -85,7 +93,12 @@ def test_contiguous_shapes_match_torch(rt, b, h, length, keys, e, ev, causal):
     q = torch.randn(b, h, length, e, generator=gen)
     k = torch.randn(b, h, keys, e, generator=gen)
     v = torch.randn(b, h, keys, ev, generator=gen)
-    assert_matches(sdpa(rt, q, k, v, causal=causal), reference(q, k, v, causal=causal), (b, h, length, keys, causal))
+    got = sdpa(rt, q, k, v, causal=causal)
+    assert_matches(got, reference(q, k, v, causal=causal), (b, h, length, keys, causal))
+    if e == ev:  # torch's own kernel (it wants one head size), for its output layout and logsumexp
+        flash = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.double(), k.double(), v.double(),
+                                                                           is_causal=causal)
+        assert_matches(got, flash, "torch's flash kernel")
 
 
 @pytest.mark.parametrize("length, h, e", [(16, 4, 8), (17, 2, 16), (33, 3, 5), (64, 2, 32)])
