@@ -34,7 +34,8 @@ constexpr bool kKeep = true;
 
 constexpr size_t kTensors = 256;       // free Tensor objects kept per thread
 constexpr size_t kBlocks = 256;        // free Storage control blocks per thread
-constexpr size_t kBlockBytes = 128;    // a block: room for shared_ptr's control block and a Storage
+constexpr size_t kBlockBytes = 128;
+constexpr size_t kReservedDims = 6;    // sizes/strides capacity of a new Tensor    // a block: room for shared_ptr's control block and a Storage
 constexpr int kMinShift = 6;           // host buffer classes: 64 B ..
 constexpr int kMaxShift = 16;          // .. 64 KiB
 constexpr int kClasses = kMaxShift - kMinShift + 1;
@@ -83,9 +84,16 @@ int class_of(size_t nbytes) noexcept {
 
 }  // namespace
 
+bool free_lists_kept() noexcept { return kKeep; }
+
 std::unique_ptr<Tensor> new_tensor() {
   if (Lists* l = lists(); l != nullptr && l->n_tensors > 0) return std::unique_ptr<Tensor>(l->tensors[--l->n_tensors]);
-  return std::make_unique<Tensor>();
+  auto t = std::make_unique<Tensor>();
+  // Room for the usual ranks up front: a recycled Tensor then takes any of them without a realloc,
+  // whichever shape it held before.
+  t->sizes.reserve(kReservedDims);
+  t->strides.reserve(kReservedDims);
+  return t;
 }
 
 void delete_tensor(Tensor* t) noexcept {

@@ -129,6 +129,8 @@ struct Tensor {
 // takes its tensor handles, storages and small host buffers from the previous run's and calls no
 // malloc. Everything they hand out is ordinary heap memory (a Tensor from new_tensor() may also be
 // deleted; a Storage is a shared_ptr as any other). ----
+// Whether this build keeps anything (not under AddressSanitizer, which must see every free).
+bool free_lists_kept() noexcept;
 // An empty Tensor (a recycled one keeps its sizes/strides capacity).
 std::unique_ptr<Tensor> new_tensor();
 // Drops t (its storage reference first) and keeps the object for new_tensor(): what

@@ -171,8 +171,12 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
       SHIMGEN_REQUIRE(strides_ptr[i] >= 0, "stride " + str(strides_ptr[i]) + " at dim " + str(i) + " is negative");
       strides[i] = strides_ptr[i];
     }
-  } else {
-    strides = contiguous_strides_of(sizes);
+  } else {  // contiguous, computed in place (no temporary vector)
+    int64_t step = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = step;
+      step = checked_mul(step, sizes[i] > 0 ? sizes[i] : 1, "contiguous stride");
+    }
   }
   // Both must fit in int64, so no later product or sum over this shape can wrap.
   int64_t numel = 1;
