@@ -308,7 +308,8 @@ class Config:
     )
     rename: Literal["define", "pragma", "auto"] = key(
         "how export.h renames: `define` (#define), `pragma` (#pragma redefine_extname), or `auto` "
-        "(pragma on GCC/Clang, #define elsewhere)",
+        "(per name: the pragma on GCC/Clang, but #define in C++ for data and weak definitions read from "
+        "objects, which the pragma misses there; #define on other compilers)",
         default="define",
     )
     lint_sources: tuple[str, ...] = key(
