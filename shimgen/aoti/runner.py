@@ -205,7 +205,7 @@ def _check_package_listing(path: Path) -> None:
     before the C loader reads it: the loader and Python's zipfile would pick different copies of a
     repeated name, so such a package is refused rather than run."""
     from shimgen.aoti.package import open_package, read_magic
-    from shimgen.binary.load import ZIP_MAGIC
+    from shimgen.binary.magic import ZIP_MAGIC
 
     if path.is_file() and read_magic(path, str(path)) == ZIP_MAGIC:
         open_package(path, str(path)).close()

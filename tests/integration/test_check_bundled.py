@@ -108,7 +108,7 @@ def test_a_symbolic_binary_keeps_its_own_calls(tmp_path):
     preloaded libz (prints the system's version). SG010 says which case it is."""
     (tmp_path / "own.c").write_text(OWN)
     (tmp_path / "main.c").write_text(CALLER)
-    printed, messages = {}, {}
+    printed = {}
     for mode, flags in (("symbolic", ["-Wl,-Bsymbolic"]), ("plain", [])):
         library = tmp_path / mode / "libown.so"
         library.parent.mkdir()
