@@ -25,12 +25,35 @@ if TYPE_CHECKING:
 def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse
 
+    class _Formatter(argparse.HelpFormatter):
+        """argparse's formatter, told the terminal's width: left to itself it imports shutil (and
+        with it zlib, bz2 and lzma) for every parser, every run, to ask."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position, width or _columns() - 2)
+
     class _Parser(argparse.ArgumentParser):
+        def __init__(self, *args, **kwargs) -> None:
+            kwargs.setdefault("formatter_class", _Formatter)
+            super().__init__(*args, **kwargs)
+
         def error(self, message: str):  # exits 2 on usage errors; keep its one line
             self.print_usage(sys.stderr)
             self.exit(2, f"{self.prog}: error: {message}\n")
 
     return _Parser
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it: $COLUMNS, else stdout's, else 80."""
+    import os
+
+    try:
+        return int(os.environ["COLUMNS"]) if int(os.environ.get("COLUMNS", "0")) > 0 else \
+            os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (KeyError, ValueError, AttributeError, OSError):
+        return 80
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -330,10 +330,10 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
     shimgen.check.reach): one component then observes two copies. Everything else is a note
     (the dynamic linker unified the copies, or each copy stays private to its library), which does
     not change the exit code."""
-    from shimgen.check.reach import crossing, dependencies, internal_linkage, namespace_of
-
     if len({b.identity for b in binaries if b.linked}) < 2:
         return []
+    from shimgen.check.reach import crossing, dependencies, internal_linkage, namespace_of
+
     owners: dict[str, list[Binary]] = {}
     shims: set[str] = set()
     for binary in binaries:
