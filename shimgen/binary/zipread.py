@@ -136,13 +136,20 @@ class _Scratch:
                 self._directory = None
 
 
+class _Stopped(Exception):
+    """Raised in a worker when the stream it works for was closed: its member is not wanted."""
+
+
 class _Budget:
     """The whole zip's decompressed bytes, shared by the worker threads."""
 
     def __init__(self, limit: int, where: str) -> None:
         self.limit, self.where, self.used, self.lock = limit, where, 0, threading.Lock()
+        self.stopped = False
 
     def spend(self, count: int) -> None:
+        if self.stopped:  # the reader has stopped (an error, a usage error before it began): stop too
+            raise _Stopped(self.where)
         with self.lock:
             self.used += count
             if self.used > self.limit:
@@ -240,9 +247,10 @@ class MemberStream:
 
     def close(self) -> None:
         """Finish (or cancel) what runs, free what it made, remove the scratch directory."""
-        for job in self._pending:  # an error or an early stop: what has not started is skipped
+        for job in self._pending:  # an error or an early stop: what has not started is skipped,
             job.cancel()
-        self._pool.shutdown()  # what runs finishes
+        self._budget.stopped = True  # what runs stops at its next chunk
+        self._pool.shutdown()
         for job in self._pending:
             if job.value is not None:  # made before the cancel: free it (an error is already reported)
                 job.value.close()
