@@ -227,26 +227,52 @@ class MemberStream:
         self._queue = iter(infos)
         self._pending: deque[_Job] = deque()
         self._wanted, self._head_bytes = wanted, head_bytes
+        self._lock = threading.Lock()
+        self._active = 0
+        """Jobs queued or running, plus binaries made and not yet taken by the reader: at most
+        LOOKAHEAD. A member that turns out not to be a binary frees its slot at once, so the
+        workers skip ahead through a wheel's .py and .pyi files to its libraries while the reader
+        is still busy (or, started early, not yet reading at all)."""
+        self._stopped = False
         self._fill()
 
     def _fill(self) -> None:
-        while len(self._pending) < LOOKAHEAD:
-            info = next(self._queue, None)
-            if info is None:
-                return
-            self._pending.append(self._pool.submit(_decompress, self.archive, info, self.where, self.caps,
-                                                   self._budget, self._wanted, self._head_bytes,
-                                                   self._scratch))
+        with self._lock:
+            while self._active < LOOKAHEAD and not self._stopped:
+                info = next(self._queue, None)
+                if info is None:
+                    return
+                self._active += 1
+                self._pending.append(self._pool.submit(self._one, info))
+
+    def _one(self, info: zipfile.ZipInfo) -> Member | None:
+        try:
+            member = _decompress(self.archive, info, self.where, self.caps, self._budget, self._wanted,
+                                 self._head_bytes, self._scratch)
+        except BaseException:
+            with self._lock:
+                self._stopped = True  # nothing further is started; the reader raises this one
+            raise
+        if member is None:
+            with self._lock:
+                self._active -= 1
+            self._fill()  # before this job is marked done, so the reader finds what follows it queued
+        return member
 
     def __iter__(self) -> Iterator[Member]:
         while self._pending:
             member = self._pending.popleft().result()
+            if member is None:
+                continue  # not a binary: its worker freed the slot and queued the next member
+            with self._lock:
+                self._active -= 1
             self._fill()
-            if member is not None:
-                yield member
+            yield member
 
     def close(self) -> None:
         """Finish (or cancel) what runs, free what it made, remove the scratch directory."""
+        with self._lock:
+            self._stopped = True  # no worker queues another member
         for job in self._pending:  # an error or an early stop: what has not started is skipped,
             job.cancel()
         self._budget.stopped = True  # what runs stops at its next chunk
