@@ -162,7 +162,7 @@ def test_workers_skip_ahead_to_binaries_and_the_reader_gets_them_in_order(tmp_pa
     library = padded_library(tmp_path).read_bytes()
     members = {f"pkg/m{i:02d}.py": b"x = 1\n" * 50 for i in range(40)}
     binaries = ["pkg/m03.so", "pkg/m17.so", "pkg/m17b.so", "pkg/m39.so"]
-    members.update({name: library for name in binaries})
+    members.update(dict.fromkeys(binaries, library))
     wheel = wheel_of(tmp_path, members)
     with zipread.MemberStream(wheel, str(wheel), zipread.DEFAULT_CAPS, is_member_binary, HEAD_BYTES) as stream:
         got = []
