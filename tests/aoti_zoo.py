@@ -4,7 +4,7 @@ Device-agnostic definitions (the CPU tests and the GPU tests both use them). Eac
 text, so the on-disk cache can be keyed by it, and so the process that runs the models never needs
 to import torch. Run as a script, in its own process:
 
-    python tests/aoti_zoo.py compile OUT_DIR [--device cpu|cuda] [--link-libtorch] [NAME...]
+    python tests/aoti_zoo.py compile OUT_DIR [--device cpu|cuda] [--link-libtorch] [--keep-going] [NAME...]
         for each NAME (default: all) writes OUT_DIR/NAME/{model.pt2, in<i>.npy, out<i>.npy, meta.json};
         meta.json records the inputs/outputs count and the aoti_torch_* shims the model .so imports.
         A model whose cache key (torch version, device, link flag, model source, this format's
@@ -112,10 +112,12 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 
 
 def models() -> dict[str, ZooModel]:
-    """The six models above and the real architectures of tests/arch_zoo.py, by name."""
-    from arch_zoo import ARCH  # imports this module: loaded lazily
+    """The six models above, the real architectures of tests/arch_zoo.py and the wider ring of
+    tests/arch_ring.py, by name."""
+    from arch_ring import RING  # both import this module: loaded lazily
+    from arch_zoo import ARCH
 
-    return {**ZOO, **ARCH}
+    return {**ZOO, **ARCH, **RING}
 
 
 def source(name: str) -> str:
@@ -164,16 +166,24 @@ def expected_of(directory: Path) -> list[Path]:
     return [directory / f"out{i}.npy" for i in range(meta(directory)["outputs"])]
 
 
+def error_of(directory: Path) -> Path:
+    """Where a keep-going compile records why ``directory``'s model did not export or compile."""
+    return directory.with_name(directory.name + ".error")
+
+
 def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: bool = False,
-                    root: Path | None = None, timeout: float = 1800) -> dict[str, Path]:
-    """Compile the models the cache lacks (one child process for all of them); name -> directory."""
+                    root: Path | None = None, timeout: float = 1800, keep_going: bool = False) -> dict[str, Path]:
+    """Compile the models the cache lacks (one child process for all of them); name -> directory.
+    keep_going: a model that fails to export or compile leaves ``error_of(directory)`` (the reason,
+    cached like a model) instead of failing the rest."""
     root = root or cache_root()
     wanted = {name: model_dir(root, name, device, link_libtorch) for name in names}
-    missing = [name for name, d in wanted.items() if not (d / "meta.json").is_file()]
+    missing = [name for name, d in wanted.items()
+               if not (d / "meta.json").is_file() and not (keep_going and error_of(d).is_file())]
     if missing:
         root.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, str(Path(__file__).resolve()), "compile", str(root), "--device", device]
-        command += (["--link-libtorch"] if link_libtorch else []) + missing
+        command += (["--link-libtorch"] if link_libtorch else []) + (["--keep-going"] if keep_going else []) + missing
         # A private inductor cache per root: no cross-talk with other users of the default one.
         env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(root / "inductor-cache")}
         completed = subprocess.run(command, check=False, capture_output=True, text=True, env=env, timeout=timeout)
@@ -265,14 +275,23 @@ def main(argv: list[str]) -> int:
         device = rest[at + 1]
         del rest[at:at + 2]
     link = "--link-libtorch" in rest
-    names = [n for n in rest if n != "--link-libtorch"] or list(ZOO)
+    keep_going = "--keep-going" in rest
+    names = [n for n in rest if n not in ("--link-libtorch", "--keep-going")] or list(ZOO)
     unknown = [n for n in names if n not in models()]
     if unknown:
         sys.stderr.write(f"unknown model(s) {unknown}; the zoo has {sorted(models())}\n")
         return 2
     root.mkdir(parents=True, exist_ok=True)
     for name in names:
-        print(compile_one(root, name, device, link))
+        if not keep_going:
+            print(compile_one(root, name, device, link))
+            continue
+        try:
+            print(compile_one(root, name, device, link), flush=True)
+        except Exception as error:  # noqa: BLE001 (one model's failure is recorded, the rest go on)
+            reason = f"{type(error).__name__}: {error}".strip().splitlines()
+            error_of(model_dir(root, name, device, link)).write_text("\n".join(reason[:1] + reason[-3:]) + "\n")
+            print(f"{name}: {reason[0][:300]}", file=sys.stderr, flush=True)
     return 0
 
 

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "internal.h"
 #include "json.h"
+#include "ops/proxy_ops.h"
 
 namespace shimgen::rt::proxy {
 namespace {
@@ -22,7 +24,7 @@ using json::Value;
 using Kind = Value::Kind;
 
 enum class ArgKind { kTensor, kTensors, kOptionalTensors, kInt, kInts, kFloat, kFloats, kBool, kBools, kString,
-                     kScalarType, kNone, kOther };
+                     kScalarType, kDevice, kNone, kOther };
 
 struct Arg {
   std::string name;
@@ -32,7 +34,7 @@ struct Arg {
   double real = 0.0;
   bool flag = false;
   int32_t dtype = -1;         // kScalarType, as a c10 code
-  std::string text;
+  std::string text;           // kString; kDevice: the device type ("cpu", "cuda")
 };
 
 struct Node;
@@ -88,6 +90,24 @@ class Call {
     if (b->arg->kind != ArgKind::kBool)
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a bool");
     return b->arg->flag;
+  }
+  std::vector<int64_t> ints(const char* name) const {  // an int list (as_ints / as_sym_ints)
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind != ArgKind::kInts)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not an int list");
+    return b->ints;
+  }
+  std::string device(const char* name) const {  // a static device argument's type; "cpu" when absent
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return "cpu";
+    if (b->arg->kind != ArgKind::kDevice)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a device");
+    return b->arg->text;
+  }
+  AtenTensorHandle optional_tensor(const char* name) const {  // null for None
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return nullptr;
+    return tensor(name);
   }
   bool has(const char* name) const {
     const Bound* b = find(name);
@@ -225,6 +245,108 @@ AtenTensorHandle view_of(AtenTensorHandle base, const std::vector<int64_t>& size
   return out;
 }
 
+// ---- ops with no C shim on any device: computed on the host (ops/cpu/, proxy_ops.h). A CUDA
+// input is copied to the host first and each result back to the input's device: correct, not fast,
+// and these ops (sampling, counting, statistics) run once per step on small tensors.
+
+struct Owned {  // a handle freed at scope exit unless released
+  AtenTensorHandle h = nullptr;
+  explicit Owned(AtenTensorHandle handle = nullptr) : h(handle) {}
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() {
+    if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
+  }
+  AtenTensorHandle release() { return std::exchange(h, nullptr); }
+};
+
+// `t` itself when it is on the host, else a new host copy held by `keep`.
+AtenTensorHandle on_host(AtenTensorHandle t, Owned& keep) {
+  if (t == nullptr) return nullptr;
+  const Tensor& x = *unwrap(t, "tensor");
+  if (x.storage->device_type == kCPU) return t;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(x.sizes.size()), x.sizes.data(), x.strides.data(), x.dtype, kCPU,
+                                 -1, &keep.h),
+        "empty_strided");
+  check(aoti_torch_copy_(keep.h, t, 0), "copy_");
+  return keep.h;
+}
+
+// `host` (a new handle) moved onto the device of `like` (a new handle; `host` is freed), or itself.
+AtenTensorHandle to_device_of(AtenTensorHandle host, AtenTensorHandle like) {
+  const Tensor& l = *unwrap(like, "tensor");
+  if (l.storage->device_type == kCPU) return host;
+  Owned own(host);
+  const Tensor& h = *unwrap(host, "result");
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype,
+                                 l.storage->device_type, l.storage->device_index, &out),
+        "empty_strided");
+  Owned own_out(out);
+  check(aoti_torch_copy_(out, host, 0), "copy_");
+  return own_out.release();
+}
+
+void multinomial(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  AtenTensorHandle host = on_host(self, keep);
+  call.set_output(0, to_device_of(proxy_ops::cpu_multinomial(host, call.integer("num_samples", 1),
+                                                             call.flag("replacement", false)), self));
+}
+
+void bincount(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_weights;
+  AtenTensorHandle weights = on_host(call.optional_tensor("weights"), keep_weights);
+  call.set_output(0, to_device_of(proxy_ops::cpu_bincount(on_host(self, keep_self), weights,
+                                                          call.integer("minlength", 0)), self));
+}
+
+void median_dim(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  AtenTensorHandle values = nullptr, indices = nullptr;
+  proxy_ops::cpu_median_dim(on_host(self, keep), call.integer("dim", 0), call.flag("keepdim", false), &values, &indices);
+  Owned own_indices(indices);
+  AtenTensorHandle v = to_device_of(values, self);
+  Owned own_v(v);
+  AtenTensorHandle i = to_device_of(own_indices.release(), self);
+  call.set_output(0, own_v.release());
+  call.set_output(1, i);
+}
+
+void unique2(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  AtenTensorHandle results[3] = {nullptr, nullptr, nullptr};
+  proxy_ops::cpu_unique2(on_host(self, keep), call.flag("return_inverse", false), call.flag("return_counts", false),
+                         &results[0], &results[1], &results[2]);
+  Owned owned[3] = {Owned(results[0]), Owned(results[1]), Owned(results[2])};
+  for (size_t i = 0; i < 3; ++i) owned[i].h = to_device_of(owned[i].release(), self);
+  for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
+}
+
+void prims_normal(Call& call) {
+  const std::string device = call.device("device");
+  AtenTensorHandle host = proxy_ops::cpu_normal(call.ints("shape"), call.real("mean", 0.0), call.real("std", 1.0),
+                                                call.has("dtype") ? call.dtype("dtype") : kFloat32);
+  if (device == "cpu") {
+    call.set_output(0, host);
+    return;
+  }
+  Owned own(host);
+  SHIMGEN_REQUIRE(device == "cuda", call.target() + ": device '" + device + "' is not supported");
+  const Tensor& h = *unwrap(host, "result");
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype, kCUDA,
+                                 -1, &out),
+        "empty_strided");
+  Owned own_out(out);
+  check(aoti_torch_copy_(out, host, 0), "copy_");
+  call.set_output(0, own_out.release());
+}
+
 void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
@@ -243,6 +365,11 @@ constexpr Served kServed[] = {
     {"aten::cumsum", cumsum},
     {"aten::_weight_int4pack_mm", weight_int4pack_mm},
     {"transformers::grouped_mm_fallback", grouped_mm_fallback},
+    {"aten::multinomial", multinomial},
+    {"aten::bincount", bincount},
+    {"aten::median.dim", median_dim},
+    {"aten::_unique2", unique2},
+    {"prims::normal", prims_normal},
 };
 
 Handler handler_for(std::string target) {
@@ -298,6 +425,10 @@ bool read_arg(const Value& named, Arg* out, std::string* problem) {
   } else if (type == "as_scalar_type") {
     out->kind = ArgKind::kScalarType;
     out->dtype = c10_dtype(v.integer);
+  } else if (type == "as_device") {
+    const Value* device_type = v.find("type");
+    out->kind = ArgKind::kDevice;
+    out->text = device_type != nullptr && device_type->is(Kind::kString) ? device_type->text : "cpu";
   } else if (type == "as_none") {
     out->kind = ArgKind::kNone;
   } else {

@@ -74,12 +74,16 @@ class Policy:
     @classmethod
     def from_manifest(cls, path: Path) -> Policy:
         where = str(path)
+        if Path(path).exists() and not Path(path).is_file():  # a FIFO's read would block forever
+            raise InputError(f"{where}: cannot read manifest: not a regular file")
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{where}: cannot read manifest: {exc}") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not valid JSON: {exc}") from None
+        except RecursionError:  # the decoder recurses once per level of nesting
+            raise InputError(f"{where}: not a shimgen manifest (JSON nested too deeply to read)") from None
         if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
             raise InputError(f"{where}: not a shimgen manifest (expected schema '{MANIFEST_SCHEMA}')")
         try:

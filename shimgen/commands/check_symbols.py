@@ -83,14 +83,32 @@ def use_color(stream) -> bool:
 
 def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
     """-o may not name a binary being checked or the policy's file (as prefix-imports refuses): the
-    report would replace it."""
+    report would replace it. That includes a binary found by walking a checked directory."""
     from pathlib import Path
 
-    from shimgen.files import same_file
+    from shimgen.files import is_within, same_file
 
     for source in [*args.paths, args.manifest, args.config]:
         if source is not None and same_file(args.output, Path(source)):
             raise UsageError(f"{args.output}: the report must not overwrite an input ({source})")
+    for directory in (Path(p) for p in args.paths if Path(p).is_dir()):
+        if is_within(args.output, directory) and _is_binary(args.output.resolve()):
+            raise UsageError(f"{args.output}: the report must not overwrite an input (a binary in the checked "
+                             f"directory {directory})")
+
+
+def _is_binary(path: Path) -> bool:
+    """True for a regular file whose first bytes announce a format the directory walk checks
+    (``path`` is resolved: ``d/new/../lib.so`` is written as ``d/lib.so``)."""
+    from shimgen.binary.magic import HEAD_BYTES, sniff
+
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            return sniff(handle.read(HEAD_BYTES)) is not None
+    except OSError:
+        return False
 
 
 def start_from_argv(words: list[str]) -> bool:

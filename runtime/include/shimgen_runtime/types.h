@@ -61,6 +61,7 @@ typedef struct AtenTensorOpaque* AtenTensorHandle;
 typedef struct CUDAGuardOpaque* CUDAGuardHandle;
 typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
 typedef struct AOTIProxyExecutorOpaque* AOTIProxyExecutorHandle;
+typedef struct AtenGeneratorOpaque* AtenGeneratorHandle; /* random ops: only null (the runtime's own engine) */
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,6 +1,8 @@
 // The helpers of cpu_op.h.
 #include "cpu_op.h"
 
+#include <algorithm>
+
 namespace shimgen::rt::cpu {
 
 // IEEE binary16 <-> binary32, bit-exact with c10::Half (round to nearest even, NaN kept quiet).
@@ -109,6 +111,88 @@ std::unique_ptr<Tensor> widened(const Tensor& t) {
 void store_narrowed(const Tensor& src, const Tensor& dst) {
   if (dst.dtype == kBFloat16) convert<BFloat16, float>(src, dst);
   else convert<Half, float>(src, dst);
+}
+
+namespace {
+template <class T>
+void extreme_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, bool max) {
+  const bool scalar = in.sizes.empty();
+  const int64_t n = scalar ? 1 : in.sizes[dim];
+  const int64_t s_in = scalar ? 0 : in.strides[dim], s_v = scalar ? 0 : values.strides[dim];
+  const int64_t s_i = scalar ? 0 : indices.strides[dim];
+  const auto* src = reinterpret_cast<const T*>(in.data());
+  auto* v_out = reinterpret_cast<T*>(values.data());
+  auto* i_out = reinterpret_cast<int64_t*>(indices.data());
+  const std::vector<int64_t>* strides[3] = {&in.strides, &values.strides, &indices.strides};
+  for_each_line(in.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
+    T best = src[base[0]];
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = src[base[0] + i * s_in];
+      const auto xv = value_of(x), bv = value_of(best);
+      bool take;
+      if constexpr (std::is_floating_point_v<decltype(xv)>)
+        take = std::isnan(xv) || (!std::isnan(bv) && (max ? xv >= bv : xv <= bv));
+      else
+        take = max ? xv >= bv : xv <= bv;
+      if (take) {
+        best = x;
+        at = i;
+      }
+      v_out[base[1] + i * s_v] = best;
+      i_out[base[2] + i * s_i] = at;
+    }
+  });
+}
+}  // namespace
+
+void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                        const char* op, bool max) {
+  const Tensor& in = cpu_tensor(self, "self");
+  require_out(ret0, "ret0");
+  require_out(ret1, "ret1");
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.sizes.size()), "dim");
+  auto values = empty_tensor(in.sizes, contiguous_strides_of(in.sizes), in.dtype, kCPU, -1);
+  auto indices = empty_tensor(in.sizes, contiguous_strides_of(in.sizes), kInt64, kCPU, -1);
+  if (in.numel() > 0)
+    dispatch_real(in.dtype, op, [&](auto t) { extreme_lines<decltype(t)>(in, *values, *indices, d, max); });
+  *ret0 = wrap(std::move(values));
+  *ret1 = wrap(std::move(indices));
+}
+
+void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
+                AtenTensorHandle* values, AtenTensorHandle* indices) {
+  require_out(values, "values");
+  require_out(indices, "indices");
+  std::vector<int64_t> sizes = in.sizes;
+  if (!sizes.empty()) sizes[dim] = 1;
+  auto v = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
+  auto i = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);
+  dispatch_real(in.dtype, op, [&](auto t) {
+    select_lines<decltype(t)>(in, *v, *i, dim, [&](std::vector<int64_t>& order, auto key) {
+      if (nan_wins) {
+        for (int64_t j : order) {
+          const auto x = key(j);
+          if (x != x) {  // NaN (integers never)
+            order[0] = j;
+            return int64_t{1};
+          }
+        }
+      }
+      std::nth_element(order.begin(), order.begin() + rank, order.end(),
+                       [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
+      order[0] = order[static_cast<size_t>(rank)];
+      return int64_t{1};
+    });
+  });
+  if (!keepdim && !sizes.empty()) {
+    for (auto* t : {v.get(), i.get()}) {
+      t->sizes.erase(t->sizes.begin() + dim);
+      t->strides = contiguous_strides_of(t->sizes);
+    }
+  }
+  *values = wrap(std::move(v));
+  *indices = wrap(std::move(i));
 }
 
 }  // namespace shimgen::rt::cpu

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -97,11 +99,53 @@ template <class F> void dispatch_real(int32_t dtype, const char* op, F&& f) {
   }
 }
 
+// ---- random numbers (random.cpp): one process-wide engine for every CPU op that draws ----
+// Not torch's stream (torch's generator state is not in this process), only its distributions.
+std::mt19937_64& random_engine();
+std::mutex& random_mutex();
+// A double uniform in [0, 1) with 53 random bits; the caller holds random_mutex().
+inline double uniform_double(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * 0x1.0p-53; }
+// A standard normal draw (Box-Muller on two uniforms); the caller holds random_mutex().
+inline double normal_double(std::mt19937_64& e) {
+  const double u1 = 1.0 - uniform_double(e), u2 = uniform_double(e);  // u1 in (0, 1]: log is finite
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// Calls f(T{}) with the C++ type of a floating dtype (float32/64, bfloat16, float16); any other code
+// fails Unsupported, naming `op`.
+template <class F> void dispatch_floating(int32_t dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kFloat32: f(float{}); break;
+    case kFloat64: f(double{}); break;
+    case kBFloat16: f(BFloat16{}); break;
+    case kFloat16: f(Half{}); break;
+    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": dtype code " + std::to_string(dtype) +
+                                                        " is not a floating type");
+  }
+}
+
 // ---- arguments ----
 const Tensor& cpu_tensor(AtenTensorHandle handle, const char* what);  // non-null, CPU, known dtype
 // A dim in [-rank, rank) made non-negative; a 0-d tensor takes dims -1 and 0 (torch's rule).
 int64_t wrap_dim(int64_t dim, int64_t rank, const char* what);
 void require_out(const AtenTensorHandle* ret, const char* what);  // output pointer not null
+
+// cummax (max) / cummin: values (self's dtype) and int64 indices of the running extreme along dim,
+// new contiguous tensors, stored in *ret0 / *ret1 (torch's tie and NaN rules: cummax.cpp).
+void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                        const char* op, bool max);
+
+// The rank-th smallest (0-based) element of every line of `in` along dim: values (in's dtype) and
+// int64 indices as new contiguous tensors in *values / *indices, dim kept as size 1 when keepdim,
+// else removed. NaN is the largest value; nan_wins: a line holding NaN answers its first NaN
+// (torch.median's rule). kthvalue, median.
+void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
+                AtenTensorHandle* values, AtenTensorHandle* indices);
+
+// torch.searchsorted of `values` in `seq` (searchsorted.cpp, which documents the rules); bucketize
+// is the same call with a 1-d sequence. A new contiguous int64 (int32 when out_int32) tensor.
+std::unique_ptr<Tensor> searchsorted(const Tensor& seq, const Tensor& values, int32_t out_int32, int32_t right,
+                                     const char** side, const AtenTensorHandle* sorter);
 
 // ---- 16-bit float operands of float32 kernels ----
 bool is_half_dtype(int32_t dtype) noexcept;  // bfloat16 or float16
@@ -162,6 +206,18 @@ void select_lines(const Tensor& in, const Tensor& values, const Tensor& indices,
       v_out[base[1] + j * s_v] = line[picked[static_cast<size_t>(j)] * s_in];
       i_out[base[2] + j * s_i] = picked[static_cast<size_t>(j)];
     }
+  });
+}
+
+// Walks every element of a tensor in row-major order: f(offset in elements from data()).
+template <class F> void for_each_element(const Tensor& t, F&& f) {
+  const int64_t rank = static_cast<int64_t>(t.sizes.size());
+  const int64_t last = rank == 0 ? -1 : rank - 1;
+  const int64_t n = rank == 0 ? 1 : t.sizes[last];
+  const int64_t step = rank == 0 ? 0 : t.strides[last];
+  const std::vector<int64_t>* strides[1] = {&t.strides};
+  for_each_line(t.sizes, last, strides, [&](const int64_t* base) {
+    for (int64_t i = 0; i < n; ++i) f(base[0] + i * step);
   });
 }
 

@@ -11,14 +11,23 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
 
-namespace {
+namespace shimgen::rt::cpu {
 
-std::mutex g_mutex;
-
-std::mt19937_64& engine() {
+std::mt19937_64& random_engine() {
   static std::mt19937_64 e{(static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}()};
   return e;
 }
+
+std::mutex& random_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace shimgen::rt::cpu
+
+namespace {
+
+std::mt19937_64& engine() { return random_engine(); }
 
 template <class T> constexpr int kMantissaBits = 24;  // float
 template <> constexpr int kMantissaBits<double> = 53;
@@ -32,7 +41,7 @@ void fill_uniform(Tensor& out) {
   constexpr int bits = kMantissaBits<T>;
   constexpr double scale = 1.0 / static_cast<double>(uint64_t{1} << bits);
   auto* dst = reinterpret_cast<T*>(out.data());
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(random_mutex());
   for (int64_t i = 0, n = out.numel(); i < n; ++i) {
     const double v = static_cast<double>(engine()() >> (64 - bits)) * scale;
     if constexpr (std::is_same_v<T, double>) dst[i] = v;
@@ -56,7 +65,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle 
     SHIMGEN_REQUIRE(out.is_contiguous(), "out must be contiguous");
     const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
     std::uniform_int_distribution<uint64_t> pick(0, range - 1);
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(random_mutex());
     for (int64_t i = 0, n = out.numel(); i < n; ++i) {
       const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(low) + pick(engine()));
       if (out.dtype == kInt64) reinterpret_cast<int64_t*>(out.data())[i] = v;

@@ -1,0 +1,32 @@
+// The ops the proxy executor (proxy_executor.cpp) serves that have no C shim in torch: their CPU
+// implementations live with the other ops under ops/cpu/, and are reached only through the
+// executor. Each throws ShimError (fail / SHIMGEN_REQUIRE) on a bad argument; outputs are new handles
+// the caller owns, stored only once every check passed. Nothing here is exported.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../internal.h"
+
+namespace shimgen::rt::proxy_ops {
+
+// aten::median.dim: lower median along dim and its index (NaN wins: the first NaN of a line).
+void cpu_median_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTensorHandle* values,
+                    AtenTensorHandle* indices);
+// aten::multinomial: num_samples int64 draws per row of self (1-d [n] or 2-d [rows, n]) from the
+// categorical distribution its non-negative weights define.
+AtenTensorHandle cpu_multinomial(AtenTensorHandle self, int64_t num_samples, bool replacement);
+// aten::bincount: counts (int64) or summed weights (double, or weights' float dtype) of each value
+// of a 1-d non-negative integer tensor, length max(max + 1, minlength).
+AtenTensorHandle cpu_bincount(AtenTensorHandle self, AtenTensorHandle weights, int64_t minlength);
+// prims::normal: a new contiguous tensor of `shape` of normal(mean, std) draws.
+AtenTensorHandle cpu_normal(const std::vector<int64_t>& shape, double mean, double std, int32_t dtype);
+
+// aten::_unique2: the sorted distinct values of self (flattened), and when asked the inverse
+// (self's shape: the position of each element's value) and the counts; an output not asked for is
+// an empty int64 [0], as torch returns it.
+void cpu_unique2(AtenTensorHandle self, bool return_inverse, bool return_counts, AtenTensorHandle* values,
+                 AtenTensorHandle* inverse, AtenTensorHandle* counts);
+
+}  // namespace shimgen::rt::proxy_ops

@@ -1,0 +1,340 @@
+"""A wider ring of architectures and op shapes than tests/arch_zoo.py names (issue 22's "hidden rings"):
+more transformers families from small random configs (decoders, MoE, encoder-decoders, speech, vision)
+and the plain-torch shapes models ship (sampling, noise, scans, selections, distances, bags, transposed
+and half-precision convolutions, RNN variants, resampling, norms, index ops).
+
+Entries are ``ZooModel``s like arch_zoo.ARCH (source text: the compile cache is keyed by it);
+``aoti_zoo.models()`` includes them. scripts/zoo_cpu.py --ring runs them all beside libtorch and prints
+the pass table; ``CI`` is the cheap slow-marked subset tests/integration/test_arch_ring.py runs.
+
+Models that draw random numbers compare statistics that hold for any correct source (a mean of
+thousands of draws, rounded; ranges), or draw from distributions with all mass on one outcome.
+"""
+
+from __future__ import annotations
+
+from aoti_zoo import Input, ZooModel
+
+_TOKENS = (Input((2, 12), "index:128"), Input((2, 12), "ones"))
+_PADDED = (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"))
+_PIXELS = (Input((2, 3, 32, 32)),)
+_LM = "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits"
+_HIDDEN = "return self.m(input_ids=x, attention_mask=y).last_hidden_state"
+_PIXEL_OUT = "return self.m(pixel_values=x).last_hidden_state"
+_DECODER = ("vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2, "
+            "num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64")
+
+
+def _hf(config: str, model: str, kwargs: str, post: str = "") -> str:
+    return f"from transformers import {config}, {model}\nself.m = {model}({config}({kwargs})){post}.eval()"
+
+
+def _lm(config: str, model: str, kwargs: str = _DECODER) -> str:
+    return _hf(config, model, kwargs)
+
+
+RING: dict[str, ZooModel] = {
+    # ---- decoder LLMs (logits; attention mask given, as generate() passes it) ----
+    "mistral": ZooModel(_lm("MistralConfig", "MistralForCausalLM", _DECODER + ", sliding_window=8"), _LM, _TOKENS, 1e-4),
+    "phi": ZooModel(_lm("PhiConfig", "PhiForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
+    "phi3": ZooModel(_lm("Phi3Config", "Phi3ForCausalLM", _DECODER + ", pad_token_id=0"), _LM, _PADDED, 1e-4),
+    "stablelm": ZooModel(_lm("StableLmConfig", "StableLmForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
+    "falcon": ZooModel(_lm("FalconConfig", "FalconForCausalLM",
+                           "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                           " new_decoder_architecture=True, num_kv_heads=2"), _LM, _TOKENS, 1e-4),
+    "gpt_neox": ZooModel(_lm("GPTNeoXConfig", "GPTNeoXForCausalLM",
+                             "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                             " num_attention_heads=4, max_position_embeddings=64"), _LM, _PADDED, 1e-4),
+    "gptj": ZooModel(_lm("GPTJConfig", "GPTJForCausalLM",
+                         "vocab_size=128, n_positions=64, n_embd=64, n_layer=2, n_head=4, rotary_dim=8"),
+                     _LM, _TOKENS, 1e-4),
+    "opt": ZooModel(_lm("OPTConfig", "OPTForCausalLM",
+                        "vocab_size=128, hidden_size=64, ffn_dim=128, num_hidden_layers=2, num_attention_heads=4,"
+                        " max_position_embeddings=64, word_embed_proj_dim=64"), _LM, _PADDED, 1e-4),
+    "bloom": ZooModel(_lm("BloomConfig", "BloomForCausalLM", "vocab_size=128, hidden_size=64, n_layer=2, n_head=4"),
+                      _LM, _PADDED, 1e-4),
+    "mpt": ZooModel(_lm("MptConfig", "MptForCausalLM", "vocab_size=128, d_model=64, n_layers=2, n_heads=4, max_seq_len=64"),
+                    _LM, _TOKENS, 1e-4),
+    "gpt_bigcode": ZooModel(_lm("GPTBigCodeConfig", "GPTBigCodeForCausalLM",
+                                "vocab_size=128, n_positions=64, n_embd=64, n_layer=2, n_head=4, multi_query=True"),
+                            _LM, _TOKENS, 1e-4),
+    "qwen3": ZooModel(_lm("Qwen3Config", "Qwen3ForCausalLM", _DECODER + ", head_dim=16"), _LM, _TOKENS, 1e-4),
+    "gemma2": ZooModel(_lm("Gemma2Config", "Gemma2ForCausalLM", _DECODER + ", head_dim=16, sliding_window=8"),
+                       _LM, _TOKENS, 1e-4),
+    "olmo": ZooModel(_lm("OlmoConfig", "OlmoForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
+    "starcoder2": ZooModel(_lm("Starcoder2Config", "Starcoder2ForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
+    "qwen2_moe": ZooModel(_lm("Qwen2MoeConfig", "Qwen2MoeForCausalLM",
+                              _DECODER + ", num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,"
+                              " shared_expert_intermediate_size=64"), _LM, _TOKENS, 1e-4),
+    "olmoe": ZooModel(_lm("OlmoeConfig", "OlmoeForCausalLM", _DECODER + ", num_experts=4, num_experts_per_tok=2"),
+                      _LM, _TOKENS, 1e-4),
+    # ---- encoders and encoder-decoders ----
+    "roberta": ZooModel(_hf("RobertaConfig", "RobertaModel",
+                            "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                            " intermediate_size=128, max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
+    "distilbert": ZooModel(_hf("DistilBertConfig", "DistilBertModel",
+                               "vocab_size=128, dim=64, n_layers=2, n_heads=4, hidden_dim=128,"
+                               " max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
+    "albert": ZooModel(_hf("AlbertConfig", "AlbertModel",
+                           "vocab_size=128, embedding_size=32, hidden_size=64, num_hidden_layers=2,"
+                           " num_attention_heads=4, intermediate_size=128, max_position_embeddings=64"),
+                       _HIDDEN, _TOKENS, 1e-4),
+    "t5": ZooModel(_hf("T5Config", "T5Model",
+                       "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, decoder_start_token_id=0"),
+                   "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                   (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "bart": ZooModel(_hf("BartConfig", "BartModel",
+                         "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
+                         " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
+                         " max_position_embeddings=64"),
+                     "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                     (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "whisper": ZooModel(_hf("WhisperConfig", "WhisperModel",
+                            "vocab_size=128, num_mel_bins=16, d_model=64, encoder_layers=2, decoder_layers=2,"
+                            " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
+                            " decoder_ffn_dim=128, max_source_positions=16, max_target_positions=32, pad_token_id=0,"
+                            " bos_token_id=1, eos_token_id=2, decoder_start_token_id=1"),
+                        "return self.m(input_features=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                        (Input((2, 16, 32)), Input((2, 6), "index:128")), 1e-4),
+    "wav2vec2": ZooModel(_hf("Wav2Vec2Config", "Wav2Vec2Model",
+                             "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                             " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
+                             " num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4"),
+                         "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    "hubert": ZooModel(_hf("HubertConfig", "HubertModel",
+                           "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                           " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
+                           " num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4"),
+                       "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    # ---- vision and multimodal towers ----
+    "clip_text": ZooModel(_hf("CLIPTextConfig", "CLIPTextModel",
+                              "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                              " num_attention_heads=4, max_position_embeddings=32"),
+                          "o = self.m(input_ids=x, attention_mask=y)\nreturn o.last_hidden_state, o.pooler_output",
+                          _TOKENS, 1e-4),
+    "clip_vision": ZooModel(_hf("CLIPVisionConfig", "CLIPVisionModel",
+                                "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128,"
+                                " num_hidden_layers=2, num_attention_heads=4"), _PIXEL_OUT, _PIXELS, 1e-4),
+    "siglip_vision": ZooModel(_hf("SiglipVisionConfig", "SiglipVisionModel",
+                                  "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128,"
+                                  " num_hidden_layers=2, num_attention_heads=4"),
+                              "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
+    "deit": ZooModel(_hf("DeiTConfig", "DeiTModel",
+                         "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                         " num_attention_heads=4"), _PIXEL_OUT, _PIXELS, 1e-4),
+    "dinov2": ZooModel(_hf("Dinov2Config", "Dinov2Model",
+                           "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                           " num_attention_heads=4"), _PIXEL_OUT, (Input((2, 3, 40, 40)),), 1e-4),
+    "swin": ZooModel(_hf("SwinConfig", "SwinModel",
+                         "image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4"),
+                     _PIXEL_OUT, _PIXELS, 1e-4),
+    "convnextv2": ZooModel(_hf("ConvNextV2Config", "ConvNextV2Model",
+                               "num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], image_size=32"),
+                           "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
+    "mobilevit": ZooModel(_hf("MobileViTConfig", "MobileViTModel",
+                              "image_size=32, patch_size=2, hidden_sizes=[16, 24, 32],"
+                              " neck_hidden_sizes=[8, 8, 16, 16, 24, 24, 32], num_attention_heads=2"),
+                          "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
+    "mobilenet_v2": ZooModel(_hf("MobileNetV2Config", "MobileNetV2Model", "image_size=32, depth_multiplier=0.35"),
+                             "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
+    "segformer": ZooModel(_hf("SegformerConfig", "SegformerModel",
+                              "num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],"
+                              " num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2]"),
+                          _PIXEL_OUT, _PIXELS, 1e-4),
+    "regnet": ZooModel(_hf("RegNetConfig", "RegNetModel", "embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1],"
+                                                           " groups_width=8"),
+                       "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
+    # ---- sampling and noise ----
+    # Top-p (nucleus) sampling as generate() does it: sort descending, cumsum of softmax, mask the tail,
+    # scatter back, multinomial (peaked: any correct sampler picks the argmax).
+    "top_p": ZooModel(
+        "",
+        "s, i = torch.sort(x * 100, dim=-1, descending=True)\n"
+        "c = torch.softmax(s, dim=-1).cumsum(-1)\n"
+        "drop = c > 0.9\ndrop[..., 1:] = drop[..., :-1].clone()\ndrop[..., 0] = False\n"
+        "s = s.masked_fill(drop, float('-inf'))\n"
+        "logits = torch.full_like(x, float('-inf')).scatter(-1, i, s)\n"
+        "pick = torch.multinomial(torch.softmax(logits, -1), 1)\n"
+        "return pick, logits.argmax(-1)",
+        (Input((4, 64)),), 0.0),
+    # Noise: randn, normal with tensor mean/std, rand_like, bernoulli: statistics of 8192 draws.
+    "noise": ZooModel(
+        "",
+        "n = torch.randn(8192) + 0 * x.sum()\n"
+        "g = torch.normal(torch.full((8192,), 3.0), torch.full((8192,), 0.5))\n"
+        "b = torch.bernoulli(torch.full((8192,), 0.25))\n"
+        "u = torch.rand_like(x)\n"
+        "return (n.mean() * 5).round(), (n.std() * 5).round(), (g.mean() * 5).round(), (b.mean() * 10).round(),"
+        " ((u >= 0) & (u < 1)).all(), x + 0 * u",
+        (Input((4, 16)),), 0.0),
+    "randperm": ZooModel(
+        "",
+        "p = torch.randperm(64) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
+        (Input((2, 8)),), 0.0),
+    # ---- scans, selections, distances ----
+    "scans": ZooModel(
+        "",
+        "return torch.cumprod(x.sigmoid() + 0.5, dim=1), *torch.cummax(x, dim=1), *torch.cummin(x, dim=0),"
+        " torch.logcumsumexp(x, dim=1), torch.cumsum((x > 0).int(), dim=1)",
+        (Input((4, 16)),), 1e-4),
+    "order_stats": ZooModel(
+        "",
+        "k = torch.kthvalue(x, 3, dim=1)\nm = torch.median(x, dim=1)\n"
+        "return k.values, k.indices, m.values, m.indices, torch.median(x), torch.argsort(x, dim=0),"
+        " torch.topk(x, 3, dim=0, largest=False).values, torch.sort(x, dim=1).values",
+        (Input((8, 15)),), 0.0),
+    "searchsorted": ZooModel(
+        "",
+        "edges = torch.sort(y.flatten()).values\n"
+        "return torch.searchsorted(edges, x), torch.searchsorted(edges, x, right=True), torch.bucketize(x, edges)",
+        (Input((4, 16)), Input((32,))), 0.0),
+    "cdist": ZooModel(
+        "",
+        "return torch.cdist(x, y), torch.cdist(x, y, p=1.0), torch.cdist(x[0], y[0]).argmin(-1)",
+        (Input((2, 10, 8)), Input((2, 6, 8))), 1e-4),
+    "unique_nonzero": ZooModel(
+        "",
+        "return torch.nonzero(x > 0.5), torch.unique(torch.floor(x * 2))",
+        (Input((6, 8)),), 0.0),
+    # ---- bags, batched products ----
+    "embedding_bag": ZooModel(
+        "self.mean = torch.nn.EmbeddingBag(64, 16, mode='mean')\nself.sum = torch.nn.EmbeddingBag(64, 16, mode='sum')\n"
+        "self.max = torch.nn.EmbeddingBag(64, 16, mode='max')",
+        "return self.mean(x), self.sum(x), self.max(x)", (Input((4, 6), "index:64"),), 1e-5),
+    "baddbmm": ZooModel(
+        "",
+        "return torch.baddbmm(z, x, y, beta=0.5, alpha=2.0), torch.addbmm(z[0], x, y), torch.einsum('bij,bjk->bik', x, y),"
+        " torch.einsum('bij,bij->b', x, x), torch.addmv(z[0, :, 0], x[0], y[0, :, 0]), torch.outer(x[0, 0], y[0, 0])",
+        (Input((3, 5, 7)), Input((3, 7, 4)), Input((3, 5, 4))), 1e-4),
+    # ---- convolutions ----
+    "conv_transpose": ZooModel(
+        "self.up1 = torch.nn.ConvTranspose1d(8, 4, 4, stride=2, padding=1)\n"
+        "self.up2 = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)\n"
+        "self.up3 = torch.nn.ConvTranspose2d(6, 3, 2, stride=2, dilation=1, bias=False)",
+        "return self.up1(x), self.up3(self.up2(y))",
+        (Input((2, 8, 10)), Input((2, 4, 6, 6))), 1e-4),
+    "conv_bf16": ZooModel(
+        "self.c = torch.nn.Conv2d(4, 8, 3, padding=1).to(torch.bfloat16)\n"
+        "self.d = torch.nn.Conv1d(4, 4, 3, groups=4).to(torch.bfloat16)",
+        "return self.c(x.to(torch.bfloat16)).float(), self.d(x[:, :, 0].to(torch.bfloat16)).float()",
+        (Input((2, 4, 8, 8)),), 0.05),
+    "conv_fp16": ZooModel(
+        "self.c = torch.nn.Conv2d(4, 8, 3, stride=2).to(torch.float16)",
+        "return self.c(x.to(torch.float16)).float()",
+        (Input((2, 4, 9, 9)),), 0.01),
+    "conv3d_pool": ZooModel(
+        "self.c = torch.nn.Conv3d(2, 4, 3, padding=1)",
+        "y = self.c(x)\nreturn torch.nn.functional.max_pool3d(y, 2), torch.nn.functional.avg_pool3d(y, 2),"
+        " torch.nn.functional.adaptive_avg_pool3d(y, 1)",
+        (Input((1, 2, 6, 6, 6)),), 1e-4),
+    # ---- recurrent ----
+    "lstm_variants": ZooModel(
+        "self.a = torch.nn.LSTM(8, 16, num_layers=3, bidirectional=True).eval()\n"
+        "self.b = torch.nn.LSTM(8, 16, proj_size=4, batch_first=True).eval()",
+        "y, (h, c) = self.a(x)\nz, (g, d) = self.b(x.transpose(0, 1))\nreturn y, h, c, z, g, d",
+        (Input((5, 2, 8)),), 1e-5),
+    "gru_rnn": ZooModel(
+        "self.g = torch.nn.GRU(8, 12, num_layers=2, bidirectional=True, batch_first=True).eval()\n"
+        "self.r = torch.nn.RNN(8, 12, nonlinearity='relu').eval()",
+        "y, h = self.g(x)\nz, k = self.r(x)\nreturn y, h, z, k",
+        (Input((3, 5, 8)),), 1e-5),
+    "rnn_cells": ZooModel(
+        "self.l = torch.nn.LSTMCell(8, 12)\nself.g = torch.nn.GRUCell(8, 12)",
+        "h, c = self.l(x)\nreturn h, c, self.g(x, h)", (Input((4, 8)),), 1e-5),
+    # ---- resampling ----
+    "interpolate": ZooModel(
+        "",
+        "F = torch.nn.functional\n"
+        "return (F.interpolate(x, scale_factor=2, mode='nearest'), F.interpolate(x, size=(7, 9), mode='bilinear'),"
+        " F.interpolate(x, size=(7, 9), mode='bilinear', align_corners=True), F.interpolate(x, scale_factor=1.5, mode='bicubic'),"
+        " F.interpolate(x, size=(3, 5), mode='area'), F.interpolate(x, size=(11, 13), mode='nearest-exact'),"
+        " F.interpolate(x[:, :, 0], scale_factor=2, mode='linear'))",
+        (Input((2, 3, 6, 8)),), 1e-4),
+    "pixel_shuffle_grid": ZooModel(
+        "",
+        "F = torch.nn.functional\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]]).expand(x.shape[0], 2, 3)\n"
+        "grid = F.affine_grid(theta, [x.shape[0], 4, 5, 5], align_corners=False)\n"
+        "return F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2), F.grid_sample(x, grid, align_corners=False),"
+        " F.grid_sample(x, grid, mode='nearest', padding_mode='border', align_corners=True)",
+        (Input((2, 4, 6, 6)),), 1e-4),
+    "unfold_fold": ZooModel(
+        "",
+        "F = torch.nn.functional\np = F.unfold(x, 3, padding=1, stride=2)\n"
+        "return p, F.fold(p, (6, 6), 3, padding=1, stride=2), x.unfold(3, 2, 2), torch.roll(x, (1, -2), (2, 3)),"
+        " torch.flip(x, (1, 3))",
+        (Input((2, 3, 6, 6)),), 1e-5),
+    "pools": ZooModel(
+        "",
+        "F = torch.nn.functional\nv, i = F.max_pool2d(x, 3, 2, 1, return_indices=True)\n"
+        "return v, i, F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), F.adaptive_max_pool2d(x, (2, 3)),"
+        " F.adaptive_avg_pool2d(x, (4, 5)), F.max_pool1d(x[:, :, 0], 2), F.lp_pool2d(x.abs(), 2, 2),"
+        " F.max_unpool2d(v, i, 3, 2, 1, output_size=x.shape[-2:])",
+        (Input((2, 3, 9, 10)),), 1e-5),
+    # ---- normalisation ----
+    "norms": ZooModel(
+        "self.g = torch.nn.GroupNorm(2, 8)\nself.i = torch.nn.InstanceNorm2d(8, affine=True)\n"
+        "self.b = torch.nn.BatchNorm2d(8).eval()\nself.l = torch.nn.LayerNorm([5, 5])\nself.r = torch.nn.RMSNorm(5)",
+        "return self.g(x), self.i(x), self.b(x), self.l(x), self.r(x), torch.nn.functional.normalize(x, dim=1),"
+        " torch.nn.functional.local_response_norm(x, 3)",
+        (Input((2, 8, 5, 5)),), 1e-4),
+    # ---- index ops ----
+    "index_ops": ZooModel(
+        "",
+        "i = (x.abs() * 3).long().clamp(max=5)\n"
+        "a = torch.zeros(6, 8).index_add(0, i[:, 0], x)\n"
+        "b = x.gather(1, i) + torch.take_along_dim(x, i, 1)\n"
+        "c = torch.zeros(6, 8).scatter(0, i, x)\n"
+        "d = torch.zeros(6, 8).scatter(0, i, x, reduce='multiply')\n"
+        "e = x.index_select(1, i[0]) + x[i[:, 1]]\n"
+        "f = torch.zeros(6, 8).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
+        "g = torch.zeros(6, 8).index_copy(0, torch.tensor([5, 3, 1, 0, 2, 4]), x)\n"
+        "h = torch.ones(6, 8).index_reduce(0, i[:, 0], x, 'prod', include_self=False)\n"
+        "return a, b, c, d, e, f, g, h",
+        (Input((6, 8)),), 1e-5),
+    "masks": ZooModel(
+        "",
+        "m = x > 0\n"
+        "return (x.masked_fill(m, -1.0), torch.where(m, x, y), x.argmax(-1), y.argmin(0),"
+        " torch.nn.functional.one_hot(x.argmax(-1), 8), torch.tril(x), torch.triu(y, 1), m.any(-1), m.all(0),"
+        " torch.count_nonzero(m, 1), x.masked_select(m).sum(), torch.clamp(x, -0.5, 0.5), torch.diff(x, dim=1),"
+        " torch.repeat_interleave(x, 2, dim=0), torch.logsumexp(x, 1), *torch.var_mean(x, 1), torch.amax(x, 0))",
+        (Input((5, 8)), Input((5, 8))), 1e-5),
+    "special_math": ZooModel(
+        "",
+        "return (torch.erfinv(x.tanh() * 0.9), torch.atan2(x, y), torch.lgamma(x.abs() + 1), torch.digamma(x.abs() + 1),"
+        " torch.special.i0(x), torch.special.ndtri(x.sigmoid()), torch.polygamma(1, x.abs() + 1), torch.frac(x * 3),"
+        " torch.nan_to_num(torch.log(x)), torch.fmod(x, 0.3), torch.remainder(x, 0.3), torch.hypot(x, y))",
+        (Input((4, 16)), Input((4, 16))), 1e-4),
+    "losses": ZooModel(
+        "",
+        "F = torch.nn.functional\nt = y[:, 0].abs().mul(3).long().clamp(max=9)\n"
+        "return (F.cross_entropy(x, t), F.cross_entropy(x, t, reduction='none', label_smoothing=0.1),"
+        " F.nll_loss(F.log_softmax(x, 1), t), F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), reduction='batchmean'),"
+        " F.smooth_l1_loss(x, y), F.binary_cross_entropy_with_logits(x, y.sigmoid()), F.mse_loss(x, y),"
+        " F.cosine_similarity(x, y), F.pairwise_distance(x, y))",
+        (Input((6, 10)), Input((6, 10))), 1e-5),
+    # ---- attention shapes ----
+    "attention_shapes": ZooModel(
+        "self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True).eval()",
+        "F = torch.nn.functional\n"
+        "q = x.view(2, 8, 4, 8).transpose(1, 2)\nk = y.view(2, 8, 4, 8).transpose(1, 2)\n"
+        "mask = torch.ones(8, 8, dtype=torch.bool).tril()\n"
+        "a = F.scaled_dot_product_attention(q, k, k, attn_mask=mask)\n"
+        "b = F.scaled_dot_product_attention(q, k[:, :2], k[:, :2], enable_gqa=True, scale=0.3)\n"
+        "c = F.scaled_dot_product_attention(q, k, k, attn_mask=(y[:, :1, :8] * 0.1).unsqueeze(1))\n"
+        "d, w = self.mha(x, y, y)\n"
+        "return a, b, c, d, w",
+        (Input((2, 8, 32)), Input((2, 8, 32))), 1e-5),
+    "transformer_layers": ZooModel(
+        "self.enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True,"
+        " dropout=0.0), 2, enable_nested_tensor=False).eval()\n"
+        "self.dec = torch.nn.TransformerDecoderLayer(32, 4, 64, batch_first=True, dropout=0.0, norm_first=True).eval()",
+        "m = self.enc(x)\nreturn m, self.dec(y, m, tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(6),"
+        " tgt_is_causal=True)",
+        (Input((2, 10, 32)), Input((2, 6, 32))), 1e-4),
+}
+
+# The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
+# the ring's new ops (the transformers families stay in the script).
+CI = ("order_stats", "embedding_bag", "conv_transpose")
