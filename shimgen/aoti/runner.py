@@ -12,8 +12,8 @@ import contextlib
 import ctypes
 import logging
 import os
-import stat
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
