@@ -10,6 +10,7 @@ ratios measured in this run. Targets (issue 20): each wheel <= 1.0x unzip + nm w
 
     python benchmarks/check_wheels.py [--cache DIR] [--download] [--runs 3] [WHEEL ...]
     python benchmarks/check_wheels.py --tiny      # a synthetic wheel built here, one run (tests)
+    python benchmarks/check_wheels.py --against /tmp/main-tree   # main's shimgen in the same rounds
 
 Wheels come from ``--cache`` (default ``$SHIMGEN_WHEEL_CACHE`` or ``~/.cache/shimgen-wheels``);
 ``--download`` fetches the default set there with ``pip download`` (cp311, manylinux x86_64).
@@ -45,12 +46,14 @@ CPU: dict[str, float] = {}
 mostly waiting for a core, so both are printed."""
 
 
-def run_once(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in KiB, exit status) of one child; its CPU seconds in ``CPU["last"]``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run_once(cmd: list[str], cwd: Path | None = None, tree: Path = ROOT) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in KiB, exit status) of one child; its CPU seconds in ``CPU["last"]``.
+    ``tree``: the checkout whose shimgen a ``python -m shimgen`` child imports (also its cwd: the
+    cwd comes first on sys.path)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: with bytecode caches
     start = time.perf_counter()
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd or ROOT, env=env)
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd or tree, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     CPU["last"] = usage.ru_utime + usage.ru_stime
     return time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
@@ -161,6 +164,9 @@ def main() -> int:
     parser.add_argument("--lib", type=Path, default=None, help="libtorch_cpu.so (default: the installed torch's)")
     parser.add_argument("--lib-runs", type=int, default=7)
     parser.add_argument("--tiny", action="store_true", help="one run on a synthetic wheel (proves the script works)")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another checkout (e.g. main's) whose shimgen runs in the same rounds; its ratio is printed "
+                        "beside this one's")
     args = parser.parse_args()
     for tool in ("unzip", "nm"):
         if shutil.which(tool) is None:
@@ -194,24 +200,30 @@ def main() -> int:
             status.add(code)
             return wall, rss
 
+        readers = {"base": base, "shimgen": shimgen}
+        if args.against is not None:
+            readers["against"] = lambda wheel=wheel: run_once(shimgen_cmd(wheel), tree=args.against)[:2]
+            run_once(shimgen_cmd(wheel), tree=args.against)
         run_once(shimgen_cmd(wheel))  # warm the page cache and the .pyc files
-        result = compare(args.runs, {"base": base, "shimgen": shimgen})
+        result = compare(args.runs, readers)
         (b_wall, b_rss, b_cpu), (s_wall, s_rss, s_cpu) = result["base"], result["shimgen"]
         worst_wall, worst_rss = max(worst_wall, s_wall / b_wall), max(worst_rss, s_rss / max(b_rss, 1))
         worst_cpu = max(worst_cpu, s_cpu / max(b_cpu, 1e-3))
         print(f"{wheel.name[:40]:<40} {wheel.stat().st_size / 1e6:5.0f} {files[0]:4d} {b_wall * 1000:8.0f} "
               f"{s_wall * 1000:8.0f} {s_wall / b_wall:6.2f} {s_cpu / max(b_cpu, 1e-3):6.2f} {b_rss / 1024:7.0f} "
-              f"{s_rss / 1024:7.0f} {s_rss / max(b_rss, 1):6.2f} {','.join(map(str, sorted(status)))}")
+              f"{s_rss / 1024:7.0f} {s_rss / max(b_rss, 1):6.2f} {','.join(map(str, sorted(status)))}"
+              + (f"   --against: {result['against'][0] / b_wall:.2f}x wall {result['against'][2] / max(b_cpu, 1e-3):.2f}x CPU"
+                 if "against" in result else ""))
     print(f"worst: {worst_wall:.2f}x wall (target <= 1.0), {worst_cpu:.2f}x CPU, {worst_rss:.2f}x peak RSS "
           "(target <= 2.0)")
     if args.lib_runs:
-        library(args.lib, args.lib_runs)
+        library(args.lib, args.lib_runs, args.against)
     if scratch is not None:
         scratch.cleanup()
     return 0
 
 
-def library(lib: Path | None, runs: int) -> None:
+def library(lib: Path | None, runs: int, against: Path | None = None) -> None:
     if lib is None:
         import importlib.util
 
@@ -221,14 +233,16 @@ def library(lib: Path | None, runs: int) -> None:
             return
         lib = Path(spec.origin).parent / "lib" / "libtorch_cpu.so"
     nm = ["nm", "-D", "--defined-only", str(lib)]
-    result = compare(runs, {
-        "nm": lambda: run_once(nm)[:2],
-        "shimgen": lambda: run_once(shimgen_cmd(lib))[:2],
-    })
+    readers = {"nm": lambda: run_once(nm)[:2], "shimgen": lambda: run_once(shimgen_cmd(lib))[:2]}
+    if against is not None:
+        readers["against"] = lambda: run_once(shimgen_cmd(lib), tree=against)[:2]
+    result = compare(runs, readers)
     (n_wall, n_rss, n_cpu), (s_wall, s_rss, s_cpu) = result["nm"], result["shimgen"]
     print(f"{lib} ({lib.stat().st_size / 1e6:.0f} MB), median of {runs}: nm -D --defined-only {n_wall * 1000:.0f} ms "
           f"{n_rss / 1024:.0f} MB; shimgen {s_wall * 1000:.0f} ms {s_rss / 1024:.0f} MB; "
-          f"{s_wall / n_wall:.2f}x wall (target <= 0.7), {s_cpu / max(n_cpu, 1e-3):.2f}x CPU")
+          f"{s_wall / n_wall:.2f}x wall (target <= 0.7), {s_cpu / max(n_cpu, 1e-3):.2f}x CPU"
+          + (f"; --against: {result['against'][0] / n_wall:.2f}x wall, {result['against'][2] / max(n_cpu, 1e-3):.2f}x CPU"
+             if "against" in result else ""))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ For each wheel (downloaded with `pip download` into a cache, cp311 manylinux x86
   `readelf -d` the DT_NEEDED chain between the two libraries, and `nm -D` the names of the
   symbol's namespace one imports and the other defines. "reachable" when a name crosses along a
   DT_NEEDED edge, "FALSE" when none does;
+- every SG010 (bundled library exported), and every one it should have made, by `nm -D
+  --defined-only` (the family's anchors exported) and `readelf -d` (the SONAME is not the
+  library's own) on each ELF member;
 - `--strict`: the SG006 count, and whether any `PyInit_*` is among them (it must not be).
 
     python scripts/wheel_sweep.py [--cache DIR] [NAME ...]
@@ -35,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 # The rule's definition of a namespace (the evidence that names cross comes from binutils, not shimgen).
 from shimgen.check.reach import namespace_of as namespace
 
-DEFAULT = ("numpy", "pandas", "scikit-learn", "matplotlib", "opencv-python-headless", "grpcio", "h5py", "shapely",
-           "pyzmq", "orjson", "pydantic-core", "onnxruntime", "llvmlite", "regex", "pymupdf", "rapidfuzz")
+DEFAULT = ("grpcio", "orjson", "psycopg-binary", "pyzmq", "h5py", "opencv-python-headless", "shapely", "pymupdf", "av",
+           "soundfile", "regex", "zstandard", "lz4")
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
 
 
@@ -125,6 +128,46 @@ def classify_sg007(wheel: Path, errors: list[dict], notes: list[dict]) -> list[s
     return verdicts
 
 
+def classify_sg010(wheel: Path, findings: list[dict]) -> list[str]:
+    """SG010 against binutils on every ELF member: a family counts as exported where ``nm -D
+    --defined-only`` lists at least ``min_anchors`` of its anchors (libraries.json) and neither
+    ``readelf -d``'s SONAME nor the file name is the library's own. "MISSED" where binutils sees one
+    and SG010 is quiet, "FALSE" where SG010 reports one binutils does not see; a binary exporting 25
+    or more names under a family's member prefixes without its anchors is listed to look at by hand."""
+    import fnmatch
+
+    data = json.loads((ROOT / "shimgen" / "check" / "libraries.json").read_text())
+    need = data.get("min_anchors", 2)
+    said = {(f["member"], family["name"]) for f in findings if f["code"] == "SG010"
+            for family in data["families"] if f"symbols of {family['name']} (" in f["message"]}
+    seen, verdicts = set(), []
+    with tempfile.TemporaryDirectory(prefix="sweep-") as scratch, zipfile.ZipFile(wheel) as archive:
+        for info in archive.infolist():
+            with archive.open(info) as handle:
+                if info.is_dir() or handle.read(4) != b"\x7fELF":
+                    continue
+            path = Path(archive.extract(info, scratch))
+            names = {line.split()[-1].split("@")[0] for line in
+                     binutils(["nm", "-D", "--defined-only"], path).splitlines() if len(line.split()) >= 3}
+            dynamic = binutils(["readelf", "-W", "-d"], path)
+            soname = re.findall(r"\(SONAME\).*\[(.+)\]", dynamic)
+            symbolic = "SYMBOLIC" in dynamic
+            for family in data["families"]:
+                anchors = [a for a in family["anchors"] if a in names]
+                members = sum(n.startswith(tuple(family["members"])) for n in names)
+                itself = any(fnmatch.fnmatchcase(x, g) for g in family["sonames"] for x in (*soname, path.name))
+                if len(anchors) >= need and not itself:
+                    seen.add((info.filename, family["name"]))
+                    verdict = "true" if (info.filename, family["name"]) in said else "MISSED"
+                    verdicts.append(f"SG010 {verdict}: {path.name} exports {len(anchors)} anchors, {members} names "
+                                    f"of {family['name']}{' (-Bsymbolic)' if symbolic else ''}")
+                elif members >= 25 and not itself and len(anchors) < need:
+                    verdicts.append(f"SG010 look: {path.name} exports {members} names under {family['name']}'s "
+                                    f"prefixes, {len(anchors)} anchors")
+    verdicts += [f"SG010 FALSE: {member} {family} (binutils sees no export)" for member, family in sorted(said - seen)]
+    return verdicts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*")
@@ -164,8 +207,11 @@ def main() -> int:
             for verdict in classify_sg007(wheel, sg007, [n for n in data["notes"] if n["code"] == "SG007"]):
                 problems += verdict.startswith("FALSE")
                 details.append(f"{wheel.name}: SG007 {verdict}")
+        for verdict in classify_sg010(wheel, data["findings"]):
+            problems += verdict.startswith(("SG010 MISSED", "SG010 FALSE"))
+            details.append(f"{wheel.name}: {verdict}")
         for finding in data["findings"]:
-            if finding["code"] != "SG007":
+            if finding["code"] not in ("SG007", "SG010"):
                 details.append(f"{wheel.name}: {finding['code']} {finding['symbol']} in {finding['member']}")
     for line in details:
         print("  " + line)

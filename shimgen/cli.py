@@ -6,28 +6,63 @@ that turns exceptions into exit codes; a traceback is shown only with --debug.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
 
 from shimgen import __version__
 from shimgen.commands import COMMANDS
 from shimgen.errors import ShimgenError, os_error_line, printable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # argparse exits 2 on usage errors; keep its one line
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+# argparse and logging are imported by the functions below, after ``main`` has started a wheel's
+# decompression (check-symbols): their ~20 ms of imports then overlap it.
+
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    import argparse
+
+    class _Formatter(argparse.HelpFormatter):
+        """argparse's formatter, told the terminal's width: left to itself it imports shutil (and
+        with it zlib, bz2 and lzma) for every parser, every run, to ask."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position, width or _columns() - 2)
+
+    class _Parser(argparse.ArgumentParser):
+        def __init__(self, *args, **kwargs) -> None:
+            kwargs.setdefault("formatter_class", _Formatter)
+            super().__init__(*args, **kwargs)
+
+        def error(self, message: str):  # exits 2 on usage errors; keep its one line
+            self.print_usage(sys.stderr)
+            self.exit(2, f"{self.prog}: error: {message}\n")
+
+    return _Parser
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it: $COLUMNS, else stdout's, else 80."""
+    import os
+
+    try:
+        return int(os.environ["COLUMNS"]) if int(os.environ.get("COLUMNS", "0")) > 0 else \
+            os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (KeyError, ValueError, AttributeError, OSError):
+        return 80
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``argv`` naming a command, only that command's subparser (importing
     and configuring all of them costs ~20 ms, a sixth of `check-symbols` on libtorch_cpu.so)."""
+    import argparse
+    import importlib
+
+    _Parser = _parser_class()
     parser = _Parser(
         prog="shimgen",
         description="Prefix a C-ABI shim library from one config, and prove it on the compiled binary.",
@@ -65,18 +100,19 @@ def _add_verbosity(parser: argparse.ArgumentParser, *, default: object) -> None:
                        help="print only errors and results, no progress")
 
 
-class _PrintableFormatter(logging.Formatter):
-    """Log lines carry names from input (paths, prefixes, symbols): escape what a terminal would act on.
-    A record may span lines on purpose (a tool's captured output at DEBUG): each line is escaped."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return "\n".join(printable(line) for line in super().format(record).split("\n"))
-
-
 @contextmanager
 def _logging(args: argparse.Namespace) -> Iterator[None]:
     """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, WARNING with -q
     (progress is INFO; warnings and errors always show)."""
+    import logging
+
+    class _PrintableFormatter(logging.Formatter):
+        """Log lines carry names from input (paths, prefixes, symbols): escape what a terminal would act
+        on. A record may span lines on purpose (a tool's captured output at DEBUG): each line is escaped."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            return "\n".join(printable(line) for line in super().format(record).split("\n"))
+
     logger = logging.getLogger("shimgen")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PrintableFormatter("shimgen: %(message)s"))
@@ -93,6 +129,24 @@ def _logging(args: argparse.Namespace) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    early = False
+    if "check-symbols" in words:
+        # Before argparse and the parser exist: a wheel's members start decompressing on worker
+        # threads now (shimgen.commands.check_symbols), while this thread imports the rest.
+        from shimgen.commands.check_symbols import start_from_argv
+
+        early = start_from_argv(words)
+    try:
+        return _main(argv)
+    finally:
+        if early:
+            from shimgen.binary.zipread import stop_early
+
+            stop_early()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "execute", None):

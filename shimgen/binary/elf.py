@@ -15,9 +15,9 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
-from typing import NamedTuple
 
 from shimgen.binary.symbols import (
     EMPTY,
@@ -248,7 +248,8 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
     return lookup
 
 
-class _Dynamic(NamedTuple):
+@dataclass(frozen=True)
+class _Dynamic:
     soname: str | None
     needed: tuple[str, ...]
     symbolic: bool
@@ -588,7 +589,8 @@ _IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
 _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
 
-class _Selected(NamedTuple):
+@dataclass(frozen=True)
+class _Selected:
     """Name offsets picked from one symbol table."""
 
     exports: list[int]
@@ -653,7 +655,8 @@ def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
                      [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
 
 
-class _Classified(NamedTuple):
+@dataclass(frozen=True)
+class _Classified:
     exports: Names
     imports: Names
     tls: Names
@@ -752,7 +755,8 @@ def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout,
     return tuple(sorted(found))
 
 
-class DynamicTable(NamedTuple):
+@dataclass(frozen=True)
+class DynamicTable:
     """``.dynsym`` as an in-place editor needs it (``shimgen repair`` changes bindings and
     visibilities, fixed-size fields, so no byte moves): where it lies and its rows, checked."""
 

@@ -20,16 +20,17 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import tempfile
 import threading
 import zipfile
 import zlib
-from collections import deque
+from collections import deque, namedtuple
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 
 from shimgen.errors import InputError
+
+# Only what opening a zip needs is imported up front (check-symbols starts a wheel's decompression
+# before the rest of shimgen is imported): no dataclasses, concurrent.futures (which imports
+# logging) or tempfile until they are used.
 
 CHUNK = 1 << 20
 IN_MEMORY = 8 << 20  # members up to this size are never written to disk
@@ -37,15 +38,106 @@ LOOKAHEAD = 3
 WORKERS = 2  # CI and the development machines have 2 cores
 
 
-@dataclass(frozen=True)
-class ZipCaps:
-    members: int
-    member_bytes: int
-    total_bytes: int
+class ZipCaps(namedtuple("ZipCaps", ("members", "member_bytes", "total_bytes"))):
+    """Caps on one zip: its member count, and the bytes one member and all of them may produce."""
+
+    __slots__ = ()
 
 
 DEFAULT_CAPS = ZipCaps(members=20_000, member_bytes=1 << 30, total_bytes=4 << 30)
 """What ``shimgen.binary.load.DEFAULT_LIMITS`` allows (a test keeps the two equal)."""
+
+
+class _Job:
+    """One call run by a worker: ``result`` waits for it and returns its value or raises its error."""
+
+    def __init__(self, call: Callable[[], Member | None]) -> None:
+        self.call, self.done = call, threading.Event()
+        self.value: Member | None = None
+        self.error: BaseException | None = None
+        self.cancelled = False
+
+    def run(self) -> None:
+        if not self.cancelled:
+            try:
+                self.value = self.call()
+            except BaseException as exc:  # handed to the reader, raised there
+                self.error = exc
+        self.done.set()
+
+    def cancel(self) -> None:
+        self.cancelled = True  # a job a worker has not started yet is skipped
+
+    def result(self) -> Member | None:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class _Workers:
+    """A few threads running jobs in submission order (concurrent.futures' executor, without its
+    imports: it pulls in logging and queue before the first member could start)."""
+
+    def __init__(self, count: int) -> None:
+        self._jobs: deque[_Job | None] = deque()
+        self._ready = threading.Condition()
+        self._threads = [threading.Thread(target=self._work, name=f"shimgen-zip-{i}", daemon=True)
+                         for i in range(count)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, function: Callable[..., Member | None], *args: object) -> _Job:
+        job = _Job(lambda: function(*args))
+        with self._ready:
+            self._jobs.append(job)
+            self._ready.notify()
+        return job
+
+    def _work(self) -> None:
+        while True:
+            with self._ready:
+                while not self._jobs:
+                    self._ready.wait()
+                job = self._jobs.popleft()
+            if job is None:
+                return
+            job.run()
+
+    def shutdown(self) -> None:
+        """Let the queued jobs finish (cancelled ones are skipped), then stop every thread."""
+        with self._ready:
+            self._jobs.extend([None] * len(self._threads))
+            self._ready.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+
+class _Scratch:
+    """The private directory spilled members go to, made on first use (most wheels never need it)."""
+
+    def __init__(self) -> None:
+        self._directory: object = None
+        self._lock = threading.Lock()
+
+    def file(self) -> tuple[int, str]:
+        import tempfile
+
+        with self._lock:
+            if self._directory is None:
+                self._directory = tempfile.TemporaryDirectory(prefix="shimgen-zip-")
+            name = self._directory.name  # type: ignore[attr-defined]
+        return tempfile.mkstemp(dir=name, suffix=".member")
+
+    def cleanup(self) -> None:
+        with self._lock:
+            if self._directory is not None:
+                self._directory.cleanup()  # type: ignore[attr-defined]
+                self._directory = None
+
+
+class _Stopped(Exception):
+    """Raised in a worker when the stream it works for was closed: its member is not wanted."""
 
 
 class _Budget:
@@ -53,8 +145,11 @@ class _Budget:
 
     def __init__(self, limit: int, where: str) -> None:
         self.limit, self.where, self.used, self.lock = limit, where, 0, threading.Lock()
+        self.stopped = False
 
     def spend(self, count: int) -> None:
+        if self.stopped:  # the reader has stopped (an error, a usage error before it began): stop too
+            raise _Stopped(self.where)
         with self.lock:
             self.used += count
             if self.used > self.limit:
@@ -126,44 +221,65 @@ class MemberStream:
     def __init__(self, path, where: str, caps: ZipCaps, wanted: Callable[[bytes], bool], head_bytes: int) -> None:
         self.path, self.where, self.caps = path, where, caps
         self.archive, infos = open_zip(path, where, caps)
-        self._scratch = tempfile.TemporaryDirectory(prefix="shimgen-zip-")
-        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="shimgen-zip")
+        self._scratch = _Scratch()
+        self._pool = _Workers(WORKERS)
         self._budget = _Budget(caps.total_bytes, where)
         self._queue = iter(infos)
-        self._pending: deque[Future[Member | None]] = deque()
+        self._pending: deque[_Job] = deque()
         self._wanted, self._head_bytes = wanted, head_bytes
+        self._lock = threading.Lock()
+        self._active = 0
+        """Jobs queued or running, plus binaries made and not yet taken by the reader: at most
+        LOOKAHEAD. A member that turns out not to be a binary frees its slot at once, so the
+        workers skip ahead through a wheel's .py and .pyi files to its libraries while the reader
+        is still busy (or, started early, not yet reading at all)."""
+        self._stopped = False
         self._fill()
 
     def _fill(self) -> None:
-        while len(self._pending) < LOOKAHEAD:
-            info = next(self._queue, None)
-            if info is None:
-                return
-            self._pending.append(self._pool.submit(_decompress, self.archive, info, self.where, self.caps,
-                                                   self._budget, self._wanted, self._head_bytes,
-                                                   self._scratch.name))
+        with self._lock:
+            while self._active < LOOKAHEAD and not self._stopped:
+                info = next(self._queue, None)
+                if info is None:
+                    return
+                self._active += 1
+                self._pending.append(self._pool.submit(self._one, info))
+
+    def _one(self, info: zipfile.ZipInfo) -> Member | None:
+        try:
+            member = _decompress(self.archive, info, self.where, self.caps, self._budget, self._wanted,
+                                 self._head_bytes, self._scratch)
+        except BaseException:
+            with self._lock:
+                self._stopped = True  # nothing further is started; the reader raises this one
+            raise
+        if member is None:
+            with self._lock:
+                self._active -= 1
+            self._fill()  # before this job is marked done, so the reader finds what follows it queued
+        return member
 
     def __iter__(self) -> Iterator[Member]:
         while self._pending:
             member = self._pending.popleft().result()
+            if member is None:
+                continue  # not a binary: its worker freed the slot and queued the next member
+            with self._lock:
+                self._active -= 1
             self._fill()
-            if member is not None:
-                yield member
+            yield member
 
     def close(self) -> None:
         """Finish (or cancel) what runs, free what it made, remove the scratch directory."""
-        for future in self._pending:  # an error or an early stop
-            future.cancel()
-        self._pool.shutdown(wait=True)
-        for future in self._pending:
-            if future.cancelled():
-                continue
-            try:
-                done = future.result()
-            except Exception:  # already stopping: the first error is the one reported
-                continue
-            if done is not None:
-                done.close()
+        with self._lock:
+            self._stopped = True  # no worker queues another member
+        for job in self._pending:  # an error or an early stop: what has not started is skipped,
+            job.cancel()
+        self._budget.stopped = True  # what runs stops at its next chunk
+        self._pool.shutdown()
+        for job in self._pending:
+            if job.value is not None:  # made before the cancel: free it (an error is already reported)
+                job.value.close()
         self._pending.clear()
         self._scratch.cleanup()
         self.archive.close()
@@ -184,6 +300,8 @@ def start_early(paths: Iterable[str], caps: ZipCaps, wanted: Callable[[bytes], b
     ``started(path)`` later. Whatever fails here (a malformed zip) is left for that reader to find
     and report in its own words."""
     for path in paths:
+        if path in _STARTED:
+            continue
         try:
             _STARTED[path] = MemberStream(path, path, caps, wanted, head_bytes)
         except (OSError, InputError):
@@ -206,7 +324,7 @@ def stop_early() -> None:
 
 
 def _decompress(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, caps: ZipCaps, budget: _Budget,
-                wanted: Callable[[bytes], bool], head_bytes: int, scratch: str) -> Member | None:
+                wanted: Callable[[bytes], bool], head_bytes: int, scratch: _Scratch) -> Member | None:
     name = f"{where}({info.filename})"
     if info.file_size > caps.member_bytes:
         raise InputError(f"{name}: member of {info.file_size} bytes exceeds the limit of {caps.member_bytes}")
@@ -228,7 +346,7 @@ def _decompress(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, cap
                     raise InputError(f"{name}: member exceeds the limit of {caps.member_bytes} bytes")
                 budget.spend(len(chunk))
                 if spill is None and size > IN_MEMORY:
-                    spill = tempfile.mkstemp(dir=scratch, suffix=".member")
+                    spill = scratch.file()
                     _write_all(spill[0], chunks)
                     chunks = []
                 if spill is not None:

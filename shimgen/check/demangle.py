@@ -9,7 +9,10 @@ names never pay for this.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _demangler: Any = None  # None: not looked up yet; False: unavailable; else (ctypes, function, free)
 

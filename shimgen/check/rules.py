@@ -209,8 +209,13 @@ def bundled_libraries(policy: Policy, binary: Binary) -> list[Finding]:
     """SG010: one finding per bundled-library family a linked binary exports (see check.libraries)."""
     from shimgen.check.libraries import bundled_in
 
+    # -Bsymbolic binds the binary's own calls to its own copy at link time (libmupdf in pymupdf:
+    # with the system's libz preloaded, none of its zlib calls bind there); what is left is the
+    # other direction, a library resolving these names in its scope binding into this copy.
+    also = ("; linked -Bsymbolic, so its own calls stay in its copy, but other libraries resolving these names "
+            "can bind into it") if binary.symbolic else ""
     return [_finding("SG010", found.anchors[0], binary,
-                     f"exports {found.count} symbols of {found.family.name} ({', '.join(found.anchors[:3])})")
+                     f"exports {found.count} symbols of {found.family.name} ({', '.join(found.anchors[:3])}){also}")
             for found in bundled_in(binary)]
 
 
@@ -325,10 +330,10 @@ def duplicate_providers(policy: Policy, binaries: Sequence[Binary]) -> list[Find
     shimgen.check.reach): one component then observes two copies. Everything else is a note
     (the dynamic linker unified the copies, or each copy stays private to its library), which does
     not change the exit code."""
-    from shimgen.check.reach import crossing, dependencies, internal_linkage, namespace_of
-
     if len({b.identity for b in binaries if b.linked}) < 2:
         return []
+    from shimgen.check.reach import crossing, dependencies, internal_linkage, namespace_of
+
     owners: dict[str, list[Binary]] = {}
     shims: set[str] = set()
     for binary in binaries:

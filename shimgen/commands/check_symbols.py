@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
 
-from shimgen.commands.common import add_config_option, output_file
 from shimgen.errors import UsageError, printable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+# argparse, pathlib and the shared options are imported inside the functions: ``start_from_argv``
+# runs before them (see shimgen.cli.main), so a wheel's decompression overlaps their import.
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
+    from pathlib import Path
+
+    from shimgen.commands.common import add_config_option
+
     parser = subparsers.add_parser(
         "check-symbols",
         help="check binaries: shims prefixed, required shims kept, no plain shim imported",
@@ -37,6 +46,8 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def policy_from_args(args: argparse.Namespace):
     """The Policy named by -c / --manifest / --prefix, or a config found from here; else UsageError."""
+    from pathlib import Path
+
     from shimgen.check.policy import Policy
     from shimgen.errors import ConfigError
 
@@ -73,6 +84,8 @@ def use_color(stream) -> bool:
 def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
     """-o may not name a binary being checked or the policy's file (as prefix-imports refuses): the
     report would replace it. That includes a binary found by walking a checked directory."""
+    from pathlib import Path
+
     from shimgen.files import is_within, same_file
 
     for source in [*args.paths, args.manifest, args.config]:
@@ -87,7 +100,7 @@ def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
 def _is_binary(path: Path) -> bool:
     """True for a regular file whose first bytes announce a format the directory walk checks
     (``path`` is resolved: ``d/new/../lib.so`` is written as ``d/lib.so``)."""
-    from shimgen.binary.load import HEAD_BYTES, sniff
+    from shimgen.binary.magic import HEAD_BYTES, sniff
 
     if not path.is_file():
         return False
@@ -98,7 +111,25 @@ def _is_binary(path: Path) -> bool:
         return False
 
 
-def _start_wheels(paths: list[Path]) -> bool:
+def start_from_argv(words: list[str]) -> bool:
+    """``_start_wheels`` on every word after ``check-symbols`` that is not an option: called by the
+    CLI before it imports argparse and builds its parser. An option's value that happens to be a
+    zip is decompressed for nothing, never read as a PATH (what the parser decides is what is
+    checked). Returns whether any was started."""
+    after = words[words.index("check-symbols") + 1:] if "check-symbols" in words else []
+    return _start_wheels([_as_path_names_it(w) for w in after if w and not w.startswith("-")])
+
+
+def _as_path_names_it(word: str) -> str:
+    """``str(Path(word))`` without importing pathlib (the loader keys a started wheel by it):
+    empty and "." components dropped, the root kept. A spelling this misses only costs the
+    early start (the loader then decompresses the wheel itself)."""
+    parts = [p for p in word.split("/") if p not in ("", ".")]
+    root = "/" if word.startswith("/") else ""
+    return root + "/".join(parts) if parts or root else "."
+
+
+def _start_wheels(paths: list[Path] | list[str]) -> bool:
     """Start decompressing the binary members of the zips (wheels) among ``paths`` on worker
     threads now, so zlib runs on the other core while the checker's modules are imported (on a
     wheel of one 11 MB library, the two take about as long). Returns whether any was started."""
@@ -127,6 +158,8 @@ def _start_wheels(paths: list[Path]) -> bool:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from shimgen.commands.common import output_file
+
     output_file(args.output)
     started = _start_wheels(args.paths)
     try:

@@ -96,6 +96,42 @@ def test_the_hint_makes_the_finding_go_away(tmp_path, how, archive):
     assert sg010(link(tmp_path, how, [LIB / archive], hide=True)) == []
 
 
+OWN = 'const char *zlibVersion(void) { return "own"; }\nconst char *ext_version(void) { return zlibVersion(); }\n'
+CALLER = '#include <stdio.h>\nconst char *ext_version(void);\nint main(void) { puts(ext_version()); return 0; }\n'
+
+
+@pytest.mark.skipif(not (LIB / "libz.so.1").exists() or shutil.which("gcc") is None, reason="needs gcc, libz.so.1")
+def test_a_symbolic_binary_keeps_its_own_calls(tmp_path):
+    """-Bsymbolic (pymupdf's libmupdf, every Debian-archive link above) binds a library's calls to
+    its own definitions at link time: with the system's libz preloaded, a library exporting its own
+    zlibVersion still calls its own (prints "own"); linked without it, the same call binds to the
+    preloaded libz (prints the system's version). SG010 says which case it is."""
+    (tmp_path / "own.c").write_text(OWN)
+    (tmp_path / "main.c").write_text(CALLER)
+    printed = {}
+    for mode, flags in (("symbolic", ["-Wl,-Bsymbolic"]), ("plain", [])):
+        library = tmp_path / mode / "libown.so"
+        library.parent.mkdir()
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(tmp_path / "own.c"), *flags], check=True)
+        program = tmp_path / mode / "main"
+        subprocess.run(["gcc", "-o", str(program), str(tmp_path / "main.c"), "-L", str(library.parent), "-lown",
+                        f"-Wl,-rpath,{library.parent}"], check=True)
+        run = subprocess.run([str(program)], env={"LD_PRELOAD": str(LIB / "libz.so.1")}, capture_output=True,
+                             text=True, check=True)
+        printed[mode] = run.stdout.strip()
+    assert printed["symbolic"] == "own" and printed["plain"] not in ("own", ""), printed
+    # The same property on a real bundled zlib (Debian's libz.a linked whole, -Bsymbolic): SG010 still
+    # reports the export, and says the binary's own calls stay in its copy.
+    if (LIB / "libz.a").exists():
+        (finding,) = [f for f in check_paths([link(tmp_path, "shared", [LIB / "libz.a"])], POLICY).findings
+                      if f.code == "SG010"]
+        assert "linked -Bsymbolic, so its own calls stay in its copy" in finding.message
+    if (LIB / "libpng16.a").exists():
+        (tmp_path / "exe").mkdir()
+        exe = link(tmp_path / "exe", "exe", [LIB / "libpng16.a"])
+        assert all("-Bsymbolic" not in f.message for f in check_paths([exe], POLICY).findings)
+
+
 @pytest.mark.parametrize("library", [
     "libz.so.1", "libxml2.so.2", "libxslt.so.1", "libpng16.so.16", "libjpeg.so.62", "libtiff.so.6",
     "libsqlite3.so.0", "libzstd.so.1", "liblz4.so.1", "libbrotlienc.so.1", "libcrypto.so.3", "libssl.so.3",

@@ -145,9 +145,48 @@ def test_a_wheel_started_early_is_read_once_and_cleaned_up(tmp_path, monkeypatch
     (tmp_path / "bad.so").write_bytes(b"\x7fELF")
     assert main(["check-symbols", str(wheel), str(tmp_path / "bad.so"), "--prefix", "p_"]) == 2
     assert "bad.so" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # a usage error, after the start
+        main(["check-symbols", str(wheel), "--no-such-option"])
+    assert usage.value.code == 2
     assert zipread._STARTED == {}
     assert list(scratch.iterdir()) == []
     assert not [t for t in threading.enumerate() if t.name.startswith("shimgen-zip")]
+
+
+def test_workers_skip_ahead_to_binaries_and_the_reader_gets_them_in_order(tmp_path):
+    """Members that are not binaries free their slot at once, so the workers run ahead through a
+    wheel's Python files to its libraries; the reader still gets every binary, in name order."""
+    from shimgen.binary import zipread
+    from shimgen.binary.magic import HEAD_BYTES, is_member_binary
+
+    library = padded_library(tmp_path).read_bytes()
+    members = {f"pkg/m{i:02d}.py": b"x = 1\n" * 50 for i in range(40)}
+    binaries = ["pkg/m03.so", "pkg/m17.so", "pkg/m17b.so", "pkg/m39.so"]
+    members.update(dict.fromkeys(binaries, library))
+    wheel = wheel_of(tmp_path, members)
+    with zipread.MemberStream(wheel, str(wheel), zipread.DEFAULT_CAPS, is_member_binary, HEAD_BYTES) as stream:
+        got = []
+        for member in stream:
+            got.append(member.name)
+            assert bytes(member.data[:4]) == b"\x7fELF"
+            member.close()
+    assert got == binaries
+    assert stream._active == 0
+
+
+def test_closing_a_stream_stops_what_its_workers_decompress(tmp_path):
+    """A stream closed early (an error, or a usage error after the CLI started it) makes the member
+    a worker is decompressing stop at its next chunk, instead of finishing it for nobody."""
+    from shimgen.binary import zipread
+    from shimgen.binary.magic import HEAD_BYTES, is_member_binary
+
+    data = padded_library(tmp_path).read_bytes()
+    wheel = wheel_of(tmp_path, {"pkg/liba.so": data, "pkg/libb.so": data})
+    stream = zipread.MemberStream(wheel, str(wheel), zipread.DEFAULT_CAPS, is_member_binary, HEAD_BYTES)
+    stream.close()
+    with pytest.raises(zipread._Stopped):
+        stream._budget.spend(1)  # what every worker calls once per chunk
+    assert not stream._pending
 
 
 @pytest.mark.slow
