@@ -72,11 +72,11 @@ print("ok")
 """
 
 
-def fetch(pytestconfig, tmp_path_factory, requirement: str, *, sdist: bool = False) -> Path:
+def fetch(pytestconfig, tmp_path_factory, requirement: str, *, sdist: bool = False, pure: bool = False) -> Path:
     store = getattr(pytestconfig, "cache", None)
     cache = Path(store.mkdir("shimgen-repair-wheels")) if store is not None else tmp_path_factory.mktemp("dl")
-    stem = requirement.replace("==", "-")
-    glob = f"{stem}.tar.gz" if sdist else f"{stem}-cp311-*manylinux*x86_64*.whl"
+    stem = requirement.replace("==", "-").replace("-binary", "_binary")
+    glob = f"{stem}.tar.gz" if sdist else f"{stem}-py3-none-any.whl" if pure else f"{stem}-cp311-*manylinux*x86_64*.whl"
     found = sorted(cache.glob(glob))
     if not found:
         kind = ["--no-binary", ":all:", "--no-build-isolation"] if sdist else ["--only-binary", ":all:"]
@@ -296,3 +296,59 @@ def test_zstandard_cffi_backend_passes_its_own_suite_with_the_systems_libzstd_pr
     assert outcome["repaired", None] == clean and outcome["repaired", system] == clean, outcome
     if bundled != debian:  # two versions: the original's pinned-output tests see the other one's bytes
         assert outcome["original", system] != clean, outcome
+
+
+PSYCOPG_SMOKE = """
+import psycopg
+from psycopg import pq
+assert pq.__impl__ == "binary", pq.__impl__
+assert psycopg.conninfo.conninfo_to_dict("host=h port=5 dbname=d")["port"] == "5"
+try:
+    psycopg.connect("host=127.0.0.1 port=1 connect_timeout=2")
+except psycopg.OperationalError as error:
+    assert "port 1 failed" in str(error), error
+print("libpq", pq.version())
+"""
+LIBPQ = ("PQ*", "lo_*", "pg_*", "pgres*", "*PQExpBuffer*", "pqsignal")
+
+
+@pytest.mark.skipif(not (SYSTEM / "libpq.so.5").exists(), reason="Debian's libpq5 is not installed")
+def test_psycopg_binary_prefix_mode_keeps_both_modules_and_libpq_in_the_grafted_libpq(
+        pytestconfig, tmp_path_factory, tmp_path):
+    """psycopg-binary 3.3.9 grafts libpq 18 (psycopg_binary.libs/libpq-<hash>.so.5.18), imported by
+    two extension modules, _psycopg and pq. With Debian's libpq 15 preloaded, the original binds
+    their PQ* calls, and libpq's own calls between its functions, into the system's library
+    (pq.version() says 150018; psycopg's own suite then segfaults); prefix mode renames the API in
+    the grafted libpq and in both modules, so every call lands in the bundled copy.
+
+    auditwheel's patchelf left _psycopg with .dynsym and .dynamic in LOAD segments appended after
+    the section header table; LIEF 1.0 wrote the new table over them (caught by verification:
+    exit 2) until repair rewrote the table at the end of the file."""
+    wheel = fetch(pytestconfig, tmp_path_factory, "psycopg-binary==3.3.9")
+    frontend = fetch(pytestconfig, tmp_path_factory, "psycopg==3.3.9", pure=True)
+    typing = fetch(pytestconfig, tmp_path_factory, "typing_extensions==4.15.0", pure=True)
+    patterns = [arg for glob in LIBPQ for arg in ("--pattern", glob)]
+    assert main(["repair", str(wheel), "-o", str(tmp_path / "out"), "--prefix", "pgsg_", *patterns]) == 0
+    repaired = tmp_path / "out" / wheel.name
+    check_record(repaired)
+    system = SYSTEM / "libpq.so.5"
+    versions, into_system, sources = {}, {}, {}
+    for name, source in (("original", wheel), ("repaired", repaired)):
+        site = tmp_path / name
+        for each in (source, frontend, typing):
+            install(each, site)
+        for preload in (None, system):
+            result = run_python(site, PSYCOPG_SMOKE, preload=preload, bindings=True)
+            assert result.returncode == 0 and "libpq" in result.stdout, result.stderr[-2000:]
+            versions[name, preload] = int(result.stdout.split()[-1])
+            found = [(Path(src).name.split("-")[0].split(".")[0], dst) for src, dst, _ in BINDING.findall(result.stderr)
+                     if "/psycopg_binary" in src]
+            into_system[name, preload] = sum(dst == str(system) for _, dst in found)
+            sources[name, preload] = {src for src, dst in found if "psycopg_binary.libs/libpq-" in dst}
+    bundled = versions["original", None]
+    assert bundled >= 170000 and versions["repaired", None] == bundled, versions
+    # The negative control: the unrepaired wheel runs the system's libpq (its version, its calls).
+    assert versions["original", system] < bundled and into_system["original", system] > 100, (versions, into_system)
+    assert versions["repaired", system] == bundled and into_system["repaired", system] == 0, (versions, into_system)
+    # Both extension modules and libpq itself (its calls between its own functions) reach the grafted copy.
+    assert {"_psycopg", "pq", "libpq"} <= sources["repaired", system], sources
