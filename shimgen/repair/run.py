@@ -48,6 +48,8 @@ class Options:
     keep_names: tuple[str, ...] = ()
     prefix: str = ""
     patterns: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()
+    """Prefix mode (--family): families whose own library in the set has every export renamed."""
 
 
 @dataclass
@@ -110,7 +112,7 @@ def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, 
     matches = ShimMatcher(options.patterns, ()) if options.mode == "prefix" else None
     view = SetView()
     for member in members:
-        view.add(_read_one(member), matches)
+        view.add(_read_one(member), matches, options.owners)
     entry = entry_matcher(options.keep, options.keep_names)
     prefix = options.prefix
 
