@@ -13,6 +13,11 @@ lands in the bundled copy, and a JPEG and a JPEG-compressed TIFF round-trip.
 python-lz4 4.4.5 exports the lz4 it links (SG010); repaired, its calls stay inside with the system's
 liblz4 preloaded. markupsafe, which exports only PyInit_*, is quiet and has nothing to hide.
 
+zstandard 0.25.0 (hide): with Debian's libzstd 1.5.4 preloaded the original cffi backend fails 4 of
+its own sdist tests; the repaired wheel passes all. psycopg-binary 3.3.9 (prefix): its grafted libpq
+and OpenSSL, shared by two extension modules and by libpq/libldap, keep every call with Debian's
+libpq, libssl and libcrypto preloaded (docs/repair.md has the whole audit).
+
 Artefacts are fetched with `pip download` into pytest's cache; offline without a cached copy, skip.
 """
 
