@@ -13,7 +13,7 @@ set -euo pipefail
 src=$(realpath "${1:?usage: $0 PSYCOPG_SOURCE_TREE [WORK_DIR]}")
 work=$(realpath -m "${2:-/tmp/shimgen-psycopg-suite}")
 root=$(cd "$(dirname "$0")/.." && pwd)
-python=${PYTHON:-python3}
+python=${PYTHON:-python}  # one with shimgen's dependencies (LIEF): the venv shimgen is developed in
 version=3.3.9
 system=/usr/lib/x86_64-linux-gnu/libpq.so.5
 port=54329
@@ -24,7 +24,7 @@ wheel=$(ls "$work"/dl/psycopg_binary-"$version"-cp*-manylinux*x86_64*.whl)
 rm -rf "$work/out"/*
 PYTHONPATH="$root" "$python" -m shimgen repair -q "$wheel" -o "$work/out" --prefix pgsg_ \
     --pattern 'PQ*' --pattern 'lo_*' --pattern 'pg_*' --pattern 'pgres*' --pattern '*PQExpBuffer*' \
-    --pattern pqsignal --family openssl
+    --pattern pqsignal --family openssl >"$work/repair-plan.txt"
 
 for name in original repaired; do
     [ "$name" = original ] && w=$wheel || w=$work/out/$(basename "$wheel")
