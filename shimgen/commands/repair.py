@@ -31,18 +31,21 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="prefix mode: rename exports matching GLOB (repeatable)")
     parser.add_argument("--family", action="append", default=[], metavar="NAME",
                         help="prefix mode: rename a bundled-library family's names (zlib, libjpeg, ...; "
-                        "see shimgen/check/libraries.json)")
+                        "see shimgen/check/libraries.json): its member prefixes, and every export of a "
+                        "binary of the set that is that library (by SONAME or file name)")
     add_config_option(parser)
     parser.add_argument("--plan", action="store_true", help="print what would change, write nothing")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="how to print the plan")
     parser.set_defaults(execute=execute)
 
 
-def _family_patterns(names: list[str]) -> list[str]:
+def _family_patterns(names: list[str]) -> tuple[list[str], list[str]]:
+    """(member globs, family names) of the --family arguments."""
     from shimgen.check.libraries import families
     from shimgen.errors import UsageError
 
     patterns: list[str] = []
+    owners: list[str] = []
     for wanted in names:
         key = wanted.lower()
         found = [f for f in families()
@@ -52,7 +55,8 @@ def _family_patterns(names: list[str]) -> list[str]:
             known = ", ".join(f.name for f in families())
             raise UsageError(f"--family {wanted!r}: {'ambiguous' if found else 'unknown'} (known: {known})")
         patterns.extend(member + "*" for member in found[0].members)
-    return patterns
+        owners.append(found[0].name)
+    return patterns, owners
 
 
 def options_from_args(args: argparse.Namespace):
@@ -80,7 +84,8 @@ def options_from_args(args: argparse.Namespace):
     if args.keep:
         raise UsageError("--keep belongs to hide mode")
     prefix = args.prefix or (config.prefix if config is not None else None)
-    patterns = [*args.pattern, *_family_patterns(args.family)]
+    family_globs, owners = _family_patterns(args.family)
+    patterns = [*args.pattern, *family_globs]
     if config is not None and not patterns:
         from shimgen.project.shims import resolve_shims, shim_matcher
 
@@ -90,7 +95,7 @@ def options_from_args(args: argparse.Namespace):
     problem = prefix_problem(prefix)
     if problem:
         raise UsageError(f"--prefix: {problem}")
-    return Options("prefix", prefix=prefix, patterns=tuple(patterns))
+    return Options("prefix", prefix=prefix, patterns=tuple(patterns), owners=tuple(owners))
 
 
 def render_plan(plan) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import struct
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
@@ -75,5 +76,57 @@ def rename_with_lief(source: Path, target: Path, renames: Mapping[str, str], whe
         binary.write(str(target))
     except Exception as exc:  # LIEF raises its own types; any failure is this input's problem
         raise InputError(f"{where}: LIEF could not write the renamed library: {exc}") from None
+    rewrite_clobbered_section_headers(target, binary, where)
     os.chmod(target, os.stat(source).st_mode & 0o7777)
     return changed
+
+
+def _overlaps(start: int, end: int, ranges) -> bool:
+    return any(begin < end and start < stop for begin, stop in ranges)
+
+
+def rewrite_clobbered_section_headers(path: Path, binary, where: str) -> bool:
+    """Write the section header table again at the end of ``path`` when LIEF put it where a
+    segment's bytes lie; returns whether it did.
+
+    LIEF 1.0 places the table after the last section it moved, without looking at segments that
+    patchelf appended beyond the old table (auditwheel's RPATH edit leaves such a layout:
+    psycopg-binary 3.3's _psycopg has .dynsym and .dynamic in two LOAD segments after it). The
+    segments' bytes are written last, so the table's tail comes out as note and symbol bytes and
+    every reader sees a corrupt file. The segments are intact and LIEF's in-memory sections are
+    right; they go to the end of the file with a fresh .shstrtab, and e_shoff points there."""
+    with open(path, "rb") as handle:
+        ident = handle.read(64)
+    is64, little = ident[4] == 2, ident[5] == 1
+    end = "<" if little else ">"
+    shoff_at, shoff_fmt = (0x28, "Q") if is64 else (0x20, "I")
+    (shoff,) = struct.unpack_from(end + shoff_fmt, ident, shoff_at)
+    shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", ident, 0x3A if is64 else 0x2E)
+    taken = [(s.file_offset, s.file_offset + s.physical_size) for s in binary.segments if s.physical_size]
+    taken += [(s.offset, s.offset + s.size) for s in binary.sections if s.size and int(s.type.value) != 8]  # 8: NOBITS
+    if not shnum or not _overlaps(shoff, shoff + shnum * shentsize, taken):
+        return False
+    sections = list(binary.sections)
+    if len(sections) != shnum or not 0 < shstrndx < shnum:
+        raise InputError(f"{where}: LIEF wrote a section header table over a segment and it cannot be rebuilt")
+    names, index = bytearray(b"\0"), []
+    for section in sections:
+        name = section.name.encode("utf-8")
+        index.append(len(names) if name else 0)
+        if name:
+            names += name + b"\0"
+    size = os.path.getsize(path)
+    strtab_at = size + (-size % 8)
+    table_at = strtab_at + len(names) + (-(strtab_at + len(names)) % 8)
+    row = struct.Struct(end + ("IIQQQQIIQQ" if is64 else "IIIIIIIIII"))
+    table = bytearray()
+    for number, section in enumerate(sections):
+        offset, length = (strtab_at, len(names)) if number == shstrndx else (section.offset, section.size)
+        table += row.pack(index[number], int(section.type.value), int(section.flags), section.virtual_address,
+                          offset, length, section.link, section.information, section.alignment, section.entry_size)
+    with open(path, "r+b") as handle:
+        handle.seek(strtab_at)
+        handle.write(bytes(names) + b"\0" * (table_at - strtab_at - len(names)) + bytes(table))
+        handle.seek(shoff_at)
+        handle.write(struct.pack(end + shoff_fmt, table_at))
+    return True

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from shimgen.binary.symbols import LINKER_SYMBOLS, SHARED, Binary
-from shimgen.check.libraries import bundled_in, file_name
+from shimgen.check.libraries import bundled_in, family_named, file_name, is_the_library
 from shimgen.project.matcher import ShimMatcher
 
 ENTRY_POINTS = ("PyInit_*", "PyInitU_*", "PyModExport_*", "JNI_OnLoad*", "JNI_OnUnload*", "Java_*")
@@ -88,15 +88,21 @@ class SetView:
     importers: dict[str, list[str]] = field(default_factory=dict)
     """Import name -> the binaries of the set importing it."""
     provided: set[str] = field(default_factory=set)
-    """Prefix mode: the matching names some editable binary of the set exports."""
+    """Prefix mode: the matching names some editable binary of the set exports, and every export
+    of a binary that is the library of an ``owners`` family."""
     needed: set[str] = field(default_factory=set)
     """Every DT_NEEDED entry of the set: a library no binary needs is loaded by name (dlopen)."""
 
-    def add(self, binary: Binary, matches: ShimMatcher | None = None) -> None:
+    def add(self, binary: Binary, matches: ShimMatcher | None = None, owners: Sequence[str] = ()) -> None:
         for name in binary.imports:
             self.importers.setdefault(name, []).append(binary.display)
         self.needed.update(binary.needed)
         if matches is not None and editable(binary) is None:
+            if any(is_the_library(family, binary) for family in _families(owners)):
+                # The library itself (auditwheel's libcrypto-<hash>.so.3): its whole API, not only the
+                # member prefixes, or its consumers keep binding OCSP_*, OSSL_* ... to the system's copy.
+                self.provided.update(n for n in binary.exports.iter_lazily() if n not in LINKER_SYMBOLS)
+                return
             literals = matches.literals
             candidates = ({n for lit in literals for n in binary.exports.starting_with(lit)} if literals
                           else binary.exports.iter_lazily())
@@ -104,6 +110,10 @@ class SetView:
 
     def is_needed(self, binary: Binary) -> bool:
         return (binary.soname is not None and binary.soname in self.needed) or file_name(binary) in self.needed
+
+
+def _families(names: Sequence[str]):
+    return [family for name in names if (family := family_named(name)) is not None]
 
 
 def entry_matcher(keep: Iterable[str] = (), keep_names: Iterable[str] = ()) -> ShimMatcher:
@@ -157,13 +167,14 @@ def plan_hide(binaries: Sequence[Binary], keep: Iterable[str] = (), keep_names: 
     return Plan("hide", tuple(plans), skipped=tuple(skipped))
 
 
-def plan_prefix(binaries: Sequence[Binary], prefix: str, patterns: Sequence[str]) -> Plan:
-    """Rename the matching exports of every provider, and those imports of every binary of the
-    set that some binary of the set provides."""
+def plan_prefix(binaries: Sequence[Binary], prefix: str, patterns: Sequence[str], owners: Sequence[str] = ()) -> Plan:
+    """Rename the matching exports of every provider (every export of a binary that is the library
+    of an ``owners`` family), and those imports of every binary of the set that some binary of the
+    set provides."""
     view = SetView()
     matches = ShimMatcher(tuple(patterns), ())
     for binary in binaries:
-        view.add(binary, matches)
+        view.add(binary, matches, owners)
     plans = [plan_one_prefix(b, view, prefix) for b in binaries if editable(b) is None]
     skipped = [(b.display, why) for b in binaries if (why := editable(b)) is not None]
     return Plan("prefix", tuple(plans), prefix, tuple(patterns), tuple(skipped))

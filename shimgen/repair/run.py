@@ -48,6 +48,8 @@ class Options:
     keep_names: tuple[str, ...] = ()
     prefix: str = ""
     patterns: tuple[str, ...] = ()
+    owners: tuple[str, ...] = ()
+    """Prefix mode (--family): families whose own library in the set has every export renamed."""
 
 
 @dataclass
@@ -110,7 +112,7 @@ def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, 
     matches = ShimMatcher(options.patterns, ()) if options.mode == "prefix" else None
     view = SetView()
     for member in members:
-        view.add(_read_one(member), matches)
+        view.add(_read_one(member), matches, options.owners)
     entry = entry_matcher(options.keep, options.keep_names)
     prefix = options.prefix
 
@@ -137,7 +139,11 @@ def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, 
         del old  # its names go before the output's are read
         if binary_plan is not None and binary_plan.changes:
             _edit(binary_plan, member, work / f"renamed{index}")
-        new = _read_one(member)
+        try:
+            new = _read_one(member)
+        except InputError as exc:  # the edit broke the file: the copy's fault, not the input's
+            problems.append(f"{member.key}: the repaired copy does not read back ({exc})")
+            continue
         problems.extend(check(expected, new))
         provided_after.update(n for n in new.exports.iter_lazily() if n in view.importers or n.startswith(prefix or "\0"))
         del new, expected

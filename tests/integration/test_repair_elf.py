@@ -155,6 +155,24 @@ def test_a_failed_verification_writes_nothing(built, tmp_path, monkeypatch, caps
     assert list(out.iterdir()) == []
 
 
+def test_an_edit_that_breaks_the_file_is_named_as_the_copys_fault(built, tmp_path, monkeypatch, capsys):
+    """LIEF once wrote psycopg-binary's _psycopg with its section headers over a segment; the error
+    named the input wheel as "truncated or corrupt". It is the repaired copy that is broken."""
+    import shimgen.repair.run as run_module
+
+    def truncate(path, names, where):
+        with open(path, "r+b") as handle:
+            handle.truncate(100)
+        return len(names)
+
+    monkeypatch.setattr(run_module, "hide_in_place", truncate)
+    out = tmp_path / "out"
+    assert main(["repair", str(built["set"]), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "fails verification" in err[0] and "the repaired copy does not read back" in err[0], err
+    assert list(out.iterdir()) == []
+
+
 def make_wheel(path: Path, files: dict[str, bytes]) -> None:
     import base64
 

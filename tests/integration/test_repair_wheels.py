@@ -13,6 +13,11 @@ lands in the bundled copy, and a JPEG and a JPEG-compressed TIFF round-trip.
 python-lz4 4.4.5 exports the lz4 it links (SG010); repaired, its calls stay inside with the system's
 liblz4 preloaded. markupsafe, which exports only PyInit_*, is quiet and has nothing to hide.
 
+zstandard 0.25.0 (hide): with Debian's libzstd 1.5.4 preloaded the original cffi backend fails 4 of
+its own sdist tests; the repaired wheel passes all. psycopg-binary 3.3.9 (prefix): its grafted libpq
+and OpenSSL, shared by two extension modules and by libpq/libldap, keep every call with Debian's
+libpq, libssl and libcrypto preloaded (docs/repair.md has the whole audit).
+
 Artefacts are fetched with `pip download` into pytest's cache; offline without a cached copy, skip.
 """
 
@@ -72,11 +77,11 @@ print("ok")
 """
 
 
-def fetch(pytestconfig, tmp_path_factory, requirement: str, *, sdist: bool = False) -> Path:
+def fetch(pytestconfig, tmp_path_factory, requirement: str, *, sdist: bool = False, pure: bool = False) -> Path:
     store = getattr(pytestconfig, "cache", None)
     cache = Path(store.mkdir("shimgen-repair-wheels")) if store is not None else tmp_path_factory.mktemp("dl")
-    stem = requirement.replace("==", "-")
-    glob = f"{stem}.tar.gz" if sdist else f"{stem}-cp311-*manylinux*x86_64*.whl"
+    stem = requirement.replace("==", "-").replace("-binary", "_binary")
+    glob = f"{stem}.tar.gz" if sdist else f"{stem}-py3-none-any.whl" if pure else f"{stem}-cp311-*manylinux*x86_64*.whl"
     found = sorted(cache.glob(glob))
     if not found:
         kind = ["--no-binary", ":all:", "--no-build-isolation"] if sdist else ["--only-binary", ":all:"]
@@ -98,7 +103,7 @@ def install(wheel: Path, target: Path) -> None:
                     "--disable-pip-version-check", "--target", str(target), str(wheel)], check=True, timeout=300)
 
 
-def run_python(site: Path, code: str, *args: str, preload: Path | None = None, bindings: bool = False,
+def run_python(site: Path, code: str, *args: str, preload: Path | str | None = None, bindings: bool = False,
                cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(site), "PYTHONNOUSERSITE": "1"}
     if preload is not None:
@@ -296,3 +301,68 @@ def test_zstandard_cffi_backend_passes_its_own_suite_with_the_systems_libzstd_pr
     assert outcome["repaired", None] == clean and outcome["repaired", system] == clean, outcome
     if bundled != debian:  # two versions: the original's pinned-output tests see the other one's bytes
         assert outcome["original", system] != clean, outcome
+
+
+PSYCOPG_SMOKE = """
+import psycopg
+from psycopg import pq
+assert pq.__impl__ == "binary", pq.__impl__
+assert psycopg.conninfo.conninfo_to_dict("host=h port=5 dbname=d")["port"] == "5"
+try:
+    psycopg.connect("host=127.0.0.1 port=1 connect_timeout=2")
+except psycopg.OperationalError as error:
+    assert "port 1 failed" in str(error), error
+print("libpq", pq.version())
+"""
+LIBPQ = ("PQ*", "lo_*", "pg_*", "pgres*", "*PQExpBuffer*", "pqsignal")
+
+
+@pytest.mark.skipif(not all((SYSTEM / n).exists() for n in ("libpq.so.5", "libssl.so.3")),
+                    reason="Debian's libpq5 or libssl3 is not installed")
+def test_psycopg_binary_prefix_mode_keeps_both_modules_and_libpq_in_the_grafted_libpq(
+        pytestconfig, tmp_path_factory, tmp_path):
+    """psycopg-binary 3.3.9 grafts libpq 18 (psycopg_binary.libs/libpq-<hash>.so.5.18), imported by
+    two extension modules, _psycopg and pq. With Debian's libpq 15 preloaded, the original binds
+    their PQ* calls, and libpq's own calls between its functions, into the system's library
+    (pq.version() says 150018; psycopg's own suite then segfaults); prefix mode renames the API in
+    the grafted libpq and in both modules, so every call lands in the bundled copy. `--family
+    openssl` does the same for the grafted libcrypto/libssl and their consumers (libpq, libldap):
+    every export of those two libraries, not only the family's member prefixes (OCSP_*, OSSL_* ...
+    left 123 calls binding into Debian's OpenSSL before).
+
+    auditwheel's patchelf left _psycopg with .dynsym and .dynamic in LOAD segments appended after
+    the section header table; LIEF 1.0 wrote the new table over them (caught by verification:
+    exit 2) until repair rewrote the table at the end of the file."""
+    wheel = fetch(pytestconfig, tmp_path_factory, "psycopg-binary==3.3.9")
+    frontend = fetch(pytestconfig, tmp_path_factory, "psycopg==3.3.9", pure=True)
+    typing = fetch(pytestconfig, tmp_path_factory, "typing_extensions==4.15.0", pure=True)
+    patterns = [arg for glob in LIBPQ for arg in ("--pattern", glob)]
+    assert main(["repair", str(wheel), "-o", str(tmp_path / "out"), "--prefix", "pgsg_", *patterns,
+                 "--family", "openssl"]) == 0
+    repaired = tmp_path / "out" / wheel.name
+    check_record(repaired)
+    system = SYSTEM / "libpq.so.5"
+    openssl = (str(SYSTEM / "libssl.so.3"), str(SYSTEM / "libcrypto.so.3"))
+    versions, into_system, into_openssl, sources = {}, {}, {}, {}
+    for name, source in (("original", wheel), ("repaired", repaired)):
+        site = tmp_path / name
+        for each in (source, frontend, typing):
+            install(each, site)
+        for preload in (None, system):
+            result = run_python(site, PSYCOPG_SMOKE, bindings=True,
+                                preload=" ".join((str(preload), *openssl)) if preload else None)
+            assert result.returncode == 0 and "libpq" in result.stdout, result.stderr[-2000:]
+            versions[name, preload] = int(result.stdout.split()[-1])
+            found = [(Path(src).name.split("-")[0].split(".")[0], dst) for src, dst, _ in BINDING.findall(result.stderr)
+                     if "/psycopg_binary" in src]
+            into_system[name, preload] = sum(dst == str(system) for _, dst in found)
+            into_openssl[name, preload] = sum(dst in openssl for _, dst in found)
+            sources[name, preload] = {src for src, dst in found if "psycopg_binary.libs/libpq-" in dst}
+    bundled = versions["original", None]
+    assert bundled >= 170000 and versions["repaired", None] == bundled, versions
+    # The negative control: the unrepaired wheel runs the system's libpq (its version, its calls).
+    assert versions["original", system] < bundled and into_system["original", system] > 100, (versions, into_system)
+    assert versions["repaired", system] == bundled and into_system["repaired", system] == 0, (versions, into_system)
+    # Both extension modules and libpq itself (its calls between its own functions) reach the grafted copy.
+    assert {"_psycopg", "pq", "libpq"} <= sources["repaired", system], sources
+    assert into_openssl["original", system] > 100 and into_openssl["repaired", system] == 0, into_openssl

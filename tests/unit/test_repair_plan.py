@@ -49,6 +49,24 @@ def test_prefix_renames_providers_and_only_the_imports_the_set_provides():
     assert all(p.rename == () for p in again.binaries)  # already prefixed: nothing to do
 
 
+def test_a_family_renames_the_whole_api_of_its_own_library_not_only_its_member_prefixes():
+    """psycopg-binary's grafted libcrypto exports OCSP_*, OSSL_*, MD5_*, UINT32_it ... beside the
+    family's member prefixes (EVP_, SSL_, ...): renaming only those left libssl binding 114 calls
+    into a preloaded system libcrypto. A binary that *is* the library has its every export renamed;
+    a binary that only bundles it keeps the member-prefix rule."""
+    openssl = "OpenSSL/BoringSSL (libcrypto, libssl)"
+    crypto = so("libcrypto-3a06.so.3", {"EVP_DigestInit_ex", "OCSP_RESPID_free", "UINT32_it", "_init"})
+    ssl = so("libssl-6a9b.so.3", {"SSL_new", "OPENSSL_init_ssl"}, {"EVP_DigestInit_ex", "OCSP_RESPID_free", "malloc"})
+    other = so("libpq-e9b5.so.5", {"PQconnectdb", "EVP_own_helper", "OCSP_own"}, {"SSL_new", "UINT32_it"})
+    globs = ["EVP_*", "SSL_*", "OPENSSL_*"]
+    by = {p.key: dict(p.rename) for p in plan_prefix([crypto, ssl, other], "q_", globs, (openssl,)).binaries}
+    assert by["libcrypto-3a06.so.3"] == {n: "q_" + n for n in ("EVP_DigestInit_ex", "OCSP_RESPID_free", "UINT32_it")}
+    assert set(by["libssl-6a9b.so.3"]) == {"SSL_new", "OPENSSL_init_ssl", "EVP_DigestInit_ex", "OCSP_RESPID_free"}
+    assert set(by["libpq-e9b5.so.5"]) == {"SSL_new", "UINT32_it", "EVP_own_helper"}  # not the library: globs only
+    before = {p.key: dict(p.rename) for p in plan_prefix([crypto, ssl, other], "q_", globs).binaries}
+    assert "OCSP_RESPID_free" not in before["libssl-6a9b.so.3"]  # patterns alone: the old, partial plan
+
+
 def test_plan_json_names_every_change():
     data = plan_hide([so("ext.so", {"PyInit_ext", "h", *ZLIB}), so("u.so", (), {"h"})]).to_json()
     assert data["schema"] == "shimgen-repair-plan/1" and data["mode"] == "hide"
