@@ -42,11 +42,14 @@ function(shimgen_check_symbols target)
   endif()
 
   set(files "$<TARGET_FILE:${target}>")
+  set(relink_on "")
   foreach(extra IN LISTS ARG_EXTRA)
     if(TARGET "${extra}")
-      # A target named in EXTRA is built first, so its file exists when the check runs.
+      # A target named in EXTRA is built first, so its file exists when the check runs; and its
+      # rebuild relinks <target> (LINK_DEPENDS below), so the check of the set runs again.
       add_dependencies("${target}" "${extra}")
       list(APPEND files "$<TARGET_FILE:${extra}>")
+      list(APPEND relink_on "$<TARGET_FILE:${extra}>")
     elseif(extra MATCHES "^\\$<" OR IS_ABSOLUTE "${extra}")
       list(APPEND files "${extra}")
     else()
@@ -73,6 +76,10 @@ set(SHIMGEN_CHECK_FILE [==[$<TARGET_FILE:${target}>]==])
 set(SHIMGEN_CHECK_COMMAND [==[${command};${arguments}]==])
 include([==[${cmake_dir}/shimgenCheckRun.cmake]==])
 ")
+  # The check runs after <target> links. Relink it, so the check runs again, when what is checked
+  # changes without <target> changing: a binary of EXTRA rebuilt (a test that now calls something
+  # the library hides), or the checked set or options edited (the script's content).
+  set_property(TARGET "${target}" APPEND PROPERTY LINK_DEPENDS "${script}" ${relink_on})
   add_custom_command(TARGET "${target}" POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -P "${script}"
     COMMENT "shimgen: checking the symbols of ${target}"

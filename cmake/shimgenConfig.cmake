@@ -27,7 +27,7 @@
 #       version script (ELF), exported-symbols list (Mach-O) or .def file (Windows).
 #   shimgen_check_symbols(<target> [STRICT] [EXTRA <files>...] [REQUIRED <globs>...] [FROM <prefix-target>])
 #       After each build of <target>, runs `shimgen check-symbols` on it (and EXTRA files) with the
-#       generated manifest; any finding fails the build.
+#       generated manifest; any finding fails the build. A rebuilt EXTRA target relinks <target>.
 #   shimgen_prefix_library(<target> CONFIG <file> [PUBLIC|PRIVATE] [OUTPUT_DIR <dir>]
 #                          [NO_EXPORT_ONLY] [NO_CHECK] [RECOMPILE])
 #       One build for a library whose rename set is what its own objects define (the config names

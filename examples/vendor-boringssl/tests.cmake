@@ -1,6 +1,8 @@
 # BoringSSL's own crypto gtest suites that need no test vectors (the sdist ships none), linked
 # against the (prefixed) crypto library: crypto_test, as BoringSSL's CMakeLists.txt builds it from
-# these sources, googletest from its third_party/ and crypto/test/'s support code.
+# these sources, googletest from its third_party/ and crypto/test/'s support code. Left out of
+# crypto/**/*_test.cc: the files that read test vectors (GetTestData, FileTestGTest), and two that
+# compile to nothing in a shared-library build (impl_dispatch_test.cc, rand/urandom_test.cc).
 set(gtest_dir "${BORINGSSL_SOURCE_DIR}/third_party/googletest")
 add_library(boringssl_gtest STATIC "${gtest_dir}/googletest/src/gtest-all.cc" "${gtest_dir}/googlemock/src/gmock-all.cc")
 target_include_directories(boringssl_gtest PUBLIC "${gtest_dir}/googletest/include" "${gtest_dir}/googlemock/include"
@@ -8,13 +10,17 @@ target_include_directories(boringssl_gtest PUBLIC "${gtest_dir}/googletest/inclu
 target_link_libraries(boringssl_gtest PUBLIC Threads::Threads)
 
 set(BORINGSSL_TEST_SOURCES
+  crypto/abi_self_test.cc
   crypto/asn1/asn1_test.cc
   crypto/base64/base64_test.cc
+  crypto/bio/bio_test.cc
   crypto/buf/buf_test.cc
+  crypto/bytestring/bytestring_test.cc
   crypto/chacha/chacha_test.cc
   crypto/compiler_test.cc
   crypto/conf/conf_test.cc
   crypto/constant_time_test.cc
+  crypto/cpu_arm_linux_test.cc
   crypto/crypto_test.cc
   crypto/curve25519/spake25519_test.cc
   crypto/dh/dh_test.cc

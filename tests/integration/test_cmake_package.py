@@ -307,6 +307,38 @@ def test_a_finding_fails_the_build(tmp_path: Path, old: str, new: str, target_fi
     assert "has the findings listed above" in flat(again.stdout + again.stderr)
 
 
+CONSUMER = """\
+#include <acme/shims.h>
+int32_t consumer_run(void) { return aoti_torch_dtype_float32(); }
+"""
+
+
+@pytest.mark.skipif(not has_check_symbols(), reason="`shimgen check-symbols` is not in this checkout yet")
+def test_a_rebuilt_extra_binary_is_checked_again(tmp_path: Path) -> None:
+    """The check runs after its target links; a binary of EXTRA rebuilt alone (a test that now
+    calls a plain name) relinks the target, so the set is checked again and the build fails."""
+    c_compiler()
+    source = copy_example(tmp_path)
+    (source / "plugin" / "consumer.c").write_text(CONSUMER)
+    cmakelists = source / "CMakeLists.txt"
+    old = "shimgen_check_symbols(acme_model EXTRA acme_shims)"
+    text = cmakelists.read_text()
+    assert old in text
+    cmakelists.write_text(text.replace(old, "add_library(acme_consumer MODULE plugin/consumer.c)\n"
+                                            "target_link_libraries(acme_consumer PRIVATE acme_shims)\n"
+                                            "shimgen_check_symbols(acme_model EXTRA acme_shims acme_consumer)"))
+    build_dir = tmp_path / "build"
+    configure(source, build_dir, f"-Dshimgen_DIR={CMAKE_DIR}", env=python_env())
+    build(build_dir, env=python_env())
+    # Only the consumer changes: it now calls the plain name (SG004 once checked).
+    (source / "plugin" / "consumer.c").write_text(CONSUMER.replace(
+        "int32_t consumer_run", "#undef aoti_torch_dtype_float32\nint32_t consumer_run"))
+    result = build(build_dir, env=python_env(), check=False)
+    output = flat(result.stdout + result.stderr)
+    assert result.returncode != 0, output[-3000:]
+    assert "SG004 aoti_torch_dtype_float32" in output and "libacme_consumer.so" in output, output[-3000:]
+
+
 def test_the_fragment_is_found_through_the_index_not_by_guessing(cases_dir: Path) -> None:
     # A renamed fragment beside another banner-carrying .cmake file: only the index says which is which.
     (cases_dir / "renamed.toml").write_text(CONFIG + '[outputs]\ncmake = "frag.cmake"\n')

@@ -131,5 +131,6 @@ def test_boringssls_own_tests_pass_against_the_prefixed_library(built: Built) ->
     assert result.returncode == 0, summary
     passed = re.search(r"\[  PASSED  \] (\d+) tests?", result.stdout)
     suites = re.search(r"\[==========\] \d+ tests? from (\d+) test suites? ran", result.stdout)
-    assert passed and suites and int(passed.group(1)) > 100, summary
+    # grpcio 1.76.0's BoringSSL: 884 tests from 43 suites (examples/vendor-boringssl/tests.cmake).
+    assert passed and suites and int(passed.group(1)) >= 884 and int(suites.group(1)) >= 43, summary
     print(f"BoringSSL crypto_test: {passed.group(1)} tests from {suites.group(1)} suites passed")
