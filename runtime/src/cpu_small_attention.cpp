@@ -76,7 +76,8 @@ struct Scratch {
 };
 
 // The mask's value (float) or visibility (bool) for key j across the block's rows.
-SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mmask16 rows, __m512 s, __mmask16* visible) {
+SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mmask16 rows, __m512 s,
+                                      __mmask16* visible) {
   const char* base = h.mask + (i0 * h.m_row + j * h.m_col) * h.m_item;
   if (h.bool_mask) {
     __mmask16 bits = 0;
@@ -95,7 +96,8 @@ SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mm
 // out^T[e0 .. e0+T) of the block: out^T[e] = sum over keys j of v[j, e] * p[j] (p: the sixteen rows'
 // probabilities of key j), times inv (1 / row sum, or 0 for a row that sees no key).
 template <int T>
-SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p, __m512 inv, float* ot) {
+SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p, __m512 inv,
+                                         float* ot) {
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t j = 0; j < keys; ++j) {
@@ -148,7 +150,8 @@ SHIMGEN_AVX512 void attend_block(const Head& h, const Dims& d, int64_t i0, int64
   for (; j < keys; ++j) {
     const float* kr = h.k + j * h.k_row;
     __m512 acc = _mm512_setzero_ps();
-    for (int64_t e = 0; e < d.dim; ++e) acc = _mm512_fmadd_ps(_mm512_set1_ps(kr[e * h.k_col]), _mm512_loadu_ps(qt + e * 16), acc);
+    for (int64_t e = 0; e < d.dim; ++e)
+      acc = _mm512_fmadd_ps(_mm512_set1_ps(kr[e * h.k_col]), _mm512_loadu_ps(qt + e * 16), acc);
     finish(j, acc);
   }
   // Probabilities (unnormalised) and row sums; a row with no visible key keeps shift 0 (its
@@ -162,7 +165,8 @@ SHIMGEN_AVX512 void attend_block(const Head& h, const Dims& d, int64_t i0, int64
   }
   const __mmask16 seen = _mm512_cmp_ps_mask(sum, _mm512_setzero_ps(), _CMP_GT_OQ);
   const __m512 inv = _mm512_maskz_div_ps(seen, _mm512_set1_ps(1.0f), sum);
-  const __m512 lse = _mm512_mask_mov_ps(neg_inf, seen, _mm512_add_ps(best, log_ge1(_mm512_max_ps(sum, _mm512_set1_ps(1.0f)))));
+  const __m512 log_sum = log_ge1(_mm512_max_ps(sum, _mm512_set1_ps(1.0f)));  // (sum >= 1 where seen)
+  const __m512 lse = _mm512_mask_mov_ps(neg_inf, seen, _mm512_add_ps(best, log_sum));
   // The value product, eight output columns at a time.
   float* ot = w.ot.data();
   int64_t e0 = 0;
