@@ -89,26 +89,22 @@ SHIMGEN_AVX512 inline void transpose16_partial(const float* src, int64_t src_ld,
   transpose16_store(r, dst, dst_ld);
 }
 
-// e^x lane by lane, for x <= 0 or -inf (softmax arguments: score minus the row maximum), the same
-// arithmetic as the scalar softmax_exp of the SDPA op: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite,
-// ln2 split in two so n ln2 is exact), e^r by its Taylor series to r^7, 2^n put into the exponent
-// bits. Below -87 the result is 0 (exactly 0 for -inf). Multiplies and adds are separate (no FMA
-// contraction), as in the scalar version, so both give the same bits.
+// e^x lane by lane, for x <= 0 or -inf (softmax arguments: score minus the row maximum), the
+// method of the SDPA op's scalar softmax_exp: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2
+// split in two so n ln2 is exact), e^r by its Taylor series to r^7 (Horner, fused multiply-adds),
+// times 2^n by vscalefps. Below -87 the result is 0 (exactly 0 for -inf); NaN stays NaN.
 SHIMGEN_AVX512 inline __m512 exp_nonpositive(__m512 x) {
   const __m512 lo = _mm512_set1_ps(-87.0f);
   const __mmask16 underflow = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
   const __m512 clamped = _mm512_max_ps(lo, x);  // (lo, x): a NaN x passes through, as in the scalar code
-  const __m512 shifter = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  const __m512 n = _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504088896341f)), shifter),
-                                 shifter);
-  const __m512 r = _mm512_sub_ps(_mm512_sub_ps(clamped, _mm512_mul_ps(n, _mm512_set1_ps(0.693359375f))),
-                                 _mm512_mul_ps(n, _mm512_set1_ps(-2.12194440e-4f)));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(clamped, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), clamped);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
   __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
   const float coefficients[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
-  for (float c : coefficients) p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c));
-  const __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
-  const __m512 result = _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
-  return _mm512_mask_mov_ps(result, underflow, _mm512_setzero_ps());
+  for (float c : coefficients) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  return _mm512_maskz_scalef_ps(static_cast<__mmask16>(~underflow), p, n);
 }
 
 // ln x lane by lane for x >= 1 (a softmax's sum: the largest term is e^0): x = m 2^e with m in

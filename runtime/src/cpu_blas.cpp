@@ -144,7 +144,8 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
       const int64_t rs = bd == 2 && bias->sizes[0] != 1 ? bias->strides[0] : 0;
       const int64_t cs = bd >= 1 && bias->sizes[bd - 1] != 1 ? bias->strides[bd - 1] : 0;
       const Bias fused{reinterpret_cast<const float*>(bias->data()), rs, cs}, fused_t{fused.data, cs, rs};
-      const Matrix<float> o = matrix_of<float>(out, 0, 0), ma = matrix_of<float>(a, 0, 0), mm = matrix_of<float>(m, 0, 0);
+      const Matrix<float> o = matrix_of<float>(out, 0, 0), ma = matrix_of<float>(a, 0, 0);
+      const Matrix<float> mm = matrix_of<float>(m, 0, 0);
       const Matrix<const float> ca{ma.data, ma.rows, ma.cols, ma.row_stride, ma.col_stride};
       const Matrix<const float> cm{mm.data, mm.rows, mm.cols, mm.row_stride, mm.col_stride};
       if (ca.cols > 0 && o.rows > 0 && o.cols > 0 &&

@@ -24,7 +24,8 @@ void PackedWeightCache::fill(Entry& e, const float* w, int64_t k, int64_t n, int
   if (ld == k || n == 1) {
     std::memcpy(e.snapshot.data(), w, count * sizeof(float));
   } else {
-    for (int64_t j = 0; j < n; ++j) std::memcpy(e.snapshot.data() + j * k, w + j * ld, static_cast<size_t>(k) * sizeof(float));
+    for (int64_t j = 0; j < n; ++j)
+      std::memcpy(e.snapshot.data() + j * k, w + j * ld, static_cast<size_t>(k) * sizeof(float));
   }
   pack_(e.snapshot.data(), k, n, k, e.packed.data());
   e.source = w;

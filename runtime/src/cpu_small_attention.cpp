@@ -76,7 +76,8 @@ struct Scratch {
 };
 
 // The mask's value (float) or visibility (bool) for key j across the block's rows.
-SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mmask16 rows, __m512 s, __mmask16* visible) {
+SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mmask16 rows, __m512 s,
+                                      __mmask16* visible) {
   const char* base = h.mask + (i0 * h.m_row + j * h.m_col) * h.m_item;
   if (h.bool_mask) {
     __mmask16 bits = 0;
@@ -95,7 +96,8 @@ SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mm
 // out^T[e0 .. e0+T) of the block: out^T[e] = sum over keys j of v[j, e] * p[j] (p: the sixteen rows'
 // probabilities of key j), times inv (1 / row sum, or 0 for a row that sees no key).
 template <int T>
-SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p, __m512 inv, float* ot) {
+SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p, __m512 inv,
+                                         float* ot) {
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t j = 0; j < keys; ++j) {
@@ -120,14 +122,12 @@ SHIMGEN_AVX512 void attend_block(const Head& h, const Dims& d, int64_t i0, int64
       for (int64_t i = 0; i < 16; ++i) qt[e * 16 + i] = i < rows ? h.q[(i0 + i) * h.q_row + e * h.q_col] : 0.0f;
   }
   // Scores, masked keys -inf, and the row maxima. Causal: keys past the block's last row are
-  // hidden from all its rows, and key j from the rows before it.
+  // hidden from all its rows, and key j from the rows before it. Four keys at a time: four
+  // independent accumulator chains share each q^T load.
   const int64_t keys = d.causal && i0 + rows < d.keys ? i0 + rows : d.keys;
   float* scores = w.scores.data();
   __m512 best = neg_inf;
-  for (int64_t j = 0; j < keys; ++j) {
-    const float* kr = h.k + j * h.k_row;
-    __m512 acc = _mm512_setzero_ps();
-    for (int64_t e = 0; e < d.dim; ++e) acc = _mm512_fmadd_ps(_mm512_set1_ps(kr[e * h.k_col]), _mm512_loadu_ps(qt + e * 16), acc);
+  auto finish = [&](int64_t j, __m512 acc) SHIMGEN_AVX512 {
     __m512 s = _mm512_mul_ps(acc, _mm512_set1_ps(d.scale));
     __mmask16 visible = valid;
     if (d.causal && j > i0) visible = static_cast<__mmask16>(visible & ~lanes(j - i0));
@@ -135,6 +135,24 @@ SHIMGEN_AVX512 void attend_block(const Head& h, const Dims& d, int64_t i0, int64
     s = _mm512_mask_mov_ps(neg_inf, visible, s);
     _mm512_storeu_ps(scores + j * 16, s);
     best = _mm512_max_ps(best, s);
+  };
+  int64_t j = 0;
+  for (; j + 4 <= keys; j += 4) {
+    const float* k0 = h.k + j * h.k_row;
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int64_t e = 0; e < d.dim; ++e) {
+      const __m512 qv = _mm512_loadu_ps(qt + e * 16);
+      const float* ke = k0 + e * h.k_col;
+      for (int t = 0; t < 4; ++t) acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(ke[t * h.k_row]), qv, acc[t]);
+    }
+    for (int t = 0; t < 4; ++t) finish(j + t, acc[t]);
+  }
+  for (; j < keys; ++j) {
+    const float* kr = h.k + j * h.k_row;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t e = 0; e < d.dim; ++e)
+      acc = _mm512_fmadd_ps(_mm512_set1_ps(kr[e * h.k_col]), _mm512_loadu_ps(qt + e * 16), acc);
+    finish(j, acc);
   }
   // Probabilities (unnormalised) and row sums; a row with no visible key keeps shift 0 (its
   // scores are all -inf, so every term is 0).
@@ -147,7 +165,8 @@ SHIMGEN_AVX512 void attend_block(const Head& h, const Dims& d, int64_t i0, int64
   }
   const __mmask16 seen = _mm512_cmp_ps_mask(sum, _mm512_setzero_ps(), _CMP_GT_OQ);
   const __m512 inv = _mm512_maskz_div_ps(seen, _mm512_set1_ps(1.0f), sum);
-  const __m512 lse = _mm512_mask_mov_ps(neg_inf, seen, _mm512_add_ps(best, log_ge1(_mm512_max_ps(sum, _mm512_set1_ps(1.0f)))));
+  const __m512 log_sum = log_ge1(_mm512_max_ps(sum, _mm512_set1_ps(1.0f)));  // (sum >= 1 where seen)
+  const __m512 lse = _mm512_mask_mov_ps(neg_inf, seen, _mm512_add_ps(best, log_sum));
   // The value product, eight output columns at a time.
   float* ot = w.ot.data();
   int64_t e0 = 0;

@@ -61,7 +61,8 @@ SHIMGEN_AVX512 inline void nn_block(const Matrix<const float>& a, const Matrix<c
   const float* ap = a.data + i0 * a.row_stride;
   for (int64_t kk = 0; kk < k; ++kk, bp += b.row_stride, ap += a.col_stride) {
     __m512 bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = Full ? _mm512_loadu_ps(bp + 16 * v) : _mm512_maskz_loadu_ps(mask[v], bp + 16 * v);
+    for (int v = 0; v < V; ++v)
+      bv[v] = Full ? _mm512_loadu_ps(bp + 16 * v) : _mm512_maskz_loadu_ps(mask[v], bp + 16 * v);
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r * a.row_stride]);
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);

@@ -34,8 +34,8 @@ constexpr bool kKeep = true;
 
 constexpr size_t kTensors = 256;       // free Tensor objects kept per thread
 constexpr size_t kBlocks = 256;        // free Storage control blocks per thread
-constexpr size_t kBlockBytes = 128;
-constexpr size_t kReservedDims = 6;    // sizes/strides capacity of a new Tensor    // a block: room for shared_ptr's control block and a Storage
+constexpr size_t kBlockBytes = 128;    // a block: room for shared_ptr's control block and a Storage
+constexpr size_t kReservedDims = 6;    // sizes/strides capacity of a new Tensor
 constexpr int kMinShift = 6;           // host buffer classes: 64 B ..
 constexpr int kMaxShift = 16;          // .. 64 KiB
 constexpr int kClasses = kMaxShift - kMinShift + 1;

@@ -117,10 +117,11 @@ void packed_weight_cache() {
   const PackedWeightCache::Stats start = small_gemm_weight_cache()->stats();
   EXPECT(product() < 1e-5);
   EXPECT(product() < 1e-5);
-  EXPECT(small_gemm_weight_cache()->stats().hits == start.hits + 1 && small_gemm_weight_cache()->stats().packs == start.packs + 1);
+  const PackedWeightCache::Stats& now = small_gemm_weight_cache()->stats();
+  EXPECT(now.hits == start.hits + 1 && now.packs == start.packs + 1);
   w[static_cast<size_t>(7 * ld + 11)] = 100.0f;
   EXPECT(product() < 1e-4);
-  EXPECT(small_gemm_weight_cache()->stats().packs == start.packs + 2);
+  EXPECT(now.packs == start.packs + 2);
 }
 
 // ---- small_attention vs a double-precision reference ----
@@ -208,9 +209,10 @@ void attention_case(const Case& c) {
 // Edge shapes for the sanitizers (masked loads and stores at every 16-lane boundary) and values.
 void small_attention_cases() {
   const Case cases[] = {
-      {2, 4, 16, 16, 8, 8, true, 0, true},   {1, 2, 17, 33, 5, 7, false, 0, false}, {1, 1, 8, 1, 1, 1, true, 0, false},
-      {1, 1, 40, 20, 16, 24, true, 0, true}, {2, 1, 31, 47, 33, 17, false, 1, false}, {2, 2, 16, 16, 8, 8, true, 2, true},
-      {1, 1, 9, 256, 64, 64, false, 2, false}, {1, 1, 12, 5, 0, 3, false, 0, false},
+      {2, 4, 16, 16, 8, 8, true, 0, true},      {1, 2, 17, 33, 5, 7, false, 0, false},
+      {1, 1, 8, 1, 1, 1, true, 0, false},       {1, 1, 40, 20, 16, 24, true, 0, true},
+      {2, 1, 31, 47, 33, 17, false, 1, false},  {2, 2, 16, 16, 8, 8, true, 2, true},
+      {1, 1, 9, 256, 64, 64, false, 2, false},  {1, 1, 12, 5, 0, 3, false, 0, false},
   };
   for (const Case& c : cases) attention_case(c);
 }
@@ -243,7 +245,8 @@ void one_run() {
   EXPECT(aoti_torch__reinterpret_tensor(alias, 4, qs, qst, 0, &q) == 0);
   EXPECT(aoti_torch__reinterpret_tensor(alias, 4, qs, qst, 32, &k) == 0);
   EXPECT(aoti_torch__reinterpret_tensor(alias, 4, qs, qst, 64, &v) == 0);
-  EXPECT(aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, 1, nullptr, nullptr, &out, &lse) == 0);
+  EXPECT(aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, 1, nullptr, nullptr, &out, &lse) ==
+         0);
   for (AtenTensorHandle h : {x, w, bias, y, view, alias, q, k, v, out, lse}) aoti_torch_delete_tensor_object(h);
 }
 

@@ -202,7 +202,8 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
       dense_strides_like(q.sizes, q.strides.data(), out_strides);
     } else {
       out_strides[3] = 1;
-      for (int d = 3; d > 0; --d) out_strides[d - 1] = checked_mul(out_strides[d], out_sizes[d] > 0 ? out_sizes[d] : 1, "stride");
+      for (int d = 3; d > 0; --d)
+        out_strides[d - 1] = checked_mul(out_strides[d], out_sizes[d] > 0 ? out_sizes[d] : 1, "stride");
     }
     auto out = empty_tensor(4, out_sizes, out_strides, q.dtype, kCPU, 0);
     const bool half = is_half_dtype(q.dtype);
