@@ -162,7 +162,7 @@ RING: dict[str, ZooModel] = {
         "",
         "n = torch.randn(8192) + 0 * x.sum()\n"
         "g = torch.normal(torch.full((8192,), 3.0), torch.full((8192,), 0.5))\n"
-        "b = torch.bernoulli(torch.full((8192,), 0.25))\n"
+        "b = torch.bernoulli(torch.full((8192,), 0.3))\n"
         "u = torch.rand_like(x)\n"
         "return (n.mean() * 5).round(), (n.std() * 5).round(), (g.mean() * 5).round(), (b.mean() * 10).round(),"
         " ((u >= 0) & (u < 1)).all(), x + 0 * u",

@@ -183,6 +183,25 @@ def conv_transposed(s: Shims, dtype):
     return detail
 
 
+def addbmm_masked_select(s: Shims):
+    b1 = torch.randn(3, 5, 7, device=DEV, generator=gen(17))
+    b2 = torch.randn(3, 7, 4, device=DEV, generator=gen(18))
+    self_ = torch.randn(5, 4, device=DEV, generator=gen(19))
+    hs_, h1, h2, out = s.wrap(self_), s.wrap(b1), s.wrap(b2), c_void_p()
+    f = s.fn("aoti_torch_cuda_addbmm", H, H, H, c_double, c_double, HP)
+    assert f(hs_, h1, h2, 0.5, 2.0, byref(out)) == 0, s.rt.last_error()
+    detail = close(on_device(s, out.value), torch.addbmm(self_, b1, b2, beta=0.5, alpha=2.0), 1e-4)
+    bad = c_void_p(7)
+    refused(f(hs_, h2, h1, 1.0, 1.0, byref(bad)), bad)
+    mask = self_ > 0
+    hm, sel = s.wrap(mask), c_void_p()
+    g = s.fn("aoti_torch_cuda_masked_select", H, H, HP)
+    assert g(hs_, hm, byref(sel)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, sel.value), torch.masked_select(self_, mask))
+    s.free(hs_, h1, h2, hm, out.value, sel.value)
+    return detail
+
+
 def random_sources(s: Shims):
     out = c_void_p()
     f = s.fn("aoti_torch_cuda_randn", I64P, c_int64, I32P, I32P, I32P, c_int32, I32P, HP)
@@ -222,6 +241,7 @@ CASES = {
     "nonzero": nonzero,
     "conv-transposed-float32": lambda s: conv_transposed(s, torch.float32),
     "conv-transposed-bfloat16": lambda s: conv_transposed(s, torch.bfloat16),
+    "addbmm-masked-select": addbmm_masked_select,
     "random-sources": random_sources,
 }
 

@@ -31,6 +31,12 @@ def hs(rt):
     handles.close()
 
 
+def got_(hs, handle: c_void_p) -> torch.Tensor:
+    """The runtime tensor in ``handle`` as torch (freed with the test's handles); the ctypes slot may
+    be reused for the next call."""
+    return hs.tensor(c_void_p(handle.value))
+
+
 def gen(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
@@ -45,7 +51,7 @@ def test_cumprod_matches_torch(rt, hs, dtype):
         out = c_void_p()
         assert shim(rt, "aoti_torch_cpu_cumprod")(hs.of(x), c_int64(dim), None, byref(out)) == 0, last_error(rt)
         atol = {torch.bfloat16: 0.1}.get(dtype, 1e-5)
-        assert_same(hs.tensor(out), torch.cumprod(x, dim), atol=atol)
+        assert_same(got_(hs, out), torch.cumprod(x, dim), atol=atol)
 
 
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
@@ -60,8 +66,8 @@ def test_cummax_cummin_match_torch_ties_and_nan(rt, hs, op, dtype):
         values, indices = c_void_p(), c_void_p()
         assert shim(rt, f"aoti_torch_cpu_{op}")(hs.of(view), c_int64(dim), byref(values), byref(indices)) == 0
         ref = getattr(torch, op)(view, dim)
-        assert_same(hs.tensor(values), ref.values.contiguous(), strides=False)
-        assert_same(hs.tensor(indices), ref.indices.contiguous(), strides=False)
+        assert_same(got_(hs, values), ref.values.contiguous(), strides=False)
+        assert_same(got_(hs, indices), ref.indices.contiguous(), strides=False)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
@@ -73,7 +79,7 @@ def test_logcumsumexp_matches_torch(rt, hs, dtype):
     out = c_void_p()
     assert shim(rt, "aoti_torch_cpu_logcumsumexp")(hs.of(x), c_int64(1), byref(out)) == 0, last_error(rt)
     atol = 0.5 if dtype == torch.bfloat16 else 1e-5
-    assert_same(hs.tensor(out), torch.logcumsumexp(x, 1), atol=atol)
+    assert_same(got_(hs, out), torch.logcumsumexp(x, 1), atol=atol)
     assert shim(rt, "aoti_torch_cpu_logcumsumexp")(hs.of(torch.ones(3, dtype=torch.int64)), c_int64(0),
                                                    byref(out)) == UNSUPPORTED
 
@@ -89,8 +95,8 @@ def test_kthvalue_matches_torch(rt, hs, keepdim, dtype):
         assert shim(rt, "aoti_torch_cpu_kthvalue")(hs.of(view), c_int64(k), c_int64(dim), c_int32(keepdim),
                                                    byref(values), byref(indices)) == 0, last_error(rt)
         ref = torch.kthvalue(view, k, dim, keepdim=bool(keepdim))
-        assert_same(hs.tensor(values), ref.values, strides=False)
-        assert_same(hs.tensor(indices), ref.indices, strides=False)
+        assert_same(got_(hs, values), ref.values, strides=False)
+        assert_same(got_(hs, indices), ref.indices, strides=False)
     values, indices = c_void_p(), c_void_p()
     assert shim(rt, "aoti_torch_cpu_kthvalue")(hs.of(x), c_int64(16), c_int64(1), c_int32(0), byref(values),
                                                byref(indices)) == INVALID
@@ -102,7 +108,7 @@ def test_median_of_all_elements_matches_torch(rt, hs):
               torch.tensor([3, 1, 2, 4], dtype=torch.int32), torch.tensor([1.0, float("nan"), 0.0])):
         out = c_void_p()
         assert shim(rt, "aoti_torch_cpu_median")(hs.of(x), byref(out)) == 0, last_error(rt)
-        assert_same(hs.tensor(out), torch.median(x))
+        assert_same(got_(hs, out), torch.median(x))
     assert shim(rt, "aoti_torch_cpu_median")(hs.of(torch.ones(0)), byref(c_void_p())) == INVALID
 
 
@@ -117,21 +123,21 @@ def test_searchsorted_and_bucketize_match_torch(rt, hs, right, out_int32):
     assert shim(rt, "aoti_torch_cpu_searchsorted_Tensor")(hs.of(edges), hs.of(x), c_int32(out_int32), c_int32(right),
                                                           None, None, byref(out)) == 0, last_error(rt)
     expected = torch.searchsorted(edges, x, out_int32=bool(out_int32), right=bool(right))
-    assert_same(hs.tensor(out), expected, strides=False)
+    assert_same(got_(hs, out), expected, strides=False)
     assert shim(rt, "aoti_torch_cpu_bucketize_Tensor")(hs.of(x), hs.of(edges), c_int32(out_int32), c_int32(right),
                                                        byref(out)) == 0
-    assert_same(hs.tensor(out), torch.bucketize(x, edges, out_int32=bool(out_int32), right=bool(right)), strides=False)
+    assert_same(got_(hs, out), torch.bucketize(x, edges, out_int32=bool(out_int32), right=bool(right)), strides=False)
     # One sorted row per leading index, through a sorter, with side="right".
     rows = torch.randn(3, 10, generator=gen(8))
     order = torch.argsort(rows, dim=-1)
     side = c_char_p(b"right")
     assert shim(rt, "aoti_torch_cpu_searchsorted_Tensor")(hs.of(rows), hs.of(x), c_int32(out_int32), c_int32(0),
                                                           byref(side), byref(hs.of(order)), byref(out)) == 0
-    assert_same(hs.tensor(out), torch.searchsorted(rows, x, side="right", sorter=order, out_int32=bool(out_int32)),
+    assert_same(got_(hs, out), torch.searchsorted(rows, x, side="right", sorter=order, out_int32=bool(out_int32)),
                 strides=False)
     assert shim(rt, "aoti_torch_cpu_searchsorted_Scalar")(hs.of(edges), c_double(0.1), c_int32(out_int32),
                                                           c_int32(right), None, None, byref(out)) == 0
-    assert_same(hs.tensor(out), torch.searchsorted(edges, torch.tensor(0.1), out_int32=bool(out_int32),
+    assert_same(got_(hs, out), torch.searchsorted(edges, torch.tensor(0.1), out_int32=bool(out_int32),
                                                    right=bool(right)))
     left = c_char_p(b"left")
     assert shim(rt, "aoti_torch_cpu_searchsorted_Tensor")(hs.of(edges), hs.of(x), c_int32(0), c_int32(1), byref(left),
@@ -149,7 +155,7 @@ def test_cdist_matches_torch(rt, hs, p):
         code = shim(rt, "aoti_torch_cpu__cdist_forward")(hs.of(a), hs.of(strided(b)), c_double(p),
                                                          byref(c_int64(mode)) if mode is not None else None, byref(out))
         assert code == 0, last_error(rt)
-        assert_same(hs.tensor(out), torch.ops.aten._cdist_forward(a, strided(b), p, mode), atol=1e-4)
+        assert_same(got_(hs, out), torch.ops.aten._cdist_forward(a, strided(b), p, mode), atol=1e-4)
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2])
@@ -169,7 +175,7 @@ def test_embedding_bag_matches_torch(rt, hs, mode, index_dtype):
             expected = getattr(torch.ops.aten, name.removeprefix("aoti_torch_cpu_"))(
                 weight, indices, offsets, False, mode, False, psw, bool(include_last), padding_idx)
             for got, want in zip(outs, expected):
-                assert_same(hs.tensor(got), want, atol=1e-5, strides=False)
+                assert_same(got_(hs, got), want, atol=1e-5, strides=False)
     bad = torch.tensor([1, 12], dtype=index_dtype)
     assert shim(rt, "aoti_torch_cpu__embedding_bag")(hs.of(weight), hs.of(bad), hs.of(offsets[:1]), c_int32(0),
                                                      c_int64(mode), c_int32(0), None, c_int32(0), c_int64(-1),
@@ -207,7 +213,7 @@ def test_index_reduce_matches_torch(rt, hs, reduce, include_self, dtype):
         assert shim(rt, "aoti_torch_cpu_index_reduce")(hs.of(view), c_int64(dim), hs.of(index), hs.of(src),
                                                        reduce.encode(), c_int32(include_self), byref(out)) == 0, \
             last_error(rt)
-        assert_same(hs.tensor(out), view.index_reduce(dim, index, src, reduce, include_self=bool(include_self)),
+        assert_same(got_(hs, out), view.index_reduce(dim, index, src, reduce, include_self=bool(include_self)),
                     atol=1e-4)
     assert shim(rt, "aoti_torch_cpu_index_reduce")(hs.of(self_), c_int64(0), hs.of(index), hs.of(source), b"sum",
                                                    c_int32(1), byref(c_void_p())) == INVALID
@@ -220,7 +226,7 @@ def test_nonzero_matches_torch_with_its_strides(rt, hs, dtype):
         x = x.to(dtype)
         out = c_void_p()
         assert shim(rt, "aoti_torch_cpu_nonzero")(hs.of(x), byref(out)) == 0, last_error(rt)
-        assert_same(hs.tensor(out), torch.nonzero(x))  # strides (1, n): the generated code checks them
+        assert_same(got_(hs, out), torch.nonzero(x))  # strides (1, n): the generated code checks them
 
 
 # ---- convolution: transposed, half precision ----
@@ -246,7 +252,7 @@ def test_transposed_convolution_matches_torch(rt, hs, case):
                                                   c_int32(1), ints(op), c_int64(dims), c_int64(g), byref(out))
     assert code == 0, last_error(rt)
     expected = torch.ops.aten.convolution(x, w, b, [s] * dims, [p] * dims, [d] * dims, True, [op] * dims, g)
-    assert_same(hs.tensor(out), expected, atol=1e-4)
+    assert_same(got_(hs, out), expected, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -263,7 +269,7 @@ def test_half_convolution_matches_torch(rt, hs, dtype, transposed):
                                                       two(0), c_int64(2), c_int64(1), byref(out)) == 0, last_error(rt)
         expected = torch.ops.aten.convolution(view.float(), w.float(), b.float(), [2, 2], [1, 1], [1, 1],
                                               bool(transposed), [0, 0], 1)
-        got = hs.tensor(out)
+        got = got_(hs, out)
         assert got.dtype == dtype and got.shape == expected.shape
         # One rounding of a float32 result: within a unit of the 16-bit type's last place.
         assert torch.allclose(got.float(), expected, atol=0.05, rtol=0.01)
@@ -281,20 +287,43 @@ def test_randn_normal_and_randperm_draw_the_right_distributions(rt, hs):
         size = (c_int64 * 2)(100, 100)
         assert shim(rt, "aoti_torch_cpu_randn")(size, c_int64(2), byref(c_int32(CODES[dtype])), None, None, c_int32(0),
                                                 None, byref(out)) == 0, last_error(rt)
-        got = hs.tensor(out).double()
+        got = got_(hs, out).double()
         assert got.shape == (100, 100) and abs(got.mean()) < 0.05 and abs(got.std() - 1) < 0.05
     like = strided(torch.zeros(50, 100))
     out = c_void_p()
     assert shim(rt, "aoti_torch_cpu_normal_functional")(hs.of(like), c_double(3.0), c_double(0.5), None,
                                                         byref(out)) == 0, last_error(rt)
-    got = hs.tensor(out)
+    got = got_(hs, out)
     assert got.shape == like.shape and abs(got.mean() - 3.0) < 0.05 and abs(got.std() - 0.5) < 0.05
     assert shim(rt, "aoti_torch_cpu_normal_functional")(hs.of(like), c_double(0.0), c_double(-1.0), None,
                                                         byref(out)) == INVALID
     for n in (0, 1, 1000):
         assert shim(rt, "aoti_torch_cpu_randperm")(c_int64(n), None, None, None, c_int32(0), None, byref(out)) == 0
-        perm = hs.tensor(out)
+        perm = got_(hs, out)
         assert perm.dtype == torch.int64 and torch.equal(perm.sort().values, torch.arange(n))
     assert not torch.equal(perm, torch.arange(1000))  # shuffled
     assert shim(rt, "aoti_torch_cpu_randperm")(c_int64(-1), None, None, None, c_int32(0), None, byref(out)) == INVALID
 
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_addbmm_matches_torch(rt, hs, dtype):
+    b1, b2 = torch.randn(3, 5, 7, generator=gen(27)).to(dtype), torch.randn(3, 7, 4, generator=gen(28)).to(dtype)
+    atol = 0.2 if dtype == torch.bfloat16 else 1e-5
+    for self_ in (torch.randn(5, 4, generator=gen(29)).to(dtype), torch.randn(4, generator=gen(30)).to(dtype)):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_addbmm")(hs.of(self_), hs.of(b1), hs.of(strided(b2)), c_double(0.5),
+                                                 c_double(2.0), byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), torch.addbmm(self_, b1, b2, beta=0.5, alpha=2.0), atol=atol)
+    assert shim(rt, "aoti_torch_cpu_addbmm")(hs.of(b1[0]), hs.of(b2), hs.of(b1), c_double(1.0), c_double(1.0),
+                                             byref(c_void_p())) == INVALID
+
+
+def test_masked_select_matches_torch(rt, hs):
+    x = torch.randn(4, 6, generator=gen(31))
+    for values, mask in ((x, x > 0), (strided(x), torch.randn(6, generator=gen(32)) > 0), (x[:, :1], x > 0.5),
+                         (x.to(torch.int64), torch.zeros(4, 6, dtype=torch.bool))):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_masked_select")(hs.of(values), hs.of(mask), byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), torch.masked_select(values, mask))
+    assert shim(rt, "aoti_torch_cpu_masked_select")(hs.of(x), hs.of(torch.ones(3) > 0), byref(c_void_p())) == INVALID

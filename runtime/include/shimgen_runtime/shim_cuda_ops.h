@@ -166,6 +166,14 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randperm(int64_t n, int32_t* dty
                                                          int32_t device_index_, int32_t* pin_memory,
                                                          AtenTensorHandle* ret0);
 
+/* beta * self + alpha * sum over b of batch1[b] @ batch2[b]: a new [n, m]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
+                                                      AtenTensorHandle batch2, double beta, double alpha,
+                                                      AtenTensorHandle* ret0);
+/* The elements of self where the (broadcast) bool mask is true, 1-d, row-major order. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
+                                                             AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,6 +1,7 @@
 // aoti_torch_cpu__embedding_bag and _embedding_bag_forward_only: nn.EmbeddingBag / F.embedding_bag
 // (recommenders, bag-of-words and hashed n-gram features). Bags are [offsets[b], offsets[b + 1]) of
-// the 1-d indices (the last runs to the end, or to offsets[B] with include_last_offset); entries
+// the 1-d indices (the last runs to the end of indices, with include_last_offset too: torch's CPU
+// kernel ignores the final offset there); entries
 // equal to padding_idx (>= 0) are skipped. mode 0 sums (times per_sample_weights when given), 1
 // averages over the non-padding entries, 2 takes the element-wise max (first index wins ties); an
 // empty bag gives zeros. The three auxiliary outputs follow torch's CPU kernel, in the indices' dtype:
@@ -93,7 +94,7 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
                         std::to_string(rows) + ")");
   }
   for (int64_t b = 0; b < B; ++b) starts[static_cast<size_t>(b)] = read_index(offsets, b);
-  starts[static_cast<size_t>(B)] = include_last_offset != 0 ? read_index(offsets, B) : N;
+  starts[static_cast<size_t>(B)] = N;  // with include_last_offset too: torch's CPU kernel ignores offsets[B]
   SHIMGEN_REQUIRE(B == 0 || starts[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
                                             "start from position 0. However, got " + std::to_string(starts[0]));
   for (int64_t b = 0; b < B; ++b)

@@ -1,5 +1,5 @@
 // aoti_torch_cpu_index_reduce: Tensor.index_reduce (segment products/means/extrema by index: graph
-// pooling, MoE combine). out = a copy of self (self's strides when dense); for each i, the slice
+// pooling, MoE combine). out = a new contiguous copy of self (torch's layout); for each i, the slice
 // index[i] of out along dim is reduced with slice i of source: prod, mean, amax, amin (NaN
 // propagates). include_self=0: indexed slices start from the reduction's identity instead of self.
 // mean divides by the number of contributions (plus self's when included); integers floor-divide.
@@ -113,8 +113,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_reduce(AtenTenso
       SHIMGEN_REQUIRE(v >= -n && v < n, "index_reduce_(): index " + std::to_string(v) + " is out of bounds for a dim of size " + std::to_string(n));
       positions[static_cast<size_t>(i)] = v < 0 ? v + n : v;
     }
-    const std::vector<int64_t> strides = s.is_non_overlapping_and_dense() ? s.strides : dense_strides_like(s.sizes, s.strides);
-    auto out = empty_tensor(s.sizes, strides, s.dtype, kCPU, -1);
+    auto out = empty_tensor(s.sizes, contiguous_strides_of(s.sizes), s.dtype, kCPU, -1);
     if (out->numel() > 0)
       dispatch_real(s.dtype, "index_reduce", [&](auto t) {
         index_reduce<decltype(t)>(s, *out, d, positions, src, how, include_self != 0);
