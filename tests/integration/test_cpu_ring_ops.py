@@ -327,3 +327,24 @@ def test_masked_select_matches_torch(rt, hs):
         assert shim(rt, "aoti_torch_cpu_masked_select")(hs.of(values), hs.of(mask), byref(out)) == 0, last_error(rt)
         assert_same(got_(hs, out), torch.masked_select(values, mask))
     assert shim(rt, "aoti_torch_cpu_masked_select")(hs.of(x), hs.of(torch.ones(3) > 0), byref(c_void_p())) == INVALID
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("length", [3, 16])
+def test_sdpa_with_grouped_query_heads_matches_torch(rt, hs, dtype, length):
+    # enable_gqa: 8 query heads over 2 key/value heads (each key/value head serves 4 query heads).
+    q = torch.randn(2, 8, length, 16, generator=gen(33)).to(dtype)
+    k, v = (torch.randn(2, 2, length, 16, generator=gen(s)).to(dtype) for s in (34, 35))
+    for causal in (0, 1):
+        out, lse = c_void_p(), c_void_p()
+        assert shim(rt, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu")(
+            hs.of(q), hs.of(k), hs.of(v), c_double(0.0), c_int32(causal), None, None, byref(out), byref(lse)) == 0, \
+            last_error(rt)
+        want = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=bool(causal), enable_gqa=True)
+        got = got_(hs, out)
+        assert got.shape == want.shape and got.dtype == dtype
+        assert torch.allclose(got.float(), want.float(), atol=2e-2 if dtype == torch.bfloat16 else 1e-5)
+    bad = torch.randn(2, 3, length, 16).to(dtype)  # 8 query heads over 3: no grouping
+    assert shim(rt, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu")(
+        hs.of(q), hs.of(bad), hs.of(bad), c_double(0.0), c_int32(0), None, None, byref(c_void_p()),
+        byref(c_void_p())) == INVALID

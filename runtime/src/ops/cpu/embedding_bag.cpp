@@ -104,8 +104,10 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   auto out = empty_tensor({B, D}, {D, 1}, weight.dtype, kCPU, -1);
   const bool has_offset2bag = mode != 0 || padding_idx >= 0;
   auto offset2bag = empty_tensor({has_offset2bag ? N : 0}, {1}, itype, kCPU, -1);
-  auto bag_size = empty_tensor({B}, {1}, itype, kCPU, -1);
-  auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({B}, {1}, itype, kCPU, -1);
+  // A sum's bag_size and max_indices are zeros with one entry per offset (include_last_offset's too).
+  const int64_t aux = mode == 0 ? offsets.sizes[0] : B;
+  auto bag_size = empty_tensor({aux}, {1}, itype, kCPU, -1);
+  auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({aux}, {1}, itype, kCPU, -1);
   if (has_offset2bag) {
     for (int64_t b = 0; b < B; ++b)
       for (int64_t e = starts[static_cast<size_t>(b)]; e < starts[static_cast<size_t>(b + 1)]; ++e) write_index(*offset2bag, e, b);
@@ -114,8 +116,13 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   dispatch_floating(weight.dtype, "embedding_bag", [&](auto t) {
     bags<decltype(t)>(weight, index, starts, mode, psw, padding_idx, *out, *bag_size, mode == 2 ? max_indices.get() : nullptr);
   });
-  if (mode != 2)
-    for (int64_t b = 0; b < B; ++b) write_index(*max_indices, b, mode == 1 ? read_index(*bag_size, b) : 0);
+  if (mode == 0)
+    for (int64_t b = 0; b < aux; ++b) {
+      write_index(*bag_size, b, 0);
+      write_index(*max_indices, b, 0);
+    }
+  if (mode == 1)
+    for (int64_t b = 0; b < B; ++b) write_index(*max_indices, b, read_index(*bag_size, b));
   *ret0 = wrap(std::move(out));
   *ret1 = wrap(std::move(offset2bag));
   *ret2 = wrap(std::move(bag_size));
