@@ -19,7 +19,8 @@ non-blocking stream for all rows), so a call's time is its whole GPU work.
 The machine this was written on is shared and noisy, so the three in-process rows are measured
 interleaved: each of ``--repeats`` rounds times one batch of ``--calls`` calls of every row in
 turn; a row's figure is the median over rounds, and each ratio is the median of the per-round
-ratios. torch's loader is first tried in a child process; when it crashes (FACTS.md: torch 2.11+cu130
+ratios, printed beside the ratio of the rows' fastest rounds (on a loaded machine the least
+disturbed round of each row is the closest to its quiet cost). torch's loader is first tried in a child process; when it crashes (FACTS.md: torch 2.11+cu130
 segfaulted loading CUDA packages) its row says so instead of taking this process down.
 
 ``--threads N`` sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS (the model's generated kernels and the
@@ -311,8 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, goal in goals.items():
         if name in samples:
             ratio = statistics.median(o / t for o, t in zip(ours, samples[name]))
+            fastest = min(ours) / min(samples[name])
             verdict = "met" if ratio <= goal else "not met"
-            print(f"ratio shimgen / {name}: {ratio:.2f} (median of per-round ratios; goal <= {goal}: {verdict})")
+            print(f"ratio shimgen / {name}: {ratio:.2f} (median of per-round ratios; goal <= {goal}: {verdict}); "
+                  f"fastest rounds {fastest:.2f} (each row's fastest round: the least disturbed by other load)")
     return 0
 
 

@@ -5,13 +5,16 @@
 #   1. tests/gpu that compile no model (ops, fallbacks, runtime, defects, several GPUs);
 #   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm);
 #   3. tests/gpu that compile models (DLPack, AOTI CUDA, the zoo, transformers' LLMs);
-#   4. the transformer-block latency on CUDA and the bf16 decoder step.
+#   4. the transformer-block latency on CUDA; 5. the bf16 decoder step.
 # Run from the repository root. Without LIEF on the machine, put its abi3 wheel (and
 # scipy-openblas32's) in .whl/ first. SHIMGEN_GPU_PREBUILT=DIR: use a CUDA runtime built elsewhere
 # with SHIMGEN_RUNTIME_BUILD_TESTS=ON (its library, shimgen-*.txt and tests/ copied into DIR) instead
 # of building one here: the GPU machine's minutes then go to the tests. SHIMGEN_ZOO_CACHE: reuse
-# compiled CUDA zoo models.
+# compiled CUDA zoo models. SHIMGEN_GPU_PARTS="1 3": run only those parts; SHIMGEN_GPU_MODEL_TESTS:
+# part 3's test files instead of all four.
 set -u
+parts=" ${SHIMGEN_GPU_PARTS:-1 2 3 4 5} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$(mktemp -d /tmp/shimgen-gpu-XXXXXX)}"
 if compgen -G ".whl/*.whl" >/dev/null; then
@@ -44,17 +47,30 @@ pytest_gpu() {  # log name, timeout, test files
   timeout "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
   grep -E "^(FAILED|ERROR)|PASS|per call|ratio" "$OUT/$log" | tail -20; tail -4 "$OUT/$log"
 }
+if want 1; then
 echo "== 1. tests/gpu that compile no model (log: $OUT/gpu.log)"
 pytest_gpu gpu.log 300 tests/gpu/test_cuda_ops.py tests/gpu/test_runtime_cuda.py tests/gpu/test_cuda_defects.py \
   tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py
+fi
+if want 2; then
 echo "== 2. benchmarks/int4_mm_cuda.py"
 timeout 150 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" > "$OUT/int4.log" 2>&1 || status=1
 tail -22 "$OUT/int4.log"
+fi
+if want 3; then
 echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
-pytest_gpu models.log 500 tests/gpu/test_dlpack_cuda.py tests/gpu/test_aoti_cuda.py tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py
-echo "== 4. benchmarks/model_latency.py --device cuda, benchmarks/llm_decode_cuda.py"
+# shellcheck disable=SC2086
+pytest_gpu models.log 500 ${SHIMGEN_GPU_MODEL_TESTS:-tests/gpu/test_dlpack_cuda.py tests/gpu/test_aoti_cuda.py \
+  tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py}
+fi
+if want 4; then
+echo "== 4. benchmarks/model_latency.py --device cuda"
 timeout 150 python3 benchmarks/model_latency.py --device cuda --runtime "$RT" --work "$OUT/latency" > "$OUT/latency.log" 2>&1 || status=1
 grep -E "^transformer|^per call|^  |^ratio" "$OUT/latency.log" | tail -8
+fi
+if want 5; then
+echo "== 5. benchmarks/llm_decode_cuda.py"
 timeout 200 python3 benchmarks/llm_decode_cuda.py --runtime "$RT" > "$OUT/decode.log" 2>&1 || status=1
 tail -8 "$OUT/decode.log"
+fi
 exit $status

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -44,10 +45,21 @@ def write_all_if_changed(files: Mapping[Path, bytes]) -> list[Path]:
 
 
 def _holds(path: Path, content: bytes) -> bool:
+    """True when ``path`` is a regular file holding exactly ``content``. Read only after the open
+    descriptor shows a regular file of the right size: a FIFO planted at an output path would block
+    the read forever, and a link to /dev/zero fill the memory."""
     try:
-        return path.read_bytes() == content
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(content):
+            return False
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(len(content) + 1) == content
+    finally:
+        os.close(fd)
 
 
 def _stage(path: Path, content: bytes) -> str:

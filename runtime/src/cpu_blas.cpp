@@ -76,7 +76,8 @@ void blas(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, 
 }
 
 template <typename T>
-void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha, T beta) {
+void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha, T beta,
+               BOperand b_kind) {
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0) return;
   SHIMGEN_REQUIRE(fits_int(m) && fits_int(n) && fits_int(k), "matrix dimension exceeds the BLAS's 32-bit index");
@@ -87,8 +88,9 @@ void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<
   }
   if constexpr (std::is_same_v<T, float>) {
     // Tiny products skip the BLAS's fixed cost; a column-major c is the same product transposed.
-    if (small_gemm(a, b, c, alpha, beta)) return;
-    if (small_gemm(b.transposed(), a.transposed(), c.transposed(), alpha, beta)) return;
+    // (Transposed, a^T takes b's place: an activation.)
+    if (small_gemm(a, b, c, alpha, beta, nullptr, b_kind)) return;
+    if (small_gemm(b.transposed(), a.transposed(), c.transposed(), alpha, beta, nullptr, BOperand::kActivation)) return;
   }
   int64_t ldc = 0;
   bool c_transposed = false;
@@ -102,7 +104,7 @@ void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<
       if (beta != T(0))
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) dense.at(i, j) = c.at(i, j);
-      gemm_impl<T>(a, b, dense, alpha, beta);
+      gemm_impl<T>(a, b, dense, alpha, beta, b_kind);
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) c.at(i, j) = dense.at(i, j);
       return;
@@ -134,6 +136,24 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
   const int64_t first = rank - 2;
   const int64_t batches = rank == 3 ? out.sizes[0] : 1;
   T gemm_beta = T(0);
+  if constexpr (std::is_same_v<T, float>) {
+    // addmm on the small kernel: the bias goes into its epilogue (c = alpha * a @ m + beta * bias),
+    // so out is written once and never read.
+    if (bias != nullptr && beta != 0.0 && rank == 2) {
+      const size_t bd = bias->sizes.size();
+      const int64_t rs = bd == 2 && bias->sizes[0] != 1 ? bias->strides[0] : 0;
+      const int64_t cs = bd >= 1 && bias->sizes[bd - 1] != 1 ? bias->strides[bd - 1] : 0;
+      const Bias fused{reinterpret_cast<const float*>(bias->data()), rs, cs}, fused_t{fused.data, cs, rs};
+      const Matrix<float> o = matrix_of<float>(out, 0, 0), ma = matrix_of<float>(a, 0, 0), mm = matrix_of<float>(m, 0, 0);
+      const Matrix<const float> ca{ma.data, ma.rows, ma.cols, ma.row_stride, ma.col_stride};
+      const Matrix<const float> cm{mm.data, mm.rows, mm.cols, mm.row_stride, mm.col_stride};
+      if (ca.cols > 0 && o.rows > 0 && o.cols > 0 &&
+          (small_gemm(ca, cm, o, static_cast<float>(alpha), static_cast<float>(beta), &fused) ||
+           small_gemm(cm.transposed(), ca.transposed(), o.transposed(), static_cast<float>(alpha),
+                      static_cast<float>(beta), &fused_t, BOperand::kActivation)))
+        return;
+    }
+  }
   if (bias != nullptr && beta != 0.0) {
     // Broadcast the bias into out (right-aligned, size-1 dims repeat), then let the BLAS add.
     const Matrix<T> o = matrix_of<T>(out, 0, 0);
@@ -150,11 +170,13 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
     }
     gemm_beta = static_cast<T>(beta);
   }
+  // mm/addmm's second operand is usually a Linear's weight; bmm's usually an activation.
+  const BOperand b_kind = rank == 2 ? BOperand::kWeight : BOperand::kActivation;
   for (int64_t b = 0; b < batches; ++b) {
     const Matrix<T> ma = matrix_of<T>(a, first, b), mm = matrix_of<T>(m, first, b);
     gemm(Matrix<const T>{ma.data, ma.rows, ma.cols, ma.row_stride, ma.col_stride},
          Matrix<const T>{mm.data, mm.rows, mm.cols, mm.row_stride, mm.col_stride}, matrix_of<T>(out, first, b),
-         static_cast<T>(alpha), gemm_beta);
+         static_cast<T>(alpha), gemm_beta, b_kind);
   }
 }
 
@@ -223,13 +245,14 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
 
 }  // namespace
 
-void gemm(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c, float alpha, float beta) {
-  gemm_impl<float>(a, b, c, alpha, beta);
+void gemm(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c, float alpha, float beta,
+          BOperand b_kind) {
+  gemm_impl<float>(a, b, c, alpha, beta, b_kind);
 }
 
 void gemm(const Matrix<const double>& a, const Matrix<const double>& b, const Matrix<double>& c, double alpha,
-          double beta) {
-  gemm_impl<double>(a, b, c, alpha, beta);
+          double beta, BOperand b_kind) {
+  gemm_impl<double>(a, b, c, alpha, beta, b_kind);
 }
 
 const Tensor& float_tensor(AtenTensorHandle handle, const char* what) {

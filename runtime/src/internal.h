@@ -14,6 +14,7 @@
 namespace shimgen::rt {
 
 constexpr int32_t kCPU = 0;
+constexpr int64_t kMaxDims = 64;  // the most dimensions a tensor may have (checked when it is made)
 constexpr int32_t kCUDA = 1;
 
 // The one list of dtype codes: PyTorch's c10::ScalarType values, which the AOTI ABI passes as
@@ -124,6 +125,27 @@ struct Tensor {
   bool is_non_overlapping_and_dense() const;
 };
 
+// ---- Free lists (free_lists.cpp): per thread and bounded, so that a model run in steady state
+// takes its tensor handles, storages and small host buffers from the previous run's and calls no
+// malloc. Everything they hand out is ordinary heap memory (a Tensor from new_tensor() may also be
+// deleted; a Storage is a shared_ptr as any other). ----
+// Whether this build keeps anything (not under AddressSanitizer, which must see every free).
+bool free_lists_kept() noexcept;
+// An empty Tensor (a recycled one keeps its sizes/strides capacity).
+std::unique_ptr<Tensor> new_tensor();
+// Drops t (its storage reference first) and keeps the object for new_tensor(): what
+// aoti_torch_delete_tensor_object does with a handle.
+void delete_tensor(Tensor* t) noexcept;
+// An empty Storage whose shared_ptr control block comes from the free list.
+std::shared_ptr<Storage> new_storage();
+// 64-byte aligned host memory for a CPU tensor's `nbytes` (> 0); nullptr when the heap is out.
+void* host_alloc(size_t nbytes);
+// Gives back what host_alloc(nbytes) returned.
+void host_free(void* p, size_t nbytes) noexcept;
+// The Storage control blocks' free list (new_storage's allocator).
+void* block_alloc(size_t nbytes);
+void block_free(void* p, size_t nbytes) noexcept;
+
 Tensor* unwrap(AtenTensorHandle handle, const char* what);
 AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept;
 
@@ -147,6 +169,8 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 // PyTorch's infer_dense_strides: dense strides that keep the order of `strides` (what empty_like
 // and clone give a tensor that is not itself non-overlapping and dense).
 std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// The same into out[0 .. sizes.size()), allocating nothing.
+void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
@@ -154,7 +178,10 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t*
 // dimension that has more than one element, and that layout non-overlapping and dense (a permuted
 // contiguous block: no gap, no element twice, no broadcast). The CUDA backend's copy fast path.
 bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes);
-// A new tensor with its own storage (validated like aoti_torch_empty_strided).
+// A new tensor with its own storage (validated like aoti_torch_empty_strided); the pointer form
+// allocates nothing but the tensor (from the free lists).
+std::unique_ptr<Tensor> empty_tensor(int64_t ndim, const int64_t* sizes, const int64_t* strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index);
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index);
 

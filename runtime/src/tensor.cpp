@@ -13,7 +13,7 @@ Storage::~Storage() {
   if (data == nullptr) return;
   switch (kind) {
     case MemoryKind::kHost:
-      std::free(data);
+      host_free(data, static_cast<size_t>(nbytes));
       break;
     case MemoryKind::kHostPinned:
       pinned_free(data, static_cast<size_t>(nbytes));
@@ -64,25 +64,38 @@ bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, c
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides) {
   // Dense: some permutation of the dimensions is contiguous. Size-1 dimensions never matter;
   // equal strides on two dimensions of size > 1 are an overlap, caught by the running product.
+  // The order is sorted on the stack (tensors have at most kMaxDims dimensions): this runs on
+  // every tensor an op allocates, and allocates nothing.
   for (int64_t s : sizes)
     if (s == 0) return true;
-  std::vector<size_t> order;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] != 1) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  size_t stack[kMaxDims];
+  std::vector<size_t> heap(sizes.size() > static_cast<size_t>(kMaxDims) ? sizes.size() : 0);
+  size_t* order = heap.empty() ? stack : heap.data();
+  size_t n = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 1) continue;
+    size_t at = n++;  // insertion sort by stride, stable
+    for (; at > 0 && strides[order[at - 1]] > strides[i]; --at) order[at] = order[at - 1];
+    order[at] = i;
+  }
   int64_t expected = 1;
-  for (size_t i : order) {
-    if (strides[i] != expected) return false;
-    expected *= sizes[i];  // bounded by numel, validated at creation
+  for (size_t k = 0; k < n; ++k) {
+    if (strides[order[k]] != expected) return false;
+    expected *= sizes[order[k]];  // bounded by numel, validated at creation
   }
   return true;
 }
 
-std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
   const size_t n = sizes.size();
-  if (non_overlapping_and_dense(sizes, strides)) return strides;
+  if (non_overlapping_and_dense(sizes, strides)) {
+    std::copy(strides, strides + n, out);
+    return;
+  }
   // perm[0] is the innermost dimension; ties and zero strides keep the default (last dim innermost).
-  std::vector<size_t> perm(n);
+  size_t stack[kMaxDims];
+  std::vector<size_t> heap(n > static_cast<size_t>(kMaxDims) ? n : 0);
+  size_t* perm = heap.empty() ? stack : heap.data();
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
   auto should_swap = [&](size_t d0, size_t d1) {
     if (strides[d0] == 0 || strides[d1] == 0) return 0;
@@ -102,12 +115,16 @@ std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const
       }
     }
   }
-  std::vector<int64_t> out(n);
   int64_t current = 1;
   for (size_t i = 0; i < n; ++i) {
     out[perm[i]] = current;
     current = checked_mul(current, sizes[perm[i]] > 0 ? sizes[perm[i]] : 1, "dense stride");
   }
+}
+
+std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  std::vector<int64_t> out(sizes.size());
+  dense_strides_like(sizes, strides.data(), out.data());
   return out;
 }
 
@@ -135,8 +152,6 @@ AtenTensorHandle wrap(std::unique_ptr<Tensor> tensor) noexcept {
 
 namespace {
 
-constexpr int64_t kMaxDims = 64;
-
 std::string str(int64_t v) { return std::to_string(v); }
 
 void check_dtype(int32_t dtype) {
@@ -156,8 +171,12 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
       SHIMGEN_REQUIRE(strides_ptr[i] >= 0, "stride " + str(strides_ptr[i]) + " at dim " + str(i) + " is negative");
       strides[i] = strides_ptr[i];
     }
-  } else {
-    strides = contiguous_strides_of(sizes);
+  } else {  // contiguous, computed in place (no temporary vector)
+    int64_t step = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      strides[i] = step;
+      step = checked_mul(step, sizes[i] > 0 ? sizes[i] : 1, "contiguous stride");
+    }
   }
   // Both must fit in int64, so no later product or sum over this shape can wrap.
   int64_t numel = 1;
@@ -186,10 +205,10 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
                                  int32_t device_type, int32_t device_index, bool pinned) {
   check_dtype(dtype);
   check_device(device_type, device_index);
-  auto tensor = std::make_unique<Tensor>();
+  auto tensor = new_tensor();
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   tensor->dtype = dtype;
-  auto storage = std::make_shared<Storage>();
+  auto storage = new_storage();
   storage->nbytes = static_cast<int64_t>(byte_count(span_elements(tensor->sizes, tensor->strides), element_size(dtype)));
   storage->device_type = device_type;
   size_t nbytes = static_cast<size_t>(storage->nbytes);
@@ -200,8 +219,7 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
   } else if (device_type == kCPU) {
     storage->kind = MemoryKind::kHost;
     if (nbytes) {
-      // 64-byte aligned, like c10's CPU allocator (vectorized kernels rely on it).
-      storage->data = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
+      storage->data = host_alloc(nbytes);  // 64-byte aligned, from this thread's free list when it can
       if (!storage->data) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + str(storage->nbytes) + " bytes failed");
     }
   } else {
@@ -218,7 +236,7 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   check_dtype(dtype);
   check_device(device_type, device_index);
   SHIMGEN_REQUIRE(storage_offset >= 0, "storage_offset " + str(storage_offset) + " is negative");
-  auto tensor = std::make_unique<Tensor>();
+  auto tensor = new_tensor();
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   int64_t span = span_elements(tensor->sizes, tensor->strides);
   SHIMGEN_REQUIRE(data != nullptr || span == 0, "data is null for a non-empty tensor");
@@ -228,7 +246,7 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   // kHost, and one destroyed by a failed check would free the caller's (borrowed) memory.
   const int64_t nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
   const int32_t index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
-  auto storage = std::make_shared<Storage>();
+  auto storage = new_storage();
   storage->kind = MemoryKind::kBorrowed;
   storage->data = data;
   storage->nbytes = nbytes;
@@ -253,6 +271,11 @@ std::unique_ptr<Tensor> copy_with_strides(const Tensor& self, const std::vector<
 
 }  // namespace
 
+std::unique_ptr<Tensor> empty_tensor(int64_t ndim, const int64_t* sizes, const int64_t* strides, int32_t dtype,
+                                     int32_t device_type, int32_t device_index) {
+  return allocate(ndim, sizes, strides, dtype, device_type, device_index, false);
+}
+
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index) {
   SHIMGEN_REQUIRE(sizes.size() == strides.size(), "sizes and strides differ in length");
@@ -267,7 +290,7 @@ using namespace shimgen::rt;
 extern "C" {
 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor) {
-  return guarded(__func__, [&] { delete unwrap(tensor, "tensor"); });
+  return guarded(__func__, [&] { delete_tensor(unwrap(tensor, "tensor")); });
 }
 
 #define SHIMGEN_GETTER(name, type, expr)                                   \
@@ -317,7 +340,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle or
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(orig_handle, "orig_handle");
     SHIMGEN_REQUIRE(new_handle != nullptr, "new_handle is null");
-    *new_handle = wrap(std::make_unique<Tensor>(*t));
+    auto copy = new_tensor();
+    *copy = *t;
+    *new_handle = wrap(std::move(copy));
   });
 }
 
@@ -327,8 +352,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle 
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
     SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
-    auto view = std::make_unique<Tensor>();
     SHIMGEN_REQUIRE(strides_ptr != nullptr || ndim == 0, "strides_ptr is null");
+    auto view = new_tensor();
     read_shape(ndim, sizes_ptr, strides_ptr, view->sizes, view->strides);
     view->storage = t->storage;
     view->dtype = t->dtype;

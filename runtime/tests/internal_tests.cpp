@@ -38,14 +38,17 @@ void same_dense_layout() {
 
 }  // namespace
 
+// internal_cpu_tests.cpp: true when it knows the case (and ran it).
+bool run_cpu_case(const std::string& name);
+
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s same_dense_layout\n", argv[0]);
+    std::fprintf(stderr, "usage: %s same_dense_layout|packed_weight_cache|small_attention|free_lists\n", argv[0]);
     return 2;
   }
   const std::string name = argv[1];
   if (name == "same_dense_layout") same_dense_layout();
-  else {
+  else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;
   }

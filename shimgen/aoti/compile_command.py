@@ -6,7 +6,8 @@ compiler comes from the user (``--compiler``, ``$CXX``, ``g++``), and each flag 
 kinds torch's own compile emits (``-I``, ``-D``, ``-O``, ``-std``, ``-f…``, ``-m…``, ``-W…``,
 ``-g…``) with a value of a vetted shape. Options that load code into the compiler, hand arguments to
 another program, or read or write files of their own choosing (``-wrapper``, ``-B``, ``-specs``,
-``@file``, ``-fplugin``, ``-Xlinker``, ``-Wl,``, ``-fdump-…``, ``-fprofile-…``) are refused with one
+``@file``, ``-fplugin``, clang's ``-fpass-plugin``, ``-Xlinker``, ``-Wl,``, ``-fdump-…``, ``-fprofile-…``,
+``-ftime-trace=DIR``, a value ``.`` or ``..``) are refused with one
 line; so is any word that is not an option. Pure functions over the comment's text.
 """
 
@@ -26,8 +27,8 @@ DEFINE_VALUE = re.compile(r"[A-Za-z0-9_.+-]*")
 ALLOWED = (
     re.compile(r"-O[0-3sgz]?|-Ofast"),
     re.compile(r"-std=(c|gnu)\+\+[0-9][0-9a-z]"),
-    re.compile(r"-f(no-)?[A-Za-z0-9][A-Za-z0-9+-]*(=[A-Za-z0-9_.+-]+)?"),
-    re.compile(r"-m(no-)?[a-z0-9][a-z0-9-]*(=[A-Za-z0-9_.+-]+)?"),
+    re.compile(r"-f(no-)?[A-Za-z0-9][A-Za-z0-9+-]*(=[A-Za-z0-9_+-][A-Za-z0-9_.+-]*)?"),  # no value '.' or '..'
+    re.compile(r"-m(no-)?[a-z0-9][a-z0-9-]*(=[A-Za-z0-9_+-][A-Za-z0-9_.+-]*)?"),
     re.compile(r"-W(no-)?[a-z][a-z0-9+-]*(=[a-z0-9+-]+)?"),  # no comma: -Wl, -Wa, -Wp pass arguments on
     re.compile(r"-g([0-3]|db|line-tables-only)?"),
     re.compile(r"-pedantic|-pthread|-w"),
@@ -39,6 +40,12 @@ REFUSED_FAMILIES = (
     "-fstack-usage", "-fcallgraph-info", "-fopt-info", "-fdiagnostics", "-fcompare-debug", "-ftest-coverage",
     "-fcoverage", "-fuse-ld", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map", "-frecord",
     "-mllvm", "-fdeps", "-fmodule", "-fself-test", "-fltrans", "-fresolution", "-fwpa", "-fada-spec",
+    # Clang: a pass plugin is dlopened by the compiler; the others read or write files they name.
+    "-fpass-plugin", "-ftime-trace", "-fcrash-diagnostics", "-fproc-stat-report", "-foffload", "-fembed-offload",
+    "-fthinlto-index", "-fsanitize-ignorelist", "-fsanitize-blacklist", "-fsanitize-coverage-allowlist",
+    "-fsanitize-coverage-ignorelist", "-fxray-attr-list", "-fxray-always-instrument", "-fxray-never-instrument",
+    "-frandomize-layout-seed-file", "-fprebuilt-module", "-fcs-profile", "-fmemory-profile", "-fbasic-block-sections",
+    "-fapinotes", "-fvtv", "-freport-bug", "-fintegrated-cc1", "-fno-integrated-cc1",
 )
 """Shapes that match ``ALLOWED`` but load code or name files of their own (prefixes)."""
 

@@ -31,7 +31,7 @@ def check_source_and_output(source: Path, output: Path) -> str:
     not exist; returns how to name the input in messages."""
     where = str(source)
     if not source.is_file():
-        raise InputError(f"{where}: no such file")
+        raise InputError(f"{where}: {'not a regular file' if source.exists() else 'no such file'}")
     if same_file(output, source):
         raise InputError(f"{where}: the output must differ from the input")
     if not output.parent.is_dir():

@@ -28,7 +28,7 @@ from shimgen.aoti.package import (
     write_package,
 )
 from shimgen.binary.elf import ELF_MAGIC
-from shimgen.binary.load import ZIP_MAGIC
+from shimgen.binary.magic import ZIP_MAGIC
 from shimgen.errors import InputError
 from shimgen.project.matcher import ShimMatcher
 

@@ -34,7 +34,7 @@ from shimgen.aoti.package import (
     write_package,
 )
 from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
-from shimgen.binary.load import ZIP_MAGIC
+from shimgen.binary.magic import ZIP_MAGIC
 from shimgen.build import process
 from shimgen.errors import InputError
 

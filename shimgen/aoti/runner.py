@@ -13,12 +13,14 @@ import ctypes
 import logging
 import os
 import stat
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
+from shimgen.files import same_file
 
 if TYPE_CHECKING:
     from shimgen.project.config import Config
@@ -86,7 +88,8 @@ class Model:
             if "undefined symbol: aoti_torch_" in message:
                 message += " (the model imports the plain shims; run 'shimgen prefix-imports' on it first)"
             if "choose a model by name" in message:
-                message += " (pass --model NAME)"
+                message = (message.replace("choose a model by name", f"no model named {model_name!r}")
+                           if model_name else message + " (pass --model NAME)")
             raise InputError(with_model_output(message, printed))
         replay(printed)
         count = ctypes.c_size_t()
@@ -205,7 +208,7 @@ def _check_package_listing(path: Path) -> None:
     before the C loader reads it: the loader and Python's zipfile would pick different copies of a
     repeated name, so such a package is refused rather than run."""
     from shimgen.aoti.package import open_package, read_magic
-    from shimgen.binary.load import ZIP_MAGIC
+    from shimgen.binary.magic import ZIP_MAGIC
 
     if path.is_file() and read_magic(path, str(path)) == ZIP_MAGIC:
         open_package(path, str(path)).close()
@@ -250,9 +253,10 @@ def native_stderr() -> Iterator[list[str]]:
 
 
 def with_model_output(message: str, printed: Sequence[str]) -> list[str]:
-    """shimgen's line first, then each line the model printed that it does not already hold: one
-    problem a line (the CLI escapes and prefixes each)."""
-    return [message, *(f"the model printed: {line.strip()}" for line in printed if line.strip() not in message)]
+    """shimgen's line first, then each line the model printed that it does not already hold (after
+    AOTInductor's own "Error: " tag): one problem a line (the CLI escapes and prefixes each)."""
+    return [message, *(f"the model printed: {line.strip()}" for line in printed
+                       if line.strip() and line.strip().removeprefix("Error:").strip() not in message)]
 
 
 def replay(printed: Sequence[str]) -> None:
@@ -304,7 +308,7 @@ def open_regular(path: Path, what: str) -> BinaryIO:
         raise InputError(f"{path}: cannot read the {what}: {exc.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise InputError(f"{path}: not a regular file (a {what} must be one)")
+        raise InputError(f"{path}: not a regular file (the {what} must be one)")
     return os.fdopen(fd, "rb")
 
 
@@ -380,6 +384,30 @@ def save_array(path: Path, array: Any) -> Path:
     return Path(path)
 
 
-def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
+OUTPUT_NAME = re.compile(r"output_[0-9]+\.npy")
+"""What ``save_outputs`` names its files."""
+
+
+def check_output_dir(directory: Path, inputs: Iterable[Path]) -> None:
+    """Before the model runs: refuse an output directory that is an existing non-directory (the
+    write at the end would fail after the run), and an input the outputs would replace
+    (``-i output_0.npy`` with outputs going to the same directory)."""
     directory = Path(directory)
-    return [save_array(directory / f"output_{index}.npy", array) for index, array in enumerate(outputs)]
+    if directory.exists() and not directory.is_dir():
+        raise InputError(f"-o {directory}: not a directory (outputs go to OUT_DIR/output_<i>.npy)")
+    for path in inputs:
+        path = Path(path)
+        if OUTPUT_NAME.fullmatch(path.name) and (path.resolve().parent == directory.resolve()
+                                                 or same_file(path, directory / path.name)):
+            raise InputError(f"{path}: the input would be overwritten by the output {directory / path.name} "
+                             "(choose another -o OUT_DIR, or rename the input)")
+
+
+def save_outputs(outputs: Sequence, directory: Path) -> list[Path]:
+    """Every output as ``directory/output_<i>.npy``, written as one set (all or none replaced)."""
+    from shimgen.files import write_all_if_changed
+
+    directory = Path(directory)
+    files = {directory / f"output_{index}.npy": npy_bytes(array) for index, array in enumerate(outputs)}
+    write_all_if_changed(files)
+    return list(files)

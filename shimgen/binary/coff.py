@@ -36,42 +36,19 @@ import re
 import struct
 from typing import Any
 
+from shimgen.binary.magic import COFF_MACHINES as MACHINES
+from shimgen.binary.magic import COFF_REGULAR_HEADER as REGULAR_HEADER
 from shimgen.binary.symbols import EMPTY, OBJECT, Binary, Names, Symbol
 from shimgen.errors import InputError
 
-# IMAGE_FILE_MACHINE_* values of the objects compilers write for Windows.
-MACHINES = {0x14C: "i386", 0x8664: "x86_64", 0xAA64: "arm64", 0xA641: "arm64ec", 0xA64E: "arm64x",
-            0x1C4: "armnt", 0x1C0: "arm"}
 I386 = 0x14C
-# ANON_OBJECT_HEADER_BIGOBJ's ClassID, {D1BAA1C7-BAEE-4BA9-AF20-FAF66AA4DCB8}, as stored.
-BIGOBJ_CLASS_ID = bytes.fromhex("c7a1bad1eebaa94baf20faf66aa4dcb8")
-REGULAR_HEADER, BIGOBJ_HEADER = 20, 56
+BIGOBJ_HEADER = 56
 SECTION_HEADER = 40
-MAX_SECTIONS = 65279  # a regular header's limit; bigobj files hold more
 SCN_CNT_UNINITIALIZED_DATA, SCN_MEM_EXECUTE = 0x80, 0x20000000
 
 _STDCALL = re.compile(r"_([A-Za-z_][A-Za-z0-9_]*)@\d+\Z")
 _FASTCALL = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)@\d+\Z")
 _VECTORCALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)@@\d+\Z")
-
-
-def kind_of(head: bytes) -> str | None:
-    """'object' or 'bigobj' for a COFF object's first bytes, 'import' for a short import member of
-    an import library, else None. COFF has no magic: a regular object is recognised by a known
-    machine, a plausible section count and no optional header (an image would have one)."""
-    if len(head) >= 4 and head[:4] == b"\0\0\xff\xff":
-        if len(head) >= 6 and struct.unpack_from("<H", head, 4)[0] == 0:
-            return "import"
-        if len(head) >= 28 and head[12:28] == BIGOBJ_CLASS_ID:
-            return "bigobj"
-        return None
-    if len(head) < REGULAR_HEADER:
-        return None
-    machine, sections = struct.unpack_from("<HH", head, 0)
-    optional_size, = struct.unpack_from("<H", head, 16)
-    if machine in MACHINES and 0 < sections <= MAX_SECTIONS and optional_size == 0:
-        return "object"
-    return None
 
 
 def c_name(name: str, machine: int) -> str:

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import mmap
 import os
-import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shimgen.binary import coff, elf
+from shimgen.binary import elf
+from shimgen.binary.magic import AR_MAGIC, HEAD_BYTES, sniff
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
 
-AR_MAGIC = b"!<arch>\n"
-THIN_AR_MAGIC = b"!<thin>\n"
-ZIP_MAGIC = b"PK\x03\x04"
-EMPTY_ZIP_MAGIC = b"PK\x05\x06"
-MACHO_MAGICS = (b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe")
-FAT_MAGICS = (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
-LLVM_BITCODE_MAGICS = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+__all__ = ["DEFAULT_LIMITS", "HEAD_BYTES", "Limits", "load_bytes", "load_path", "load_paths", "sniff"]
 OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".ao")  # archive members named like compiled objects
 
 
@@ -39,39 +33,6 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-
-
-HEAD_BYTES = 64  # enough for every magic, and for a COFF header (bigobj: 56 bytes)
-
-
-def sniff(head: bytes) -> str | None:
-    """The container or format a file's first ``HEAD_BYTES`` announce, or None for anything else."""
-    if head[:4] == elf.ELF_MAGIC:
-        return "ELF"
-    if head[:4] in MACHO_MAGICS:
-        return "Mach-O"
-    if head[:4] in FAT_MAGICS:
-        # Java class files share 0xCAFEBABE: there the next word is the class version (45 and up),
-        # in a fat header the architecture count (a handful), so the cut-off lies between.
-        if len(head) >= 8 and 0 < struct.unpack(">I", head[4:8])[0] < 20:
-            return "Mach-O"
-        return None
-    if head[:2] == b"MZ":
-        return "PE"
-    if head[:8] == AR_MAGIC:
-        return "archive"
-    if head[:8] == THIN_AR_MAGIC:
-        return "thin-archive"
-    if head[:4] in (ZIP_MAGIC, EMPTY_ZIP_MAGIC):
-        return "zip"
-    if head[:4] in LLVM_BITCODE_MAGICS:
-        return "bitcode"
-    coff_kind = coff.kind_of(head)  # last: COFF objects have no magic, only a plausible header
-    if coff_kind == "import":
-        return "coff-import"
-    if coff_kind is not None:
-        return "COFF"
-    return None
 
 
 def load_paths(paths: Sequence[Path | str], *, hidden_of: Iterable[str] = (), detail: bool = False,
@@ -394,15 +355,14 @@ class EmptyArchive(InputError):
 
 
 def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
-    from shimgen.binary.zipread import ZipCaps, binary_members, open_zip  # only wheels pay for zipfile
+    from shimgen.binary.magic import is_member_binary
+    from shimgen.binary.zipread import MemberStream, ZipCaps, started  # only wheels pay for zipfile
 
     caps = ZipCaps(limits.zip_members, limits.member_bytes, limits.total_bytes)
-    archive, infos = open_zip(path, name, caps)
     binaries: list[Binary] = []
-    with archive:
-        # A zip inside the zip is not read (nor is anything that is not a binary).
-        for member in binary_members(archive, infos, name, caps, lambda head: sniff(head) not in (None, "zip"),
-                                     HEAD_BYTES):
+    # A zip inside the zip is not read (nor is anything that is not a binary).
+    with started(name, caps) or MemberStream(path, name, caps, is_member_binary, HEAD_BYTES) as stream:
+        for member in stream:
             try:
                 binaries.extend(load_bytes(member.data, name, member.name, hidden_of=hidden_of, detail=detail,
                                            pread=member.pread))

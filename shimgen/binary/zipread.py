@@ -25,7 +25,7 @@ import threading
 import zipfile
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -42,6 +42,10 @@ class ZipCaps:
     members: int
     member_bytes: int
     total_bytes: int
+
+
+DEFAULT_CAPS = ZipCaps(members=20_000, member_bytes=1 << 30, total_bytes=4 << 30)
+"""What ``shimgen.binary.load.DEFAULT_LIMITS`` allows (a test keeps the two equal)."""
 
 
 class _Budget:
@@ -111,37 +115,94 @@ class Member:
             self._cleanup = None
 
 
-def binary_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], where: str, caps: ZipCaps,
-                   wanted: Callable[[bytes], bool], head_bytes: int) -> Iterator[Member]:
-    """Each member whose first ``head_bytes`` ``wanted`` accepts, decompressed whole, in order.
-    The caller closes each Member before asking for the next (its temporary file goes then)."""
-    budget = _Budget(caps.total_bytes, where)
-    with tempfile.TemporaryDirectory(prefix="shimgen-zip-") as scratch, \
-            ThreadPoolExecutor(WORKERS, thread_name_prefix="shimgen-zip") as pool:
-        pending: deque[Future[Member | None]] = deque()
-        queue = iter(infos)
+class MemberStream:
+    """The binary members of one zip (those whose first ``head_bytes`` ``wanted`` accepts), each
+    decompressed whole, in name order, by ``WORKERS`` threads working up to ``LOOKAHEAD`` members
+    ahead of the reader. Decompression starts when the stream is made, so a caller can make it
+    early (check-symbols does, before importing its checker) and let zlib run on the other core
+    meanwhile. Iterate it once; close each Member before asking for the next (its temporary file
+    goes then), and the stream when done (``with``), which also stops what is still running."""
+
+    def __init__(self, path, where: str, caps: ZipCaps, wanted: Callable[[bytes], bool], head_bytes: int) -> None:
+        self.path, self.where, self.caps = path, where, caps
+        self.archive, infos = open_zip(path, where, caps)
+        self._scratch = tempfile.TemporaryDirectory(prefix="shimgen-zip-")
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="shimgen-zip")
+        self._budget = _Budget(caps.total_bytes, where)
+        self._queue = iter(infos)
+        self._pending: deque[Future[Member | None]] = deque()
+        self._wanted, self._head_bytes = wanted, head_bytes
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self._pending) < LOOKAHEAD:
+            info = next(self._queue, None)
+            if info is None:
+                return
+            self._pending.append(self._pool.submit(_decompress, self.archive, info, self.where, self.caps,
+                                                   self._budget, self._wanted, self._head_bytes,
+                                                   self._scratch.name))
+
+    def __iter__(self) -> Iterator[Member]:
+        while self._pending:
+            member = self._pending.popleft().result()
+            self._fill()
+            if member is not None:
+                yield member
+
+    def close(self) -> None:
+        """Finish (or cancel) what runs, free what it made, remove the scratch directory."""
+        for future in self._pending:  # an error or an early stop
+            future.cancel()
+        self._pool.shutdown(wait=True)
+        for future in self._pending:
+            if future.cancelled():
+                continue
+            try:
+                done = future.result()
+            except Exception:  # already stopping: the first error is the one reported
+                continue
+            if done is not None:
+                done.close()
+        self._pending.clear()
+        self._scratch.cleanup()
+        self.archive.close()
+
+    def __enter__(self) -> MemberStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_STARTED: dict[str, MemberStream] = {}
+"""Streams started ahead of their reader (``start_early``), by the path as the reader names it."""
+
+
+def start_early(paths: Iterable[str], caps: ZipCaps, wanted: Callable[[bytes], bool], head_bytes: int) -> None:
+    """Start decompressing the binary members of the zips ``paths`` now, for a reader that asks
+    ``started(path)`` later. Whatever fails here (a malformed zip) is left for that reader to find
+    and report in its own words."""
+    for path in paths:
         try:
-            while True:
-                while len(pending) < LOOKAHEAD:
-                    info = next(queue, None)
-                    if info is None:
-                        break
-                    pending.append(pool.submit(_decompress, archive, info, where, caps, budget, wanted,
-                                               head_bytes, scratch))
-                if not pending:
-                    return
-                member = pending.popleft().result()
-                if member is not None:
-                    yield member
-        finally:
-            for future in pending:  # an error or an early stop: finish (or cancel) what runs, free it
-                future.cancel()
-                try:
-                    done = future.result()
-                except Exception:  # already stopping: the first error is the one reported
-                    continue
-                if done is not None:
-                    done.close()
+            _STARTED[path] = MemberStream(path, path, caps, wanted, head_bytes)
+        except (OSError, InputError):
+            continue
+
+
+def started(path: str, caps: ZipCaps) -> MemberStream | None:
+    """The stream ``start_early`` began for ``path`` under the same caps (once), or None."""
+    stream = _STARTED.pop(path, None)
+    if stream is not None and stream.caps != caps:
+        stream.close()
+        return None
+    return stream
+
+
+def stop_early() -> None:
+    """Close every stream started early that no reader took (an error stopped the command first)."""
+    while _STARTED:
+        _STARTED.popitem()[1].close()
 
 
 def _decompress(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, caps: ZipCaps, budget: _Budget,

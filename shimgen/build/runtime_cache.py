@@ -100,7 +100,7 @@ def read_record(entry: Entry) -> tuple[Path | None, str]:
         data = json.loads(entry.record.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None, "no entry"
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"unreadable {entry.record}: {exc}"
     if not isinstance(data, dict) or data.get("schema") != RECORD_SCHEMA or data.get("key") != entry.key:
         return None, f"{entry.record} is not a runtime record for key {entry.key}"
@@ -121,7 +121,7 @@ def _discard_unusable(entry: Entry) -> None:
     entry and the record is pointed there."""
     try:
         recorded = json.loads(entry.record.read_text(encoding="utf-8")).get("library")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError, RecursionError):
         return
     if not isinstance(recorded, str):
         return
@@ -167,7 +167,7 @@ def _forget(entry: Entry, library: Path) -> None:
         if isinstance(recorded, str) and Path(recorded) == library.resolve():
             entry.record.unlink()
             log.debug("forgot %s: %s is now a sanitized build", entry.record, library)
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError, RecursionError):
         pass
 
 

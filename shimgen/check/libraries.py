@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from shimgen.binary.symbols import Binary
-from shimgen.check.policy import names_starting
+from shimgen.check.policy import names_starting_any
 from shimgen.check.runtimes import Family, parse_families
 from shimgen.errors import InputError
 
@@ -97,6 +97,6 @@ def bundled_in(binary: Binary) -> list[Bundled]:
         hits = tuple(a for a in family.anchors if a in present)
         if len(hits) < need or is_the_library(family, binary):
             continue
-        count = len({n for prefix in family.members for n in names_starting(binary.exports, prefix)})
+        count = len({n for found in names_starting_any(binary.exports, family.members).values() for n in found})
         found.append(Bundled(family, hits, count))
     return found

@@ -178,7 +178,7 @@ def foreign_exports(policy: Policy, binary: Binary) -> list[Finding]:
 def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
     """SG009: one finding per runtime family whose anchors a linked binary exports, unless its
     SONAME says it is that runtime."""
-    from shimgen.check.policy import names_starting
+    from shimgen.check.policy import names_starting_any
     from shimgen.check.runtimes import anchors as all_anchors
     from shimgen.check.runtimes import families
 
@@ -196,7 +196,7 @@ def private_runtimes(policy: Policy, binary: Binary) -> list[Finding]:
         anchors = [a for a in family.anchors if a in present]
         if not anchors:
             continue
-        count = len({n for prefix in family.members for n in names_starting(binary.exports, prefix)})
+        count = len({n for found in names_starting_any(binary.exports, family.members).values() for n in found})
         needs = [n for n in binary.needed if family.is_the_runtime(n)]
         also = (f"; it also needs {needs[0]}, so two copies meet in one process" if needs else
                 "; any other library that loads the shared runtime mixes the two")

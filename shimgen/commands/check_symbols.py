@@ -72,18 +72,75 @@ def use_color(stream) -> bool:
 
 def _refuse_output_over_an_input(args: argparse.Namespace) -> None:
     """-o may not name a binary being checked or the policy's file (as prefix-imports refuses): the
-    report would replace it."""
-    from shimgen.files import same_file
+    report would replace it. That includes a binary found by walking a checked directory."""
+    from shimgen.files import is_within, same_file
 
     for source in [*args.paths, args.manifest, args.config]:
         if source is not None and same_file(args.output, Path(source)):
             raise UsageError(f"{args.output}: the report must not overwrite an input ({source})")
+    for directory in (Path(p) for p in args.paths if Path(p).is_dir()):
+        if is_within(args.output, directory) and _is_binary(args.output.resolve()):
+            raise UsageError(f"{args.output}: the report must not overwrite an input (a binary in the checked "
+                             f"directory {directory})")
+
+
+def _is_binary(path: Path) -> bool:
+    """True for a regular file whose first bytes announce a format the directory walk checks
+    (``path`` is resolved: ``d/new/../lib.so`` is written as ``d/lib.so``)."""
+    from shimgen.binary.load import HEAD_BYTES, sniff
+
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            return sniff(handle.read(HEAD_BYTES)) is not None
+    except OSError:
+        return False
+
+
+def _start_wheels(paths: list[Path]) -> bool:
+    """Start decompressing the binary members of the zips (wheels) among ``paths`` on worker
+    threads now, so zlib runs on the other core while the checker's modules are imported (on a
+    wheel of one 11 MB library, the two take about as long). Returns whether any was started."""
+    import stat
+
+    zips = []
+    for path in paths:
+        try:  # a regular file only (a FIFO would block), read without side effects
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                continue
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            try:
+                if os.read(fd, 4) == b"PK\x03\x04":
+                    zips.append(str(path))
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            continue  # the reader reports it, in its own words
+    if not zips:
+        return False
+    from shimgen.binary.magic import HEAD_BYTES, is_member_binary
+    from shimgen.binary.zipread import DEFAULT_CAPS, start_early
+
+    start_early(zips, DEFAULT_CAPS, is_member_binary, HEAD_BYTES)
+    return True
 
 
 def execute(args: argparse.Namespace) -> int:
+    output_file(args.output)
+    started = _start_wheels(args.paths)
+    try:
+        return _check(args)
+    finally:
+        if started:
+            from shimgen.binary.zipread import stop_early
+
+            stop_early()
+
+
+def _check(args: argparse.Namespace) -> int:
     from shimgen.check import check_paths, render_json, render_sarif, render_text
 
-    output_file(args.output)
     if args.output is not None:
         _refuse_output_over_an_input(args)
     policy = policy_from_args(args).requiring(args.required)

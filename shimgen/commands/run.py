@@ -40,6 +40,7 @@ def execute(args: argparse.Namespace) -> int:
 
     from shimgen.aoti.runner import (
         CHECK_INPUTS_ENV,
+        check_output_dir,
         load_inputs,
         native_stderr,
         open_model,
@@ -57,6 +58,7 @@ def execute(args: argparse.Namespace) -> int:
     # AOTInductor models check their inputs' dtype, sizes and strides only when this is set; without
     # it a wrong-shaped .npy is read out of bounds. A smoke test should check (user's setting wins).
     os.environ.setdefault(CHECK_INPUTS_ENV, "1")
+    check_output_dir(args.output_dir, args.input)
     inputs = load_inputs(args.input)
     config = load(args, default_to_bundled=True)  # the prefix, and which runtime to look for
     with open_model(args.model, runtime=args.runtime, device=args.device, config=config,

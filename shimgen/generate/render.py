@@ -246,16 +246,23 @@ def generate(config: Config, *, check: bool = False, objects: Sequence[tuple[Pat
 
 
 def header_name_clashes(config: Config, shims: ShimSet) -> list[str]:
-    """A warning per scanned header with the generated header's file name: a quoted ``#include``
+    """A warning per project header with the generated header's file name: a quoted ``#include``
     of the generated one written beside that header finds the header itself first (and with
-    ``#pragma once``, silently includes nothing: no name is renamed)."""
+    ``#pragma once``, silently includes nothing: no name is renamed). The project headers known
+    here: the scanned ones, and the one defining the export macro, which the scanned headers may
+    only include (ExecuTorch's ``backends/aoti/export.h``)."""
     name = config.outputs.files.get("header")
     if not name:
         return []
-    return [f"outputs.header '{name}' has the file name of the scanned project header {header}: a quoted "
+    known = list(shims.headers)
+    owner = shims.export_macro_defined_in
+    if owner and ":" in owner and owner.rsplit(":", 1)[0] not in known:
+        known.append(owner.rsplit(":", 1)[0])
+    return [f"outputs.header '{name}' has the file name of the {kind} project header {header}: a quoted "
             f"#include \"{name}\" next to it includes that header, not the generated one; rename the "
             f"generated header in {config.display_name} ([outputs] header = \"{config.library}_export.h\", say)"
-            for header in shims.headers if header.rsplit("/", 1)[-1] == name]
+            for header in known if header.rsplit("/", 1)[-1] == name
+            for kind in ["scanned" if header in shims.headers else "export-macro"]]
 
 
 def _c_ident(text: str) -> str:

@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from shimgen.errors import ConfigError
+from shimgen.errors import ConfigError, printable
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
 from shimgen.project.matcher import DEFAULT_PATTERNS
@@ -308,7 +308,8 @@ class Config:
     )
     rename: Literal["define", "pragma", "auto"] = key(
         "how export.h renames: `define` (#define), `pragma` (#pragma redefine_extname), or `auto` "
-        "(pragma on GCC/Clang, #define elsewhere)",
+        "(per name: the pragma on GCC/Clang, but #define in C++ for data and weak definitions read from "
+        "objects, which the pragma misses there; #define on other compilers)",
         default="define",
     )
     lint_sources: tuple[str, ...] = key(
@@ -323,8 +324,10 @@ class Config:
 
     @property
     def display_name(self) -> str:
-        """The config's name as written into generated banners: no absolute paths."""
-        return self.path.name
+        """The config's name as written into generated banners: no absolute paths, and control
+        characters escaped (a line break in the file name would end the banner's comment line and
+        make the rest of the name CMake or Starlark code)."""
+        return printable(self.path.name)
 
 
 KEYS: dict[str, Key] = keys_of(Config)
@@ -360,11 +363,23 @@ def _exports_are_not_shims(values: Mapping[str, Any]) -> Iterator[tuple[str, str
             yield "exports", f"'{name}' is also listed in 'symbols'; a shim is exported prefixed, list it once"
 
 
+def _names_are_not_macros(values: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    # export.h defines each shim as a macro that expands the prefix macro: a shim named like one of
+    # the macros is renamed to the bare prefix (or breaks the visibility attribute).
+    macros = {values[name]: name for name in ("macro", "export_macro", "build_macro") if isinstance(values[name], str)}
+    for key in ("symbols", "exports"):
+        names = values[key]
+        if isinstance(names, tuple):
+            for name in names:
+                if name in macros:
+                    yield key, f"'{name}' is also '{macros[name]}'; a shim or export cannot be named like a macro"
+
+
 # Checks over the whole top-level table; each yields messages that name the file only.
 TABLE_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[str]], ...] = (_shims_given,)
 # Checks across keys; each yields (the key to locate, message).
 CROSS_KEY_CHECKS: tuple[Callable[[Mapping[str, Any]], Iterator[tuple[str, str]]], ...] = (
-    _distinct_macros, _exports_are_not_shims)
+    _distinct_macros, _exports_are_not_shims, _names_are_not_macros)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> Path:
@@ -392,7 +407,7 @@ def find_config(start: Path, explicit: Path | None = None) -> Path:
 def _pyproject_has_table(path: Path) -> bool:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(data.get("tool"), dict) and "shimgen" in data["tool"]
 
@@ -409,6 +424,8 @@ def load_config(path: Path) -> Config:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of nesting
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
 
     table_path: tuple[str, ...] = ()
     if path.name == PYPROJECT_NAME:

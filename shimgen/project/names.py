@@ -42,10 +42,23 @@ KEYWORDS = frozenset({
     "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq",
     "private", "protected", "public", "reinterpret_cast", "requires", "static_cast", "template", "this",
     "throw", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "defined",
+    # C11-C23 keywords spelled with an underscore and a capital.
+    "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Decimal32", "_Decimal64",
+    "_Decimal128", "_Generic", "_Imaginary", "_Noreturn", "_Pragma", "_Static_assert", "_Thread_local",
+    # Compiler keywords (GCC, Clang, MSVC) and the preprocessor's own names.
+    "__attribute__", "__attribute", "__asm__", "__asm", "__inline__", "__inline", "__restrict__",
+    "__restrict", "__typeof__", "__typeof", "__extension__", "__declspec", "__int128", "__thread",
+    "__volatile__", "__const__", "__signed__", "__alignof__", "__auto_type", "__label__", "__real__",
+    "__imag__", "__builtin_va_list", "__cdecl", "__stdcall", "__VA_ARGS__", "__VA_OPT__",
+    "__has_include", "__has_attribute", "__has_builtin", "__FILE__", "__LINE__", "__func__", "__cplusplus",
 })
-"""C (C23) and C++ (C++20) keywords and alternative tokens, and the preprocessor's ``defined``:
-none can name a function, nor be ``#define``d by a generated header without breaking every
-file that includes it."""
+"""C (C23) and C++ (C++20) keywords and alternative tokens, the compilers' own keywords, and the
+preprocessor's ``defined`` and predefined names: none can name a function, nor be ``#define``d by
+a generated header without breaking every file that includes it."""
+
+GENERATED_MACRO_PREFIX = "SHIMGEN_"
+"""The generated headers' own macros (``SHIMGEN_CONCAT_``, ``SHIMGEN_PREFIXED_NAME``, the include
+guards) start so: a shim or macro of that name would redefine one of them."""
 
 STANDARD_NAMES = frozenset({
     "main", "NULL", "errno", "assert", "offsetof", "setjmp", "longjmp", "va_start", "va_arg", "va_end",
@@ -61,4 +74,6 @@ def reserved_word_problem(name: str) -> str | None:
         return f"'{name}' is a C or C++ keyword"
     if name in STANDARD_NAMES:
         return f"'{name}' is a name the C standard gives to {'the entry point' if name == 'main' else 'its library'}"
+    if name.startswith(GENERATED_MACRO_PREFIX):
+        return f"'{name}' starts with {GENERATED_MACRO_PREFIX}, which the generated headers' own macros use"
     return None

@@ -150,12 +150,12 @@ def _plan_edit_verify(members: Sequence[_Member], options: Options, work: Path, 
 def _check_output(paths: Sequence[Path], output: Path) -> None:
     if output.exists() and not output.is_dir():
         raise InputError(f"{output}: not a directory")
-    output.mkdir(parents=True, exist_ok=True)
-    out = output.resolve()
+    out = output.resolve()  # before it exists: a refused run creates nothing (not even d/out)
     for path in paths:
         resolved = path.resolve()
         if resolved.parent == out or (path.is_dir() and out.is_relative_to(resolved)):
             raise InputError(f"{output}: the output would overwrite or lie inside the input {path}")
+    output.mkdir(parents=True, exist_ok=True)
 
 
 # Staging --------------------------------------------------------------------------------------------

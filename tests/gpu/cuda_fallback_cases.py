@@ -228,7 +228,7 @@ def cudnn_attention_case(s: Shims, dtype, hkv, causal, with_bias, layout):
     return detail
 
 
-def int4_case(s: Shims, m, inner, group, strided=False, k=1024, n=512):
+def int4_case(s: Shims, m, inner, group, strided=False, k=1024, n=512, pad=0):
     g = torch.Generator(device="cuda").manual_seed(5)
     w = torch.randint(0, 16, (n, k), dtype=torch.int32, device="cuda", generator=g)
     packed_u8 = (w[:, ::2] << 4 | w[:, 1::2]).to(torch.uint8)
@@ -236,9 +236,11 @@ def int4_case(s: Shims, m, inner, group, strided=False, k=1024, n=512):
     scales = (torch.rand(k // group, n, 1, device="cuda", generator=g) * 0.02 + 0.001)
     zeros = torch.randn(k // group, n, 1, device="cuda", generator=g) * 0.01
     qsz = torch.cat([scales, zeros], dim=2).to(torch.bfloat16).contiguous()
-    a = torch.randn(m, 2 * k if strided else k, device="cuda", generator=g).to(torch.bfloat16)
+    a = torch.randn(m, 2 * k if strided else k + pad, device="cuda", generator=g).to(torch.bfloat16)
     if strided:
         a = a[:, ::2]  # column stride 2: packed before the kernel
+    elif pad:
+        a = a[:, :k]  # row stride k + pad: read in place, in 4-byte pieces when not 16-byte aligned
     want = torch._weight_int4pack_mm(a.contiguous(), packed, group, qsz)
     f = s.fn("aoti_torch_cuda__weight_int4pack_mm", H, H, c_int64, H, HP)
     ha, hb, hq, out = s.wrap(a), s.wrap(packed), s.wrap(qsz), c_void_p()
@@ -271,11 +273,19 @@ CASES["histc-int32-expert-ids"] = lambda s: histc_case(s, torch.int32, 0.0, 7.0)
 CASES["randint-low-out"] = randint_case
 CASES["new-uninitialized-tensor"] = uninitialized_case
 for inner in (2, 4, 8):
-    for m in (1, 5, 16, 33):
+    for m in (1, 2, 4, 5, 8, 16, 33):
         CASES[f"int4pack-mm-inner{inner}-m{m}"] = lambda s, m=m, inner=inner: int4_case(s, m, inner, 128)
 for group in (32, 64, 256):
     CASES[f"int4pack-mm-group{group}"] = lambda s, group=group: int4_case(s, 3, 8, group)
 CASES["int4pack-mm-strided-a"] = lambda s: int4_case(s, 4, 4, 64, strided=True)
+# M <= 8 stages A in shared memory: a last step shorter than a warp's 512 k (K = 1152), and rows whose
+# stride (k + 2) rules out 16-byte copies.
+CASES["int4pack-mm-ragged-k"] = lambda s: int4_case(s, 2, 8, 128, k=1152)
+CASES["int4pack-mm-row-pad"] = lambda s: int4_case(s, 3, 4, 64, pad=2)
+CASES["int4pack-mm-row-pad8"] = lambda s: int4_case(s, 4, 2, 32, pad=8, k=1536)
+# N = 520: 65 column tiles, so the last block of 2 or 4 tiles has tiles past N.
+CASES["int4pack-mm-ragged-n-m1"] = lambda s: int4_case(s, 1, 8, 128, n=520)
+CASES["int4pack-mm-ragged-n-m6"] = lambda s: int4_case(s, 6, 4, 64, n=520)
 
 
 def main(argv: list[str]) -> int:

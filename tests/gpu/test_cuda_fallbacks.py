@@ -45,8 +45,10 @@ CASES = [
     "new-uninitialized-tensor",
     *[f"cudnn-attention-{d}-hkv{h}-causal" for d in ("float32", "bfloat16", "float16") for h in (8, 2)],
     *[f"cudnn-attention-{d}-bias" for d in ("float32", "bfloat16", "float16")],
-    *[f"int4pack-mm-inner{i}-m{m}" for i in (2, 4, 8) for m in (1, 5, 16, 33)],
+    *[f"int4pack-mm-inner{i}-m{m}" for i in (2, 4, 8) for m in (1, 2, 4, 5, 8, 16, 33)],
     *[f"int4pack-mm-group{g}" for g in (32, 64, 256)], "int4pack-mm-strided-a",
+    "int4pack-mm-ragged-k", "int4pack-mm-row-pad", "int4pack-mm-row-pad8", "int4pack-mm-ragged-n-m1",
+    "int4pack-mm-ragged-n-m6",
 ]
 
 

@@ -31,13 +31,17 @@ def half_cuda(cuda, tmp_path_factory) -> Path:
     return out
 
 
-def test_torch_cuda_tensors_through_dlpack_without_copies(cuda, half_cuda):
+def child_report(cuda, half_cuda, *flags: str):
     done = subprocess.run([sys.executable, str(REPO / "tests" / "gpu" / "dlpack_child.py"), str(cuda.rt.path),
-                           str(half_cuda / "mixed_half.prefixed.pt2"), str(half_cuda)], capture_output=True, text=True,
-                          timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                           str(half_cuda / "mixed_half.prefixed.pt2"), str(half_cuda), *flags], capture_output=True,
+                          text=True, timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": os.pathsep.join(
                               filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     assert done.returncode == 0, f"exit {done.returncode}: {done.stdout[-2000:]}{done.stderr[-3000:]}"
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_torch_cuda_tensors_through_dlpack_without_copies(cuda, half_cuda):
+    report = child_report(cuda, half_cuda)
     print(report)
     assert report["input_in_place"] and report["input_device"]
     assert report["outputs_in_place"] == [True, True, True]
@@ -46,3 +50,17 @@ def test_torch_cuda_tensors_through_dlpack_without_copies(cuda, half_cuda):
     assert report["match_default_stream"] == [True, True, True]
     assert report["match_cpu_inputs"] == [True, True, True]
     assert report["match_numpy_run"] in (None, [True, True, True])  # None: no ml_dtypes on that machine
+    # CuPy and JAX (None: not installed on that machine): in place on the device, results equal.
+    if report["cupy"] is not None:
+        cupy = report["cupy"]
+        assert cupy["input_in_place"] and cupy["outputs"] >= 1
+        assert all(cupy["outputs_in_place"]) and all(cupy["match"]), cupy
+
+
+def test_jax_arrays_through_dlpack(cuda, half_cuda):
+    report = child_report(cuda, half_cuda, "--jax")
+    print(report)
+    if report is None or "skipped" in report:
+        pytest.skip(f"no JAX with a GPU here: {report}")
+    assert report["input_in_place"], "a JAX array on the model's device was copied"
+    assert report["match"] == [True, True, True], report

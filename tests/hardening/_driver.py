@@ -4,8 +4,10 @@ Usage: python _driver.py CASES.json RESULTS.jsonl START
 
 Each case calls shimgen.cli.main in-process. Before each case a {"begin": id} line is flushed, so
 when the process dies (a native crash in a parser, or the per-case alarm) the parent knows which
-case did it and restarts from the next one. The alarm is SIGALRM with its default action, so it
-kills the process even while a C++ parser holds the interpreter. Both Python's streams and the
+case did it and restarts from the next one. The alarms keep their default actions, so they kill
+the process even while a C++ parser holds the interpreter: SIGPROF after CASE_SECONDS of CPU time
+(user + system: on a loaded 2-core machine a healthy case can wait for a core far longer than it
+computes), SIGALRM after HANG_WALL_SECONDS of wall time (a case blocked without using the CPU). Both Python's streams and the
 file descriptors 1 and 2 are captured per case (a native library may write to fd 2 directly).
 The parent sets the memory limit (RLIMIT_AS) before this starts.
 """
@@ -23,13 +25,16 @@ import time
 import traceback
 
 CASE_SECONDS = 10
+HANG_WALL_SECONDS = 120
+ALARM_SIGNALS = (signal.SIGPROF, signal.SIGALRM)
 
 
 def main() -> None:
     cases = json.loads(open(sys.argv[1]).read())
     start = int(sys.argv[3])
     out = open(sys.argv[2], "a", buffering=1)
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    for alarm in ALARM_SIGNALS:
+        signal.signal(alarm, signal.SIG_DFL)
     import lief  # noqa: F401
 
     import shimgen.check  # noqa: F401 - imports are not what a case measures
@@ -47,7 +52,8 @@ def main() -> None:
         py_out, py_err = io.StringIO(), io.StringIO()
         sys.stdout, sys.stderr = py_out, py_err
         escaped = None
-        signal.alarm(CASE_SECONDS)
+        signal.setitimer(signal.ITIMER_PROF, CASE_SECONDS)
+        signal.alarm(HANG_WALL_SECONDS)
         began = time.perf_counter()
         try:
             code = shimgen_main(case["args"])
@@ -56,6 +62,7 @@ def main() -> None:
         except BaseException:
             code, escaped = None, traceback.format_exc()
         elapsed = time.perf_counter() - began
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.alarm(0)
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         os.dup2(saved[0], 1)

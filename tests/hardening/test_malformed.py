@@ -171,6 +171,13 @@ def _members(archive: bytes):
     return out
 
 
+def _driver_alarms() -> tuple[int, ...]:
+    """The signals the driver's per-case CPU-time and wall-time alarms kill it with."""
+    import signal
+
+    return (signal.SIGPROF, signal.SIGALRM)
+
+
 def _run_group(cases: list[dict], results: dict, workdir: Path) -> None:
     """Run cases through the driver; restart after a process death, blaming the case in progress."""
     cases_file = workdir / "cases.json"
@@ -187,7 +194,7 @@ def _run_group(cases: list[dict], results: dict, workdir: Path) -> None:
             break
         begun = [line["begin"] for line in lines if "begin" in line]
         culprit = begun[-1]
-        killed_by_alarm = process.returncode == -14
+        killed_by_alarm = -process.returncode in _driver_alarms()
         results[culprit] = {"id": culprit, "code": None, "stdout": "", "stderr": process.stderr[-2000:], "native": "",
                             "escaped": f"driver died with {process.returncode}", "seconds": CASE_SECONDS if killed_by_alarm else 0,
                             "maxrss_kb": 0, "hang": killed_by_alarm}
@@ -374,6 +381,9 @@ for case in cases[int(sys.argv[3]):]:
     out.write(json.dumps({"begin": case["id"]}) + "\\n")
     if case["id"] == "hangs":
         signal.alarm(1); time.sleep(30)
+    if case["id"] == "spins":  # the real driver's CPU-time alarm
+        signal.setitimer(signal.ITIMER_PROF, 0.5)
+        while True: pass
     if case["id"] == "aborts":
         os.abort()
     out.write(json.dumps({"id": case["id"], "code": 2, "stdout": "", "stderr": "shimgen: error: x\\n", "native": "",
@@ -386,10 +396,10 @@ def test_the_harness_itself_catches_a_hang_and_a_native_crash(tmp_path, monkeypa
     fake = tmp_path / "fake_driver.py"
     fake.write_text(FAKE_DRIVER)
     monkeypatch.setattr(sys.modules[__name__], "DRIVER", fake)
-    cases = [{"id": name, "args": []} for name in ("first", "hangs", "middle", "aborts", "last")]
+    cases = [{"id": name, "args": []} for name in ("first", "hangs", "middle", "spins", "aborts", "last")]
     results: dict = {}
     _run_group(cases, results, tmp_path)
-    assert results["hangs"]["hang"] is True and results["aborts"]["hang"] is False
+    assert results["hangs"]["hang"] is True and results["spins"]["hang"] is True and results["aborts"]["hang"] is False
     assert results["aborts"]["escaped"].startswith("driver died with")
     assert all(results[name]["code"] == 2 for name in ("first", "middle", "last"))
     case = Case("aborts", "/x", "bad", "g")

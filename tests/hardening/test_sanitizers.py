@@ -111,6 +111,23 @@ def test_error_paths_clean_under_asan_lsan(asan, case, tmp_path):
     assert "Sanitizer" not in completed.stderr and "runtime error" not in completed.stderr, completed.stderr[-4000:]
 
 
+@pytest.mark.parametrize("case", ["packed_weight_cache", "small_attention", "free_lists"])
+def test_cpu_fast_paths_clean_under_asan_ubsan(asan, case):
+    """The small GEMM's weight cache, the small-shape attention (masked loads and stores at every
+    16-lane edge) and the tensor paths without free lists (kept nothing: ASan sees every free)."""
+    completed = _run(asan["internal_tests"], case)
+    assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr
+    assert "runtime error" not in completed.stderr and "Sanitizer" not in completed.stderr, completed.stderr
+
+
+@pytest.mark.slow
+def test_free_lists_clean_under_tsan(tsan):
+    """Tensor handles made on one thread and freed on another, each thread's lists emptied at exit."""
+    completed = _run(tsan["internal_tests"], "free_lists")
+    assert completed.returncode == 0 and "free_lists: ok" in completed.stdout, completed.stdout + completed.stderr
+    assert "WARNING: ThreadSanitizer" not in completed.stderr, completed.stderr
+
+
 def test_c_consumer_clean_under_asan_ubsan(asan):
     completed = _run(asan["c_consumer"])
     assert completed.returncode == 0 and "c_consumer: ok" in completed.stdout, completed.stdout + completed.stderr

@@ -430,3 +430,21 @@ def test_cli_report_never_overwrites_an_input(built, tmp_path, how):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "must not overwrite an input" in lines[0], result.stderr
     assert (binary.read_bytes(), manifest.read_bytes()) == before
+
+
+def test_cli_report_never_overwrites_a_binary_of_a_checked_directory(built, tmp_path):
+    """check-symbols DIR -o DIR/lib.so: the walk reads lib.so, so the report may not replace it; a new
+    report file inside the directory is fine."""
+    directory = tmp_path / "d"
+    (directory / "sub").mkdir(parents=True)
+    binary = directory / "sub" / "lib.so"
+    shutil.copyfile(built["leak"], binary)
+    before = binary.read_bytes()
+    result = run_cli("check-symbols", str(directory), "-o", str(tmp_path / "d" / "x" / ".." / "sub" / "lib.so"),
+                     "--prefix", P)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "must not overwrite an input" in lines[0], result.stderr
+    assert binary.read_bytes() == before
+    result = run_cli("check-symbols", str(directory), "-o", str(directory / "report.txt"), "--prefix", P)
+    assert result.returncode == 1 and "SG001" in (directory / "report.txt").read_text(), result.stderr

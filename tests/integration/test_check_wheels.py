@@ -106,6 +106,50 @@ def test_no_temporary_file_outlives_the_check(tmp_path, monkeypatch):
     assert list(scratch.iterdir()) == []
 
 
+def test_the_default_caps_agree():
+    """check-symbols starts a wheel's decompression with zipread's DEFAULT_CAPS before the loader is
+    imported; the loader takes that stream only under equal caps (else it starts over)."""
+    from shimgen.binary.load import DEFAULT_LIMITS
+    from shimgen.binary.zipread import DEFAULT_CAPS
+
+    assert (DEFAULT_CAPS.members, DEFAULT_CAPS.member_bytes, DEFAULT_CAPS.total_bytes) == \
+        (DEFAULT_LIMITS.zip_members, DEFAULT_LIMITS.member_bytes, DEFAULT_LIMITS.total_bytes)
+
+
+def test_a_wheel_started_early_is_read_once_and_cleaned_up(tmp_path, monkeypatch, capsys):
+    """The CLI starts decompressing a wheel before importing the checker: the loader takes that
+    stream (no second decompression), the report is the one of a plain load, and no stream,
+    thread or temporary file outlives the command, also when a later PATH is bad input."""
+    import tempfile
+    import threading
+
+    from shimgen.binary import zipread
+    from shimgen.cli import main
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    data = padded_library(tmp_path).read_bytes()
+    wheel = wheel_of(tmp_path, {"pkg/liba.so": data, "pkg/libb.so": data, "pkg/x.py": b""})
+    made = []
+    original = zipread.MemberStream.__init__
+
+    def counting(self, *args, **kwargs):
+        made.append(args[0])
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(zipread.MemberStream, "__init__", counting)
+    assert main(["check-symbols", str(wheel), "--prefix", "p_", "--format", "json"]) == 1
+    assert made == [str(wheel)]  # started once, by the CLI, and taken by the loader
+    assert '"SG001"' in capsys.readouterr().out
+    (tmp_path / "bad.so").write_bytes(b"\x7fELF")
+    assert main(["check-symbols", str(wheel), str(tmp_path / "bad.so"), "--prefix", "p_"]) == 2
+    assert "bad.so" in capsys.readouterr().err
+    assert zipread._STARTED == {}
+    assert list(scratch.iterdir()) == []
+    assert not [t for t in threading.enumerate() if t.name.startswith("shimgen-zip")]
+
+
 @pytest.mark.slow
 def test_pillow_13_wheel_is_read(pytestconfig, tmp_path_factory):
     """The wheel that was refused: pillow 13.0.0's libXau member has ratio 224."""

@@ -209,6 +209,15 @@ def test_usage_errors(built, tmp_path, capsys):
     assert all(line.startswith(("shimgen: error:", "usage:")) for line in capsys.readouterr().err.splitlines())
 
 
+def test_a_refused_output_inside_the_input_creates_nothing(built):
+    """-o inside the input directory is refused, and the refusal leaves no new directory behind
+    (it created d/out, and d/sub for -o d/sub/.., before refusing)."""
+    before = sorted(p.relative_to(built["set"]) for p in built["set"].rglob("*"))
+    for output in (built["set"] / "out", built["set"] / "sub" / ".."):
+        assert main(["repair", str(built["set"]), "-o", str(output)]) == 2
+    assert sorted(p.relative_to(built["set"]) for p in built["set"].rglob("*")) == before
+
+
 def test_the_configs_allow_globs_are_kept_like_keep(built, tmp_path):
     config = tmp_path / "shimgen.toml"
     config.write_text('prefix = "p_"\nallow = ["help*"]\nsymbols = ["aoti_torch_foo"]\n')

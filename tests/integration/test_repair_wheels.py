@@ -246,3 +246,53 @@ def test_python_lz4_exports_lz4_and_repair_keeps_its_calls_inside(pytestconfig, 
         assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
         counts[name] = len(bindings(result.stderr, "/lz4/", str(SYSTEM / "liblz4.so.1")))
     assert counts["original"] > 0 and counts["repaired"] == 0, counts
+
+
+ZSTD_VERSION = "import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).ZSTD_versionNumber())"
+
+
+@pytest.mark.skipif(not (SYSTEM / "libzstd.so.1").exists(), reason="Debian's libzstd is not installed")
+def test_zstandard_cffi_backend_passes_its_own_suite_with_the_systems_libzstd_preloaded(
+        pytestconfig, tmp_path_factory, tmp_path):
+    """zstandard 0.25.0's cffi backend links zstd 1.5.7 into `_cffi` and exports it (SG010). With
+    Debian's libzstd (1.5.4) preloaded, the original binds its ZSTD_* calls there and its own tests
+    that pin compressed bytes fail (4 of 224 measured); the repaired wheel binds none there and its
+    suite passes as the original's does without the preload."""
+    wheel = fetch(pytestconfig, tmp_path_factory, "zstandard==0.25.0")
+    sdist = fetch(pytestconfig, tmp_path_factory, "zstandard==0.25.0", sdist=True)
+    cffi = fetch(pytestconfig, tmp_path_factory, "cffi==2.1.1")  # the cffi backend needs _cffi_backend
+    assert main(["repair", str(wheel), "-o", str(tmp_path / "out")]) == 0
+    with tarfile.open(sdist) as archive:
+        top = archive.getnames()[0].split("/")[0]
+        archive.extractall(tmp_path / "x", members=[m for m in archive.getmembers()
+                                                    if m.name.startswith(f"{top}/tests/")], filter="data")
+    tests = tmp_path / "x" / top
+    system = SYSTEM / "libzstd.so.1"
+    suite = "import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', 'tests']))"
+    check = ("import zstandard as z; assert z.backend == 'cffi', z.backend; d = b'shimgen' * 9999; "
+             "assert z.ZstdDecompressor().decompress(z.ZstdCompressor().compress(d)) == d; print('ok')")
+    os.environ["PYTHON_ZSTANDARD_IMPORT_POLICY"] = "cffi"  # run_python passes os.environ on
+    try:
+        outcome, counts = {}, {}
+        for name, source in (("original", wheel), ("repaired", tmp_path / "out" / wheel.name)):
+            site = tmp_path / name
+            install(source, site)
+            install(cffi, site)
+            result = run_python(site, check, preload=system, bindings=True)
+            assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-2000:]
+            counts[name] = len(bindings(result.stderr, "zstandard/_cffi", str(system)))
+            for preload in (None, system):
+                result = run_python(site, suite, preload=preload, cwd=tests)
+                outcome[name, preload] = re.findall(r"(\d+) (passed|failed|error)", result.stdout)
+        bundled = run_python(tmp_path / "original", ZSTD_VERSION, str(next((tmp_path / "original").glob(
+            "zstandard/_cffi*.so")))).stdout
+        debian = run_python(tmp_path, ZSTD_VERSION, str(system)).stdout
+    finally:
+        del os.environ["PYTHON_ZSTANDARD_IMPORT_POLICY"]
+    # The negative control: the unrepaired module binds its zstd calls into the system's library.
+    assert counts["original"] > 100 and counts["repaired"] == 0, counts
+    clean = outcome["original", None]
+    assert clean and all(kind == "passed" for _, kind in clean) and int(clean[0][0]) > 200, outcome
+    assert outcome["repaired", None] == clean and outcome["repaired", system] == clean, outcome
+    if bundled != debian:  # two versions: the original's pinned-output tests see the other one's bytes
+        assert outcome["original", system] != clean, outcome

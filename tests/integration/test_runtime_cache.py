@@ -184,6 +184,11 @@ def test_run_chooses_a_model_of_several_by_name(cpu_runtime, model, tmp_path):
     _assert_outputs(model, tmp_path / "b")
     spoiled = run_shimgen("run", two, "--model", "a", *feed, *runtime, "-o", tmp_path / "a", timeout=600)
     assert spoiled.returncode == 2 and not (tmp_path / "a").exists(), spoiled.stderr
+    # A name the package does not hold is named as such (it said "choose a model by name ... pass --model").
+    unknown = run_shimgen("run", two, "--model", "c", *feed, *runtime, "-o", tmp_path / "c", timeout=600)
+    assert unknown.returncode == 2
+    (line,) = unknown.stderr.splitlines()
+    assert "no model named 'c'; the package holds: a, b" in line and "--model NAME" not in line, line
 
 
 @pytest.fixture(scope="module")

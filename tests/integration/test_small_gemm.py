@@ -138,3 +138,31 @@ def test_sdpa_on_views_of_one_qkv_tensor_matches_torch(rt, heads, length, keys, 
     finally:
         for x in (*handles, out, lse):
             rt.delete(x)
+
+
+@pytest.mark.parametrize("n, k, gap", [(96, 32, 0), (33, 17, 5)])
+def test_weight_changed_in_place_is_repacked(rt, n, k, gap):
+    """addmm/mm on x @ W^T, the packed-weight cache's case: one W buffer (a view over it, as a Linear
+    passes its weight), changed in place between calls, gives the new product every time, and a
+    change in the gap between W's rows (not part of W) changes nothing. Negative control: each
+    change moves the expected product, so a stale packed copy would fail the next comparison."""
+    rng = np.random.default_rng(n + k)
+    x = rng.standard_normal((32, k)).astype(np.float32)
+    storage = rng.standard_normal((n, k + gap)).astype(np.float32)
+    w = storage[:, :k]  # W's rows k + gap floats apart
+    bias = rng.standard_normal(n).astype(np.float32)
+    previous = None
+    for step in range(4):
+        for name, args, scalars in (("aoti_torch_cpu_addmm_out", (bias, x, w.T), (1.0, 1.0)),
+                                    ("aoti_torch_cpu_mm_out", (x, w.T), ())):
+            out = np.full((32, n), np.nan, np.float32)
+            call(rt, name, out, *args, scalars=scalars)
+            want = x.astype(np.float64) @ w.T.astype(np.float64) + (bias if scalars else 0.0)
+            assert close(out, want, k), (step, name)
+            if previous is not None and name == "aoti_torch_cpu_mm_out":
+                assert not close(previous, want, k)  # the change is visible: a stale copy would fail
+            if name == "aoti_torch_cpu_mm_out":
+                previous = out
+        w[(7 * step) % n, step % k] += 3.0  # in place, through the caller's buffer
+        if gap:
+            storage[step, k:] = 1e6  # the gap: never read

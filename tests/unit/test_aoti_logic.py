@@ -82,6 +82,14 @@ def test_compile_flags_missing_is_an_input_error():
     ("g++ x.cpp -D 'A=$(id)' -c -o x.o", "-DA=$(id)"),
     ("g++ x.cpp '-DA;B' -c -o x.o", "-DA;B"),
     ("g++ x.cpp \"-march=native' -c\" -c -o x.o", "-march=native' -c"),
+    # clang (--compiler clang++): dlopens the pass plugin; with an empty entry in $LD_LIBRARY_PATH a
+    # bare name is found in the scratch directory, where the package's own .so is extracted.
+    ("g++ x.cpp -fpass-plugin=original.so -c -o x.o", "-fpass-plugin=original.so"),
+    ("g++ x.cpp -ftime-trace=.. -c -o x.o", "-ftime-trace=.."),  # writes outside the scratch directory
+    ("g++ x.cpp -fcrash-diagnostics-dir=x -c -o x.o", "-fcrash-diagnostics-dir=x"),
+    ("g++ x.cpp -foffload-options=-B. -c -o x.o", "-foffload-options=-B."),
+    ("g++ x.cpp -fanything=.. -c -o x.o", "-fanything=.."),  # a value may not be . or ..
+    ("g++ x.cpp -mfoo=. -c -o x.o", "-mfoo=."),
 ])
 def test_compile_flags_refuse_what_is_not_allow_listed(command, word):
     with pytest.raises(InputError, match=r"w\.cpp: recorded compile command") as caught:
@@ -92,3 +100,14 @@ def test_compile_flags_refuse_what_is_not_allow_listed(command, word):
 def test_compile_flags_unbalanced_quote_is_an_input_error():
     with pytest.raises(InputError, match="unreadable compile command"):
         vetted_flags("// g++ x.cpp -c 'open -o x.o\n", "w.cpp")
+
+
+def test_model_output_already_in_the_failure_is_not_repeated():
+    """AOTInductor prints 'Error: <what>' and returns the same <what>: one problem, one line (it came
+    out twice: 'the model failed: X' and 'the model printed: Error: X')."""
+    from shimgen.aoti.runner import with_model_output
+
+    failure = "the model failed: input_handles[0]: unmatched dim value at 0, expected: 8, but got: 3"
+    printed = ["Error: input_handles[0]: unmatched dim value at 0, expected: 8, but got: 3\n", "  \n",
+               "Error: something else\n"]
+    assert with_model_output(failure, printed) == [failure, "the model printed: Error: something else"]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import struct
 
-from shimgen.binary.coff import BIGOBJ_CLASS_ID, I386, c_name, kind_of
+from shimgen.binary.coff import I386, c_name
 from shimgen.binary.load import sniff
+from shimgen.binary.magic import BIGOBJ_CLASS_ID
+from shimgen.binary.magic import coff_kind as kind_of
 
 
 def test_i386_name_spelling() -> None:

@@ -99,6 +99,17 @@ UNCOMPILABLE = [
      "shimgen.toml:3: export_macro: 'AOTI_SHIM_SYMBOL_PREFIX' is also 'macro'"),
     ("symbol also exported", 'symbols = ["a_x", "a_y"]\nexports = ["a_y"]\n',
      "shimgen.toml:3: exports: 'a_y' is also listed in 'symbols'"),
+    ("C11 keyword symbol", 'symbols = ["_Bool"]\n', "shimgen.toml:2: symbols: '_Bool' is a C or C++ keyword"),
+    ("GNU keyword symbol", 'symbols = ["__attribute__"]\n', "symbols: '__attribute__' is a C or C++ keyword"),
+    ("symbol = macro", 'symbols = ["M"]\nmacro = "M"\n', "shimgen.toml:2: symbols: 'M' is also 'macro'"),
+    ("symbol = default export_macro", 'symbols = ["AOTI_SHIM_EXPORT"]\n',
+     "shimgen.toml:2: symbols: 'AOTI_SHIM_EXPORT' is also 'export_macro'"),
+    ("export = build_macro", 'symbols = ["a_x"]\nexports = ["B"]\nbuild_macro = "B"\n',
+     "shimgen.toml:3: exports: 'B' is also 'build_macro'"),
+    ("the header's own macro as a symbol", 'symbols = ["SHIMGEN_CONCAT_"]\n',
+     "symbols: 'SHIMGEN_CONCAT_' starts with SHIMGEN_"),
+    ("the header's own macro as a macro", 'symbols = ["a_x"]\nmacro = "SHIMGEN_PREFIXED_NAME"\n',
+     "macro: 'SHIMGEN_PREFIXED_NAME' starts with SHIMGEN_"),
 ]
 
 

@@ -64,3 +64,17 @@ def test_generate_quiet_prints_nothing_and_default_lists_files(tmp_path, run_cli
     check = run_cli("-q", "generate", "-c", config, "--check")
     assert check.code == 0 and check.out == "" and check.err == ""
     assert Path(tmp_path / "generated").is_dir()
+
+
+def test_readme_commands_table_lists_every_command_once():
+    """The README's commands table names each subcommand the CLI has, once (it listed repair twice,
+    with two different synopses)."""
+    import re
+
+    from shimgen.commands import COMMANDS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("| command | what it does |")
+    rows = [line for line in readme[start:].split("\n\n", 1)[0].splitlines()[2:]]
+    named = [re.match(r"\| `shimgen ([a-z-]+)", row).group(1) for row in rows]
+    assert sorted(named) == sorted(name.replace("_", "-") for name in COMMANDS), named

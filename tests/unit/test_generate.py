@@ -218,3 +218,17 @@ def test_an_output_hard_linked_to_the_config_is_refused(tmp_path, write_config, 
     result = run_cli("generate", "-c", path)
     assert result.code == 2 and "would overwrite the input" in result.err, result.err
     assert _snapshot(tmp_path) == before
+
+
+def test_a_line_break_in_the_config_name_stays_inside_the_banner(tmp_path):
+    """The banner names the config file: a file name holding a line break ended the CMake and
+    Starlark comment line, and the rest of the name became code (message(FATAL_ERROR ...))."""
+    config = tmp_path / "a\nmessage(FATAL_ERROR injected)\n#.toml"
+    config.write_text('prefix = "p_"\nsymbols = ["aoti_torch_a"]\n')
+    rendered = render(load_config(config), resolve_shims(load_config(config)))
+    assert rendered
+    for path, text in rendered.items():
+        if path.suffix == ".json":  # the manifest: JSON escapes the name itself
+            continue
+        first, _, rest = text.decode().partition("\n")
+        assert "injected" in first and "injected" not in rest, (path, first)

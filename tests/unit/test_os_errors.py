@@ -102,7 +102,8 @@ def test_deeply_nested_toml_is_one_line(write_config, run_cli, tmp_path, depth):
     write_config('prefix = "acme_"\nsymbols = ["aoti_torch_a"]\nx = ' + "[" * depth + "]" * depth + "\n")
     result = run_cli("generate", "-c", tmp_path / "shimgen.toml")
     assert result.code == 2
-    _one_error_line(result.err)
+    line = _one_error_line(result.err)
+    assert str(tmp_path / "shimgen.toml") in line and "nested too deeply" in line, line
 
 
 def test_deeply_nested_manifest_json_is_one_line(run_cli, tmp_path):
@@ -112,7 +113,7 @@ def test_deeply_nested_manifest_json_is_one_line(run_cli, tmp_path):
     result = run_cli("check-symbols", binary, "--manifest", manifest)
     assert result.code == 2
     line = _one_error_line(result.err)
-    assert "nested too deeply" in line or str(manifest) in line, line
+    assert "nested too deeply" in line and str(manifest) in line, line
 
 
 def test_output_that_is_a_directory_is_refused_before_the_work(run_cli, tmp_path):
@@ -183,7 +184,53 @@ def test_fifo_as_model_or_input_is_refused_at_once(tmp_path, role):
     argv = ["run", fifo] if role == "model" else ["run", model, "--input", fifo]
     done = run_shimgen(*argv, "--runtime", tmp_path / "no-runtime.so", cwd=tmp_path, timeout=60)
     assert done.returncode == 2, done.stderr
-    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (a {'model file' if role == 'model' else 'input .npy file'} must be one)"
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: not a regular file (the {'model file' if role == 'model' else 'input .npy file'} must be one)"
+
+
+@pytest.mark.parametrize("how", ["default -o .", "same dir by another spelling", "-o is a file"])
+def test_run_refuses_outputs_over_an_input_or_a_file_before_running(tmp_path, how):
+    """'shimgen run m.pt2 -i output_0.npy' wrote its output over the input; '-o FILE' failed only after
+    the run. Both are refused before the runtime or the model is even looked at."""
+    np = pytest.importorskip("numpy")
+    model = tmp_path / "m.pt2"
+    model.write_bytes(b"PK")
+    given = tmp_path / "output_0.npy"
+    np.save(given, np.arange(4, dtype=np.float32))
+    before = given.read_bytes()
+    (tmp_path / "sub").mkdir()
+    out = {"default -o .": [], "same dir by another spelling": ["-o", "sub/.."], "-o is a file": ["-o", "output_0.npy"]}
+    done = run_shimgen("run", model, "-i", "output_0.npy", *out[how], "--runtime", tmp_path / "no-runtime.so",
+                       cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    line = _one_error_line(done.stderr)
+    assert ("not a directory" if how == "-o is a file" else "would be overwritten by the output") in line, line
+    assert given.read_bytes() == before
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link to /dev/zero"])
+def test_a_special_file_at_an_output_path_neither_hangs_nor_fills_memory(tmp_path, planted):
+    """generate compares each output with what is there before writing: a FIFO at generated/export.h
+    blocked that read forever, and a link to /dev/zero read until MemoryError ('internal error'). The
+    output replaces what was planted (the rename replaces a link, never its target)."""
+    (tmp_path / "shimgen.toml").write_text('prefix = "acme_"\nsymbols = ["aoti_torch_a"]\n')
+    header = tmp_path / "generated" / "export.h"
+    header.parent.mkdir()
+    if planted == "fifo":
+        os.mkfifo(header)
+    else:
+        header.symlink_to("/dev/zero")
+    done = run_shimgen("-q", "generate", cwd=tmp_path, timeout=60,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert header.is_file() and not header.is_symlink() and "aoti_torch_a" in header.read_text()
+
+
+def test_a_fifo_as_manifest_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "manifest.json"
+    os.mkfifo(fifo)
+    done = run_shimgen("check-symbols", Path(sys.executable).resolve(), "--manifest", fifo, timeout=60)
+    assert done.returncode == 2
+    assert _one_error_line(done.stderr) == f"shimgen: error: {fifo}: cannot read manifest: not a regular file"
 
 
 # ---- item 14: the device is checked before a runtime is found or built ----

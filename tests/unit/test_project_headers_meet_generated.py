@@ -98,3 +98,16 @@ def test_export_macro_found_in_a_header_the_scanned_ones_include(write_config):
     config = write_config('prefix = "et_"\nheaders = ["src/et/cuda/*.h"]\n',
                           files={"src/et/aoti/export.h": PROJECT_EXPORT_H, "src/et/cuda/shims.h": shims})
     assert "defined by the project (src/et/aoti/export.h:3)" in _header(config)
+
+
+def test_header_defining_the_export_macro_named_like_the_generated_one_warns(write_config):
+    """ExecuTorch's shape: the config scans only the shim headers; they include the project's
+    export.h (which defines the macro), and the generated header's default name is export.h too."""
+    shims = SHIMS_H.replace('#include "export.h"', "#include <et/aoti/export.h>")
+    files = {"src/et/aoti/export.h": PROJECT_EXPORT_H, "src/et/cuda/shims.h": shims}
+    config = write_config('prefix = "et_"\nheaders = ["src/et/cuda/*.h"]\n', files=files)
+    (warning,) = [w for w in generate(load_config(config)).warnings if "outputs.header" in w]
+    assert "export-macro project header src/et/aoti/export.h" in warning
+    renamed = write_config('prefix = "et_"\nheaders = ["src/et/cuda/*.h"]\n[outputs]\nheader = "et_export.h"\n',
+                           files=files)
+    assert not [w for w in generate(load_config(renamed)).warnings if "outputs.header" in w]

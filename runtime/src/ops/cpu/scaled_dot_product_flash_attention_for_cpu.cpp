@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../cpu_kernels.h"
@@ -96,6 +97,9 @@ void softmax_rows(T* scores, int64_t L, int64_t S, const int64_t* visible, T* ls
 template <typename T>
 void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
             const Tensor& out, const Tensor& lse) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (small_attention(q, k, v, mask, causal, scale, out, lse)) return;  // cpu_small_attention.cpp
+  }
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], E = q.sizes[3], S = k.sizes[2], Ev = v.sizes[3];
   // Scratch kept per thread: three allocations a call were a visible share of a small model's time.
   // Every element is written before it is read, so what a previous call left there never matters.
@@ -112,7 +116,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
   T* op = reinterpret_cast<T*>(out.data());
   T* lp = reinterpret_cast<T*>(lse.data());
   // The mask broadcast to [B, H, L, S]: right-aligned, size-1 dimensions repeat (stride 0).
-  std::vector<int64_t> ms(4, 0);
+  int64_t ms[4] = {0, 0, 0, 0};
   if (mask) {
     const size_t md = mask->sizes.size();
     for (size_t i = 0; i < md; ++i) ms[4 - md + i] = mask->sizes[i] == 1 ? 0 : mask->strides[i];
@@ -127,7 +131,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
       Matrix<const T> km{kp + b * k.strides[0] + kv * k.strides[1], S, E, k.strides[2], k.strides[3]};
       Matrix<const T> vm{vp + b * v.strides[0] + kv * v.strides[1], S, Ev, v.strides[2], v.strides[3]};
       Matrix<T> sm{scores.data(), L, S, S, 1};
-      gemm(qm, km.transposed(), sm, static_cast<T>(scale), T(0));
+      gemm(qm, km.transposed(), sm, static_cast<T>(scale), T(0), BOperand::kActivation);
       for (int64_t i = 0; i < L; ++i) {
         T* row = scores.data() + i * S;
         if (mask) {
@@ -144,7 +148,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
       softmax_rows(scores.data(), L, S, visible.data(), lp + b * lse.strides[0] + h * lse.strides[1], lse.strides[2],
                    best.data());
       Matrix<T> om{op + b * out.strides[0] + h * out.strides[1], L, Ev, out.strides[2], out.strides[3]};
-      gemm(Matrix<const T>{scores.data(), L, S, S, 1}, vm, om, T(1), T(0));
+      gemm(Matrix<const T>{scores.data(), L, S, S, 1}, vm, om, T(1), T(0), BOperand::kActivation);
     }
   }
 }
@@ -193,13 +197,20 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
                 "attn_mask " + shape_str(mask->sizes) + " does not broadcast to [B, H, L, S]");
     }
     const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.sizes[3]));
-    std::vector<int64_t> out_sizes{q.sizes[0], q.sizes[1], q.sizes[2], v.sizes[3]};
-    std::vector<int64_t> out_strides = v.sizes[3] == q.sizes[3] ? dense_strides_like(q.sizes, q.strides)
-                                                                 : contiguous_strides_of(out_sizes);
-    auto out = empty_tensor(out_sizes, out_strides, q.dtype, kCPU, 0);
+    // Shapes on the stack: the tensors come from the free lists, and a call allocates nothing.
     const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2];
+    const int64_t out_sizes[4] = {B, H, L, v.sizes[3]};
+    int64_t out_strides[4];
+    if (v.sizes[3] == q.sizes[3]) {
+      dense_strides_like(q.sizes, q.strides.data(), out_strides);
+    } else {
+      out_strides[3] = 1;
+      for (int d = 3; d > 0; --d) out_strides[d - 1] = checked_mul(out_strides[d], out_sizes[d] > 0 ? out_sizes[d] : 1, "stride");
+    }
+    auto out = empty_tensor(4, out_sizes, out_strides, q.dtype, kCPU, 0);
     const bool half = is_half_dtype(q.dtype);
-    auto lse = empty_tensor({B, H, L}, {checked_mul(L, H, "logsumexp stride"), 1, H}, half ? kFloat32 : q.dtype, kCPU, 0);
+    const int64_t lse_sizes[3] = {B, H, L}, lse_strides[3] = {checked_mul(L, H, "logsumexp stride"), 1, H};
+    auto lse = empty_tensor(3, lse_sizes, lse_strides, half ? kFloat32 : q.dtype, kCPU, 0);
     if (out->numel() > 0 && k.sizes[2] > 0) {
       if (q.dtype == kFloat32) {
         attend<float>(q, k, v, mask, is_causal != 0, s, *out, *lse);
@@ -208,7 +219,7 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
       } else {
         const auto wq = widened(q), wk = widened(k), wv = widened(v);
         const auto wmask = mask != nullptr && mask->dtype != kBool ? widened(*mask) : nullptr;
-        const auto wide_out = empty_tensor(out_sizes, out_strides, kFloat32, kCPU, 0);
+        const auto wide_out = empty_tensor(4, out_sizes, out_strides, kFloat32, kCPU, 0);
         attend<float>(*wq, *wk, *wv, wmask ? wmask.get() : mask, is_causal != 0, s, *wide_out, *lse);
         store_narrowed(*wide_out, *out);
       }
