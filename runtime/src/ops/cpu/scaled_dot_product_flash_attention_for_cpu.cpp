@@ -98,7 +98,8 @@ template <typename T>
 void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
             const Tensor& out, const Tensor& lse) {
   if constexpr (std::is_same_v<T, float>) {
-    if (small_attention(q, k, v, mask, causal, scale, out, lse)) return;  // cpu_small_attention.cpp
+    // cpu_small_attention.cpp reads key/value head h for query head h: not for grouped heads.
+    if (k.sizes[1] == q.sizes[1] && small_attention(q, k, v, mask, causal, scale, out, lse)) return;
   }
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], E = q.sizes[3], S = k.sizes[2], Ev = v.sizes[3];
   // Scratch kept per thread: three allocations a call were a visible share of a small model's time.
