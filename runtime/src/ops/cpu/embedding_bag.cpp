@@ -69,7 +69,8 @@ void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::ve
 
 void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTensorHandle offsets_h, int64_t mode,
                    AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-                   AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+                   AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3,
+                   bool forward_only) {
   const Tensor& weight = cpu_tensor(weight_h, "weight");
   const Tensor& indices = cpu_tensor(indices_h, "indices");
   const Tensor& offsets = cpu_tensor(offsets_h, "offsets");
@@ -104,8 +105,9 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   auto out = empty_tensor({B, D}, {D, 1}, weight.dtype, kCPU, -1);
   const bool has_offset2bag = mode != 0 || padding_idx >= 0;
   auto offset2bag = empty_tensor({has_offset2bag ? N : 0}, {1}, itype, kCPU, -1);
-  // A sum's bag_size and max_indices are zeros with one entry per offset (include_last_offset's too).
-  const int64_t aux = mode == 0 ? offsets.sizes[0] : B;
+  // A sum's bag_size and max_indices are zeros: one per bag, but one per offset (include_last_offset's
+  // too) from _embedding_bag_forward_only, as torch's CPU kernels make them.
+  const int64_t aux = mode == 0 && forward_only ? offsets.sizes[0] : B;
   auto bag_size = empty_tensor({aux}, {1}, itype, kCPU, -1);
   auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({aux}, {1}, itype, kCPU, -1);
   if (has_offset2bag) {
@@ -141,7 +143,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(
   (void)sparse;
   return guarded(__func__, [&] {
     embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, ret0, ret1,
-                  ret2, ret3);
+                  ret2, ret3, false);
   });
 }
 
@@ -153,7 +155,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(
   (void)sparse;
   return guarded(__func__, [&] {
     embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, ret0, ret1,
-                  ret2, ret3);
+                  ret2, ret3, true);
   });
 }
 
