@@ -171,6 +171,14 @@ RING: dict[str, ZooModel] = {
         "",
         "p = torch.randperm(64) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
         (Input((2, 8)),), 0.0),
+    # CTC-style greedy decoding (collapse repeated labels) and Poisson count noise.
+    "decode_counts": ZooModel(
+        "",
+        "ids = x.argmax(-1).flatten()\n"
+        "runs, counts = torch.unique_consecutive(ids, return_counts=True)\n"
+        "p = torch.poisson(torch.full((8192,), 4.0) + 0 * x.sum())\n"
+        "return runs, counts, (p.mean() * 2).round(), (p >= 0).all()",
+        (Input((2, 20, 3)),), 0.0),
     # ---- scans, selections, distances ----
     "scans": ZooModel(
         "",
@@ -337,4 +345,4 @@ RING: dict[str, ZooModel] = {
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
-CI = ("order_stats", "embedding_bag", "conv_transpose")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p")

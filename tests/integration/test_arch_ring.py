@@ -3,7 +3,7 @@ beside libtorch: compiled by stock torch (cached on disk), rewritten with ``shim
 run with ``shimgen run`` in a child process that loaded libtorch_cpu.so first; every output matches
 eager and every shim the model imports is bound to the runtime. The subset carries ops the named
 zoo does not: selections through C shims and the proxy executor (kthvalue, median, median.dim),
-EmbeddingBag, transposed convolution. ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ EXPECTED_FALLBACKS = {
     "order_stats": {"aoti_torch_cpu_kthvalue", "aoti_torch_cpu_median", "aoti_torch_proxy_executor_call_function"},
     "embedding_bag": {"aoti_torch_cpu__embedding_bag"},
     "conv_transpose": {"aoti_torch_cpu_convolution"},
+    "top_p": {"aoti_torch_cpu_sort_stable", "aoti_torch_cpu_cumsum", "aoti_torch_proxy_executor_call_function"},
 }
 
 
