@@ -176,7 +176,7 @@ RING: dict[str, ZooModel] = {
         "",
         "ids = x.argmax(-1).flatten()\n"
         "runs, counts = torch.unique_consecutive(ids, return_counts=True)\n"
-        "p = torch.poisson(torch.full((8192,), 4.0) + 0 * x.sum())\n"
+        "p = torch.poisson(torch.full((8192,), 4.0, device=x.device) + 0 * x.sum())\n"
         "return runs, counts, (p.mean() * 2).round(), (p >= 0).all()",
         (Input((2, 20, 3)),), 0.0),
     # ---- scans, selections, distances ----
@@ -290,14 +290,14 @@ RING: dict[str, ZooModel] = {
     "index_ops": ZooModel(
         "",
         "i = (x.abs() * 3).long().clamp(max=5)\n"
-        "a = torch.zeros(6, 8).index_add(0, i[:, 0], x)\n"
+        "a = torch.zeros_like(x).index_add(0, i[:, 0], x)\n"
         "b = x.gather(1, i) + torch.take_along_dim(x, i, 1)\n"
-        "c = torch.zeros(6, 8).scatter(0, i, x)\n"
-        "d = torch.zeros(6, 8).scatter(0, i, x, reduce='multiply')\n"
+        "c = torch.zeros_like(x).scatter(0, i, x)\n"
+        "d = torch.zeros_like(x).scatter(0, i, x, reduce='multiply')\n"
         "e = x.index_select(1, i[0]) + x[i[:, 1]]\n"
-        "f = torch.zeros(6, 8).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
-        "g = torch.zeros(6, 8).index_copy(0, torch.tensor([5, 3, 1, 0, 2, 4]), x)\n"
-        "h = torch.ones(6, 8).index_reduce(0, i[:, 0], x, 'prod', include_self=False)\n"
+        "f = torch.zeros_like(x).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
+        "g = torch.zeros_like(x).index_copy(0, torch.tensor([5, 3, 1, 0, 2, 4], device=x.device), x)\n"
+        "h = torch.ones_like(x).index_reduce(0, i[:, 0], x, 'prod', include_self=False)\n"
         "return a, b, c, d, e, f, g, h",
         (Input((6, 8)),), 1e-5),
     "masks": ZooModel(
@@ -327,7 +327,7 @@ RING: dict[str, ZooModel] = {
         "self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True).eval()",
         "F = torch.nn.functional\n"
         "q = x.view(2, 8, 4, 8).transpose(1, 2)\nk = y.view(2, 8, 4, 8).transpose(1, 2)\n"
-        "mask = torch.ones(8, 8, dtype=torch.bool).tril()\n"
+        "mask = torch.ones(8, 8, dtype=torch.bool, device=x.device).tril()\n"
         "a = F.scaled_dot_product_attention(q, k, k, attn_mask=mask)\n"
         "b = F.scaled_dot_product_attention(q, k[:, :2], k[:, :2], enable_gqa=True, scale=0.3)\n"
         "c = F.scaled_dot_product_attention(q, k, k, attn_mask=(y[:, :1, :8] * 0.1).unsqueeze(1))\n"
