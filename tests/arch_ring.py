@@ -204,6 +204,14 @@ RING: dict[str, ZooModel] = {
         "",
         "return torch.nonzero(x > 0.5), torch.unique(torch.floor(x * 2))",
         (Input((6, 8)),), 0.0),
+    # Segment maps from counts (MoE dispatch), NaN-robust statistics, in-set distances.
+    "segments_stats": ZooModel(
+        "",
+        "counts = (x.abs() * 3).long().clamp(max=4)[0]\n"
+        "rows = torch.repeat_interleave(counts)\n"
+        "y = x.masked_fill(x > 1.0, float('nan'))\n"
+        "return rows, torch.nanmedian(y), torch.pdist(x), torch.pdist(x, p=1.0)",
+        (Input((6, 8)),), 1e-5),
     # ---- bags, batched products ----
     "embedding_bag": ZooModel(
         "self.mean = torch.nn.EmbeddingBag(64, 16, mode='mean')\nself.sum = torch.nn.EmbeddingBag(64, 16, mode='sum')\n"

@@ -202,6 +202,27 @@ def addbmm_masked_select(s: Shims):
     return detail
 
 
+def segments_stats(s: Shims):
+    repeats = torch.tensor([2, 0, 3, 1], device=DEV)
+    x = torch.randn(7, 5, device=DEV, generator=gen(20))
+    x[0, 0] = float("nan")
+    hr, hx, out = s.wrap(repeats), s.wrap(x), c_void_p()
+    f = s.fn("aoti_torch_cuda_repeat_interleave_Tensor", H, I64P, HP)
+    assert f(hr, None, byref(out)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, out.value), torch.repeat_interleave(repeats))
+    bad = c_void_p(7)
+    refused(f(hr, byref(c_int64(5)), byref(bad)), bad)
+    g = s.fn("aoti_torch_cuda_nanmedian", H, HP)
+    assert g(hx, byref(out)) == 0 and torch.equal(on_device(s, out.value), torch.nanmedian(x))
+    clean = torch.nan_to_num(x)
+    hc = s.wrap(clean)
+    p = s.fn("aoti_torch_cuda__pdist_forward", H, c_double, HP)
+    assert p(hc, 2.0, byref(out)) == 0, s.rt.last_error()
+    detail = close(on_device(s, out.value), torch.pdist(clean), 1e-4)
+    s.free(hr, hx, hc, out.value)
+    return detail
+
+
 def random_sources(s: Shims):
     out = c_void_p()
     f = s.fn("aoti_torch_cuda_randn", I64P, c_int64, I32P, I32P, I32P, c_int32, I32P, HP)
@@ -242,6 +263,7 @@ CASES = {
     "conv-transposed-float32": lambda s: conv_transposed(s, torch.float32),
     "conv-transposed-bfloat16": lambda s: conv_transposed(s, torch.bfloat16),
     "addbmm-masked-select": addbmm_masked_select,
+    "segments-stats": segments_stats,
     "random-sources": random_sources,
 }
 

@@ -18,7 +18,8 @@ HERE = Path(__file__).resolve().parent
 CASES = ["scans-float32", "scans-bfloat16", "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
-         "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "random-sources"]
+         "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
+         "random-sources"]
 
 
 @pytest.fixture(scope="module")

@@ -348,3 +348,31 @@ def test_sdpa_with_grouped_query_heads_matches_torch(rt, hs, dtype, length):
     assert shim(rt, "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu")(
         hs.of(q), hs.of(bad), hs.of(bad), c_double(0.0), c_int32(0), None, None, byref(c_void_p()),
         byref(c_void_p())) == INVALID
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_repeat_interleave_matches_torch(rt, hs, dtype):
+    repeats = torch.tensor([2, 0, 3, 1, 0], dtype=dtype)
+    for view, size in ((repeats, None), (strided(repeats.unsqueeze(0))[0], c_int64(6))):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_repeat_interleave_Tensor")(hs.of(view), byref(size) if size is not None else None,
+                                                                   byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), torch.repeat_interleave(view))
+    assert shim(rt, "aoti_torch_cpu_repeat_interleave_Tensor")(hs.of(repeats), byref(c_int64(5)),
+                                                               byref(c_void_p())) == INVALID
+    assert shim(rt, "aoti_torch_cpu_repeat_interleave_Tensor")(hs.of(-repeats - 1), None, byref(c_void_p())) == INVALID
+
+
+def test_nanmedian_and_pdist_match_torch(rt, hs):
+    nan = float("nan")
+    for x in (torch.tensor([1.0, nan, 3.0, 2.0]), torch.tensor([nan, nan]), strided(torch.randn(5, 6, generator=gen(36))),
+              torch.tensor([4, 1, 3], dtype=torch.int64)):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_nanmedian")(hs.of(x), byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), torch.nanmedian(x))
+    x = strided(torch.randn(7, 5, generator=gen(37)))
+    for p in (0.0, 1.0, 2.0, 3.5, float("inf")):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x), c_double(p), byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), torch.ops.aten._pdist_forward(x.contiguous(), p), atol=1e-5)  # torch: contiguous only
+    assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x[0]), c_double(2.0), byref(c_void_p())) == INVALID

@@ -157,6 +157,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, Ate
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
                                                             AtenTensorHandle* ret0);
 
+/* i repeated repeats[i] times (repeats 1-d int32/int64; output_size null or the sum). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats,
+                                                                       int64_t* output_size,
+                                                                       AtenTensorHandle* ret0);
+/* Lower median of the non-NaN elements, a 0-d tensor; NaN when all are NaN. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -157,4 +157,16 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_select(AtenTensorHandle s
   return unsupported(__func__);
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0) {
+  return unsupported(__func__);
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0) {
+  return unsupported(__func__);
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0) {
+  return unsupported(__func__);
+}
+
 }  // extern "C"
