@@ -162,7 +162,7 @@ RING: dict[str, ZooModel] = {
         "",
         "n = torch.randn(8192) + 0 * x.sum()\n"
         "g = torch.normal(torch.full((8192,), 3.0), torch.full((8192,), 0.5))\n"
-        "b = torch.bernoulli(torch.full((8192,), 0.25))\n"
+        "b = torch.bernoulli(torch.full((8192,), 0.3))\n"
         "u = torch.rand_like(x)\n"
         "return (n.mean() * 5).round(), (n.std() * 5).round(), (g.mean() * 5).round(), (b.mean() * 10).round(),"
         " ((u >= 0) & (u < 1)).all(), x + 0 * u",
@@ -171,6 +171,14 @@ RING: dict[str, ZooModel] = {
         "",
         "p = torch.randperm(64) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
         (Input((2, 8)),), 0.0),
+    # CTC-style greedy decoding (collapse repeated labels) and Poisson count noise.
+    "decode_counts": ZooModel(
+        "",
+        "ids = x.argmax(-1).flatten()\n"
+        "runs, counts = torch.unique_consecutive(ids, return_counts=True)\n"
+        "p = torch.poisson(torch.full((8192,), 4.0, device=x.device) + 0 * x.sum())\n"
+        "return runs, counts, (p.mean() * 2).round(), (p >= 0).all()",
+        (Input((2, 20, 3)),), 0.0),
     # ---- scans, selections, distances ----
     "scans": ZooModel(
         "",
@@ -196,6 +204,14 @@ RING: dict[str, ZooModel] = {
         "",
         "return torch.nonzero(x > 0.5), torch.unique(torch.floor(x * 2))",
         (Input((6, 8)),), 0.0),
+    # Segment maps from counts (MoE dispatch), NaN-robust statistics, in-set distances.
+    "segments_stats": ZooModel(
+        "",
+        "counts = (x.abs() * 3).long().clamp(max=4)[0]\n"
+        "rows = torch.repeat_interleave(counts)\n"
+        "y = x.masked_fill(x > 1.0, float('nan'))\n"
+        "return rows, torch.nanmedian(y), torch.pdist(x), torch.pdist(x, p=1.0)",
+        (Input((6, 8)),), 1e-5),
     # ---- bags, batched products ----
     "embedding_bag": ZooModel(
         "self.mean = torch.nn.EmbeddingBag(64, 16, mode='mean')\nself.sum = torch.nn.EmbeddingBag(64, 16, mode='sum')\n"
@@ -282,14 +298,14 @@ RING: dict[str, ZooModel] = {
     "index_ops": ZooModel(
         "",
         "i = (x.abs() * 3).long().clamp(max=5)\n"
-        "a = torch.zeros(6, 8).index_add(0, i[:, 0], x)\n"
+        "a = torch.zeros_like(x).index_add(0, i[:, 0], x)\n"
         "b = x.gather(1, i) + torch.take_along_dim(x, i, 1)\n"
-        "c = torch.zeros(6, 8).scatter(0, i, x)\n"
-        "d = torch.zeros(6, 8).scatter(0, i, x, reduce='multiply')\n"
+        "c = torch.zeros_like(x).scatter(0, i, x)\n"
+        "d = torch.zeros_like(x).scatter(0, i, x, reduce='multiply')\n"
         "e = x.index_select(1, i[0]) + x[i[:, 1]]\n"
-        "f = torch.zeros(6, 8).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
-        "g = torch.zeros(6, 8).index_copy(0, torch.tensor([5, 3, 1, 0, 2, 4]), x)\n"
-        "h = torch.ones(6, 8).index_reduce(0, i[:, 0], x, 'prod', include_self=False)\n"
+        "f = torch.zeros_like(x).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
+        "g = torch.zeros_like(x).index_copy(0, torch.tensor([5, 3, 1, 0, 2, 4], device=x.device), x)\n"
+        "h = torch.ones_like(x).index_reduce(0, i[:, 0], x, 'prod', include_self=False)\n"
         "return a, b, c, d, e, f, g, h",
         (Input((6, 8)),), 1e-5),
     "masks": ZooModel(
@@ -319,7 +335,7 @@ RING: dict[str, ZooModel] = {
         "self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True).eval()",
         "F = torch.nn.functional\n"
         "q = x.view(2, 8, 4, 8).transpose(1, 2)\nk = y.view(2, 8, 4, 8).transpose(1, 2)\n"
-        "mask = torch.ones(8, 8, dtype=torch.bool).tril()\n"
+        "mask = torch.ones(8, 8, dtype=torch.bool, device=x.device).tril()\n"
         "a = F.scaled_dot_product_attention(q, k, k, attn_mask=mask)\n"
         "b = F.scaled_dot_product_attention(q, k[:, :2], k[:, :2], enable_gqa=True, scale=0.3)\n"
         "c = F.scaled_dot_product_attention(q, k, k, attn_mask=(y[:, :1, :8] * 0.1).unsqueeze(1))\n"
@@ -337,4 +353,4 @@ RING: dict[str, ZooModel] = {
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
-CI = ("order_stats", "embedding_bag", "conv_transpose")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p")

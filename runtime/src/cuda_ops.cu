@@ -18,6 +18,7 @@
 
 #include "cuda_internal.h"
 #include "internal.h"
+#include "ops/cuda/host_staged.h"
 #include "ops/cuda/op_support.cuh"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
@@ -279,9 +280,18 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
                  int64_t dilation_len, int32_t transposed, const int64_t* output_padding, int64_t output_padding_len,
                  int64_t groups, AtenTensorHandle* ret0) {
   SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-  if (transposed != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "transposed convolution is not supported");
-  (void)output_padding;
-  (void)output_padding_len;
+  // Transposed (decoders, vocoders) and 3-d convolutions: the CPU op on host copies (host_staged.h).
+  if (transposed != 0 || unwrap(input_h, "input")->sizes.size() == 5) {
+    HostStaged s;
+    cuda_tensor(input_h, "input", -1);
+    AtenTensorHandle r = nullptr;
+    s.check(aoti_torch_cpu_convolution(s.host(input_h), s.host(weight_h), s.host(bias_p), stride, stride_len, padding,
+                                       padding_len, dilation, dilation_len, transposed, output_padding,
+                                       output_padding_len, groups, &r),
+            "convolution");
+    *ret0 = s.to_device(r);
+    return;
+  }
   const Tensor& in = cuda_tensor(input_h, "input", -1);
   const Tensor& w = cuda_tensor(weight_h, "weight", static_cast<int64_t>(in.sizes.size()));
   same_device_and_dtype(in, w, "weight");

@@ -327,6 +327,25 @@ void unique2(Call& call) {
   for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
 }
 
+void unique_consecutive(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(!call.has("dim"), call.target() + ": only dim=None (the flattened input) is supported");
+  Owned keep;
+  AtenTensorHandle results[3] = {nullptr, nullptr, nullptr};
+  proxy_ops::cpu_unique_consecutive(on_host(self, keep), call.flag("return_inverse", false),
+                                    call.flag("return_counts", false), &results[0], &results[1], &results[2]);
+  Owned owned[3] = {Owned(results[0]), Owned(results[1]), Owned(results[2])};
+  for (size_t i = 0; i < 3; ++i) owned[i].h = to_device_of(owned[i].release(), self);
+  for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
+}
+
+void poisson(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_poisson(on_host(self, keep)), self));
+}
+
 void prims_normal(Call& call) {
   const std::string device = call.device("device");
   AtenTensorHandle host = proxy_ops::cpu_normal(call.ints("shape"), call.real("mean", 0.0), call.real("std", 1.0),
@@ -370,6 +389,8 @@ constexpr Served kServed[] = {
     {"aten::median.dim", median_dim},
     {"aten::_unique2", unique2},
     {"prims::normal", prims_normal},
+    {"aten::unique_consecutive", unique_consecutive},
+    {"aten::poisson", poisson},
 };
 
 Handler handler_for(std::string target) {

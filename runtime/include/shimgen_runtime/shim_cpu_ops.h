@@ -30,7 +30,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, Ate
                                                        AtenTensorHandle mat2);
 
 /* N-d convolution (1-3 spatial dims): input [N, C, *], weight [O, C/groups, *k], bias null or [O];
- * stride/padding/dilation hold 1 or (spatial) values. transposed must be 0. The new output is
+ * stride/padding/dilation hold 1 or (spatial) values. transposed: weight [C, O/groups, *k] and
+ * output_padding. float32/64, bfloat16/float16 (computed in float32). The new output is
  * channels-last when input or weight is (PyTorch's rule), else contiguous. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight,
                                                            AtenTensorHandle* bias, const int64_t* stride,
@@ -120,6 +121,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(
     int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
     int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
     AtenTensorHandle* ret3);
+/* self with slices index[i] along dim reduced with source's slice i: prod, mean, amax, amin. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                                            AtenTensorHandle source, const char* reduce,
+                                                            int32_t include_self, AtenTensorHandle* ret0);
 /* out = beta * self + alpha * (batch1 @ batch2); self broadcast to out [B, n, m]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                            AtenTensorHandle batch1, AtenTensorHandle batch2,
@@ -143,6 +148,23 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nonzero(AtenTensorHandle self, At
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device,
                                                         int32_t device_index_, int32_t* pin_memory,
                                                         AtenTensorHandle* ret0);
+
+/* beta * self + alpha * sum over b of batch1[b] @ batch2[b]: a new [n, m]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
+                                                     AtenTensorHandle batch2, double beta, double alpha,
+                                                     AtenTensorHandle* ret0);
+/* The elements of self where the (broadcast) bool mask is true, 1-d, row-major order. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
+                                                            AtenTensorHandle* ret0);
+
+/* i repeated repeats[i] times (repeats 1-d int32/int64; output_size null or the sum). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats,
+                                                                       int64_t* output_size,
+                                                                       AtenTensorHandle* ret0);
+/* Lower median of the non-NaN elements, a 0-d tensor; NaN when all are NaN. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -99,6 +99,90 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__grouped_mm(AtenTensorHandle sel
                                                             AtenTensorHandle* offs, AtenTensorHandle* bias,
                                                             int32_t* out_dtype, AtenTensorHandle* ret0);
 
+/* ---- The wider ring (tests/arch_ring.py): computed by the CPU op on host copies of the inputs
+ * (src/ops/cuda/host_staged.h); semantics as in shim_cpu_ops.h. ---- */
+/* Running product along dim; dtype null: self's, int64 for integer and bool inputs. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype,
+                                                        AtenTensorHandle* ret0);
+/* Running maximum / minimum along dim and its int64 index (ties take the later index; NaN sticks). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0,
+                                                       AtenTensorHandle* ret1);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cummin(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0,
+                                                       AtenTensorHandle* ret1);
+/* log(cumsum(exp(self))) along dim, floating dtypes. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_logcumsumexp(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* k-th smallest (1-based) along dim and its int64 index; NaN is largest. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim,
+                                                         AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* Lower median of all elements, a 0-d tensor; NaN when any element is NaN. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_median(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* Bucket of each value in a sorted sequence (1-d, or one row per leading index); int64, or int32. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHandle sorted_sequence,
+                                                                    AtenTensorHandle self, int32_t out_int32,
+                                                                    int32_t right, const char** side,
+                                                                    AtenTensorHandle* sorter, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Scalar(AtenTensorHandle sorted_sequence, double self,
+                                                                    int32_t out_int32, int32_t right, const char** side,
+                                                                    AtenTensorHandle* sorter, AtenTensorHandle* ret0);
+/* p-norm distances between the rows of x1 [*, P, M] and x2 [*, R, M]: [*, P, R]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
+                                                               int64_t* compute_mode, AtenTensorHandle* ret0);
+/* EmbeddingBag (mode 0 sum, 1 mean, 2 max): output [B, D], offset2bag, bag_size, max_indices. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag(
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+    int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
+    int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag_forward_only(
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+    int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
+    int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3);
+/* self with slices index[i] along dim reduced with source's slice i: prod, mean, amax, amin. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                                             AtenTensorHandle source, const char* reduce,
+                                                             int32_t include_self, AtenTensorHandle* ret0);
+/* out = beta * self + alpha * (batch1 @ batch2); self broadcast to out [B, n, m]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                            AtenTensorHandle batch1, AtenTensorHandle batch2,
+                                                            double beta, double alpha);
+/* A new tensor of `size` of standard normal draws; dtype null: float32. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randn(const int64_t* size, int64_t size_len_, int32_t* dtype,
+                                                      int32_t* layout, int32_t* device, int32_t device_index_,
+                                                      int32_t* pin_memory, AtenTensorHandle* ret0);
+/* A new tensor like self of normal(mean, std) draws; generator must be null. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_normal_functional(AtenTensorHandle self, double mean, double std,
+                                                                  AtenGeneratorHandle* generator,
+                                                                  AtenTensorHandle* ret0);
+
+/* searchsorted of every value of self in the 1-d boundaries. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries,
+                                                                 int32_t out_int32, int32_t right,
+                                                                 AtenTensorHandle* ret0);
+/* int64 [n, rank] coordinates of the non-zero elements, row-major order. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nonzero(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* A random permutation of 0..n-1; dtype null: int64. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device,
+                                                         int32_t device_index_, int32_t* pin_memory,
+                                                         AtenTensorHandle* ret0);
+
+/* beta * self + alpha * sum over b of batch1[b] @ batch2[b]: a new [n, m]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
+                                                      AtenTensorHandle batch2, double beta, double alpha,
+                                                      AtenTensorHandle* ret0);
+/* The elements of self where the (broadcast) bool mask is true, 1-d, row-major order. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
+                                                             AtenTensorHandle* ret0);
+
+/* i repeated repeats[i] times (repeats 1-d int32/int64; output_size null or the sum). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats,
+                                                                        int64_t* output_size,
+                                                                        AtenTensorHandle* ret0);
+/* Lower median of the non-NaN elements, a 0-d tensor; NaN when all are NaN. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -29,4 +29,11 @@ AtenTensorHandle cpu_normal(const std::vector<int64_t>& shape, double mean, doub
 void cpu_unique2(AtenTensorHandle self, bool return_inverse, bool return_counts, AtenTensorHandle* values,
                  AtenTensorHandle* inverse, AtenTensorHandle* counts);
 
+// aten::unique_consecutive (dim None): self flattened with each run of equal values collapsed to
+// one (CTC-style decoding); inverse (self's shape) and counts when asked, else empty int64 [0].
+void cpu_unique_consecutive(AtenTensorHandle self, bool return_inverse, bool return_counts, AtenTensorHandle* values,
+                            AtenTensorHandle* inverse, AtenTensorHandle* counts);
+// aten::poisson: a new tensor of self's shape and dtype, element i a Poisson draw with rate self[i].
+AtenTensorHandle cpu_poisson(AtenTensorHandle self);
+
 }  // namespace shimgen::rt::proxy_ops

@@ -1,6 +1,7 @@
 // aoti_torch_cpu__embedding_bag and _embedding_bag_forward_only: nn.EmbeddingBag / F.embedding_bag
 // (recommenders, bag-of-words and hashed n-gram features). Bags are [offsets[b], offsets[b + 1]) of
-// the 1-d indices (the last runs to the end, or to offsets[B] with include_last_offset); entries
+// the 1-d indices (the last runs to the end of indices, with include_last_offset too: torch's CPU
+// kernel ignores the final offset there); entries
 // equal to padding_idx (>= 0) are skipped. mode 0 sums (times per_sample_weights when given), 1
 // averages over the non-padding entries, 2 takes the element-wise max (first index wins ties); an
 // empty bag gives zeros. The three auxiliary outputs follow torch's CPU kernel, in the indices' dtype:
@@ -68,7 +69,8 @@ void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::ve
 
 void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTensorHandle offsets_h, int64_t mode,
                    AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-                   AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+                   AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3,
+                   bool forward_only) {
   const Tensor& weight = cpu_tensor(weight_h, "weight");
   const Tensor& indices = cpu_tensor(indices_h, "indices");
   const Tensor& offsets = cpu_tensor(offsets_h, "offsets");
@@ -93,7 +95,7 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
                         std::to_string(rows) + ")");
   }
   for (int64_t b = 0; b < B; ++b) starts[static_cast<size_t>(b)] = read_index(offsets, b);
-  starts[static_cast<size_t>(B)] = include_last_offset != 0 ? read_index(offsets, B) : N;
+  starts[static_cast<size_t>(B)] = N;  // with include_last_offset too: torch's CPU kernel ignores offsets[B]
   SHIMGEN_REQUIRE(B == 0 || starts[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
                                             "start from position 0. However, got " + std::to_string(starts[0]));
   for (int64_t b = 0; b < B; ++b)
@@ -103,8 +105,11 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   auto out = empty_tensor({B, D}, {D, 1}, weight.dtype, kCPU, -1);
   const bool has_offset2bag = mode != 0 || padding_idx >= 0;
   auto offset2bag = empty_tensor({has_offset2bag ? N : 0}, {1}, itype, kCPU, -1);
-  auto bag_size = empty_tensor({B}, {1}, itype, kCPU, -1);
-  auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({B}, {1}, itype, kCPU, -1);
+  // A sum's bag_size and max_indices are zeros: one per bag, but one per offset (include_last_offset's
+  // too) from _embedding_bag_forward_only, as torch's CPU kernels make them.
+  const int64_t aux = mode == 0 && forward_only ? offsets.sizes[0] : B;
+  auto bag_size = empty_tensor({aux}, {1}, itype, kCPU, -1);
+  auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({aux}, {1}, itype, kCPU, -1);
   if (has_offset2bag) {
     for (int64_t b = 0; b < B; ++b)
       for (int64_t e = starts[static_cast<size_t>(b)]; e < starts[static_cast<size_t>(b + 1)]; ++e) write_index(*offset2bag, e, b);
@@ -113,8 +118,13 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   dispatch_floating(weight.dtype, "embedding_bag", [&](auto t) {
     bags<decltype(t)>(weight, index, starts, mode, psw, padding_idx, *out, *bag_size, mode == 2 ? max_indices.get() : nullptr);
   });
-  if (mode != 2)
-    for (int64_t b = 0; b < B; ++b) write_index(*max_indices, b, mode == 1 ? read_index(*bag_size, b) : 0);
+  if (mode == 0)
+    for (int64_t b = 0; b < aux; ++b) {
+      write_index(*bag_size, b, 0);
+      write_index(*max_indices, b, 0);
+    }
+  if (mode == 1)
+    for (int64_t b = 0; b < B; ++b) write_index(*max_indices, b, read_index(*bag_size, b));
   *ret0 = wrap(std::move(out));
   *ret1 = wrap(std::move(offset2bag));
   *ret2 = wrap(std::move(bag_size));
@@ -133,7 +143,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(
   (void)sparse;
   return guarded(__func__, [&] {
     embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, ret0, ret1,
-                  ret2, ret3);
+                  ret2, ret3, false);
   });
 }
 
@@ -145,7 +155,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(
   (void)sparse;
   return guarded(__func__, [&] {
     embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, ret0, ret1,
-                  ret2, ret3);
+                  ret2, ret3, true);
   });
 }
 

@@ -98,7 +98,8 @@ template <typename T>
 void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
             const Tensor& out, const Tensor& lse) {
   if constexpr (std::is_same_v<T, float>) {
-    if (small_attention(q, k, v, mask, causal, scale, out, lse)) return;  // cpu_small_attention.cpp
+    // cpu_small_attention.cpp reads key/value head h for query head h: not for grouped heads.
+    if (k.sizes[1] == q.sizes[1] && small_attention(q, k, v, mask, causal, scale, out, lse)) return;
   }
   const int64_t B = q.sizes[0], H = q.sizes[1], L = q.sizes[2], E = q.sizes[3], S = k.sizes[2], Ev = v.sizes[3];
   // Scratch kept per thread: three allocations a call were a visible share of a small model's time.
@@ -126,8 +127,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t h = 0; h < H; ++h) {
       Matrix<const T> qm{qp + b * q.strides[0] + h * q.strides[1], L, E, q.strides[2], q.strides[3]};
-      Matrix<const T> km{kp + b * k.strides[0] + h * k.strides[1], S, E, k.strides[2], k.strides[3]};
-      Matrix<const T> vm{vp + b * v.strides[0] + h * v.strides[1], S, Ev, v.strides[2], v.strides[3]};
+      // Grouped-query attention (enable_gqa): query head h reads key/value head h / (H / H_kv).
+      const int64_t kv = h / (H / k.sizes[1]);
+      Matrix<const T> km{kp + b * k.strides[0] + kv * k.strides[1], S, E, k.strides[2], k.strides[3]};
+      Matrix<const T> vm{vp + b * v.strides[0] + kv * v.strides[1], S, Ev, v.strides[2], v.strides[3]};
       Matrix<T> sm{scores.data(), L, S, S, 1};
       gemm(qm, km.transposed(), sm, static_cast<T>(scale), T(0), BOperand::kActivation);
       for (int64_t i = 0; i < L; ++i) {
@@ -179,8 +182,9 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
             "query, key and value must be 4-d [B, H, L, E], got " + shape_str(q.sizes) + ", " + shape_str(k.sizes) +
                 ", " + shape_str(v.sizes));
     SHIMGEN_REQUIRE(k.dtype == q.dtype && v.dtype == q.dtype, "query, key and value must have one dtype");
-    SHIMGEN_REQUIRE(k.sizes[0] == q.sizes[0] && v.sizes[0] == q.sizes[0] && k.sizes[1] == q.sizes[1] && v.sizes[1] == q.sizes[1] &&
-                k.sizes[3] == q.sizes[3] && v.sizes[2] == k.sizes[2],
+    // Key/value heads equal query heads, or divide them (grouped-query attention, enable_gqa).
+    SHIMGEN_REQUIRE(k.sizes[0] == q.sizes[0] && v.sizes[0] == q.sizes[0] && v.sizes[1] == k.sizes[1] &&
+                k.sizes[1] > 0 && q.sizes[1] % k.sizes[1] == 0 && k.sizes[3] == q.sizes[3] && v.sizes[2] == k.sizes[2],
             "shapes do not match: query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) + ", value " +
                 shape_str(v.sizes));
     if (mask) {

@@ -1,0 +1,19 @@
+// aoti_torch_cuda_median: lower median of all elements, 0-d (torch.median). Computed by the CPU
+// op on host copies (host_staged.h): the same results as on the CPU, where
+// tests/integration/test_cpu_ring_ops.py compares them with torch.
+#include "host_staged.h"
+#include "shimgen_runtime/shim_cuda_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cuda_ops;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_median(AtenTensorHandle self, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
+    AtenTensorHandle r = nullptr;
+    s.check(aoti_torch_cpu_median(s.host(self), &r), "median");
+    *ret0 = s.to_device(r);
+  });
+}

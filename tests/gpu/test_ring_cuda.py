@@ -1,0 +1,78 @@
+"""The wider ring on the GPU (tests/arch_ring.py, its op-shape models): each compiled by torch with
+CUDA (link_libtorch=False, stock inductor), rewritten by `shimgen prefix-imports`, run by
+`shimgen run --device cuda:0` in a process that loaded libtorch_cpu.so and libtorch_cuda.so first,
+and compared with eager torch's outputs from the compiling process (NaN equal to NaN). These models
+carry the ring's ops on the device: scans, selections, searchsorted, EmbeddingBag, baddbmm/addbmm,
+transposed convolution, index_reduce, masked_select, nonzero, grouped-query attention, and the
+proxy executor's host round trip (multinomial, median.dim, _unique2, unique_consecutive, poisson).
+A model torch cannot export on this machine is skipped with torch's reason (recorded by the compile).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
+from arch_ring import RING  # noqa: E402
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embedding_bag", "baddbmm",
+         "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats"]
+# cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
+CUDA_ATOL = 5e-5
+
+
+@pytest.fixture(scope="module")
+def ring(cuda, tmp_path_factory) -> dict[str, tuple[Path, Path] | str]:
+    torch_lib_dir()
+    dirs = aoti_zoo.ensure_compiled(NAMES, device="cuda", keep_going=True, timeout=3000)
+    out = tmp_path_factory.mktemp("ring-cuda")
+    prepared: dict[str, tuple[Path, Path] | str] = {}
+    for name, directory in dirs.items():
+        if not (directory / "meta.json").is_file():
+            prepared[name] = aoti_zoo.error_of(directory).read_text().strip()
+            continue
+        target = out / f"{name}.prefixed.pt2"
+        prefix_imports_cli(directory / "model.pt2", target)  # asserts: names any shim the runtime lacks
+        prepared[name] = (target, directory)
+    return prepared
+
+
+def max_difference(got: np.ndarray, expected: np.ndarray) -> float:
+    g, e = got.astype(np.float64), expected.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.where((g == e) | (np.isnan(g) & np.isnan(e)), 0.0, np.abs(g - e))
+    return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ring_model_matches_eager_on_cuda(cuda, ring, name, tmp_path):
+    entry = ring[name]
+    if isinstance(entry, str):
+        pytest.skip(f"torch could not export {name} here: {entry}")
+    target, directory = entry
+    lib = torch_lib_dir()
+    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
+    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(cuda.rt.path),
+               "--device", "cuda:0"]
+    for path in aoti_zoo.inputs_of(directory):
+        command += ["--input", str(path)]
+    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
+    for index, expected_path in enumerate(aoti_zoo.expected_of(directory)):
+        expected, got = np.load(expected_path), np.load(tmp_path / f"output_{index}.npy")
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        error = max_difference(got, expected)
+        print(f"{name} output {index}: max |shimgen - eager| = {error:.3g} (tolerance {tolerance:g})")
+        assert error <= tolerance

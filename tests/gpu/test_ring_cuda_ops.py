@@ -1,0 +1,44 @@
+"""The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/, host-staged through the CPU
+ops) against torch's CUDA kernels on the same inputs, in one child process
+(tests/gpu/ring_cuda_cases.py, torch beside the runtime the session's ``cuda`` fixture built); each
+case asserted here, each with a refused argument as its negative control."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+HERE = Path(__file__).resolve().parent
+
+CASES = ["scans-float32", "scans-bfloat16", "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
+         "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
+         "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
+         "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
+         "random-sources"]
+
+
+@pytest.fixture(scope="module")
+def results(cuda) -> dict[str, dict]:
+    pytest.importorskip("torch")
+    completed = subprocess.run([sys.executable, str(HERE / "ring_cuda_cases.py"), str(cuda.rt.path), cuda.rt.prefix],
+                               capture_output=True, text=True, timeout=600, check=False)
+    rows = {}
+    for line in completed.stdout.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            rows[row["case"]] = row
+    assert rows, f"the case runner printed nothing (exit {completed.returncode}):\n{completed.stderr[-3000:]}"
+    return rows
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_ring_cuda_op_matches_torch(results, case):
+    row = results.get(case)
+    assert row is not None, f"the case runner did not report {case}"
+    print(f"{case}: {row['detail']}")
+    assert row["ok"], row["detail"]
