@@ -178,6 +178,8 @@ def _check(args: argparse.Namespace) -> int:
         _refuse_output_over_an_input(args)
     policy = policy_from_args(args).requiring(args.required)
     if args.output is not None and args.prefix is None:
+        from pathlib import Path
+
         from shimgen.files import same_file
 
         if same_file(args.output, Path(policy.source)):  # also the config found from here, not named by -c

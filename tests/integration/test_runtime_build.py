@@ -120,18 +120,19 @@ def test_cuda_on_without_nvcc_is_a_tool_error(tmp_path, monkeypatch):
     ("on", False, (), True),     # asked for: CMake names what is missing
     ("off", True, (), False),
 ])
-def test_cuda_auto_needs_nvcc_and_cublas(tmp_path, monkeypatch, mode, cublas, cache, uses_cuda):
+def test_cuda_auto_needs_nvcc_and_cublas(tmp_path, monkeypatch, caplog, mode, cublas, cache, uses_cuda):
     nvcc = tmp_path / "cuda" / "bin" / "nvcc"
     monkeypatch.setattr(build_module, "find_nvcc", lambda: nvcc)
     monkeypatch.setattr(build_module, "has_cublas", lambda found: cublas)
-    lines: list[str] = []
-    chosen = build_module.cuda_compiler(BuildOptions(tmp_path / "b", cuda=mode, cache=cache),
-                                        load_config(default_config()), lines.append)
+    with caplog.at_level(logging.INFO, logger="shimgen"):
+        chosen = build_module.cuda_compiler(BuildOptions(tmp_path / "b", cuda=mode, cache=cache),
+                                            load_config(default_config()))
     assert chosen == (nvcc if uses_cuda else None)
-    assert any("no cuBLAS" in line for line in lines) == (mode == "auto" and not cublas and not cache)
+    said = any("no cuBLAS" in record.getMessage() for record in caplog.records)
+    assert said == (mode == "auto" and not cublas and not cache)
 
 
-def test_user_project_gets_the_package_and_no_cublas_check(tmp_path, monkeypatch):
+def test_user_project_gets_the_package_and_no_cublas_check(tmp_path, monkeypatch, caplog):
     """shimgen build -c <a config beside the user's CMakeLists.txt> (issue 23 item 11): the project
     finds shimgen through shimgen_DIR, and nvcc is used without the bundled runtime's cuBLAS need."""
     (tmp_path / "CMakeLists.txt").write_text("project(p C)\n")
@@ -141,9 +142,9 @@ def test_user_project_gets_the_package_and_no_cublas_check(tmp_path, monkeypatch
     nvcc = tmp_path / "cuda" / "bin" / "nvcc"
     monkeypatch.setattr(build_module, "find_nvcc", lambda: nvcc)
     monkeypatch.setattr(build_module, "has_cublas", lambda found: False)
-    lines: list[str] = []
-    assert build_module.cuda_compiler(BuildOptions(tmp_path / "b"), config, lines.append) == nvcc
-    assert not lines
+    with caplog.at_level(logging.DEBUG, logger="shimgen"):
+        assert build_module.cuda_compiler(BuildOptions(tmp_path / "b"), config) == nvcc
+    assert not any("no cuBLAS" in record.getMessage() for record in caplog.records)
     tools = cmake_driver.Tools(cmake=Path("cmake"), ninja=Path("ninja"))
     entries = cache_entries(BuildOptions(tmp_path / "b"), config, tmp_path / "g", tools, nvcc)
     assert Path(entries["shimgen_DIR"].value, "shimgenConfig.cmake").is_file()
