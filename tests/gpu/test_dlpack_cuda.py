@@ -32,7 +32,9 @@ def half_cuda(cuda, tmp_path_factory) -> Path:
 
 
 def child_report(cuda, half_cuda, *flags: str):
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "gpu" / "dlpack_child.py"), str(cuda.rt.path),
+    # -X faulthandler: a crash in the child prints its Python stack, so the failure says where.
+    done = subprocess.run([sys.executable, "-X", "faulthandler", str(REPO / "tests" / "gpu" / "dlpack_child.py"),
+                           str(cuda.rt.path),
                            str(half_cuda / "mixed_half.prefixed.pt2"), str(half_cuda), *flags], capture_output=True,
                           text=True, timeout=300, cwd=REPO, env={**os.environ, "PYTHONPATH": os.pathsep.join(
                               filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
