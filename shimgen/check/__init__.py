@@ -20,7 +20,7 @@ from shimgen.check.report import (
     render_sarif,
     render_text,
 )
-from shimgen.check.rules import RULES, Finding, run_rules
+from shimgen.check.rules import RULES, Finding, expect_searches, run_rules
 
 __all__ = [
     "RULES",
@@ -46,6 +46,7 @@ def check_paths(paths: Sequence[Path], policy: Policy, *, strict: bool = False) 
     # Hidden thread-locals (SG007) matter only when several linked binaries may be checked together.
     several = len(paths) > 1 or any(not Path(p).is_file() or Path(p).suffix in (".whl", ".zip") for p in paths)
     binaries = load_paths(paths, hidden_of=policy.required_prefixed, local_tls=several)
+    expect_searches(policy, binaries)  # before the first search (the shim libraries, just below)
     return check_binaries(_with_hidden_imports(binaries, policy, several), policy, strict=strict)
 
 

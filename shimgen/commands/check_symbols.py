@@ -41,7 +41,14 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         "config's 'required' (one config for a CPU-only and a CUDA build)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the report here (atomically)")
-    parser.set_defaults(execute=execute)
+    parser.set_defaults(execute=execute, may_log=may_log)
+
+
+def may_log(args: argparse.Namespace) -> bool:
+    """Whether this run may log (shimgen.cli sets up logging only then). The readers and the rules
+    never log (a unit test keeps shimgen.binary and shimgen.check free of logging); a config found
+    or named may resolve shims through code that does (a compiler run, at -v)."""
+    return args.prefix is None and args.manifest is None
 
 
 def policy_from_args(args: argparse.Namespace):
