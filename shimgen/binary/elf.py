@@ -15,7 +15,6 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 
@@ -31,6 +30,7 @@ from shimgen.binary.symbols import (
     UnusableIndex,
 )
 from shimgen.errors import InputError
+from shimgen.record import record
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -248,7 +248,7 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
     return lookup
 
 
-@dataclass(frozen=True)
+@record
 class _Dynamic:
     soname: str | None
     needed: tuple[str, ...]
@@ -589,7 +589,7 @@ _IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
 _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
 
-@dataclass(frozen=True)
+@record
 class _Selected:
     """Name offsets picked from one symbol table."""
 
@@ -655,7 +655,7 @@ def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
                      [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
 
 
-@dataclass(frozen=True)
+@record
 class _Classified:
     exports: Names
     imports: Names
@@ -755,7 +755,7 @@ def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout,
     return tuple(sorted(found))
 
 
-@dataclass(frozen=True)
+@record
 class DynamicTable:
     """``.dynsym`` as an in-place editor needs it (``shimgen repair`` changes bindings and
     visibilities, fixed-size fields, so no byte moves): where it lies and its rows, checked."""

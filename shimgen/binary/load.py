@@ -10,19 +10,19 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.binary import elf
 from shimgen.binary.magic import AR_MAGIC, HEAD_BYTES, sniff
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
+from shimgen.record import record
 
 __all__ = ["DEFAULT_LIMITS", "HEAD_BYTES", "Limits", "load_bytes", "load_path", "load_paths", "sniff"]
 OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".ao")  # archive members named like compiled objects
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Caps on what a zip may make us decompress (a wheel is untrusted input): counted in the bytes
     each member really produces, whatever its header declares (see shimgen.binary.zipread)."""

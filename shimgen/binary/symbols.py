@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Set
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import add, itemgetter
+
+from shimgen.record import record
 
 # Binary.kind values.
 SHARED = "shared"  # shared library / DLL / dylib
@@ -279,7 +280,7 @@ def _from_latin1(name: str) -> str:
     return name if name.isascii() else name.encode("latin-1").decode("utf-8", "backslashreplace")
 
 
-@dataclass(frozen=True)
+@record
 class Symbol:
     """One symbol, for display (``shimgen symbols``) and for tests."""
 
@@ -297,7 +298,7 @@ class Symbol:
         return self.defined and not self.is_export
 
 
-@dataclass(frozen=True)
+@record
 class Binary:
     path: str
     """The file named on the command line (or found under a directory given there)."""

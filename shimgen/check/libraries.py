@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os.path
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,13 +21,14 @@ from shimgen.binary.symbols import Binary
 from shimgen.check.policy import names_starting_any
 from shimgen.check.runtimes import Family, parse_families
 from shimgen.errors import InputError
+from shimgen.record import record
 
 SCHEMA = "shimgen-libraries/1"
 DATA = Path(__file__).with_name("libraries.json")
 MIN_ANCHORS = 2
 
 
-@dataclass(frozen=True)
+@record
 class Bundled:
     """One family a binary exports without being that library."""
 

@@ -8,15 +8,15 @@ descriptors and the text output all come from it. Per-binary rules look at one B
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from shimgen.binary.symbols import OBJECT, SHARED, Binary
 from shimgen.check.policy import Policy
+from shimgen.record import record
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     severity: str
@@ -101,7 +101,7 @@ PLAIN_NAME_ADVICE = (
     "globals; run `shimgen lint` on the library's headers, use rename = \"auto\"")
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     code: str
     symbol: str

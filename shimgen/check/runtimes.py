@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from shimgen.errors import InputError
+from shimgen.record import record
 
 SCHEMA = "shimgen-runtimes/1"
 DATA = Path(__file__).with_name("runtimes.json")
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     name: str
     sonames: tuple[str, ...]

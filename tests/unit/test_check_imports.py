@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # Modules the check path of ``check-symbols --prefix P FILE`` (an ELF file) must not import.
-KEPT_OFF = ("logging",)
+KEPT_OFF = ("logging", "dataclasses", "inspect")
 
 CHILD = """
 import io, sys, contextlib
@@ -39,3 +39,35 @@ def test_the_readers_and_the_rules_never_log() -> None:
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                     [node.module or ""] if isinstance(node, ast.ImportFrom) else []
                 assert not any(n == "logging" or n.startswith("logging.") for n in names), path
+
+
+def test_a_record_behaves_as_the_frozen_dataclass_it_replaces() -> None:
+    import pytest
+
+    from shimgen.record import FrozenRecordError, fields, record, replace
+
+    @record
+    class Point:
+        x: int
+        y: int = 0
+        """A field's docstring, as the records carry them."""
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("x")
+
+    p = Point(1, y=2)
+    assert (p.x, p.y, Point(3).y) == (1, 2, 0)
+    assert repr(p) == "test_a_record_behaves_as_the_frozen_dataclass_it_replaces.<locals>.Point(x=1, y=2)"
+    assert p == Point(1, 2) and p != Point(2, 2) and hash(p) == hash(Point(1, 2)) and len({p, Point(1, 2)}) == 1
+    assert replace(p, y=5) == Point(1, 5) and fields(Point) == ("x", "y") == Point.__match_args__
+    with pytest.raises(FrozenRecordError):
+        p.x = 3  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del p.y  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        Point(-1)
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        replace(p, z=1)
