@@ -71,3 +71,16 @@ def test_a_record_behaves_as_the_frozen_dataclass_it_replaces() -> None:
         Point()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         replace(p, z=1)
+
+
+def test_paths_are_named_as_pathlib_names_them() -> None:
+    from pathlib import Path, PurePosixPath
+
+    from shimgen.binary.load import path_name
+    from shimgen.check import _suffix
+
+    for word in ("a.whl", "./x", "x//y/", "//x", "///x", "/", "", ".", "..", "a/./b", "./", "//", "x/../y", ".whl",
+                 "a.b.zip", "a.", "a..whl", "x.whl/", "d/lib.so.1"):
+        assert path_name(word) == str(PurePosixPath(word)), word
+        assert _suffix(word) == PurePosixPath(word).suffix, word
+    assert path_name(Path("./q/r")) == "q/r"
