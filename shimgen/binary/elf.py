@@ -593,12 +593,12 @@ _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 class _Selected:
     """Name offsets picked from one symbol table."""
 
-    exports: list[int]
-    imports: list[int]
-    tls: list[int]
-    tls_unique: list[int]
+    exports: list[int] | frozenset[int]
+    imports: list[int] | frozenset[int]
+    tls: list[int] | frozenset[int]
+    tls_unique: list[int] | frozenset[int]
     """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
-    tls_protected: list[int]
+    tls_protected: list[int] | frozenset[int]
     """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
 
 
@@ -627,10 +627,11 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
     tls_mask = export_mask & column(0, _IS_TLS)
 
-    def pick(mask: int) -> list[int]:
+    def pick(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
-        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed
-            return list(filter(None, compress(names, flags)))
+        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, straight into
+            dense = frozenset(compress(names, flags))  # the set Names keeps (no list between)
+            return dense - {0} if 0 in dense else dense
         # Sparse (imports, thread-locals): compress would still make an int of every entry's
         # st_name (75k in libtorch_cpu.so, five times over); jump from one flagged entry to the next.
         picked, at = [], flags.find(1)
