@@ -55,12 +55,17 @@ def main() -> int:
     parser.add_argument("--lib", type=Path, default=None)
     parser.add_argument("--sweep-runs", type=int, default=3, help="runs of the wheel sweep (0: skip it)")
     parser.add_argument("--against", type=Path, default=None, help="another checkout whose shimgen is timed too")
+    parser.add_argument("--floor", action="store_true",
+                        help="only the floor decomposition of `check-symbols --prefix p_ LIB` (issue 20: <= 0.7x nm)")
     args = parser.parse_args()
     lib = args.lib or default_lib()
     if not lib.is_file():
         sys.exit(f"{lib}: not found")
     env = tree_env(ROOT)
     other = tree_env(args.against) if args.against else None
+    if args.floor:
+        floor_decomposition(lib, args.runs, env)
+        return 0
     readers = {
         "nm -D --defined-only": ["nm", "-D", "--defined-only", str(lib)],
         "readelf --dyn-syms -W": ["readelf", "--dyn-syms", "-W", str(lib)],
@@ -98,6 +103,96 @@ def main() -> int:
     if args.sweep_runs > 0:
         sweep(args.sweep_runs, env, other)
     return 0
+
+
+# pip's console-script launcher for ``shimgen = "shimgen.cli:entry"`` (distlib's template), as a user
+# runs `shimgen`: it imports re itself before shimgen.
+LAUNCHER = """# -*- coding: utf-8 -*-
+import re
+import sys
+from shimgen.cli import entry
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(entry())
+"""
+
+# Every module `check-symbols --prefix P LIB` imports, imported and nothing run.
+CHECK_IMPORTS = ("import shimgen.cli, shimgen.commands.check_symbols, shimgen.commands.common, argparse, "
+                 "shimgen.check, shimgen.binary.load, shimgen.check.libraries, shimgen.check.runtimes")
+
+# One child: the command's phases timed in-process (perf_counter), printed as name=ms.
+PHASES = r"""
+import time
+t = [("start", time.perf_counter())]
+import sys
+from shimgen.cli import build_parser
+from shimgen.commands import check_symbols
+from shimgen.check import check_paths, render_text
+from shimgen.check import libraries, runtimes
+import shimgen.binary.load
+t.append(("imports", time.perf_counter()))
+argv = ["check-symbols", "--prefix", "p_", sys.argv[1]]
+args = build_parser(argv).parse_args(argv)
+policy = check_symbols.policy_from_args(args)
+libraries.families(), runtimes.families()
+t.append(("parse args, policy, family data", time.perf_counter()))
+from shimgen.binary.load import load_paths
+binaries = load_paths(args.paths, hidden_of=policy.required_prefixed)
+t.append(("read .dynsym/.dynstr/.gnu.hash", time.perf_counter()))
+from shimgen.check.rules import expect_searches
+expect_searches(policy, binaries)
+for b in binaries:
+    b.exports.starting_with(policy.prefix)
+t.append(("one search of .dynstr for every prefix", time.perf_counter()))
+from shimgen.check import check_binaries
+report = check_binaries(binaries, policy)
+t.append(("rules", time.perf_counter()))
+text = render_text(report, color=False)
+t.append(("render", time.perf_counter()))
+print(" ".join(f"{name.replace(' ', '_')}={1000 * (b - a):.2f}" for (_, a), (name, b) in zip(t, t[1:])))
+"""
+
+
+def floor_decomposition(lib: Path, runs: int, env: dict[str, str]) -> None:
+    """Where the time of `check-symbols --prefix p_ LIB` goes, against nm, in the same rounds:
+    whole processes (the interpreter alone; it plus every module the check imports; the command
+    through ``python -m`` and through pip's launcher), then the command's phases timed inside one
+    process (medians). The sum is what 0.7x nm would have to fit in."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as scratch:
+        launcher = Path(scratch) / "shimgen"
+        launcher.write_text(LAUNCHER)
+        readers = {
+            "nm -D --defined-only": ["nm", "-D", "--defined-only", str(lib)],
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "python -c 'import <check path>'": [sys.executable, "-c", CHECK_IMPORTS],
+            "python -m shimgen check-symbols --prefix p_": [sys.executable, "-m", "shimgen", "check-symbols",
+                                                             "--prefix", "p_", str(lib)],
+            "shimgen (pip's launcher) ...": [sys.executable, str(launcher), "check-symbols", "--prefix", "p_",
+                                             str(lib)],
+        }
+        walls: dict[str, list[float]] = {name: [] for name in readers}
+        for cmd in readers.values():
+            run_once(cmd, env)
+        phases: dict[str, list[float]] = {}
+        for _ in range(runs):
+            for name, cmd in readers.items():
+                walls[name].append(run_once(cmd, env)[0])
+            out = subprocess.run([sys.executable, "-c", PHASES, str(lib)], env=env, cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout.split()
+            for item in out:
+                name, value = item.split("=")
+                phases.setdefault(name.replace("_", " "), []).append(float(value))
+    nm = statistics.median(walls["nm -D --defined-only"])
+    print(f"{lib} ({lib.stat().st_size:,} bytes): floor decomposition, median of {runs} interleaved rounds, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    for name, values in walls.items():
+        median = statistics.median(values)
+        print(f"  {name:<48} {median * 1000:7.1f} ms  {median / nm:5.2f}x nm")
+    print(f"  0.7x nm = {0.7 * nm * 1000:.1f} ms; inside one process (median ms):")
+    for name, values in phases.items():
+        print(f"    {name:<46} {statistics.median(values):7.2f}")
 
 
 def tree_env(tree: Path) -> dict[str, str]:

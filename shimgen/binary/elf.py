@@ -15,7 +15,6 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 
@@ -31,6 +30,7 @@ from shimgen.binary.symbols import (
     UnusableIndex,
 )
 from shimgen.errors import InputError
+from shimgen.record import record
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -248,7 +248,7 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
     return lookup
 
 
-@dataclass(frozen=True)
+@record
 class _Dynamic:
     soname: str | None
     needed: tuple[str, ...]
@@ -589,16 +589,16 @@ _IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
 _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
 
-@dataclass(frozen=True)
+@record
 class _Selected:
     """Name offsets picked from one symbol table."""
 
-    exports: list[int]
-    imports: list[int]
-    tls: list[int]
-    tls_unique: list[int]
+    exports: list[int] | frozenset[int]
+    imports: list[int] | frozenset[int]
+    tls: list[int] | frozenset[int]
+    tls_unique: list[int] | frozenset[int]
     """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
-    tls_protected: list[int]
+    tls_protected: list[int] | frozenset[int]
     """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
 
 
@@ -627,10 +627,11 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
     tls_mask = export_mask & column(0, _IS_TLS)
 
-    def pick(mask: int) -> list[int]:
+    def pick(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
-        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed
-            return list(filter(None, compress(names, flags)))
+        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, straight into
+            dense = frozenset(compress(names, flags))  # the set Names keeps (no list between)
+            return dense - {0} if 0 in dense else dense
         # Sparse (imports, thread-locals): compress would still make an int of every entry's
         # st_name (75k in libtorch_cpu.so, five times over); jump from one flagged entry to the next.
         picked, at = [], flags.find(1)
@@ -655,7 +656,7 @@ def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
                      [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
 
 
-@dataclass(frozen=True)
+@record
 class _Classified:
     exports: Names
     imports: Names
@@ -755,7 +756,7 @@ def _hidden_names(raw: bytes, strings: bytes, names: list[str], layout: _Layout,
     return tuple(sorted(found))
 
 
-@dataclass(frozen=True)
+@record
 class DynamicTable:
     """``.dynsym`` as an in-place editor needs it (``shimgen repair`` changes bindings and
     visibilities, fixed-size fields, so no byte moves): where it lies and its rows, checked."""

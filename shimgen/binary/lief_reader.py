@@ -26,6 +26,7 @@ from shimgen.binary.symbols import (
     Symbol,
 )
 from shimgen.errors import InputError
+from shimgen.record import replace
 
 _LIEF_BINDINGS = {"GLOBAL": "global", "WEAK": "weak", "LOCAL": "local", "GNU_UNIQUE": "unique"}
 _LIEF_TYPES = {"NOTYPE": "notype", "OBJECT": "object", "FUNC": "func", "COMMON": "object", "TLS": "tls",
@@ -267,7 +268,7 @@ def read_macho(data: bytes, path: str, member: str | None = None, *, hidden_of: 
         slice_member = f"{member}:{arch}" if member else arch
         binary = _thin_macho(raw[offset:offset + size], path, slice_member, f"{path}({slice_member})", set(hidden_of),
                              detail)
-        binaries.append(dataclasses.replace(binary, slice_of=where))
+        binaries.append(replace(binary, slice_of=where))
     return binaries
 
 

@@ -10,19 +10,22 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from shimgen.binary import elf
 from shimgen.binary.magic import AR_MAGIC, HEAD_BYTES, sniff
 from shimgen.binary.symbols import Binary
 from shimgen.errors import InputError
+from shimgen.record import record
 
-__all__ = ["DEFAULT_LIMITS", "HEAD_BYTES", "Limits", "load_bytes", "load_path", "load_paths", "sniff"]
+__all__ = ["DEFAULT_LIMITS", "HEAD_BYTES", "Limits", "load_bytes", "load_path", "load_paths", "path_name", "sniff"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 OBJECT_SUFFIXES = (".o", ".obj", ".lo", ".ao")  # archive members named like compiled objects
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Caps on what a zip may make us decompress (a wheel is untrusted input): counted in the bytes
     each member really produces, whatever its header declares (see shimgen.binary.zipread)."""
@@ -35,7 +38,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-def load_paths(paths: Sequence[Path | str], *, hidden_of: Iterable[str] = (), detail: bool = False,
+def load_paths(paths: Sequence[str | os.PathLike[str]], *, hidden_of: Iterable[str] = (), detail: bool = False,
                limits: Limits = DEFAULT_LIMITS, local_tls: bool = False) -> list[Binary]:
     """Every binary in ``paths``, in a stable order. Raises InputError for unusable input.
 
@@ -44,7 +47,7 @@ def load_paths(paths: Sequence[Path | str], *, hidden_of: Iterable[str] = (), de
     hidden_of = _Wanted(hidden_of, local_tls)
     binaries: list[Binary] = []
     for path in paths:
-        binaries.extend(load_path(Path(path), hidden_of=hidden_of, detail=detail, limits=limits))
+        binaries.extend(load_path(path, hidden_of=hidden_of, detail=detail, limits=limits))
     return binaries
 
 
@@ -60,24 +63,38 @@ class _Wanted(frozenset):
         return wanted
 
 
-def load_path(path: Path, *, hidden_of: frozenset[str] = frozenset(), detail: bool = False,
+def path_name(path: str | os.PathLike[str]) -> str:
+    """``str(Path(path))``, the name a binary is reported under, without importing pathlib (it
+    and the urllib it imports cost ~5 ms of every check-symbols run): empty and "." components
+    dropped, a root kept (POSIX keeps exactly two leading slashes as they are)."""
+    word = os.fspath(path)
+    if os.name != "posix":
+        from pathlib import Path
+
+        return str(Path(word))
+    root = "//" if word.startswith("//") and not word.startswith("///") else "/" if word.startswith("/") else ""
+    parts = [p for p in word.split("/") if p not in ("", ".")]
+    return root + "/".join(parts) if parts or root else "."
+
+
+def load_path(path: str | os.PathLike[str], *, hidden_of: frozenset[str] = frozenset(), detail: bool = False,
               limits: Limits = DEFAULT_LIMITS) -> list[Binary]:
-    name = str(path)
-    if path.is_dir():
-        found = list(_walk(path, hidden_of, detail, limits))
+    name = path_name(path)
+    if os.path.isdir(name):
+        found = list(_walk(name, hidden_of, detail, limits))
         if not found:
             raise InputError(f"{name}: directory holds no binary (ELF, Mach-O, PE, COFF object, archive or zip)")
         return found
-    if not path.exists():
-        if path.is_symlink():
+    if not os.path.exists(name):
+        if os.path.islink(name):
             raise InputError(f"{name}: broken or looping symbolic link")
         raise InputError(f"{name}: no such file")
-    if not path.is_file():
+    if not os.path.isfile(name):
         raise InputError(f"{name}: not a regular file")
-    return _load_file(path, name, hidden_of, detail, limits, required=True)
+    return _load_file(name, name, hidden_of, detail, limits, required=True)
 
 
-def _walk(root: Path, hidden_of, detail, limits) -> Iterator[Binary]:
+def _walk(root: str, hidden_of, detail, limits) -> Iterator[Binary]:
     """Each directory's files in name order, then its subdirectories in name order (os.walk's
     top-down order). Symlinks are skipped: libfoo.so -> libfoo.so.1 would otherwise be checked
     twice and look like two providers of every symbol.
@@ -96,9 +113,9 @@ def _walk(root: Path, hidden_of, detail, limits) -> Iterator[Binary]:
         if entry.is_dir(follow_symlinks=False):
             subdirectories.append(entry)
         elif entry.is_file(follow_symlinks=False) and sniff(_head(entry.path, entry.path)) is not None:
-            yield from _load_file(Path(entry.path), entry.path, hidden_of, detail, limits, required=False)
+            yield from _load_file(entry.path, entry.path, hidden_of, detail, limits, required=False)
     for entry in subdirectories:
-        yield from _walk(Path(entry.path), hidden_of, detail, limits)
+        yield from _walk(path_name(entry.path), hidden_of, detail, limits)
 
 
 def _head(path: Path | str, name: str) -> bytes:
@@ -114,7 +131,7 @@ def _head(path: Path | str, name: str) -> bytes:
         os.close(fd)
 
 
-def _load_file(path: Path, name: str, hidden_of, detail, limits, *, required: bool) -> list[Binary]:
+def _load_file(path: str, name: str, hidden_of, detail, limits, *, required: bool) -> list[Binary]:
     head = _head(path, name)
     kind = sniff(head)
     if kind is None:
@@ -354,7 +371,7 @@ class EmptyArchive(InputError):
     an error when named on its own, passed over inside a directory."""
 
 
-def _load_zip(path: Path, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
+def _load_zip(path: str, name: str, hidden_of, detail, limits: Limits, *, required: bool = True) -> list[Binary]:
     from shimgen.binary.magic import is_member_binary
     from shimgen.binary.zipread import MemberStream, ZipCaps, started  # only wheels pay for zipfile
 

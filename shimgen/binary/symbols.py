@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Set
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import add, itemgetter
+
+from shimgen.record import record
 
 # Binary.kind values.
 SHARED = "shared"  # shared library / DLL / dylib
@@ -49,7 +50,7 @@ class Names(Set):
     libtorch_cpu.so's 74k exports then never builds 74k strings (that alone takes 40 ms).
     """
 
-    __slots__ = ("_found", "_index", "_inside", "_names", "_offsets", "_text")
+    __slots__ = ("_expected", "_found", "_had", "_index", "_inside", "_names", "_offsets", "_text")
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._names: frozenset[str] | None = frozenset(names)
@@ -58,6 +59,8 @@ class Names(Set):
         self._index: NameIndex | None = None
         self._found: dict[str, list[str]] | None = None
         self._inside: tuple[int, ...] | None = None
+        self._expected: tuple[str, ...] = ()
+        self._had: dict[frozenset[str], set[str]] = {}
 
     @classmethod
     def from_table(cls, strings: bytes, offsets: Iterable[int], index: NameIndex | None = None) -> Names:
@@ -66,8 +69,15 @@ class Names(Set):
         defined symbols (ELF .gnu.hash), which ``having`` asks before searching the text."""
         names = cls.__new__(cls)
         names._names, names._text, names._offsets, names._index = None, strings, frozenset(offsets), index
-        names._found, names._inside = None, None
+        names._found, names._inside, names._expected, names._had = None, None, (), {}
         return names
+
+    def expect(self, literals: Iterable[str]) -> None:
+        """Announce prefixes ``starting_with_any`` will be asked about later: the first search of
+        the string table then answers them too, in the same pass (each pass over libtorch_cpu.so's
+        5 MB table costs 2-6 ms; the rules ask it four times). Only a hint: a literal announced
+        and never asked costs one more alternative, one asked and never announced a pass."""
+        self._expected = tuple(dict.fromkeys((*self._expected, *(literal for literal in literals if literal))))
 
     def _all(self) -> frozenset[str]:
         if self._names is None and len(self._offsets) * 512 < len(self._text or b""):
@@ -113,8 +123,8 @@ class Names(Set):
                 missing.append(literal)
         if missing:
             found = self._search(missing)
-            for literal in missing:
-                known[literal] = sorted(found[literal])
+            for literal, names in found.items():
+                known[literal] = sorted(names)
         return {literal: known[literal] for literal in wanted}
 
     def _search(self, literals: list[str]) -> dict[str, set[str]]:
@@ -140,6 +150,10 @@ class Names(Set):
                 if strings.startswith(needles, offset):
                     add(strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace"))
             return found
+        # The literals announced (``expect``) and not yet answered are searched in the same pass.
+        literals = [*literals, *(e for e in self._expected if e not in found and e not in (self._found or ()))]
+        found.update((literal, set()) for literal in literals if literal not in found)
+        starts = tuple(literals)
         # Names that start a table entry (after its NUL), for all literals at once ...
         for offset in _entry_starts(strings, literals):
             if offset in offsets:
@@ -167,7 +181,13 @@ class Names(Set):
     def having(self, wanted: Iterable[str]) -> set[str]:
         """Which of ``wanted`` are among the names, by one search for all of them as whole entries
         of the string table (never building every name)."""
-        wanted = set(wanted)
+        wanted = frozenset(wanted)
+        had = self._had.get(wanted)
+        if had is None:
+            had = self._had[wanted] = self._having(wanted)
+        return set(had)
+
+    def _having(self, wanted: frozenset[str]) -> set[str]:
         if self._names is not None or not wanted:
             return {n for n in wanted if n in self._all()}
         strings, offsets = self._text or b"", self._offsets
@@ -260,7 +280,7 @@ def _from_latin1(name: str) -> str:
     return name if name.isascii() else name.encode("latin-1").decode("utf-8", "backslashreplace")
 
 
-@dataclass(frozen=True)
+@record
 class Symbol:
     """One symbol, for display (``shimgen symbols``) and for tests."""
 
@@ -278,7 +298,7 @@ class Symbol:
         return self.defined and not self.is_export
 
 
-@dataclass(frozen=True)
+@record
 class Binary:
     path: str
     """The file named on the command line (or found under a directory given there)."""

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import json
 import os.path
-from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from shimgen.binary.symbols import Binary
 from shimgen.check.policy import names_starting_any
-from shimgen.check.runtimes import Family, parse_families
+from shimgen.check.runtimes import Family, parse_families, read_text
 from shimgen.errors import InputError
+from shimgen.record import record
 
 SCHEMA = "shimgen-libraries/1"
-DATA = Path(__file__).with_name("libraries.json")
+DATA = os.path.join(os.path.dirname(__file__), "libraries.json")  # a str: no pathlib on the check path
 MIN_ANCHORS = 2
 
 
-@dataclass(frozen=True)
+@record
 class Bundled:
     """One family a binary exports without being that library."""
 
@@ -55,7 +54,7 @@ def parse_libraries(data: object, where: str) -> tuple[tuple[Family, ...], int]:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[tuple[Family, ...], int]:
-    return parse_libraries(json.loads(DATA.read_text(encoding="utf-8")), str(DATA))
+    return parse_libraries(json.loads(read_text(DATA)), DATA)
 
 
 def families() -> tuple[Family, ...]:

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from pathlib import Path
 
 from shimgen.binary.symbols import LINKER_SYMBOLS, Names
 from shimgen.errors import InputError, UsageError
 from shimgen.project.manifest import MANIFEST_SCHEMA
 from shimgen.project.matcher import DEFAULT_PATTERNS, ShimMatcher, glob_matches
 from shimgen.project.names import prefix_problem
+from shimgen.record import record, replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (2 ms of a 30 ms budget)
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from shimgen.project.config import Config
     from shimgen.project.shims import ShimSet
 
@@ -30,7 +31,7 @@ ENTRY_POINTS = ("PyInit_*",)
 wheel exports it by design."""
 
 
-@dataclass(frozen=True)
+@record
 class Policy:
     prefix: str
     patterns: tuple[str, ...] = ()
@@ -73,6 +74,8 @@ class Policy:
 
     @classmethod
     def from_manifest(cls, path: Path) -> Policy:
+        from pathlib import Path
+
         where = str(path)
         if Path(path).exists() and not Path(path).is_file():  # a FIFO's read would block forever
             raise InputError(f"{where}: cannot read manifest: not a regular file")

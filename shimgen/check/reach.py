@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from shimgen.binary.symbols import Binary
+from shimgen.record import record
 
 # _Z, then what may stand before the first name of a nested entity: a TLS init/wrapper function
 # (TH/TW), a guard variable (GV), a local entity (Z), nested-name (N), cv-qualifiers, internal
@@ -84,7 +84,7 @@ def internal_linkage(name: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record
 class Crossing:
     """Names of one namespace passing between two binaries."""
 

@@ -5,7 +5,6 @@ SARIF 2.1.0. Rendering is pure: report in, string out; the CLI decides where it 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from shimgen import __version__
 from shimgen.binary.symbols import Binary
@@ -13,13 +12,14 @@ from shimgen.check.demangle import demangle
 from shimgen.check.policy import Policy
 from shimgen.check.rules import ERROR, NOTE, RULES, Finding
 from shimgen.errors import printable
+from shimgen.record import record
 
 REPORT_SCHEMA = "shimgen-check/2"  # 2: notes left out of "findings", in "notes" of their own
 SCHEMA_FILE = "report.schema.json"  # shipped beside this module; the JSON report validates against it
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@dataclass(frozen=True)
+@record
 class FileSummary:
     path: str
     member: str | None
@@ -33,7 +33,7 @@ class FileSummary:
     notes: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     """One meaning of "finding" everywhere: what a rule reports at error or warning severity.
     Notes (what a rule saw and judged harmless) are kept apart: never counted as findings, never

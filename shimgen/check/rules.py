@@ -8,15 +8,15 @@ descriptors and the text output all come from it. Per-binary rules look at one B
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from shimgen.binary.symbols import OBJECT, SHARED, Binary
 from shimgen.check.policy import Policy
+from shimgen.record import record
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     severity: str
@@ -101,7 +101,7 @@ PLAIN_NAME_ADVICE = (
     "globals; run `shimgen lint` on the library's headers, use rename = \"auto\"")
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     code: str
     symbol: str
@@ -489,8 +489,29 @@ def dependents(policy: Policy, binaries: Sequence[Binary]) -> set[int]:
     return {id(b) for b in linked if not exports_shims(b) and uses_a_provider(b)}
 
 
+def expect_searches(policy: Policy, binaries: Sequence[Binary]) -> None:
+    """Announce to each linked binary's exports every prefix the rules will ask them about: the
+    policy's prefix and shim literals, and the member prefixes of each runtime (SG009) and bundled
+    library (SG010) family whose anchors it exports. The first search of a big string table then
+    answers all of them in one pass (see ``Names.expect``); the answers do not change."""
+    from shimgen.check import libraries, runtimes
+
+    ours = (policy.prefix, *policy.matcher.literals)
+    for binary in binaries:
+        if not binary.linked or not binary.exports:
+            continue
+        literals = list(ours)
+        for families, anchors in ((runtimes.families(), runtimes.anchors()),
+                                  (libraries.families(), libraries.anchors())):
+            present = binary.exports.having(anchors)
+            if present:
+                literals.extend(m for f in families if not present.isdisjoint(f.anchors) for m in f.members)
+        binary.exports.expect(literals)
+
+
 def run_rules(policy: Policy, binaries: Sequence[Binary], *, strict: bool = False) -> list[Finding]:
     """Every finding, per binary in input order, then the set rules; stable for identical input."""
+    expect_searches(policy, binaries)
     findings: list[Finding] = []
     exempt = dependents(policy, binaries) if strict else set()
     for binary in binaries:

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from dataclasses import dataclass
+import os.path
 from functools import lru_cache
-from pathlib import Path
 
 from shimgen.errors import InputError
+from shimgen.record import record
 
 SCHEMA = "shimgen-runtimes/1"
-DATA = Path(__file__).with_name("runtimes.json")
+DATA = os.path.join(os.path.dirname(__file__), "runtimes.json")  # a str: no pathlib on the check path
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     name: str
     sonames: tuple[str, ...]
@@ -68,10 +68,15 @@ def parse_families(data: object, where: str, schema: str = SCHEMA) -> tuple[Fami
 
 @lru_cache(maxsize=1)
 def families() -> tuple[Family, ...]:
-    return parse_families(json.loads(DATA.read_text(encoding="utf-8")), str(DATA))
+    return parse_families(json.loads(read_text(DATA)), DATA)
 
 
 @lru_cache(maxsize=1)
 def anchors() -> frozenset[str]:
     """Every family's anchors, one set: SG009 looks all of them up in one pass over a table."""
     return frozenset(a for family in families() for a in family.anchors)
+
+
+def read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()

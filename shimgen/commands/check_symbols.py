@@ -17,9 +17,8 @@ if TYPE_CHECKING:
 
 
 def configure_parser(subparsers: argparse._SubParsersAction) -> None:
-    from pathlib import Path
-
-    from shimgen.commands.common import add_config_option
+    from shimgen.binary.load import path_name
+    from shimgen.commands.common import add_config_option, path_arg
 
     parser = subparsers.add_parser(
         "check-symbols",
@@ -27,10 +26,11 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Check shared libraries, executables, objects, archives, directories and wheels "
         "against the shim policy. Exit 0 clean, 1 error findings, 2 bad input.",
     )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    # A str, named as str(Path(word)) names it (the reports show it), without importing pathlib.
+    parser.add_argument("paths", nargs="+", type=path_name, metavar="PATH")
     source = parser.add_mutually_exclusive_group()
     add_config_option(source)
-    source.add_argument("--manifest", type=Path, metavar="FILE", help="manifest.json written by 'shimgen generate'")
+    source.add_argument("--manifest", type=path_arg, metavar="FILE", help="manifest.json written by 'shimgen generate'")
     source.add_argument("--prefix", metavar="P", help="check against this prefix only (no config)")
     parser.add_argument("--pattern", action="append", default=[], metavar="GLOB",
                         help="with --prefix: a shim name glob (repeatable; default aoti_torch_*)")
@@ -40,14 +40,19 @@ def configure_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="require only the shims matching GLOB (repeatable) in this build, instead of the "
                         "config's 'required' (one config for a CPU-only and a CUDA build)")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the report here (atomically)")
-    parser.set_defaults(execute=execute)
+    parser.add_argument("-o", "--output", type=path_arg, metavar="FILE", help="write the report here (atomically)")
+    parser.set_defaults(execute=execute, may_log=may_log)
+
+
+def may_log(args: argparse.Namespace) -> bool:
+    """Whether this run may log (shimgen.cli sets up logging only then). The readers and the rules
+    never log (a unit test keeps shimgen.binary and shimgen.check free of logging); a config found
+    or named may resolve shims through code that does (a compiler run, at -v)."""
+    return args.prefix is None and args.manifest is None
 
 
 def policy_from_args(args: argparse.Namespace):
     """The Policy named by -c / --manifest / --prefix, or a config found from here; else UsageError."""
-    from pathlib import Path
-
     from shimgen.check.policy import Policy
     from shimgen.errors import ConfigError
 
@@ -57,6 +62,8 @@ def policy_from_args(args: argparse.Namespace):
         return Policy.from_options(args.prefix, tuple(args.pattern))
     if args.manifest is not None:
         return Policy.from_manifest(args.manifest)
+    from pathlib import Path
+
     from shimgen.project.config import find_config, load_config
     from shimgen.project.shims import resolve_shims
 

@@ -10,8 +10,9 @@ import fnmatch
 import os.path
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
+
+from shimgen.record import record
 
 DEFAULT_PATTERNS: tuple[str, ...] = ("aoti_torch_*",)
 """The ExecuTorch convention: AOTInductor's shim names."""
@@ -19,7 +20,7 @@ DEFAULT_PATTERNS: tuple[str, ...] = ("aoti_torch_*",)
 _GLOB_CHARS = "*?["
 
 
-@dataclass(frozen=True)
+@record
 class ShimMatcher:
     patterns: tuple[str, ...] = ()
     """Globs over plain names (fnmatch, case-sensitive)."""

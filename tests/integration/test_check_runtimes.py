@@ -85,7 +85,7 @@ def test_the_hint_hides_the_copy_and_nothing_binds_into_it(tmp_path):
 def test_the_family_data_loads_and_is_checked():
     loaded = families()
     assert {"C++ runtime (libstdc++/libc++)", "OpenMP runtime", "CUDA runtime"} <= {f.name for f in loaded}
-    data = json.loads(DATA.read_text())
+    data = json.loads(Path(DATA).read_text())
     bad_cases = [
         {**data, "schema": "x"},
         {**data, "families": []},

@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCTS = {"project", "generate", "builder", "binary", "check", "aoti", "repair", "commands"}
-CORE = {"__init__", "__main__", "cli", "errors", "files", "resources"}
+CORE = {"__init__", "__main__", "cli", "errors", "files", "record", "resources"}
 
 
 def test_import_contract_is_kept() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_two_families_in_one_binary_are_two_findings():
 
 
 def _data():
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    return json.loads(Path(DATA).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(("mutate", "says"), [

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from shimgen.binary.symbols import Binary
+from shimgen.record import replace
 from shimgen.repair.plan import plan_hide, plan_prefix
 from shimgen.repair.verify import verify
 
