@@ -3,7 +3,8 @@
 # part writes its log under $OUT when it ends, so a call cut short by its time limit still returns
 # what finished:
 #   1. tests/gpu that compile no model (ops, fallbacks, runtime, defects, several GPUs);
-#   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm);
+#   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm), then its --variants
+#      sweep (every kernel variant of the runtime against torch at M = 1..16, one table);
 #   3. tests/gpu that compile models (DLPack, AOTI CUDA, the zoo, transformers' LLMs);
 #   4. the transformer-block latency on CUDA; 5. the bf16 decoder step.
 # Run from the repository root. Without LIEF on the machine, put its abi3 wheel (and
@@ -56,6 +57,9 @@ if want 2; then
 echo "== 2. benchmarks/int4_mm_cuda.py"
 timeout 150 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" > "$OUT/int4.log" 2>&1 || status=1
 tail -22 "$OUT/int4.log"
+echo "== 2b. benchmarks/int4_mm_cuda.py --variants all (log: $OUT/int4_variants.log)"
+timeout 240 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all > "$OUT/int4_variants.log" 2>&1 || status=1
+tail -22 "$OUT/int4_variants.log"
 fi
 if want 3; then
 echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
