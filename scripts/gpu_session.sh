@@ -60,6 +60,12 @@ tail -22 "$OUT/int4.log"
 echo "== 2b. benchmarks/int4_mm_cuda.py --variants all (log: $OUT/int4_variants.log)"
 timeout 240 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all > "$OUT/int4_variants.log" 2>&1 || status=1
 tail -22 "$OUT/int4_variants.log"
+for inner in 4 2; do  # the other inner_k_tiles torch makes, decoding rows only
+  echo "== 2c. benchmarks/int4_mm_cuda.py --variants all --inner $inner --m 1-8 (log: $OUT/int4_variants_inner$inner.log)"
+  timeout 120 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all --inner "$inner" --m 1-8 \
+    > "$OUT/int4_variants_inner$inner.log" 2>&1 || status=1
+  tail -10 "$OUT/int4_variants_inner$inner.log"
+done
 fi
 if want 3; then
 echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
