@@ -47,8 +47,23 @@ __device__ inline uint32_t a_pair(const __nv_bfloat16* row, int col) {
 }
 
 // A lane's kWords consecutive int32 of B, as one vector load when the words are aligned for it.
-template <int kWords>
+// kStream: the weights are read once, so they skip L1 (which keeps A and the scales) and ask L2
+// for the whole 256-byte line (a warp reads 256 or 512 contiguous bytes).
+template <int kWords, bool kStream = false>
 __device__ inline void load_words(const int32_t* src, bool vector, uint32_t (&dst)[kWords]) {
+  if constexpr (kStream && kWords == 4) {
+    if (vector) {
+      asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+          : "=r"(dst[0]), "=r"(dst[1]), "=r"(dst[2]), "=r"(dst[3])
+          : "l"(src));
+      return;
+    }
+  } else if constexpr (kStream && kWords == 2) {
+    if (vector) {
+      asm("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];" : "=r"(dst[0]), "=r"(dst[1]) : "l"(src));
+      return;
+    }
+  }
   if constexpr (kWords == 4) {
     if (vector) {
       const uint4 v = __ldg(reinterpret_cast<const uint4*>(src));
@@ -74,10 +89,14 @@ __device__ inline void load_words(const int32_t* src, bool vector, uint32_t (&ds
 __device__ inline void dequant_word(uint32_t word, __nv_bfloat162 sz, uint32_t (&frag)[4]) {
   const __nv_bfloat162 bias = __floats2bfloat162_rn(-136.0f, -136.0f), one = __floats2bfloat162_rn(1.0f, 1.0f);
   const __nv_bfloat162 scale = __bfloat162bfloat162(sz.x), zero = __bfloat162bfloat162(sz.y);
+  // (word >> 4i) & 0x000F000F | 0x43004300 as one LOP3: the compiler splits it in two (one 32-bit
+  // immediate per instruction), so the OR constant goes in a register.
+  const uint32_t exponent = 0x43004300u;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const __nv_bfloat162 raw = bits_bf16x2(((word >> (4 * i)) & 0x000F000Fu) | 0x43004300u);
-    frag[i] = bf16x2_bits(__hfma2(__hfma2(raw, one, bias), scale, zero));
+    uint32_t bits;
+    asm("lop3.b32 %0, %1, %2, %3, 0xea;" : "=r"(bits) : "r"(word >> (4 * i)), "n"(0x000F000F), "r"(exponent));
+    frag[i] = bf16x2_bits(__hfma2(__hfma2(bits_bf16x2(bits), one, bias), scale, zero));
   }
 }
 
@@ -396,7 +415,7 @@ template <int kChunkWords, int kWarpsPB>
 __host__ __device__ constexpr int swap_step_k() { return kChunkWords * 32 * kWarpsPB; }
 __host__ __device__ constexpr int swap_row_stride(int step_k) { return step_k + 8; }  // rows 4 banks apart
 
-template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords>
+template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false>
 __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 32 ? 1 : 32 / (kPairs * kWarpsPB))
     int4_mm_swap_staged_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                                const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
@@ -449,8 +468,8 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 3
       uint32_t (&d1)[kWords] = *reinterpret_cast<uint32_t(*)[kWords]>(&w1[u * kWords]);
       const int outer = word0 / kWords + u;
       if (has0 && outer < outer_tiles) {
-        load_words<kWords>(b0 + outer * 32 * kWords, b_vector, d0);
-        load_words<kWords>(b1 + outer * 32 * kWords, b_vector, d1);
+        load_words<kWords, kStream>(b0 + outer * 32 * kWords, b_vector, d0);
+        load_words<kWords, kStream>(b1 + outer * 32 * kWords, b_vector, d1);
       } else {
 #pragma unroll
         for (int w = 0; w < kWords; ++w) d0[w] = d1[w] = 0u;
@@ -518,7 +537,8 @@ __host__ __device__ constexpr size_t swap_staged_bytes(int m) {
 // may change with the kernels. Unset or "auto": the per-M choice below. The staged and swap
 // variants serve M <= 8 only; larger M always takes the general kernel.
 enum class Variant { kAuto, kGeneral, kStaged1, kStaged2, kStaged4, kSwap8x4, kSwap16x2, kSwap32x1, kSwap16x1,
-                     kSwapS16x8, kSwapS8x8, kSwapS32x4, kSwapS2p8x8, kSwapS2p16x4 };
+                     kSwapS16x8, kSwapS8x8, kSwapS32x4, kSwapS2p8x8, kSwapS2p16x4,
+                     kSwapS16x8n, kSwapS2p16x4n };
 constexpr struct {
   const char* name;
   Variant variant;
@@ -526,7 +546,8 @@ constexpr struct {
                  {"staged2", Variant::kStaged2},   {"staged4", Variant::kStaged4},   {"swap8x4", Variant::kSwap8x4},
                  {"swap16x2", Variant::kSwap16x2}, {"swap32x1", Variant::kSwap32x1}, {"swap16x1", Variant::kSwap16x1},
                  {"swapS16x8", Variant::kSwapS16x8}, {"swapS8x8", Variant::kSwapS8x8},   {"swapS32x4", Variant::kSwapS32x4},
-                 {"swapS2p8x8", Variant::kSwapS2p8x8}, {"swapS2p16x4", Variant::kSwapS2p16x4}};
+                 {"swapS2p8x8", Variant::kSwapS2p8x8}, {"swapS2p16x4", Variant::kSwapS2p16x4},
+                 {"swapS16x8n", Variant::kSwapS16x8n}, {"swapS2p16x4n", Variant::kSwapS2p16x4n}};
 
 Variant pick_variant(int64_t m) {
   if (const char* env = std::getenv("SHIMGEN_INT4_MM_KERNEL"); env != nullptr && *env != '\0') {
@@ -534,10 +555,12 @@ Variant pick_variant(int64_t m) {
       if (std::strcmp(env, v.name) == 0 && v.variant != Variant::kAuto) return v.variant;
     }
   }
-  // Measured on the H200 at K = N = 4096 against torch's kernel (docs/aoti.md): 4 tiles 0.93..1.38
-  // at M = 3..8; 2 tiles 0.89 / 0.84 at M = 1 / 2.
-  if (m <= 2) return Variant::kStaged2;
-  if (m <= kSmallRows) return Variant::kStaged4;
+  // The variant per M = 1..8 (M > 8: general), from benchmarks/int4_mm_cuda.py --variants on the H200
+  // at K = N = 4096 (its last line prints this table for the best variant per M). So far: staged 4
+  // tiles 0.93..1.38 at M = 3..8; staged 2 tiles 0.89 / 0.84 at M = 1 / 2.
+  constexpr Variant kAutoByM[kSmallRows] = {Variant::kStaged2, Variant::kStaged2, Variant::kStaged4, Variant::kStaged4,
+                                             Variant::kStaged4, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4};
+  if (m >= 1 && m <= kSmallRows) return kAutoByM[m - 1];
   return Variant::kGeneral;
 }
 
@@ -660,6 +683,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       case Variant::kSwapS32x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 32, 4), int4_mm_swap_staged_kernel, 1, 32, 4); break;
       case Variant::kSwapS2p8x8: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 8, 8), int4_mm_swap_staged_kernel, 2, 8, 8); break;
       case Variant::kSwapS2p16x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4); break;
+      case Variant::kSwapS16x8n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, true); break;
+      case Variant::kSwapS2p16x4n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4, true); break;
       default: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
     }
 #undef SHIMGEN_INT4_BY_INNER
