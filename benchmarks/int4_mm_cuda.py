@@ -20,7 +20,8 @@ SHIMGEN_INT4_MM_KERNEL, set before each graph capture; "all" = every one in VARI
 for every M and replayed interleaved with torch's, and one table of speeds (torch's time / the
 variant's) per M is printed, with the best variant per M; a speed is marked '!' when that
 variant's result is off by more than 1e-2 of torch's output scale. The staged and swap variants
-serve M <= 8 only ('-' above).
+serve M <= 8 only, the *m16 ones M <= 16 ('-' above). The last lines give the best variant per M
+as the runtime's kAutoByM table, ready to paste.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 # largest M each serves.
 VARIANTS = {"auto": 1 << 30, "general": 1 << 30, "staged1": 8, "staged2": 8, "staged4": 8, "swap8x4": 8,
             "swap16x2": 8, "swap32x1": 8, "swap16x1": 8, "swapS16x8": 8, "swapS8x8": 8, "swapS32x4": 8,
-            "swapS2p8x8": 8, "swapS2p16x4": 8, "swapS16x8n": 8, "swapS2p16x4n": 8}
+            "swapS2p8x8": 8, "swapS2p16x4": 8, "swapS16x8n": 8, "swapS2p16x4n": 8,
+            "swapS8x8m16": 16, "swapS16x8m16": 16}
 ENV = "SHIMGEN_INT4_MM_KERNEL"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -240,10 +242,10 @@ def sweep(args, rt, mm, delete, wrap, packed, qsz, hb, hq, stream, g, variants, 
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = saved
-    decoding = [best_of.get(m, ("staged4", 0.0))[0] for m in range(1, 9)]
-    if all(m in best_of for m in range(1, 9)):
-        # Ready to paste into weight_int4pack_mm.cu's kAutoByM (M = 1..8).
-        print("kAutoByM = {" + ", ".join(f"Variant::k{v[0].upper()}{v[1:]}" for v in decoding) + "}")
+    if all(m in best_of for m in range(1, 17)):
+        # Ready to paste into weight_int4pack_mm.cu's kAutoByM (M = 1..16).
+        picks = [best_of[m][0] for m in range(1, 17)]
+        print("kAutoByM = {" + ", ".join(f"Variant::k{v[0].upper()}{v[1:]}" for v in picks) + "}")
     worst = min((s for _, s in best_of.values()), default=0.0)
     print(f"best variant per M, worst M: {worst:.2f} (goal >= 0.9: {'met' if worst >= 0.9 else 'not met'})")
     return 0

@@ -299,13 +299,14 @@ CASES["int4pack-mm-ragged-n-m1"] = lambda s: int4_case(s, 1, 8, 128, n=520)
 CASES["int4pack-mm-ragged-n-m6"] = lambda s: int4_case(s, 6, 4, 64, n=520)
 # Every kernel variant (benchmarks/int4_mm_cuda.py --variants measures them) at every inner_k_tiles:
 # N = 520 (an odd number of column tiles: the swap kernels' last pair is half empty), K = 1152 (a
-# warp's last step short), M = 1, 3 and 8; groups of 32 and padded rows at M = 2.
+# warp's last step short), M = 1, 3 and 8 (1, 8, 13, 16 for the *m16 variants, which serve up to
+# 16 rows); groups of 32 and padded rows at M = 2.
 INT4_VARIANTS = ("general", "staged1", "staged2", "staged4", "swap8x4", "swap16x2", "swap32x1", "swap16x1",
                  "swapS16x8", "swapS8x8", "swapS32x4", "swapS2p8x8", "swapS2p16x4",
-                 "swapS16x8n", "swapS2p16x4n")
+                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16")
 for variant in INT4_VARIANTS:
     for inner in (2, 4, 8):
-        for m in (1, 3, 8):
+        for m in (1, 8, 13, 16) if variant.endswith("m16") else (1, 3, 8):
             CASES[f"int4pack-mm-{variant}-inner{inner}-m{m}"] = (
                 lambda s, m=m, inner=inner, variant=variant: int4_case(s, m, inner, 128, k=1152, n=520, variant=variant))
     CASES[f"int4pack-mm-{variant}-group32-pad"] = lambda s, variant=variant: int4_case(s, 2, 4, 32, pad=2, variant=variant)

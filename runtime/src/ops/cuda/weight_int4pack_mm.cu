@@ -415,8 +415,10 @@ template <int kChunkWords, int kWarpsPB>
 __host__ __device__ constexpr int swap_step_k() { return kChunkWords * 32 * kWarpsPB; }
 __host__ __device__ constexpr int swap_row_stride(int step_k) { return step_k + 8; }  // rows 4 banks apart
 
-template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false>
-__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 32 ? 1 : 32 / (kPairs * kWarpsPB))
+template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false, int kRowTiles = 1>
+__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB * kRowTiles >= 32
+                                                              ? 1
+                                                              : 32 / (kPairs * kWarpsPB * kRowTiles))
     int4_mm_swap_staged_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                                const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
                                __nv_bfloat16* __restrict__ out, int m, int64_t n, int k, int group_shift) {
@@ -427,8 +429,8 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 3
   constexpr int kThreads = kPairs * kWarpsPB * 32;
   extern __shared__ __align__(16) unsigned char staged[];
   __nv_bfloat16* s_x = reinterpret_cast<__nv_bfloat16*>(staged);
-  float4(*partial)[kWarpsPB][32] =
-      reinterpret_cast<float4(*)[kWarpsPB][32]>(staged + size_t{2} * m * kStride);
+  float4(*partial)[kWarpsPB][kRowTiles][32] =
+      reinterpret_cast<float4(*)[kWarpsPB][kRowTiles][32]>(staged + size_t{2} * m * kStride);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int slice = warp % kWarpsPB, pair_in_block = warp / kWarpsPB;
   const int g = lane / 4, t = lane % 4;
@@ -444,9 +446,13 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 3
   const __nv_bfloat16* q1 = qinfo + (t1 * 8 + g) * 2;
   const int64_t q_row = n * 2;
   const int group_words_mask = ((1 << group_shift) >> 5) - 1;
-  const bool has_row = g < m;
-  const __nv_bfloat16* x_lane = s_x + g * kStride + 2 * t;
-  float c[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+  // Row tile rt holds A's rows 8 rt .. 8 rt + 7 (the B operand's columns): lane row g + 8 rt.
+  float c[kRowTiles][2][4];
+#pragma unroll
+  for (int rt = 0; rt < kRowTiles; ++rt) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) c[rt][0][i] = c[rt][1][i] = 0.0f;
+  }
   for (int k_begin = 0; k_begin < k; k_begin += kStepK) {
     const int k_count = min(kStepK, k - k_begin);
     // Stage A's rows [k_begin, k_begin + k_count) (k_count is a multiple of 32).
@@ -494,41 +500,54 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB >= 3
       for (int j = 0; j < kChunkWords; ++j) {
         const int word = word0 + j;
         if (word >= total_words) break;
-        const __nv_bfloat16* xs = x_lane + (word * 32 - k_begin);
-        uint32_t act[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) act[r] = has_row ? *reinterpret_cast<const uint32_t*>(xs + 8 * r) : 0u;
         uint32_t f0[4], f1[4];
         dequant_word(w0[j], bits_bf16x2(s0[j]), f0);
         dequant_word(w1[j], bits_bf16x2(s1[j]), f1);
-        mma_bf16(c[0], f0[0], f1[0], f0[1], f1[1], act[0], act[1]);
-        mma_bf16(c[1], f0[2], f1[2], f0[3], f1[3], act[2], act[3]);
+#pragma unroll
+        for (int rt = 0; rt < kRowTiles; ++rt) {
+          const bool has_row = g + 8 * rt < m;
+          const __nv_bfloat16* xs = s_x + (g + 8 * rt) * kStride + 2 * t + (word * 32 - k_begin);
+          uint32_t act[4];
+#pragma unroll
+          for (int r = 0; r < 4; ++r) act[r] = has_row ? *reinterpret_cast<const uint32_t*>(xs + 8 * r) : 0u;
+          mma_bf16(c[rt][0], f0[0], f1[0], f0[1], f1[1], act[0], act[1]);
+          mma_bf16(c[rt][1], f0[2], f1[2], f0[3], f1[3], act[2], act[3]);
+        }
       }
     }
     if (k_begin + kStepK < k) __syncthreads();  // the next step's copies overwrite this one's
   }
-  partial[pair_in_block][slice][lane] =
-      make_float4(c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2], c[0][3] + c[1][3]);
-  __syncthreads();
-  if (slice != 0 || !has0 || 2 * t >= m) return;
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-  for (int w = 0; w < kWarpsPB; ++w) {
-    const float4 p = partial[pair_in_block][w][lane];
-    sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+  for (int rt = 0; rt < kRowTiles; ++rt) {
+    partial[pair_in_block][slice][rt][lane] = make_float4(c[rt][0][0] + c[rt][1][0], c[rt][0][1] + c[rt][1][1],
+                                                          c[rt][0][2] + c[rt][1][2], c[rt][0][3] + c[rt][1][3]);
   }
+  __syncthreads();
+  if (slice != 0 || !has0) return;
   const int64_t col0 = tile0 * 8 + g, col1 = tile0 * 8 + 8 + g;
-  out[2 * t * n + col0] = __float2bfloat16_rn(sum.x);
-  if (has1) out[2 * t * n + col1] = __float2bfloat16_rn(sum.z);
-  if (2 * t + 1 < m) {
-    out[(2 * t + 1) * n + col0] = __float2bfloat16_rn(sum.y);
-    if (has1) out[(2 * t + 1) * n + col1] = __float2bfloat16_rn(sum.w);
+#pragma unroll
+  for (int rt = 0; rt < kRowTiles; ++rt) {
+    const int r0 = 8 * rt + 2 * t;  // D columns 2t, 2t + 1 of this row tile: rows of out
+    if (r0 >= m) break;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int w = 0; w < kWarpsPB; ++w) {
+      const float4 p = partial[pair_in_block][w][rt][lane];
+      sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+    }
+    out[r0 * n + col0] = __float2bfloat16_rn(sum.x);
+    if (has1) out[r0 * n + col1] = __float2bfloat16_rn(sum.z);
+    if (r0 + 1 < m) {
+      out[(r0 + 1) * n + col0] = __float2bfloat16_rn(sum.y);
+      if (has1) out[(r0 + 1) * n + col1] = __float2bfloat16_rn(sum.w);
+    }
   }
 }
 
-template <int kPairs, int kWarpsPB, int kChunkWords>
+template <int kPairs, int kWarpsPB, int kChunkWords, int kRowTiles = 1>
 __host__ __device__ constexpr size_t swap_staged_bytes(int m) {
-  return size_t{2} * m * swap_row_stride(swap_step_k<kChunkWords, kWarpsPB>()) + size_t{16} * kPairs * kWarpsPB * 32;
+  return size_t{2} * m * swap_row_stride(swap_step_k<kChunkWords, kWarpsPB>()) +
+         size_t{16} * kPairs * kWarpsPB * kRowTiles * 32;
 }
 
 // The kernel variants, for measuring them against each other in one process (benchmarks/
@@ -538,7 +557,7 @@ __host__ __device__ constexpr size_t swap_staged_bytes(int m) {
 // variants serve M <= 8 only; larger M always takes the general kernel.
 enum class Variant { kAuto, kGeneral, kStaged1, kStaged2, kStaged4, kSwap8x4, kSwap16x2, kSwap32x1, kSwap16x1,
                      kSwapS16x8, kSwapS8x8, kSwapS32x4, kSwapS2p8x8, kSwapS2p16x4,
-                     kSwapS16x8n, kSwapS2p16x4n };
+                     kSwapS16x8n, kSwapS2p16x4n, kSwapS8x8m16, kSwapS16x8m16 };
 constexpr struct {
   const char* name;
   Variant variant;
@@ -547,7 +566,15 @@ constexpr struct {
                  {"swap16x2", Variant::kSwap16x2}, {"swap32x1", Variant::kSwap32x1}, {"swap16x1", Variant::kSwap16x1},
                  {"swapS16x8", Variant::kSwapS16x8}, {"swapS8x8", Variant::kSwapS8x8},   {"swapS32x4", Variant::kSwapS32x4},
                  {"swapS2p8x8", Variant::kSwapS2p8x8}, {"swapS2p16x4", Variant::kSwapS2p16x4},
-                 {"swapS16x8n", Variant::kSwapS16x8n}, {"swapS2p16x4n", Variant::kSwapS2p16x4n}};
+                 {"swapS16x8n", Variant::kSwapS16x8n}, {"swapS2p16x4n", Variant::kSwapS2p16x4n},
+                 {"swapS8x8m16", Variant::kSwapS8x8m16}, {"swapS16x8m16", Variant::kSwapS16x8m16}};
+
+// The most rows of A a variant serves (larger M takes the general kernel).
+constexpr int64_t max_rows(Variant v) {
+  return v == Variant::kGeneral || v == Variant::kAuto ? INT64_MAX
+         : v == Variant::kSwapS8x8m16 || v == Variant::kSwapS16x8m16 ? 16
+                                                                       : kSmallRows;
+}
 
 Variant pick_variant(int64_t m) {
   if (const char* env = std::getenv("SHIMGEN_INT4_MM_KERNEL"); env != nullptr && *env != '\0') {
@@ -555,12 +582,15 @@ Variant pick_variant(int64_t m) {
       if (std::strcmp(env, v.name) == 0 && v.variant != Variant::kAuto) return v.variant;
     }
   }
-  // The variant per M = 1..8 (M > 8: general), from benchmarks/int4_mm_cuda.py --variants on the H200
-  // at K = N = 4096 (its last line prints this table for the best variant per M). So far: staged 4
-  // tiles 0.93..1.38 at M = 3..8; staged 2 tiles 0.89 / 0.84 at M = 1 / 2.
-  constexpr Variant kAutoByM[kSmallRows] = {Variant::kStaged2, Variant::kStaged2, Variant::kStaged4, Variant::kStaged4,
-                                             Variant::kStaged4, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4};
-  if (m >= 1 && m <= kSmallRows) return kAutoByM[m - 1];
+  // The variant per M = 1..16 (larger M: general), from benchmarks/int4_mm_cuda.py --variants on the
+  // H200 at K = N = 4096 (its last lines print this table for the best variant per M). So far:
+  // staged 4 tiles 0.93..1.38 at M = 3..8; staged 2 tiles 0.89 / 0.84 at M = 1 / 2; general
+  // 0.96..1.02 at M = 9..16.
+  constexpr Variant kAutoByM[16] = {
+      Variant::kStaged2, Variant::kStaged2, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4,
+      Variant::kStaged4, Variant::kStaged4, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral,
+      Variant::kGeneral, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral};
+  if (m >= 1 && m <= 16) return kAutoByM[m - 1];
   return Variant::kGeneral;
 }
 
@@ -626,7 +656,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
     const int kk = static_cast<int>(k);
     const int mm = static_cast<int>(m);
     Variant variant = pick_variant(m);
-    if (m > kSmallRows && variant != Variant::kGeneral) variant = Variant::kGeneral;  // the others serve M <= 8
+    if (m > max_rows(variant)) variant = Variant::kGeneral;
     auto general = [&](auto kernel) {
       kernel<<<grid, kWarps * 32, 0, stream>>>(a_data, lda, b_data, b_vector, q_data, o, m, n, kk, group_shift);
     };
@@ -656,6 +686,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
                                                             group_shift);
     };
 #define SHIMGEN_INT4_SWAPS(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C>(mm)); }
+#define SHIMGEN_INT4_SWAPS16(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C, 2>(mm)); }
 #define SHIMGEN_INT4_BY_INNER(CALL, KERNEL, ...)        \
   do {                                                   \
     if (inner == 2) CALL((KERNEL<2, ##__VA_ARGS__>));      \
@@ -685,6 +716,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       case Variant::kSwapS2p16x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4); break;
       case Variant::kSwapS16x8n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, true); break;
       case Variant::kSwapS2p16x4n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4, true); break;
+      case Variant::kSwapS8x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8, false, 2); break;
+      case Variant::kSwapS16x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 2); break;
       default: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
     }
 #undef SHIMGEN_INT4_BY_INNER
@@ -696,6 +729,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
 #undef SHIMGEN_INT4_SWAP16
 #undef SHIMGEN_INT4_SWAP32
 #undef SHIMGEN_INT4_SWAPS
+#undef SHIMGEN_INT4_SWAPS16
     check_cuda(cudaGetLastError(), "int4 mm kernel launch");
     *ret0 = out.release();
   });
