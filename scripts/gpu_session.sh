@@ -59,7 +59,7 @@ timeout 150 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" > "$OUT/int4.log"
 tail -22 "$OUT/int4.log"
 echo "== 2b. benchmarks/int4_mm_cuda.py --variants all (log: $OUT/int4_variants.log)"
 timeout 240 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all > "$OUT/int4_variants.log" 2>&1 || status=1
-tail -22 "$OUT/int4_variants.log"
+tail -26 "$OUT/int4_variants.log"
 for inner in 4 2; do  # the other inner_k_tiles torch makes, decoding rows only
   echo "== 2c. benchmarks/int4_mm_cuda.py --variants all --inner $inner --m 1-8 (log: $OUT/int4_variants_inner$inner.log)"
   timeout 120 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all --inner "$inner" --m 1-8 \
