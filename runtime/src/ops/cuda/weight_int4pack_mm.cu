@@ -13,6 +13,10 @@
 // shared memory with cp.async before the first multiply: read from global memory inside the loop,
 // they put about a dozen dependent load latencies between the mma.sync (measured: ~10 us at K = N =
 // 4096 against torch's 6 us, whatever the weight loads did).
+// The "swap" kernels (M <= 8, or 16 with two row tiles) make the weights the MMA's A operand and
+// the activations its B operand (below). Every kernel variant can be forced for measuring with
+// SHIMGEN_INT4_MM_KERNEL (kVariants); otherwise kAutoByM picks per M. All of them share one
+// dequantize helper (dequant_word) and one MMA wrapper.
 #include "op_support.cuh"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
