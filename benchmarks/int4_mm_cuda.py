@@ -2,7 +2,7 @@
 tinygemm kernel), same inputs, same process, on the GPU machine.
 
     python benchmarks/int4_mm_cuda.py [--runtime LIB] [--k 4096] [--n 4096] [--inner 8] [--group 128]
-                                     [--calls 200] [--repeats 7]
+                                     [--calls 200] [--repeats 7] [--variants all|NAME,NAME,...]
 
 Weights: random int4 packed by torch._convert_weight_to_int4pack (inner_k_tiles --inner), bf16
 scales and zeros per --group. For each M in 1..16 both kernels are captured into a CUDA graph of
@@ -14,17 +14,33 @@ Python call costs. Goal: shimgen / torch >= 0.9 in speed, i.e. time ratio <= 1 /
 The last column is the share of shimgen's time that is its result's stream-ordered allocation
 and free alone (aoti_torch_empty_strided of the [M, N] output and its delete, captured the same
 way): graph memory nodes that torch's caching allocator does not have.
+
+--variants: instead, every named kernel variant of the runtime (its internal switch
+SHIMGEN_INT4_MM_KERNEL, set before each graph capture; "all" = every one in VARIANTS) is captured
+for every M and replayed interleaved with torch's, and one table of speeds (torch's time / the
+variant's) per M is printed, with the best variant per M; a speed is marked '!' when that
+variant's result is off by more than 1e-2 of torch's output scale. The staged and swap variants
+serve M <= 8 only, the *m16 ones M <= 16 ('-' above). The last lines give the best variant per M
+as the runtime's kAutoByM table, ready to paste.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from ctypes import POINTER, byref, c_int32, c_int64, c_void_p
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# The runtime's kernel variants (runtime/src/ops/cuda/weight_int4pack_mm.cu, kVariants) and the
+# largest M each serves.
+VARIANTS = {"auto": 1 << 30, "general": 1 << 30, "staged1": 8, "staged2": 8, "staged4": 8, "swap8x4": 8,
+            "swap16x2": 8, "swap32x1": 8, "swap16x1": 8, "swapS16x8": 8, "swapS8x8": 8, "swapS32x4": 8,
+            "swapS2p8x8": 8, "swapS2p16x4": 8, "swapS16x8n": 8, "swapS2p16x4n": 8,
+            "swapS8x8m16": 16, "swapS16x8m16": 16}
+ENV = "SHIMGEN_INT4_MM_KERNEL"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -39,7 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--work", type=Path, default=Path("/tmp/shimgen-int4-bench"))
+    parser.add_argument("--variants", help="'all' or comma-separated variant names: the sweep table")
+    parser.add_argument("--m", default="1-16", help="rows to measure: 'LO-HI' (default 1-16)")
     args = parser.parse_args(argv)
+    lo, _, hi = args.m.partition("-")
+    rows = range(int(lo), int(hi or lo) + 1)
+    variants = None
+    if args.variants:
+        variants = list(VARIANTS) if args.variants == "all" else args.variants.split(",")
+        unknown = [v for v in variants if v not in VARIANTS]
+        if unknown:
+            parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
 
     import torch
 
@@ -75,9 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"_weight_int4pack_mm, K={k} N={n} inner_k_tiles={args.inner} group={group} on {torch.cuda.get_device_name(0)}; "
           f"torch {torch.__version__}")
     print(f"GPU time per call (us): median of {args.repeats} interleaved graph replays x {args.calls} calls")
+    if variants is not None:
+        return sweep(args, rt, mm, delete, wrap, packed, qsz, hb, hq, stream, g, variants, rows)
     print(f"{'M':>3} {'torch':>9} {'shimgen':>9} {'speed shimgen/torch':>20} {'max rel err':>12} {'alloc share':>12}")
     worst = float("inf")
-    for m in range(1, 17):
+    for m in rows:
         a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
         ha = wrap(a)
         want = torch._weight_int4pack_mm(a, packed, group, qsz)
@@ -133,6 +161,100 @@ def main(argv: list[str] | None = None) -> int:
         delete(ha)
         del graphs
     print(f"ratio shimgen / torch speed, worst M: {worst:.2f} (goal >= 0.9: {'met' if worst >= 0.9 else 'not met'})")
+    return 0
+
+
+def sweep(args, rt, mm, delete, wrap, packed, qsz, hb, hq, stream, g, variants, rows) -> int:
+    """Every variant against torch at every M, in one process: the table the dispatch is chosen from."""
+    import torch
+    import torch_handles
+
+    k, group = args.k, args.group
+    saved = os.environ.get(ENV)
+    width = max(9, *(len(v) + 1 for v in variants))
+    print("speed = torch's time / the variant's (> 1: faster than torch); '!' = result off by > 1e-2")
+    print(f"{'M':>3} {'torch us':>9}" + "".join(f"{v:>{width}}" for v in variants) + "   best")
+    best_of: dict[int, tuple[str, float]] = {}
+    try:
+        for m in rows:
+            a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
+            ha = wrap(a)
+            want = torch._weight_int4pack_mm(a, packed, group, qsz)
+            scale = float(want.float().abs().max()) + 1e-6
+            errs: dict[str, float] = {}
+            graphs: dict[str, torch.cuda.CUDAGraph] = {}
+
+            def theirs(a: torch.Tensor = a) -> None:
+                torch._weight_int4pack_mm(a, packed, group, qsz)
+
+            def ours(ha: int = ha) -> None:
+                result = c_void_p()
+                mm(ha, hb, group, hq, byref(result))
+                delete(result.value)
+
+            names = ["torch"] + [v for v in variants if m <= VARIANTS[v]]
+            failed: dict[str, str] = {}
+            with torch.cuda.stream(stream), rt.caller_stream(stream.cuda_stream):
+                for name in names:
+                    if name != "torch":
+                        os.environ[ENV] = name
+                        out = c_void_p()
+                        if mm(ha, hb, group, hq, byref(out)) != 0:  # reported, not fatal: the others still run
+                            failed[name] = rt.last_error()
+                            print(f"M={m} {name}: {failed[name]}", flush=True)
+                            continue
+                        got = torch.empty_like(want)
+                        torch_handles.copy_into(rt, got, out.value)
+                        delete(out.value)
+                        errs[name] = float((got.float() - want.float()).abs().max()) / scale
+                    fn = theirs if name == "torch" else ours
+                    for _ in range(3):
+                        fn()
+                    stream.synchronize()
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph, stream=stream):
+                        for _ in range(args.calls):
+                            fn()
+                    graphs[name] = graph
+            times: dict[str, list[float]] = {name: [] for name in graphs}
+            for _ in range(args.repeats):
+                for name, graph in graphs.items():
+                    with torch.cuda.stream(stream):
+                        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                        start.record(stream)
+                        graph.replay()
+                        end.record(stream)
+                    end.synchronize()
+                    times[name].append(start.elapsed_time(end) * 1000 / args.calls)
+            t_torch = statistics.median(times["torch"])
+            cells = []
+            for v in variants:
+                if v in failed:
+                    cells.append(f"{'ERR':>{width}}")
+                    continue
+                if v not in graphs:
+                    cells.append(f"{'-':>{width}}")
+                    continue
+                speed = t_torch / statistics.median(times[v])
+                bad = errs[v] > 1e-2
+                cells.append(f"{speed:>{width - 1}.2f}{'!' if bad else ' '}")
+                if not bad and v != "auto" and speed > best_of.get(m, ("", 0.0))[1]:
+                    best_of[m] = (v, speed)
+            best = best_of.get(m, ("-", 0.0))
+            print(f"{m:>3} {t_torch:9.2f}" + "".join(cells) + f"   {best[0]} {best[1]:.2f}", flush=True)
+            delete(ha)
+            del graphs
+    finally:
+        if saved is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = saved
+    if all(m in best_of for m in range(1, 17)):
+        # Ready to paste into weight_int4pack_mm.cu's kAutoByM (M = 1..16).
+        picks = [best_of[m][0] for m in range(1, 17)]
+        print("kAutoByM = {" + ", ".join(f"Variant::k{v[0].upper()}{v[1:]}" for v in picks) + "}")
+    worst = min((s for _, s in best_of.values()), default=0.0)
+    print(f"best variant per M, worst M: {worst:.2f} (goal >= 0.9: {'met' if worst >= 0.9 else 'not met'})")
     return 0
 
 

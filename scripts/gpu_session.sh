@@ -2,18 +2,21 @@
 # Everything CUDA in one GPU-machine call (what the closing notes paste), most wanted first; each
 # part writes its log under $OUT when it ends, so a call cut short by its time limit still returns
 # what finished:
+#   v. benchmarks/int4_mm_cuda.py --variants all: every int4 kernel variant of the runtime against
+#      torch's tinygemm at M = 1..16 (inner_k_tiles 8; 4 and 2 at M = 1..8), one table each;
 #   1. tests/gpu that compile no model (ops, fallbacks, runtime, defects, several GPUs);
-#   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel vs torch's tinygemm);
+#   2. benchmarks/int4_mm_cuda.py (shimgen's int4 kernel as dispatched vs torch's tinygemm);
 #   3. tests/gpu that compile models (DLPack, AOTI CUDA, the zoo, transformers' LLMs);
 #   4. the transformer-block latency on CUDA; 5. the bf16 decoder step.
 # Run from the repository root. Without LIEF on the machine, put its abi3 wheel (and
 # scipy-openblas32's) in .whl/ first. SHIMGEN_GPU_PREBUILT=DIR: use a CUDA runtime built elsewhere
 # with SHIMGEN_RUNTIME_BUILD_TESTS=ON (its library, shimgen-*.txt and tests/ copied into DIR) instead
 # of building one here: the GPU machine's minutes then go to the tests. SHIMGEN_ZOO_CACHE: reuse
-# compiled CUDA zoo models. SHIMGEN_GPU_PARTS="1 3": run only those parts; SHIMGEN_GPU_MODEL_TESTS:
-# part 3's test files instead of all four.
+# compiled CUDA zoo models. SHIMGEN_GPU_PARTS="1 3": run only those parts (always in the order
+# v 1 2 3 4 5); SHIMGEN_GPU_OP_TESTS, SHIMGEN_GPU_MODEL_TESTS: part 1's or part 3's test files
+# instead of all of them.
 set -u
-parts=" ${SHIMGEN_GPU_PARTS:-1 2 3 4 5} "
+parts=" ${SHIMGEN_GPU_PARTS:-v 1 2 3 4 5} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$(mktemp -d /tmp/shimgen-gpu-XXXXXX)}"
@@ -47,10 +50,22 @@ pytest_gpu() {  # log name, timeout, test files
   timeout "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
   grep -E "^(FAILED|ERROR)|PASS|per call|ratio" "$OUT/$log" | tail -20; tail -4 "$OUT/$log"
 }
+if want v; then  # first: the int4 kernel-variant sweep (about a minute), then the rest
+echo "== v. benchmarks/int4_mm_cuda.py --variants all (log: $OUT/int4_variants.log)"
+timeout 200 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all > "$OUT/int4_variants.log" 2>&1 || status=1
+tail -26 "$OUT/int4_variants.log"
+for inner in 4 2; do  # the other inner_k_tiles torch makes, decoding rows only
+  echo "== v. --variants all --inner $inner --m 1-8 (log: $OUT/int4_variants_inner$inner.log)"
+  timeout 100 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all --inner "$inner" --m 1-8 \
+    > "$OUT/int4_variants_inner$inner.log" 2>&1 || status=1
+  tail -10 "$OUT/int4_variants_inner$inner.log"
+done
+fi
 if want 1; then
 echo "== 1. tests/gpu that compile no model (log: $OUT/gpu.log)"
-pytest_gpu gpu.log 300 tests/gpu/test_cuda_ops.py tests/gpu/test_runtime_cuda.py tests/gpu/test_cuda_defects.py \
-  tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py
+# shellcheck disable=SC2086
+pytest_gpu gpu.log 300 ${SHIMGEN_GPU_OP_TESTS:-tests/gpu/test_cuda_ops.py tests/gpu/test_runtime_cuda.py \
+  tests/gpu/test_cuda_defects.py tests/gpu/test_multi_gpu.py tests/gpu/test_cuda_fallbacks.py}
 fi
 if want 2; then
 echo "== 2. benchmarks/int4_mm_cuda.py"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import sys
 import traceback
 from ctypes import POINTER, byref, c_double, c_int32, c_int64, c_void_p
@@ -228,7 +229,17 @@ def cudnn_attention_case(s: Shims, dtype, hkv, causal, with_bias, layout):
     return detail
 
 
-def int4_case(s: Shims, m, inner, group, strided=False, k=1024, n=512, pad=0):
+def int4_case(s: Shims, m, inner, group, strided=False, k=1024, n=512, pad=0, variant=None):
+    if variant is not None:  # the runtime's internal kernel switch, read at every call
+        saved = os.environ.get("SHIMGEN_INT4_MM_KERNEL")
+        os.environ["SHIMGEN_INT4_MM_KERNEL"] = variant
+        try:
+            return int4_case(s, m, inner, group, strided, k, n, pad) + f" [{variant}]"
+        finally:
+            if saved is None:
+                os.environ.pop("SHIMGEN_INT4_MM_KERNEL", None)
+            else:
+                os.environ["SHIMGEN_INT4_MM_KERNEL"] = saved
     g = torch.Generator(device="cuda").manual_seed(5)
     w = torch.randint(0, 16, (n, k), dtype=torch.int32, device="cuda", generator=g)
     packed_u8 = (w[:, ::2] << 4 | w[:, 1::2]).to(torch.uint8)
@@ -286,6 +297,20 @@ CASES["int4pack-mm-row-pad8"] = lambda s: int4_case(s, 4, 2, 32, pad=8, k=1536)
 # N = 520: 65 column tiles, so the last block of 2 or 4 tiles has tiles past N.
 CASES["int4pack-mm-ragged-n-m1"] = lambda s: int4_case(s, 1, 8, 128, n=520)
 CASES["int4pack-mm-ragged-n-m6"] = lambda s: int4_case(s, 6, 4, 64, n=520)
+# Every kernel variant (benchmarks/int4_mm_cuda.py --variants measures them) at every inner_k_tiles:
+# N = 520 (an odd number of column tiles: the swap kernels' last pair is half empty), K = 1152 (a
+# warp's last step short), M = 1, 3 and 8 (1, 8, 13, 16 for the *m16 variants, which serve up to
+# 16 rows); groups of 32 and padded rows at M = 2.
+INT4_VARIANTS = ("general", "staged1", "staged2", "staged4", "swap8x4", "swap16x2", "swap32x1", "swap16x1",
+                 "swapS16x8", "swapS8x8", "swapS32x4", "swapS2p8x8", "swapS2p16x4",
+                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16")
+for variant in INT4_VARIANTS:
+    for inner in (2, 4, 8):
+        for m in (1, 8, 13, 16) if variant.endswith("m16") else (1, 3, 8):
+            CASES[f"int4pack-mm-{variant}-inner{inner}-m{m}"] = (
+                lambda s, m=m, inner=inner, variant=variant: int4_case(s, m, inner, 128, k=1152, n=520, variant=variant))
+    CASES[f"int4pack-mm-{variant}-group32-pad"] = lambda s, variant=variant: int4_case(s, 2, 4, 32, pad=2, variant=variant)
+    CASES[f"int4pack-mm-{variant}-group256"] = lambda s, variant=variant: int4_case(s, 5, 8, 256, k=2048, variant=variant)
 
 
 def main(argv: list[str]) -> int:

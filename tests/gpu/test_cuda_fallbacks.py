@@ -35,6 +35,10 @@ def results(cuda) -> dict[str, dict]:
     return rows
 
 
+# The int4 mm kernel variants (cuda_fallback_cases.INT4_VARIANTS; the runtime's SHIMGEN_INT4_MM_KERNEL).
+INT4_VARIANTS = ("general", "staged1", "staged2", "staged4", "swap8x4", "swap16x2", "swap32x1", "swap16x1",
+                 "swapS16x8", "swapS8x8", "swapS32x4", "swapS2p8x8", "swapS2p16x4",
+                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16")
 CASES = [
     *[f"topk-moe-{d}" for d in ("float32", "bfloat16", "float16")],
     "topk-sampling-bf16", "topk-smallest-dim0-strided", "topk-errors",
@@ -49,6 +53,9 @@ CASES = [
     *[f"int4pack-mm-group{g}" for g in (32, 64, 256)], "int4pack-mm-strided-a",
     "int4pack-mm-ragged-k", "int4pack-mm-row-pad", "int4pack-mm-row-pad8", "int4pack-mm-ragged-n-m1",
     "int4pack-mm-ragged-n-m6",
+    *[f"int4pack-mm-{v}-{shape}" for v in INT4_VARIANTS
+      for shape in [*(f"inner{i}-m{m}" for i in (2, 4, 8) for m in ((1, 8, 13, 16) if v.endswith("m16") else (1, 3, 8))),
+                    "group32-pad", "group256"]],
 ]
 
 
