@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 VARIANTS = {"auto": 1 << 30, "general": 1 << 30, "staged1": 8, "staged2": 8, "staged4": 8, "swap8x4": 8,
             "swap16x2": 8, "swap32x1": 8, "swap16x1": 8, "swapS16x8": 8, "swapS8x8": 8, "swapS32x4": 8,
             "swapS2p8x8": 8, "swapS2p16x4": 8, "swapS16x8n": 8, "swapS2p16x4n": 8,
-            "swapS8x8m16": 16, "swapS16x8m16": 16}
+            "swapS8x8m16": 16, "swapS16x8m16": 16, "swapS16x8g": 8, "swapS8x16g": 8}
 ENV = "SHIMGEN_INT4_MM_KERNEL"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))

@@ -303,7 +303,8 @@ CASES["int4pack-mm-ragged-n-m6"] = lambda s: int4_case(s, 6, 4, 64, n=520)
 # 16 rows); groups of 32 and padded rows at M = 2.
 INT4_VARIANTS = ("general", "staged1", "staged2", "staged4", "swap8x4", "swap16x2", "swap32x1", "swap16x1",
                  "swapS16x8", "swapS8x8", "swapS32x4", "swapS2p8x8", "swapS2p16x4",
-                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16")
+                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16",
+                 "swapS16x8g", "swapS8x16g")
 for variant in INT4_VARIANTS:
     for inner in (2, 4, 8):
         for m in (1, 8, 13, 16) if variant.endswith("m16") else (1, 3, 8):

@@ -38,7 +38,8 @@ def results(cuda) -> dict[str, dict]:
 # The int4 mm kernel variants (cuda_fallback_cases.INT4_VARIANTS; the runtime's SHIMGEN_INT4_MM_KERNEL).
 INT4_VARIANTS = ("general", "staged1", "staged2", "staged4", "swap8x4", "swap16x2", "swap32x1", "swap16x1",
                  "swapS16x8", "swapS8x8", "swapS32x4", "swapS2p8x8", "swapS2p16x4",
-                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16")
+                 "swapS16x8n", "swapS2p16x4n", "swapS8x8m16", "swapS16x8m16",
+                 "swapS16x8g", "swapS8x16g")
 CASES = [
     *[f"topk-moe-{d}" for d in ("float32", "bfloat16", "float16")],
     "topk-sampling-bf16", "topk-smallest-dim0-strided", "topk-errors",

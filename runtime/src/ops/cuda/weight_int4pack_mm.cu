@@ -419,10 +419,18 @@ template <int kChunkWords, int kWarpsPB>
 __host__ __device__ constexpr int swap_step_k() { return kChunkWords * 32 * kWarpsPB; }
 __host__ __device__ constexpr int swap_row_stride(int step_k) { return step_k + 8; }  // rows 4 banks apart
 
-template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false, int kRowTiles = 1>
-__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB * kRowTiles >= 32
-                                                              ? 1
-                                                              : 32 / (kPairs * kWarpsPB * kRowTiles))
+// Blocks per SM the launch bounds ask for: 1024 threads (64 registers each) for one row tile and up
+// to 8 words a warp, half that (128 registers) for two row tiles or 16 words.
+constexpr int swap_min_blocks(int warps, int row_tiles, int chunk_words) {
+  const int units = warps * row_tiles * (chunk_words > 8 ? chunk_words / 8 : 1);
+  return units >= 32 ? 1 : 32 / units;
+}
+
+// kGroupWords: words (32 k) a scale group spans at least, known at compile time (4 when the group
+// size is 128 or more), so a warp holds one scale per group in registers, not one per word.
+template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false, int kRowTiles = 1,
+          int kGroupWords = 1>
+__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, swap_min_blocks(kPairs * kWarpsPB, kRowTiles, kChunkWords))
     int4_mm_swap_staged_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                                const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
                                __nv_bfloat16* __restrict__ out, int m, int64_t n, int k, int group_shift) {
@@ -488,7 +496,10 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, kPairs * kWarpsPB * kR
 #pragma unroll
     for (int j = 0; j < kChunkWords; ++j) {
       const int word = word0 + j;
-      if (j == 0 || (word & group_words_mask) == 0) {
+      if (j % kGroupWords != 0) {  // the same group as word j - 1 (word0 is a multiple of kGroupWords)
+        s0[j] = s0[j - 1];
+        s1[j] = s1[j - 1];
+      } else if (j == 0 || (word & group_words_mask) == 0) {
         const int64_t off = word < total_words ? ((word * 32) >> group_shift) * q_row : 0;
         s0[j] = *reinterpret_cast<const uint32_t*>(q0 + off);
         s1[j] = *reinterpret_cast<const uint32_t*>(q1 + off);
@@ -561,7 +572,7 @@ __host__ __device__ constexpr size_t swap_staged_bytes(int m) {
 // variants serve M <= 8 only; larger M always takes the general kernel.
 enum class Variant { kAuto, kGeneral, kStaged1, kStaged2, kStaged4, kSwap8x4, kSwap16x2, kSwap32x1, kSwap16x1,
                      kSwapS16x8, kSwapS8x8, kSwapS32x4, kSwapS2p8x8, kSwapS2p16x4,
-                     kSwapS16x8n, kSwapS2p16x4n, kSwapS8x8m16, kSwapS16x8m16 };
+                     kSwapS16x8n, kSwapS2p16x4n, kSwapS8x8m16, kSwapS16x8m16, kSwapS16x8g, kSwapS8x16g };
 constexpr struct {
   const char* name;
   Variant variant;
@@ -571,7 +582,8 @@ constexpr struct {
                  {"swapS16x8", Variant::kSwapS16x8}, {"swapS8x8", Variant::kSwapS8x8},   {"swapS32x4", Variant::kSwapS32x4},
                  {"swapS2p8x8", Variant::kSwapS2p8x8}, {"swapS2p16x4", Variant::kSwapS2p16x4},
                  {"swapS16x8n", Variant::kSwapS16x8n}, {"swapS2p16x4n", Variant::kSwapS2p16x4n},
-                 {"swapS8x8m16", Variant::kSwapS8x8m16}, {"swapS16x8m16", Variant::kSwapS16x8m16}};
+                 {"swapS8x8m16", Variant::kSwapS8x8m16}, {"swapS16x8m16", Variant::kSwapS16x8m16},
+                 {"swapS16x8g", Variant::kSwapS16x8g}, {"swapS8x16g", Variant::kSwapS8x16g}};
 
 // The most rows of A a variant serves (larger M takes the general kernel).
 constexpr int64_t max_rows(Variant v) {
@@ -722,6 +734,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       case Variant::kSwapS2p16x4n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4, true); break;
       case Variant::kSwapS8x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8, false, 2); break;
       case Variant::kSwapS16x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 2); break;
+      // g: one scale register per group of 128 or more (the group-32/64 path keeps one per word).
+      case Variant::kSwapS16x8g:
+        if (qGroupSize >= 128) SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 1, 4);
+        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
+        break;
+      case Variant::kSwapS8x16g:
+        if (qGroupSize >= 128) SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16, false, 1, 4);
+        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16);
+        break;
       default: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
     }
 #undef SHIMGEN_INT4_BY_INNER
