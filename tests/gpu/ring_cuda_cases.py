@@ -64,6 +64,154 @@ def scans(s: Shims, dtype):
     return detail
 
 
+def scans_device(s: Shims, dtype):
+    """cumsum (new) and the scans on more dtypes and layouts: lines along a middle dim of a permuted
+    tensor, a long line, integers (int64 accumulation), NaN in cummax/cummin."""
+    x = torch.randn(3, 5, 70, device=DEV, generator=gen(31)).to(dtype).permute(2, 0, 1)  # [70, 3, 5], strided
+    hx, out, v, i = s.wrap(x), c_void_p(), c_void_p(), c_void_p()
+    cumsum = s.fn("aoti_torch_cuda_cumsum", H, c_int64, I32P, HP)
+    details = []
+    for dim in (0, 1, -1):
+        assert cumsum(hx, dim, None, byref(out)) == 0, s.rt.last_error()
+        got = on_device(s, out.value)
+        want = torch.cumsum(x.double(), dim).to(dtype)
+        details.append(close(got.double(), want.double(), 1e-4 if dtype == torch.float32 else 0.3,
+                             1e-4 if dtype == torch.float32 else 2e-2))
+        assert got.dtype == dtype and got.is_contiguous()
+        s.free(out.value)
+    bad = c_void_p(7)
+    refused(cumsum(hx, 3, None, byref(bad)), bad)
+    if dtype == torch.float32:
+        ints = (torch.randint(-3, 4, (6, 40), device=DEV, generator=gen(32)).int()).t()
+        hi = s.wrap(ints)
+        assert cumsum(hi, 0, None, byref(out)) == 0, s.rt.last_error()
+        assert torch.equal(on_device(s, out.value), torch.cumsum(ints, 0)), "int32 cumsum (int64 result)"
+        s.free(out.value)
+        f64 = c_int32(7)
+        assert cumsum(hi, 1, byref(f64), byref(out)) == 0, s.rt.last_error()
+        assert torch.equal(on_device(s, out.value), torch.cumsum(ints, 1, dtype=torch.float64)), "dtype=float64"
+        s.free(out.value)
+        cumprod = s.fn("aoti_torch_cuda_cumprod", H, c_int64, I32P, HP)
+        assert cumprod(hi, 0, None, byref(out)) == 0, s.rt.last_error()
+        assert torch.equal(on_device(s, out.value), torch.cumprod(ints, 0)), "int32 cumprod (int64 wraps alike)"
+        s.free(out.value, hi)
+        long_line = torch.randn(1, 5000, device=DEV, generator=gen(33))
+        hl = s.wrap(long_line)
+        lse = s.fn("aoti_torch_cuda_logcumsumexp", H, c_int64, HP)
+        assert lse(hl, 1, byref(out)) == 0, s.rt.last_error()
+        details.append(close(on_device(s, out.value), torch.logcumsumexp(long_line, 1), 2e-4, 1e-5))
+        s.free(out.value, hl)
+    y = x.clone()
+    y[5, 1, 2] = float("nan")
+    y[9, 0, 0] = float("nan")
+    hy = s.wrap(y)
+    for op in ("cummax", "cummin"):
+        f = s.fn(f"aoti_torch_cuda_{op}", H, c_int64, HP, HP)
+        for dim in (0, 2):
+            assert f(hy, dim, byref(v), byref(i)) == 0, s.rt.last_error()
+            want = getattr(torch, op)(y, dim)
+            assert torch.equal(on_device(s, v.value).isnan(), want.values.isnan())
+            assert torch.equal(on_device(s, v.value).nan_to_num(), want.values.nan_to_num()), f"{op} values"
+            assert torch.equal(on_device(s, i.value), want.indices), f"{op} indices, dim {dim}"
+            s.free(v.value, i.value)
+    s.free(hx, hy)
+    return ", ".join(details)
+
+
+def pdist_device(s: Shims, dtype):
+    x = torch.randn(23, 9, device=DEV, generator=gen(34)).to(dtype).t().contiguous().t()  # column-major rows
+    hx, out = s.wrap(x), c_void_p()
+    f = s.fn("aoti_torch_cuda__pdist_forward", H, c_double, HP)
+    details = []
+    for p in (0.0, 1.0, 2.0, 3.0, float("inf")):
+        assert f(hx, p, byref(out)) == 0, s.rt.last_error()
+        want = torch.pdist(x.double(), p=p).to(dtype)
+        details.append(f"p={p}: " + close(on_device(s, out.value).double(), want.double(),
+                                            1e-4 if dtype == torch.float32 else 0.1, 1e-5 if dtype == torch.float32 else 1e-2))
+        s.free(out.value)
+    bad = c_void_p(7)
+    refused(f(hx, -1.0, byref(bad)), bad)
+    s.free(hx)
+    return "; ".join(details)
+
+
+def scatter_reduce(s: Shims, dtype, inplace: bool):
+    """scatter_reduce_two_out for every reduce and include_self, a transposed self, a sliced src,
+    duplicate targets; in place (out is self, as inductor calls it) or into a separate out."""
+    floating = dtype.is_floating_point
+    base = torch.randn(8, 6, device=DEV, generator=gen(40)) * (1.5 if floating else 4)
+    self_ = (base if floating else base.round()).to(dtype).t()  # [6, 8], strided
+    src_full = torch.randn(5, 12, device=DEV, generator=gen(41)) * (1.5 if floating else 3)
+    src = (src_full if floating else src_full.round()).to(dtype)[:, ::2]  # [5, 6], strided
+    index = torch.randint(0, 6, (4, 5), device=DEV, generator=gen(42))  # duplicates along dim 0
+    f = s.fn("aoti_torch_cuda_scatter_reduce_two_out", H, H, c_int64, H, H, c_char_p, c_int32)
+    details = []
+    for reduce in ("sum", "prod", "mean", "amax", "amin"):
+        for include_self in (1, 0):
+            want = self_.scatter_reduce(0, index, src[:4, :5], reduce, include_self=bool(include_self))
+            target = self_.clone() if inplace else torch.full_like(self_, 7)
+            ht, hs_, hi, hsrc = s.wrap(target), s.wrap(self_ if not inplace else target), s.wrap(index), s.wrap(src[:4, :5])
+            assert f(ht, hs_, 0, hi, hsrc, reduce.encode(), include_self) == 0, s.rt.last_error()
+            torch.cuda.synchronize()
+            if floating:
+                tol = 1e-4 if dtype == torch.float32 else 0.1
+                details.append(close(target.double(), want.double(), tol, 1e-4 if dtype == torch.float32 else 2e-2))
+            else:
+                assert torch.equal(target, want), f"{reduce} include_self={include_self}: {target} != {want}"
+            s.free(ht, hs_, hi, hsrc)
+    # dim 1 and a negative dim, sum
+    idx1 = torch.randint(0, 8, (6, 3), device=DEV, generator=gen(43))
+    src1 = (torch.randn(6, 3, device=DEV, generator=gen(44)) * 3).to(dtype) if floating else torch.ones(6, 3, device=DEV, dtype=dtype)
+    want = self_.scatter_reduce(-1, idx1, src1, "sum")
+    target = torch.empty_like(self_)
+    ht, hs_, hi, hsrc = s.wrap(target), s.wrap(self_), s.wrap(idx1), s.wrap(src1)
+    assert f(ht, hs_, -1, hi, hsrc, b"sum", 1) == 0, s.rt.last_error()
+    torch.cuda.synchronize()
+    details.append(close(target.double(), want.double(), 1e-4 if dtype != torch.bfloat16 and dtype != torch.float16 else 0.1))
+    # Negative controls: an out-of-range index (code 2, out untouched), a bad reduce.
+    before = target.clone()
+    bad_index = idx1.clone()
+    bad_index[2, 1] = 8
+    hb = s.wrap(bad_index)
+    assert f(ht, hs_, 1, hb, hsrc, b"sum", 1) == 2, "an out-of-range index must be refused"
+    assert f(ht, hs_, 1, hi, hsrc, b"max", 1) == 2, "reduce 'max' must be refused"
+    torch.cuda.synchronize()
+    assert torch.equal(target, before), "a refused scatter wrote out"
+    s.free(ht, hs_, hi, hsrc, hb)
+    return ", ".join(details[:3]) + f" ... ({len(details)} checks)"
+
+
+def scatter_assign(s: Shims, dtype):
+    """scatter_src_out and scatter_value_out (inductor's CUDA fallback for int64/bool src): a
+    permutation index per column, so every target is written once (torch leaves duplicates
+    unordered), in place and into a strided out."""
+    self_ = torch.arange(48, device=DEV).reshape(6, 8).to(dtype).t()  # [8, 6] strided
+    perm = torch.stack([torch.randperm(8, device=DEV, generator=gen(50 + c)) for c in range(6)], 1)[:5]  # [5, 6]
+    src = (torch.arange(100, 130, device=DEV).reshape(5, 6) % 2 == 0) if dtype == torch.bool else \
+        torch.arange(100, 130, device=DEV).reshape(5, 6).to(dtype)
+    f = s.fn("aoti_torch_cuda_scatter_src_out", H, H, c_int64, H, H)
+    g = s.fn("aoti_torch_cuda_scatter_value_out", H, H, c_int64, H, c_double)
+    target = self_.clone()
+    ht, hi, hsrc = s.wrap(target), s.wrap(perm), s.wrap(src)
+    assert f(ht, ht, 0, hi, hsrc) == 0, s.rt.last_error()
+    torch.cuda.synchronize()
+    assert torch.equal(target, self_.scatter(0, perm, src)), "scatter_src_out in place"
+    out = torch.empty(6, 8, device=DEV, dtype=dtype).t()
+    ho, hs_ = s.wrap(out), s.wrap(self_)
+    assert g(ho, hs_, 0, hi, 1.0 if dtype == torch.bool else -3.0) == 0, s.rt.last_error()
+    torch.cuda.synchronize()
+    assert torch.equal(out, self_.scatter(0, perm, 1 if dtype == torch.bool else -3)), "scatter_value_out"
+    before = out.clone()
+    bad = perm.clone()
+    bad[0, 0] = -1
+    hb = s.wrap(bad)
+    assert g(ho, hs_, 0, hb, 2.0) == 2, "a negative index must be refused"
+    torch.cuda.synchronize()
+    assert torch.equal(out, before), "a refused scatter wrote out"
+    s.free(ht, hi, hsrc, ho, hs_, hb)
+    return f"{dtype}: scatter_src_out and scatter_value_out equal torch's"
+
+
 def selections(s: Shims):
     x = torch.randperm(8 * 15, device=DEV, generator=gen(2)).reshape(8, 15).float()
     hx, v, i, m = s.wrap(x), c_void_p(), c_void_p(), c_void_p()
@@ -251,6 +399,17 @@ def random_sources(s: Shims):
 CASES = {
     "scans-float32": lambda s: scans(s, torch.float32),
     "scans-bfloat16": lambda s: scans(s, torch.bfloat16),
+    "scans-device-float32": lambda s: scans_device(s, torch.float32),
+    "scans-device-float16": lambda s: scans_device(s, torch.float16),
+    "scans-device-bfloat16": lambda s: scans_device(s, torch.bfloat16),
+    "pdist-float32": lambda s: pdist_device(s, torch.float32),
+    "pdist-bfloat16": lambda s: pdist_device(s, torch.bfloat16),
+    **{f"scatter-reduce-{n}{'-inplace' if inplace else ''}": (lambda s, d=d, inplace=inplace: scatter_reduce(s, d, inplace))
+       for n, d in (("float32", torch.float32), ("float16", torch.float16), ("bfloat16", torch.bfloat16),
+                    ("float64", torch.float64), ("int64", torch.int64), ("int32", torch.int32))
+       for inplace in (False, True)},
+    **{f"scatter-assign-{n}": (lambda s, d=d: scatter_assign(s, d))
+       for n, d in (("int64", torch.int64), ("bool", torch.bool), ("float32", torch.float32), ("bfloat16", torch.bfloat16))},
     "kthvalue-median": selections,
     "searchsorted-int64": lambda s: searchsorted(s, 0),
     "searchsorted-int32": lambda s: searchsorted(s, 1),

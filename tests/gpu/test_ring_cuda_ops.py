@@ -1,5 +1,5 @@
-"""The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/, host-staged through the CPU
-ops) against torch's CUDA kernels on the same inputs, in one child process
+"""The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/: scatter, the scans and pdist on
+the device, the others host-staged through the CPU ops) against torch's CUDA kernels on the same inputs, in one child process
 (tests/gpu/ring_cuda_cases.py, torch beside the runtime the session's ``cuda`` fixture built); each
 case asserted here, each with a refused argument as its negative control."""
 
@@ -15,7 +15,12 @@ import pytest
 pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent
 
-CASES = ["scans-float32", "scans-bfloat16", "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
+CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-device-float16", "scans-device-bfloat16",
+         "pdist-float32", "pdist-bfloat16",
+         *(f"scatter-reduce-{d}{s}" for d in ("float32", "float16", "bfloat16", "float64", "int64", "int32")
+           for s in ("", "-inplace")),
+         *(f"scatter-assign-{d}" for d in ("int64", "bool", "float32", "bfloat16")),
+         "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
          "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",

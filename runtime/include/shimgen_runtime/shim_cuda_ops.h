@@ -99,8 +99,30 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__grouped_mm(AtenTensorHandle sel
                                                             AtenTensorHandle* offs, AtenTensorHandle* bias,
                                                             int32_t* out_dtype, AtenTensorHandle* ret0);
 
-/* ---- The wider ring (tests/arch_ring.py): computed by the CPU op on host copies of the inputs
- * (src/ops/cuda/host_staged.h); semantics as in shim_cpu_ops.h. ---- */
+/* ---- Scatter on the device (src/ops/cuda/scatter.cu): out = self, then out[index along dim] is
+ * written for every element of index; out may be self (inductor passes one tensor twice). Indices are
+ * checked (read back once) before out is written. ---- */
+/* reduce: sum, prod, mean, amax, amin; include_self=0 starts each written position from src alone.
+ * float32/16, bfloat16, float64 and the integer dtypes (mean of integers floors). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                                       int64_t dim, AtenTensorHandle index,
+                                                                       AtenTensorHandle src, const char* reduce,
+                                                                       int32_t include_self);
+/* out[index] = src (any dtype, bool included). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_scatter_src_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                                int64_t dim, AtenTensorHandle index,
+                                                                AtenTensorHandle src);
+/* out[index] = value, converted to self's dtype. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_scatter_value_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                                  int64_t dim, AtenTensorHandle index, double value);
+
+/* ---- The wider ring (tests/arch_ring.py); semantics as in shim_cpu_ops.h. The scans (cumsum,
+ * cumprod, cummax, cummin, logcumsumexp) and pdist run on the device (src/ops/cuda/scan.cuh,
+ * pdist_forward.cu); the others compute with the CPU op on host copies of the inputs
+ * (src/ops/cuda/host_staged.h). ---- */
+/* Running sum along dim; dtype null: self's, int64 for integer and bool inputs. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cumsum(AtenTensorHandle self, int64_t dim, int32_t* dtype,
+                                                       AtenTensorHandle* ret0);
 /* Running product along dim; dtype null: self's, int64 for integer and bool inputs. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cumprod(AtenTensorHandle self, int64_t dim, int32_t* dtype,
                                                         AtenTensorHandle* ret0);

@@ -13,9 +13,6 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHand
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(batch1, "batch1");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_addbmm(s.host(self), s.host(batch1), s.host(batch2), beta, alpha, &r), "addbmm");
-    *ret0 = s.to_device(r);
+    s.run("addbmm", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_addbmm(s.host(self), s.host(batch1), s.host(batch2), beta, alpha, &r[0]); });
   });
 }

@@ -11,9 +11,6 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__cdist_forward(AtenTe
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(x1, "x1");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu__cdist_forward(s.host(x1), s.host(x2), p, compute_mode, &r), "cdist");
-    *ret0 = s.to_device(r);
+    s.run("cdist", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu__cdist_forward(s.host(x1), s.host(x2), p, compute_mode, &r[0]); });
   });
 }

@@ -1,28 +1,13 @@
-// aoti_torch_cuda_cummax: running maximum along dim and its index (torch.cummax). Computed by the
-// CPU op on host copies (host_staged.h): the same results as on the CPU, where
-// tests/integration/test_cpu_ring_ops.py compares them with torch.
-#include "host_staged.h"
+// aoti_torch_cuda_cummax: running maximum along dim and the int64 index where it was reached
+// (torch.cummax; ties take the later index, NaN sticks). New contiguous tensors; one thread per line
+// (scan.cuh, extreme_kernel).
+#include "scan.cuh"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
-  return guarded(__func__, [&] {
-    HostStaged s;
-    require_cuda(self, "self");
-    SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr, "ret0 or ret1 is null");
-    AtenTensorHandle v = nullptr, i = nullptr;
-    s.check(aoti_torch_cpu_cummax(s.host(self), dim, &v, &i), "cummax");
-    AtenTensorHandle dv = s.to_device(v);
-    AtenTensorHandle di = nullptr;
-    try {
-      di = s.to_device(i);
-    } catch (...) {
-      (void)aoti_torch_delete_tensor_object(dv);
-      throw;
-    }
-    *ret0 = dv;
-    *ret1 = di;
-  });
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cummax(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0,
+                                                                 AtenTensorHandle* ret1) {
+  return guarded(__func__, [&] { cumulative_extreme(self, dim, ret0, ret1, /*max=*/true, "cummax"); });
 }

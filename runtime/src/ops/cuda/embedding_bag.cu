@@ -18,26 +18,10 @@ void staged_bag(CpuBag cpu, AtenTensorHandle weight, AtenTensorHandle indices, A
                 int32_t include_last_offset, int64_t padding_idx, AtenTensorHandle* const (&rets)[4]) {
   HostStaged s;
   require_cuda(weight, "weight");
-  for (AtenTensorHandle* r : rets) SHIMGEN_REQUIRE(r != nullptr, "an output pointer is null");
-  AtenTensorHandle host[4] = {nullptr, nullptr, nullptr, nullptr};
-  s.check(cpu(s.host(weight), s.host(indices), s.host(offsets), scale_grad_by_freq, mode, sparse,
-              s.host(per_sample_weights), include_last_offset, padding_idx, &host[0], &host[1], &host[2], &host[3]),
-          "embedding_bag");
-  AtenTensorHandle device[4] = {nullptr, nullptr, nullptr, nullptr};
-  try {
-    for (int i = 0; i < 4; ++i) {
-      AtenTensorHandle h = host[i];
-      host[i] = nullptr;
-      device[i] = s.to_device(h);
-    }
-  } catch (...) {
-    for (AtenTensorHandle h : host)
-      if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
-    for (AtenTensorHandle d : device)
-      if (d != nullptr) (void)aoti_torch_delete_tensor_object(d);
-    throw;
-  }
-  for (int i = 0; i < 4; ++i) *rets[i] = device[i];
+  s.run("embedding_bag", rets, [&](AtenTensorHandle* r) {
+    return cpu(s.host(weight), s.host(indices), s.host(offsets), scale_grad_by_freq, mode, sparse,
+               s.host(per_sample_weights), include_last_offset, padding_idx, &r[0], &r[1], &r[2], &r[3]);
+  });
 }
 
 }  // namespace

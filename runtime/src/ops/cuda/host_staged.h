@@ -1,6 +1,7 @@
 // CUDA ops served by their CPU implementation on host copies (ops/cuda/<op>.cu of the ring's ops:
-// scans, selections, searchsorted, cdist, embedding bags, baddbmm, index_reduce, nonzero, random
-// sources, transposed convolution). Each device input is copied to the host on the effective
+// selections, searchsorted, cdist, embedding bags, baddbmm, index_reduce, nonzero, random sources,
+// transposed convolution; the scans, pdist and scatter run on the device). Each wrapper is
+// `HostStaged s; s.run(name, {outputs}, [&](r) { return cpu_op(s.host(x), ..., &r[0]); })`. Each device input is copied to the host on the effective
 // stream (synchronously: the host reads it next), the CPU op runs, and each result is copied to a
 // new tensor on the input's device (or back into the caller's out tensor). Correct and simple, not
 // fast: these ops run on small tensors once per step (sampling, statistics, routing); nonzero's
@@ -55,12 +56,30 @@ class HostStaged {
   // Sets the device results go to when no input is on a device (creation ops); -1: current.
   void set_device(int32_t device_index) { device_ = cuda_resolve_device(device_index); }
 
-  // A new device tensor with the values of `result` (a new host handle from a CPU op, freed here).
+  // The one shape of a host-staged op with results: `call(r)` runs the CPU op on host views (from
+  // host()) and fills r[0..N) with new host tensors, returning its error code; each result becomes
+  // a new tensor on the device in *outs[i], all or none (on any failure nothing is handed out).
+  template <size_t N, typename Call>
+  void run(const char* what, AtenTensorHandle* const (&outs)[N], Call&& call) {
+    for (AtenTensorHandle* o : outs) SHIMGEN_REQUIRE(o != nullptr, "an output pointer is null");
+    AtenTensorHandle host_results[N] = {};
+    const AOTITorchError code = call(host_results);
+    for (AtenTensorHandle h : host_results)
+      if (h != nullptr) owned_.push_back(h);
+    check(code, what);
+    AtenTensorHandle device[N] = {};
+    try {
+      for (size_t i = 0; i < N; ++i) device[i] = to_device(host_results[i]);
+    } catch (...) {
+      for (AtenTensorHandle d : device)
+        if (d != nullptr) (void)aoti_torch_delete_tensor_object(d);
+      throw;
+    }
+    for (size_t i = 0; i < N; ++i) *outs[i] = device[i];
+  }
+
+  // A new device tensor with the values of the host tensor `result` (which stays the caller's).
   AtenTensorHandle to_device(AtenTensorHandle result) {
-    struct Free {
-      AtenTensorHandle h;
-      ~Free() { (void)aoti_torch_delete_tensor_object(h); }
-    } own{result};
     const Tensor& h = *unwrap(result, "result");
     AtenTensorHandle out = nullptr;
     check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype,

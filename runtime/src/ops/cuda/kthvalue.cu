@@ -11,18 +11,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_kthvalue(AtenTensorHa
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr, "ret0 or ret1 is null");
-    AtenTensorHandle v = nullptr, i = nullptr;
-    s.check(aoti_torch_cpu_kthvalue(s.host(self), k, dim, keepdim, &v, &i), "kthvalue");
-    AtenTensorHandle dv = s.to_device(v);
-    AtenTensorHandle di = nullptr;
-    try {
-      di = s.to_device(i);
-    } catch (...) {
-      (void)aoti_torch_delete_tensor_object(dv);
-      throw;
-    }
-    *ret0 = dv;
-    *ret1 = di;
+    s.run("kthvalue", {ret0, ret1},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_kthvalue(s.host(self), k, dim, keepdim, &r[0], &r[1]); });
   });
 }

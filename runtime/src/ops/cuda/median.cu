@@ -11,9 +11,6 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_median(AtenTensorHand
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_median(s.host(self), &r), "median");
-    *ret0 = s.to_device(r);
+    s.run("median", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_median(s.host(self), &r[0]); });
   });
 }

@@ -11,9 +11,6 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorH
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_nanmedian(s.host(self), &r), "nanmedian");
-    *ret0 = s.to_device(r);
+    s.run("nanmedian", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_nanmedian(s.host(self), &r[0]); });
   });
 }

@@ -12,9 +12,6 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Ten
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(repeats, "repeats");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_repeat_interleave_Tensor(s.host(repeats), output_size, &r), "repeat_interleave");
-    *ret0 = s.to_device(r);
+    s.run("repeat_interleave", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_repeat_interleave_Tensor(s.host(repeats), output_size, &r[0]); });
   });
 }

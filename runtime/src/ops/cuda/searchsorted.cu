@@ -16,12 +16,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHa
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side,
-                                               s.host(sorter), &r),
-            "searchsorted");
-    *ret0 = s.to_device(r);
+    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side, s.host(sorter), &r[0]); });
   });
 }
 
@@ -31,11 +26,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Scalar(AtenTensorHa
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(sorted_sequence, "sorted_sequence");
-    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    AtenTensorHandle r = nullptr;
-    s.check(aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter), &r),
-            "searchsorted");
-    *ret0 = s.to_device(r);
+    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter), &r[0]); });
   });
 }
 
