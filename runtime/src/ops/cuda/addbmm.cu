@@ -13,6 +13,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addbmm(AtenTensorHand
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(batch1, "batch1");
-    s.run("addbmm", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_addbmm(s.host(self), s.host(batch1), s.host(batch2), beta, alpha, &r[0]); });
+    s.run("addbmm", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_addbmm(s.host(self), s.host(batch1), s.host(batch2), beta, alpha, &r[0]);
+    });
   });
 }

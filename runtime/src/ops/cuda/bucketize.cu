@@ -11,6 +11,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bucketize_Tensor(Aten
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("bucketize", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_bucketize_Tensor(s.host(self), s.host(boundaries), out_int32, right, &r[0]); });
+    s.run("bucketize", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_bucketize_Tensor(s.host(self), s.host(boundaries), out_int32, right, &r[0]);
+    });
   });
 }

@@ -11,6 +11,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__cdist_forward(AtenTe
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(x1, "x1");
-    s.run("cdist", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu__cdist_forward(s.host(x1), s.host(x2), p, compute_mode, &r[0]); });
+    s.run("cdist", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu__cdist_forward(s.host(x1), s.host(x2), p, compute_mode, &r[0]);
+    });
   });
 }

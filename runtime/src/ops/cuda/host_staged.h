@@ -1,11 +1,12 @@
 // CUDA ops served by their CPU implementation on host copies (ops/cuda/<op>.cu of the ring's ops:
 // selections, searchsorted, cdist, embedding bags, baddbmm, index_reduce, nonzero, random sources,
 // transposed convolution; the scans, pdist and scatter run on the device). Each wrapper is
-// `HostStaged s; s.run(name, {outputs}, [&](r) { return cpu_op(s.host(x), ..., &r[0]); })`. Each device input is copied to the host on the effective
-// stream (synchronously: the host reads it next), the CPU op runs, and each result is copied to a
-// new tensor on the input's device (or back into the caller's out tensor). Correct and simple, not
-// fast: these ops run on small tensors once per step (sampling, statistics, routing); nonzero's
-// data-dependent size needs the host anyway. Nothing here is exported.
+// `HostStaged s; s.run(name, {outputs}, [&](r) { return cpu_op(s.host(x), ..., &r[0]); })`.
+// Each device input is copied to the host on the effective stream (synchronously: the host reads it
+// next), the CPU op runs, and each result is copied to a new tensor on the input's device (or back
+// into the caller's out tensor). Correct and simple, not fast: these ops run on small tensors once
+// per step (sampling, statistics, routing); nonzero's data-dependent size needs the host anyway.
+// Nothing here is exported.
 #pragma once
 
 #include <deque>

@@ -11,6 +11,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_reduce(AtenTens
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("index_reduce", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_index_reduce(s.host(self), dim, s.host(index), s.host(source), reduce, include_self, &r[0]); });
+    s.run("index_reduce", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_index_reduce(s.host(self), dim, s.host(index), s.host(source), reduce, include_self, &r[0]);
+    });
   });
 }

@@ -11,6 +11,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_normal_functional(Ate
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("normal", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_normal_functional(s.host(self), mean, std, generator, &r[0]); });
+    s.run("normal", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_normal_functional(s.host(self), mean, std, generator, &r[0]);
+    });
   });
 }

@@ -50,7 +50,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTe
   return guarded(__func__, [&] {
     const Tensor& x = cuda_arg(self, "self");
     SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
-    SHIMGEN_REQUIRE(x.sizes.size() == 2, "pdist only supports 2D tensors, got: " + str(static_cast<int64_t>(x.sizes.size())) + "D");
+    SHIMGEN_REQUIRE(x.sizes.size() == 2,
+                    "pdist only supports 2D tensors, got: " + str(static_cast<int64_t>(x.sizes.size())) + "D");
     SHIMGEN_REQUIRE(p >= 0.0, "pdist only supports non-negative p values");
     SHIMGEN_REQUIRE(!integral(x.dtype), "pdist needs a floating dtype, not dtype code " + str(x.dtype));
     const int64_t n = x.sizes[0], m = x.sizes[1];

@@ -12,6 +12,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randn(const int64_t* 
     HostStaged s;
     SHIMGEN_REQUIRE(device == nullptr || *device == kCUDA, "aoti_torch_cuda_randn makes CUDA tensors only");
     s.set_device(device_index_);
-    s.run("randn", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_randn(size, size_len_, dtype, layout, nullptr, -1, pin_memory, &r[0]); });
+    s.run("randn", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_randn(size, size_len_, dtype, layout, nullptr, -1, pin_memory, &r[0]);
+    });
   });
 }

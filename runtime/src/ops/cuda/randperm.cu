@@ -12,6 +12,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randperm(int64_t n, i
     HostStaged s;
     SHIMGEN_REQUIRE(device == nullptr || *device == kCUDA, "aoti_torch_cuda_randperm makes CUDA tensors only");
     s.set_device(device_index_);
-    s.run("randperm", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_randperm(n, dtype, layout, nullptr, -1, pin_memory, &r[0]); });
+    s.run("randperm", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_randperm(n, dtype, layout, nullptr, -1, pin_memory, &r[0]);
+    });
   });
 }

@@ -12,6 +12,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Ten
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(repeats, "repeats");
-    s.run("repeat_interleave", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_repeat_interleave_Tensor(s.host(repeats), output_size, &r[0]); });
+    s.run("repeat_interleave", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_repeat_interleave_Tensor(s.host(repeats), output_size, &r[0]);
+    });
   });
 }

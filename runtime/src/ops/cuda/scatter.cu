@@ -270,7 +270,8 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       using A = std::conditional_t<std::is_integral_v<T>, int64_t, acc_of_t<T>>;
-      Scratch acc(device, static_cast<size_t>(numel) * sizeof(A)), count(device, static_cast<size_t>(numel) * sizeof(int));
+      Scratch acc(device, static_cast<size_t>(numel) * sizeof(A));
+      Scratch count(device, static_cast<size_t>(numel) * sizeof(int));
       const T* self_data = reinterpret_cast<const T*>(self.data());
       init_kernel<T, A><<<grid_for(numel, kThreads), kThreads, 0, stream>>>(
           self_data, strided<1>(self.sizes, {self.strides.data()}), numel, acc.as<A>(), count.as<int>(), mode,
@@ -281,7 +282,8 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
             acc.as<A>(), count.as<int>(), step, index_data, reinterpret_cast<const T*>(src->data()), walk, n, mode);
       }
       finish_kernel<T, A><<<grid_for(numel, kThreads), kThreads, 0, stream>>>(
-          reinterpret_cast<T*>(out.data()), self_data, strided<2>(self.sizes, {self.strides.data(), out.strides.data()}),
+          reinterpret_cast<T*>(out.data()), self_data,
+          strided<2>(self.sizes, {self.strides.data(), out.strides.data()}),
           numel, acc.as<const A>(), count.as<const int>(), mode);
       check_cuda(cudaGetLastError(), "scatter_reduce kernel launch");
     }

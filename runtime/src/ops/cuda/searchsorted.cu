@@ -16,7 +16,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHa
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side, s.host(sorter), &r[0]); });
+    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side, s.host(sorter), &r[0]);
+    });
   });
 }
 
@@ -26,7 +28,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Scalar(AtenTensorHa
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(sorted_sequence, "sorted_sequence");
-    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) { return aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter), &r[0]); });
+    s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) {
+      return aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter), &r[0]);
+    });
   });
 }
 

@@ -38,7 +38,8 @@ Strided<N> strided(const std::vector<int64_t>& sizes, const std::array<const int
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (static_cast<int64_t>(d) == skip || sizes[d] == 1) continue;
     if (s.rank == kMaxDims) {
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "tensors of more than " + str(kMaxDims) + " non-unit dims are not supported");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "tensors of more than " + str(kMaxDims) + " non-unit dims are not supported");
     }
     s.sizes[s.rank] = sizes[d];
     for (int t = 0; t < N; ++t) s.strides[t][s.rank] = strides[t][d];
