@@ -14,7 +14,9 @@
 # of building one here: the GPU machine's minutes then go to the tests. SHIMGEN_ZOO_CACHE: reuse
 # compiled CUDA zoo models. SHIMGEN_GPU_PARTS="1 3": run only those parts (always in the order
 # v 1 2 3 4 5); SHIMGEN_GPU_OP_TESTS, SHIMGEN_GPU_MODEL_TESTS: part 1's or part 3's test files
-# instead of all of them.
+# instead of all of them. SHIMGEN_INT4_SWEEP_TIMEOUT (seconds, default 200) and SHIMGEN_INT4_SWEEP_INNER
+# (default "4 2"; empty: none) bound part v when the session's GPU minutes are few. SHIMGEN_ZOO_JOBS:
+# compiling children for the models (default: a quarter of the cores).
 set -u
 parts=" ${SHIMGEN_GPU_PARTS:-v 1 2 3 4 5} "
 want() { [[ "$parts" == *" $1 "* ]]; }
@@ -52,9 +54,10 @@ pytest_gpu() {  # log name, timeout, test files
 }
 if want v; then  # first: the int4 kernel-variant sweep (about a minute), then the rest
 echo "== v. benchmarks/int4_mm_cuda.py --variants all (log: $OUT/int4_variants.log)"
-timeout 200 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all > "$OUT/int4_variants.log" 2>&1 || status=1
+timeout "${SHIMGEN_INT4_SWEEP_TIMEOUT:-200}" python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all \
+  > "$OUT/int4_variants.log" 2>&1 || status=1
 tail -26 "$OUT/int4_variants.log"
-for inner in 4 2; do  # the other inner_k_tiles torch makes, decoding rows only
+for inner in ${SHIMGEN_INT4_SWEEP_INNER-4 2}; do  # the other inner_k_tiles torch makes, decoding rows only
   echo "== v. --variants all --inner $inner --m 1-8 (log: $OUT/int4_variants_inner$inner.log)"
   timeout 100 python3 benchmarks/int4_mm_cuda.py --runtime "$RT" --variants all --inner "$inner" --m 1-8 \
     > "$OUT/int4_variants_inner$inner.log" 2>&1 || status=1

@@ -599,13 +599,14 @@ Variant pick_variant(int64_t m) {
     }
   }
   // The variant per M = 1..16 (larger M: general), from benchmarks/int4_mm_cuda.py --variants on the
-  // H200 at K = N = 4096 (its last lines print this table for the best variant per M). So far:
-  // staged 4 tiles 0.93..1.38 at M = 3..8; staged 2 tiles 0.89 / 0.84 at M = 1 / 2; general
-  // 0.96..1.02 at M = 9..16.
+  // H200 at K = N = 4096, inner_k_tiles 8, group 128 (its last lines print this table): speed vs
+  // torch's tinygemm 1.10 at M = 1 (swapS16x8g), 1.07..1.63 at M = 2..8 (swap16x1), 1.02..1.34 at
+  // M = 9..16 (the two-row-tile staged swap kernels); the old picks were 0.83..1.38 and 0.95..1.00.
   constexpr Variant kAutoByM[16] = {
-      Variant::kStaged2, Variant::kStaged2, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4, Variant::kStaged4,
-      Variant::kStaged4, Variant::kStaged4, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral,
-      Variant::kGeneral, Variant::kGeneral, Variant::kGeneral, Variant::kGeneral};
+      Variant::kSwapS16x8g,   Variant::kSwap16x1,     Variant::kSwap16x1,     Variant::kSwap16x1,
+      Variant::kSwap16x1,     Variant::kSwap16x1,     Variant::kSwap16x1,     Variant::kSwap16x1,
+      Variant::kSwapS16x8m16, Variant::kSwapS8x8m16,  Variant::kSwapS16x8m16, Variant::kSwapS8x8m16,
+      Variant::kSwapS8x8m16,  Variant::kSwapS16x8m16, Variant::kSwapS16x8m16, Variant::kSwapS8x8m16};
   if (m >= 1 && m <= 16) return kAutoByM[m - 1];
   return Variant::kGeneral;
 }
