@@ -25,6 +25,10 @@ _DECODER = ("vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_l
             "num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64")
 
 
+# DeepSeek's multi-head latent attention: as many key/value heads as query heads (its configs' own).
+_MLA = _DECODER.replace("num_key_value_heads=2", "num_key_value_heads=4")
+
+
 def _hf(config: str, model: str, kwargs: str, post: str = "") -> str:
     return f"from transformers import {config}, {model}\nself.m = {model}({config}({kwargs})){post}.eval()"
 
@@ -351,12 +355,12 @@ RING: dict[str, ZooModel] = {
         (Input((2, 10, 32)), Input((2, 6, 32))), 1e-4),
     # ---- wider ring, round 2: more families and the op shapes they stand on ----
     "deepseek_v3": ZooModel(_lm("DeepseekV3Config", "DeepseekV3ForCausalLM",
-                                _DECODER + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
+                                _MLA + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
                                 " n_shared_experts=1, n_group=2, topk_group=1, first_k_dense_replace=1,"
                                 " kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=8,"
                                 " v_head_dim=16"), _LM, _TOKENS, 1e-4),
     "deepseek_v2": ZooModel(_lm("DeepseekV2Config", "DeepseekV2ForCausalLM",
-                                _DECODER + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
+                                _MLA + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
                                 " n_shared_experts=1, first_k_dense_replace=1, kv_lora_rank=16, q_lora_rank=32,"
                                 " qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16"), _LM, _TOKENS, 1e-4),
     "qwen3_moe": ZooModel(_lm("Qwen3MoeConfig", "Qwen3MoeForCausalLM",

@@ -354,6 +354,12 @@ void fft_c2r(Call& call) {
                                                          call.integer("last_dim_size", 0)), self));
 }
 
+void unsqueeze(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(device_of(self) == "cpu", call.target() + ": only CPU tensors are served");
+  call.set_output(0, proxy_ops::cpu_unsqueeze(self, call.integer("dim", 0)));
+}
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -408,6 +414,7 @@ constexpr Served kServed[] = {
     {"aten::poisson", poisson},
     {"aten::complex", complex_},
     {"aten::_fft_c2r", fft_c2r},
+    {"aten::unsqueeze", unsqueeze},
 };
 
 Handler handler_for(std::string target) {

@@ -175,6 +175,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_r2c(AtenTensorHandle self, c
 /* Views sharing self's storage: a complex tensor as real pairs [..., 2]; dims reordered; dim dropped
  * when its size is 1. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* The inverse: float pairs [..., 2] (last stride 1, other strides and offset even) as complex. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
                                                       AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);

@@ -1,7 +1,8 @@
 // aoti_torch_cpu_mul_Tensor: self * other, broadcast. Inductor generates real products itself and
 // falls back for complex ones (spectral filters, rotary embeddings in complex form): complex64/128
-// with complex or real float operands; the result is complex128 when either operand is 64-bit,
-// else complex64. New tensor, torch's elementwise layout.
+// with complex or real float operands; the result is complex128 when an operand that sets the
+// width (torch's promotion: dimensioned ones before 0-d ones) is 64-bit, else complex64. New
+// tensor, torch's elementwise layout.
 #include "elementwise.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
@@ -20,7 +21,16 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorH
                                                     " is not served (complex64/128, float32/64)");
     if (!elementwise::is_complex(a.dtype) && !elementwise::is_complex(b.dtype))
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "mul: only products with a complex operand are served");
-    const bool wide = a.dtype == kComplex128 || b.dtype == kComplex128 || a.dtype == kFloat64 || b.dtype == kFloat64;
+    // torch's type promotion: 0-d operands (scalar_to_tensor's) count only when they raise the
+    // category (real -> complex), never the width; among operands of one priority, 64-bit wins.
+    std::vector<const Tensor*> leading;
+    for (const Tensor* t : {&a, &b})
+      if (!t->sizes.empty()) leading.push_back(t);
+    if (leading.empty()) leading = {&a, &b};
+    bool wide = false;
+    for (const Tensor* t : leading) {
+      wide |= t->dtype == kComplex128 || t->dtype == kFloat64;
+    }
     const std::vector<int64_t> sizes = elementwise::broadcast_shape(a.sizes, b.sizes);
     const std::vector<int64_t> sa = elementwise::broadcast_strides(a, sizes), sb = elementwise::broadcast_strides(b, sizes);
     auto out = empty_tensor(sizes, elementwise::output_strides(sizes, {&a, &b}), wide ? kComplex128 : kComplex64, kCPU, -1);
