@@ -56,7 +56,7 @@ def check(got: torch.Tensor, expected: torch.Tensor, meta: torch.Tensor | None =
     assert got.dtype == expected.dtype and got.shape == expected.shape
     if meta is not None:
         assert got.stride() == meta.stride(), (got.stride(), meta.stride())
-    as_real = (lambda t: torch.view_as_real(t).double()) if got.is_complex() else (lambda t: t.double())  # noqa: E731
+    as_real = (lambda t: torch.view_as_real(t).double()) if got.is_complex() else (lambda t: t.double())
     assert torch.allclose(as_real(got), as_real(expected), atol=atol, rtol=0), \
         f"max diff {(as_real(got) - as_real(expected)).abs().max()}"
 
