@@ -85,3 +85,41 @@ def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Pat
     return subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
                           capture_output=True, text=True, timeout=timeout, check=False,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def run_zoo_beside_libtorch(dirs: dict[str, Path], runtime: Path, work: Path) -> dict:
+    """Every compiled zoo model of ``dirs`` (name -> cache directory, tests/aoti_zoo.py) rewritten by
+    ``shimgen prefix-imports`` and run by ``shimgen run`` beside libtorch (one child); outputs land in
+    work/<name>/. Returns the child's report (per model: exit code, served calls, GOT bindings)."""
+    import json
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import aoti_zoo
+
+    models = {}
+    for name, directory in dirs.items():
+        prefix_imports_cli(directory / "model.pt2", work / f"{name}.pt2")
+        models[name] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory))
+    done = run_beside_libtorch(models, runtime, work)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def assert_zoo_model_matches_eager(name: str, directory: Path, report: dict, work: Path, runtime: Path,
+                                   atol: float) -> None:
+    """The model ran (exit 0), every shim it imports bound to ``runtime`` and served, and every output
+    has eager's shape and dtype and lies within ``atol`` of it."""
+    import numpy as np
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import aoti_zoo
+
+    result = report[name]
+    assert result["code"] == 0 and result["unbound"] == []
+    assert [Path(p).resolve() for p in result["bound_to"]] == [runtime.resolve()]
+    assert result["served"] > 0
+    for i, expected_path in enumerate(aoti_zoo.expected_of(directory)):
+        got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        assert np.allclose(got, expected, atol=atol, rtol=0), \
+            f"{name} output {i}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"

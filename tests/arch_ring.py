@@ -25,6 +25,10 @@ _DECODER = ("vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_l
             "num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64")
 
 
+# DeepSeek's multi-head latent attention: as many key/value heads as query heads (its configs' own).
+_MLA = _DECODER.replace("num_key_value_heads=2", "num_key_value_heads=4")
+
+
 def _hf(config: str, model: str, kwargs: str, post: str = "") -> str:
     return f"from transformers import {config}, {model}\nself.m = {model}({config}({kwargs})){post}.eval()"
 
@@ -349,8 +353,115 @@ RING: dict[str, ZooModel] = {
         "m = self.enc(x)\nreturn m, self.dec(y, m, tgt_mask=torch.nn.Transformer.generate_square_subsequent_mask(6),"
         " tgt_is_causal=True)",
         (Input((2, 10, 32)), Input((2, 6, 32))), 1e-4),
+    # ---- wider ring, round 2: more families and the op shapes they stand on ----
+    "deepseek_v3": ZooModel(_lm("DeepseekV3Config", "DeepseekV3ForCausalLM",
+                                _MLA + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
+                                " n_shared_experts=1, n_group=2, topk_group=1, first_k_dense_replace=1,"
+                                " kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=8,"
+                                " v_head_dim=16"), _LM, _TOKENS, 1e-4),
+    "deepseek_v2": ZooModel(_lm("DeepseekV2Config", "DeepseekV2ForCausalLM",
+                                _MLA + ", moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,"
+                                " n_shared_experts=1, first_k_dense_replace=1, kv_lora_rank=16, q_lora_rank=32,"
+                                " qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16"), _LM, _TOKENS, 1e-4),
+    "qwen3_moe": ZooModel(_lm("Qwen3MoeConfig", "Qwen3MoeForCausalLM",
+                              _DECODER + ", head_dim=16, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32"),
+                          _LM, _TOKENS, 1e-4),
+    "recurrent_gemma": ZooModel(_lm("RecurrentGemmaConfig", "RecurrentGemmaForCausalLM",
+                                    "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=3,"
+                                    " num_attention_heads=4, num_key_value_heads=2, lru_width=64, attention_window_size=8,"
+                                    " conv1d_width=4, block_types=['recurrent', 'attention']"),
+                                "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits", _TOKENS, 1e-4),
+    "mamba": ZooModel(_hf("MambaConfig", "MambaForCausalLM",
+                          "vocab_size=128, hidden_size=32, state_size=8, num_hidden_layers=2, expand=2, conv_kernel=4,"
+                          " use_mambapy=False"), "return self.m(input_ids=x, use_cache=False).logits",
+                      (Input((2, 12), "index:128"),), 1e-4),
+    "mamba2": ZooModel(_hf("Mamba2Config", "Mamba2ForCausalLM",
+                           "vocab_size=128, hidden_size=32, state_size=8, num_hidden_layers=2, expand=2, conv_kernel=4,"
+                           " num_heads=4, head_dim=16, n_groups=1, chunk_size=4"),
+                       "return self.m(input_ids=x, use_cache=False).logits", (Input((2, 12), "index:128"),), 1e-4),
+    "rwkv": ZooModel(_hf("RwkvConfig", "RwkvForCausalLM",
+                         "vocab_size=128, hidden_size=32, num_hidden_layers=2, attention_hidden_size=32,"
+                         " intermediate_size=64, context_length=32"),
+                     "return self.m(input_ids=x, use_cache=False).logits", (Input((2, 12), "index:128"),), 1e-4),
+    "deberta_v2": ZooModel(_hf("DebertaV2Config", "DebertaV2Model",
+                               "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                               " intermediate_size=128, max_position_embeddings=64, relative_attention=True,"
+                               " position_buckets=16, max_relative_positions=32, pos_att_type=['p2c', 'c2p']"),
+                           _HIDDEN, _PADDED, 1e-4),
+    "electra": ZooModel(_hf("ElectraConfig", "ElectraModel",
+                            "vocab_size=128, embedding_size=32, hidden_size=64, num_hidden_layers=2,"
+                            " num_attention_heads=4, intermediate_size=128, max_position_embeddings=64"),
+                        _HIDDEN, _PADDED, 1e-4),
+    "mbart": ZooModel(_hf("MBartConfig", "MBartModel",
+                          "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
+                          " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
+                          " max_position_embeddings=64"),
+                      "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                      (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "fnet": ZooModel(_hf("FNetConfig", "FNetModel",
+                         "vocab_size=128, hidden_size=64, num_hidden_layers=2, intermediate_size=128,"
+                         " max_position_embeddings=64, use_tpu_fourier_optimizations=False"),
+                     "return self.m(input_ids=x).last_hidden_state", (Input((2, 12), "index:128"),), 1e-4),
+    "beit": ZooModel(_hf("BeitConfig", "BeitModel",
+                         "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                         " num_attention_heads=4, use_relative_position_bias=True"), _PIXEL_OUT, _PIXELS, 1e-4),
+    "perceiver": ZooModel(_hf("PerceiverConfig", "PerceiverModel",
+                              "num_latents=8, d_latents=32, d_model=16, num_blocks=1, num_self_attends_per_block=2,"
+                              " num_self_attention_heads=2, num_cross_attention_heads=1"),
+                          "return self.m(inputs=x).last_hidden_state", (Input((2, 10, 16)),), 1e-4),
+    "patchtst": ZooModel(_hf("PatchTSTConfig", "PatchTSTModel",
+                             "num_input_channels=3, context_length=32, patch_length=8, patch_stride=8, d_model=32,"
+                             " num_attention_heads=4, num_hidden_layers=2, ffn_dim=64"),
+                         "return self.m(past_values=x).last_hidden_state", (Input((2, 32, 3)),), 1e-4),
+    # FFTs (real and complex, n-d, norms), complex arithmetic returned as real views.
+    "fft": ZooModel(
+        "",
+        "f = torch.fft.rfft(x, dim=-1)\ng = torch.fft.fft2(x)\nh = torch.fft.fftn(x, norm='ortho')\n"
+        "c = torch.complex(x, y) * torch.polar(torch.ones_like(y), y)\n"
+        "return (torch.view_as_real(f), torch.fft.irfft(f, n=x.shape[-1]), g.abs(), torch.view_as_real(h),"
+        " torch.fft.ifft(g).real, torch.view_as_real(c), c.abs(), torch.fft.fftshift(x, dim=-1),"
+        " torch.stft(x[0], 8, hop_length=2, window=torch.hann_window(8), return_complex=True).abs())",
+        (Input((4, 16)), Input((4, 16))), 1e-4),
+    # Dense linear algebra (solvers, factorizations, spectra); outputs chosen to be sign-free. (torch.linalg.lstsq
+    # is left out: torch 2.13 cannot export it, DynamicOutputShapeException on aten.linalg_lstsq.)
+    "linalg": ZooModel(
+        "",
+        "a = x @ x.mT + 4 * torch.eye(x.shape[-1])\n"
+        "l = torch.linalg.cholesky(a)\nq, r = torch.linalg.qr(x)\ns = torch.linalg.svdvals(x)\n"
+        "w, v = torch.linalg.eigh(a)\n"
+        "return (torch.linalg.solve(a, y), l, (q @ r), r.diagonal(dim1=-2, dim2=-1).abs(), s, w, (v * v),"
+        " torch.linalg.det(a), torch.linalg.inv(a), torch.cholesky_solve(y, l),"
+        " torch.linalg.matrix_norm(x), torch.linalg.slogdet(a).logabsdet, torch.linalg.pinv(x))",
+        (Input((2, 5, 5)), Input((2, 5, 3))), 1e-3),
+    # Statistics and counting with data-dependent shapes.
+    "mode_counts": ZooModel(
+        "",
+        "i = (x.abs() * 3).long().clamp(max=6)\n"
+        "m = torch.mode(i, dim=1)\nu, inv, cnt = torch.unique(i, return_inverse=True, return_counts=True)\n"
+        "nz = torch.nonzero(x > 0)\nsel = x[x > 0.5]\n"
+        "return (m.values, torch.bincount(i.flatten(), weights=x.flatten(), minlength=7), u, inv, cnt,"
+        " nz, sel, nz.shape[0] * torch.ones(1), torch.histc(x, 10, -2, 2), torch.quantile(x, 0.3, dim=1))",
+        (Input((6, 9)),), 1e-5),
+    # RoIAlign-like crop-and-resize through grid_sample (detection heads), bilinear and nearest.
+    "roi_align": ZooModel(
+        "",
+        "F = torch.nn.functional\n"
+        "b = y.sigmoid()\nx0, x1 = torch.minimum(b[:, 0], b[:, 1]) * 2 - 1, torch.maximum(b[:, 0], b[:, 1]) * 2 - 1\n"
+        "y0, y1 = torch.minimum(b[:, 2], b[:, 3]) * 2 - 1, torch.maximum(b[:, 2], b[:, 3]) * 2 - 1\n"
+        "t = torch.linspace(0, 1, 7)\n"
+        "gx = x0[:, None] + (x1 - x0)[:, None] * t\ngy = y0[:, None] + (y1 - y0)[:, None] * t\n"
+        "grid = torch.stack(torch.broadcast_tensors(gx[:, None, :], gy[:, :, None]), -1)\n"
+        "img = x[torch.arange(y.shape[0]) % x.shape[0]]\n"
+        "return F.grid_sample(img, grid, align_corners=True), F.grid_sample(img, grid, mode='nearest',"
+        " padding_mode='reflection', align_corners=False), F.adaptive_max_pool2d(F.grid_sample(img, grid), 3)",
+        (Input((2, 4, 16, 16)), Input((5, 4))), 1e-4),
+    "lstm_gru_bidir_long": ZooModel(
+        "self.a = torch.nn.LSTM(6, 10, num_layers=2, bidirectional=True, batch_first=True, dropout=0.0).eval()\n"
+        "self.g = torch.nn.GRU(20, 8, bidirectional=True).eval()",
+        "y, (h, c) = self.a(x)\nz, k = self.g(y.transpose(0, 1))\nreturn y, h, c, z, k",
+        (Input((3, 17, 6)),), 1e-5),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
-CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft")

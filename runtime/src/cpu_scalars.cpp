@@ -65,6 +65,30 @@ SHIMGEN_ITEM(bool, bool, 11)
 SHIMGEN_ITEM(bfloat16, uint16_t, 15)
 SHIMGEN_ITEM(complex64, float, 9)
 
+// scalar_to_tensor_<dtype>: a new 0-d CPU tensor holding value (at::scalar_tensor), which generated
+// code makes for a Python scalar that meets a tensor op it does not lower (DeepSeek-V2's rotary).
+#define SHIMGEN_SCALAR_TO_TENSOR(name, ctype, code)                                                        \
+  AOTI_SHIM_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_##name(ctype value, AtenTensorHandle* ret) { \
+    return guarded("aoti_torch_scalar_to_tensor_" #name, [&] {                                             \
+      SHIMGEN_REQUIRE(ret != nullptr, "ret_new_tensor is null");                                           \
+      auto t = empty_tensor(std::vector<int64_t>{}, std::vector<int64_t>{}, code, kCPU, -1);               \
+      std::memcpy(t->data(), &value, sizeof(ctype));                                                       \
+      *ret = wrap(std::move(t));                                                                           \
+    });                                                                                                    \
+  }
+
+SHIMGEN_SCALAR_TO_TENSOR(float32, float, kFloat32)
+SHIMGEN_SCALAR_TO_TENSOR(float64, double, kFloat64)
+SHIMGEN_SCALAR_TO_TENSOR(uint8, uint8_t, kUInt8)
+SHIMGEN_SCALAR_TO_TENSOR(uint16, uint16_t, kUInt16)
+SHIMGEN_SCALAR_TO_TENSOR(uint32, uint32_t, kUInt32)
+SHIMGEN_SCALAR_TO_TENSOR(uint64, uint64_t, kUInt64)
+SHIMGEN_SCALAR_TO_TENSOR(int8, int8_t, kInt8)
+SHIMGEN_SCALAR_TO_TENSOR(int16, int16_t, kInt16)
+SHIMGEN_SCALAR_TO_TENSOR(int32, int32_t, kInt32)
+SHIMGEN_SCALAR_TO_TENSOR(int64, int64_t, kInt64)
+SHIMGEN_SCALAR_TO_TENSOR(bool, bool, kBool)
+
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_assign_tensors_out(AtenTensorHandle src, AtenTensorHandle* ret_dst) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(src, "src");

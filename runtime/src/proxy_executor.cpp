@@ -339,6 +339,27 @@ void unique_consecutive(Call& call) {
   for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
 }
 
+void complex_(Call& call) {
+  AtenTensorHandle real = call.tensor("real");
+  Owned keep_real, keep_imag;
+  AtenTensorHandle imag = on_host(call.tensor("imag"), keep_imag);
+  call.set_output(0, to_device_of(proxy_ops::cpu_complex(on_host(real, keep_real), imag), real));
+}
+
+void fft_c2r(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_fft_c2r(on_host(self, keep), call.ints("dim"),
+                                                         call.integer("normalization", 0),
+                                                         call.integer("last_dim_size", 0)), self));
+}
+
+void unsqueeze(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(device_of(self) == "cpu", call.target() + ": only CPU tensors are served");
+  call.set_output(0, proxy_ops::cpu_unsqueeze(self, call.integer("dim", 0)));
+}
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -391,6 +412,9 @@ constexpr Served kServed[] = {
     {"prims::normal", prims_normal},
     {"aten::unique_consecutive", unique_consecutive},
     {"aten::poisson", poisson},
+    {"aten::complex", complex_},
+    {"aten::_fft_c2r", fft_c2r},
+    {"aten::unsqueeze", unsqueeze},
 };
 
 Handler handler_for(std::string target) {

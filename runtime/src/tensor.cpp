@@ -438,11 +438,43 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHand
   });
 }
 
+// self (complex64/128, CPU) = src (float32/64, CPU, strides already broadcast to self's sizes) + 0i.
+static void copy_real_to_complex(const Tensor& dst, const Tensor& src, const std::vector<int64_t>& src_strides) {
+  const size_t nd = dst.sizes.size();
+  std::vector<int64_t> index(nd, 0);
+  const int64_t n = dst.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d_off = 0, s_off = 0;
+    for (size_t k = 0; k < nd; ++k) {
+      d_off += index[k] * dst.strides[k];
+      s_off += index[k] * src_strides[k];
+    }
+    const double v = src.dtype == kFloat32 ? static_cast<double>(reinterpret_cast<const float*>(src.data())[s_off])
+                                           : reinterpret_cast<const double*>(src.data())[s_off];
+    if (dst.dtype == kComplex64) {
+      reinterpret_cast<float*>(dst.data())[2 * d_off] = static_cast<float>(v);
+      reinterpret_cast<float*>(dst.data())[2 * d_off + 1] = 0.0f;
+    } else {
+      reinterpret_cast<double*>(dst.data())[2 * d_off] = v;
+      reinterpret_cast<double*>(dst.data())[2 * d_off + 1] = 0.0;
+    }
+    for (size_t k = nd; k-- > 0;) {
+      if (++index[k] < dst.sizes[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
   return guarded(__func__, [&] {
     const Tensor* dst = unwrap(self, "self");
     const Tensor* from = unwrap(src, "src");
-    if (dst->dtype != from->dtype) {
+    // The one conversion served: a real float32/64 src into a complex64/128 self on the CPU (imaginary
+    // part 0), which is how AOTInductor promotes a real tensor before a complex fallback (FNet's FFT).
+    const bool to_complex = (dst->dtype == kComplex64 || dst->dtype == kComplex128) &&
+                            (from->dtype == kFloat32 || from->dtype == kFloat64) &&
+                            dst->storage->device_type == kCPU && from->storage->device_type == kCPU;
+    if (dst->dtype != from->dtype && !to_complex) {
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype conversion in copy_ is not supported (self dtype " +
                                                   std::to_string(dst->dtype) + ", src dtype " + std::to_string(from->dtype) + ")");
     }
@@ -460,6 +492,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
       src_strides[lead + i] = have == 1 && want != 1 ? 0 : from->strides[i];
     }
     if (dst->numel() == 0) return;
+    if (to_complex) {
+      copy_real_to_complex(*dst, *from, src_strides);
+      return;
+    }
     View d = view_of(*dst);
     View s = view_of(*from);
     s.strides = src_strides.data();

@@ -3,15 +3,14 @@ beside libtorch: compiled by stock torch (cached on disk), rewritten with ``shim
 run with ``shimgen run`` in a child process that loaded libtorch_cpu.so first; every output matches
 eager and every shim the model imports is bound to the runtime. The subset carries ops the named
 zoo does not: selections through C shims and the proxy executor (kthvalue, median, median.dim),
-EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor), FFTs
+and complex tensors (_fft_c2r and complex through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -21,7 +20,7 @@ import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 from arch_ring import CI, RING  # noqa: E402
 
 from shimgen.aoti import coverage  # noqa: E402
-from tests.aoti_helpers import prefix_imports_cli, run_beside_libtorch  # noqa: E402
+from tests.aoti_helpers import assert_zoo_model_matches_eager, run_zoo_beside_libtorch  # noqa: E402
 
 # What each CI model is here for (measured, torch 2.13 CPU): fallbacks the runtime must serve.
 EXPECTED_FALLBACKS = {
@@ -29,6 +28,9 @@ EXPECTED_FALLBACKS = {
     "embedding_bag": {"aoti_torch_cpu__embedding_bag"},
     "conv_transpose": {"aoti_torch_cpu_convolution"},
     "top_p": {"aoti_torch_cpu_sort_stable", "aoti_torch_cpu_cumsum", "aoti_torch_proxy_executor_call_function"},
+    # FFTs and complex tensors: C shims plus _fft_c2r and complex through the proxy executor.
+    "fft": {"aoti_torch_cpu__fft_c2c", "aoti_torch_cpu__fft_r2c", "aoti_torch_cpu_view_as_real",
+            "aoti_torch_cpu_mul_Tensor", "aoti_torch_proxy_executor_call_function"},
 }
 
 
@@ -40,13 +42,7 @@ def ring() -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def ring_run(ring, cpu_runtime, tmp_path_factory) -> tuple[dict, Path]:
     work = tmp_path_factory.mktemp("ring")
-    models = {}
-    for name, directory in ring.items():
-        prefix_imports_cli(directory / "model.pt2", work / f"{name}.pt2")
-        models[name] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory))
-    done = run_beside_libtorch(models, cpu_runtime.library, work)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1]), work
+    return run_zoo_beside_libtorch(ring, cpu_runtime.library, work), work
 
 
 @pytest.mark.parametrize("name", CI)
@@ -59,12 +55,4 @@ def test_ring_model_imports_the_ops_it_is_here_for(ring, name):
 @pytest.mark.parametrize("name", CI)
 def test_ring_model_matches_eager_beside_libtorch(ring, ring_run, cpu_runtime, name):
     report, work = ring_run
-    result = report[name]
-    assert result["code"] == 0 and result["unbound"] == []
-    assert [Path(p).resolve() for p in result["bound_to"]] == [cpu_runtime.library.resolve()]
-    assert result["served"] > 0
-    for i, expected_path in enumerate(aoti_zoo.expected_of(ring[name])):
-        got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
-        assert got.shape == expected.shape and got.dtype == expected.dtype
-        assert np.allclose(got, expected, atol=RING[name].atol, rtol=0), \
-            f"{name} output {i}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"
+    assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol)

@@ -15,7 +15,7 @@ from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 CODES = {torch.float32: 6, torch.float64: 7, torch.bfloat16: 15, torch.float16: 5, torch.int64: 4, torch.int32: 3,
-         torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11}
+         torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11, torch.complex64: 9, torch.complex128: 10}
 DTYPES = {code: dtype for dtype, code in CODES.items()}
 
 

@@ -166,6 +166,35 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, 
 /* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
 
+/* FFTs (fft.h): complex-to-complex over dim (forward: exp(-2 pi i ...); normalization 0 none, 1 by
+ * sqrt(n), 2 by n), and real-to-complex (onesided: the last dim keeps n/2 + 1); torch's layouts. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
+                                                       int64_t normalization, int32_t forward, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_r2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
+                                                       int64_t normalization, int32_t onesided, AtenTensorHandle* ret0);
+/* Views sharing self's storage: a complex tensor as real pairs [..., 2]; dims reordered; dim dropped
+ * when its size is 1. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
+/* The inverse: float pairs [..., 2] (last stride 1, other strides and offset even) as complex. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
+                                                      AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* Complex elementwise (inductor falls back for complex tensors): |self| (complex -> real), a
+ * broadcast product with a complex operand, abs * exp(i angle). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                                         AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle,
+                                                    AtenTensorHandle* ret0);
+/* Advanced indexing self[indices]: indices[i] null (None) or a handle to an int64/int32 index tensor
+ * or a bool/uint8 mask; a new contiguous result. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices,
+                                                           int64_t indices_len_, AtenTensorHandle* ret0);
+/* The most frequent value along dim (ties: the smallest) and its last index. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                                                   AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

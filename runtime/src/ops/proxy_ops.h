@@ -36,4 +36,14 @@ void cpu_unique_consecutive(AtenTensorHandle self, bool return_inverse, bool ret
 // aten::poisson: a new tensor of self's shape and dtype, element i a Poisson draw with rate self[i].
 AtenTensorHandle cpu_poisson(AtenTensorHandle self);
 
+// aten::complex: real + i imag, broadcast (float32 -> complex64, float64 -> complex128).
+AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
+// aten::_fft_c2r: the inverse of a onesided real FFT (torch.fft.irfft/irfftn): c2c inverse over
+// dim[:-1], then a Hermitian complex-to-real transform of the last dim to last_dim_size points.
+AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& dim, int64_t normalization,
+                             int64_t last_dim_size);
+
+// aten::unsqueeze: a view of self with a size-1 dim at dim (complex tensors reach the proxy).
+AtenTensorHandle cpu_unsqueeze(AtenTensorHandle self, int64_t dim);
+
 }  // namespace shimgen::rt::proxy_ops

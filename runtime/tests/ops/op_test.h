@@ -3,6 +3,7 @@
 // caller's arrays (aoti_torch_create_tensor_from_blob), so expected values are plain C++ data.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -15,7 +16,7 @@
 
 namespace op_test {
 
-constexpr int32_t kInt64 = 4, kFloat32 = 6, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
+constexpr int32_t kInt64 = 4, kFloat32 = 6, kFloat64 = 7, kComplex64 = 9, kBool = 11, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
 
 inline std::map<std::string, std::function<void()>>& registry() {
   static std::map<std::string, std::function<void()>> cases;
@@ -58,3 +59,40 @@ std::vector<T> values(AtenTensorHandle t) {
   static void OP_TEST_CAT(op_test_, name)();                                                  \
   static const op_test::Register OP_TEST_CAT(op_test_reg_, name)(#name, OP_TEST_CAT(op_test_, name)); \
   static void OP_TEST_CAT(op_test_, name)()
+
+namespace op_test {
+
+// Sizes, strides and dtype of a result tensor.
+inline std::vector<int64_t> sizes_of(AtenTensorHandle t) {
+  int64_t dim = 0, *p = nullptr;
+  EXPECT(aoti_torch_get_dim(t, &dim) == 0 && aoti_torch_get_sizes(t, &p) == 0);
+  return std::vector<int64_t>(p, p + dim);
+}
+inline std::vector<int64_t> strides_of(AtenTensorHandle t) {
+  int64_t dim = 0, *p = nullptr;
+  EXPECT(aoti_torch_get_dim(t, &dim) == 0 && aoti_torch_get_strides(t, &p) == 0);
+  return std::vector<int64_t>(p, p + dim);
+}
+inline int32_t dtype_of(AtenTensorHandle t) {
+  int32_t d = -1;
+  EXPECT(aoti_torch_get_dtype(t, &d) == 0);
+  return d;
+}
+// The (real, imaginary) float pairs of a contiguous complex64 result, flattened.
+inline std::vector<float> complex_values(AtenTensorHandle t) {
+  int64_t n = 0;
+  void* data = nullptr;
+  EXPECT(aoti_torch_get_numel(t, &n) == 0 && aoti_torch_get_data_ptr(t, &data) == 0);
+  const float* p = static_cast<const float*>(data);
+  return std::vector<float>(p, p + 2 * n);
+}
+// Whether every |a[i] - b[i]| <= tol (same length).
+template <class T>
+bool near(const std::vector<T>& a, const std::vector<T>& b, double tol) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) <= tol)) return false;
+  return true;
+}
+
+}  // namespace op_test

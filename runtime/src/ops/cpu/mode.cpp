@@ -1,0 +1,70 @@
+// aoti_torch_cpu_mode: the most frequent value along dim and an index of it (majority votes, label
+// smoothing of predictions). Ties between values go to the smallest value (torch's CPU kernel, which
+// sorts each line); the index is the last position of that value in the line (torch's is whichever
+// its unstable sort leaves last). NaNs sort last and each NaN is its own value. New contiguous
+// tensors, dim kept as size 1 when keepdim.
+#include <algorithm>
+
+#include "cpu_op.h"
+#include "shimgen_runtime/shim_cpu_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cpu;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                                                               AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  return guarded(__func__, [&] {
+    const Tensor& in = cpu_tensor(self, "self");
+    require_out(ret0, "ret0");
+    require_out(ret1, "ret1");
+    const int64_t rank = static_cast<int64_t>(in.sizes.size());
+    const int64_t d = wrap_dim(dim, rank, "dim");
+    const int64_t n = rank == 0 ? 1 : in.sizes[static_cast<size_t>(d)];
+    SHIMGEN_REQUIRE(n > 0, "mode(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
+    std::vector<int64_t> out_sizes = in.sizes;
+    if (rank > 0) {
+      if (keepdim != 0) out_sizes[static_cast<size_t>(d)] = 1;
+      else out_sizes.erase(out_sizes.begin() + d);
+    }
+    auto values = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), in.dtype, kCPU, -1);
+    auto indices = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), kInt64, kCPU, -1);
+    // The outputs seen with dim kept (stride 0 along it), so one line walk serves all three.
+    std::vector<int64_t> kept_sizes = in.sizes, v_strides = contiguous_strides_of(in.sizes.empty() ? in.sizes : [&] {
+      std::vector<int64_t> s = in.sizes;
+      s[static_cast<size_t>(d)] = 1;
+      return s;
+    }());
+    if (rank > 0) v_strides[static_cast<size_t>(d)] = 0;
+    const int64_t step = rank == 0 ? 0 : in.strides[static_cast<size_t>(d)];
+    dispatch_real(in.dtype, "mode", [&](auto t) {
+      using T = decltype(t);
+      const auto* src = reinterpret_cast<const T*>(in.data());
+      auto* v_out = reinterpret_cast<T*>(values->data());
+      auto* i_out = reinterpret_cast<int64_t*>(indices->data());
+      std::vector<std::pair<decltype(value_of(T{})), int64_t>> line(static_cast<size_t>(n));
+      const std::vector<int64_t>* strides[2] = {&in.strides, &v_strides};
+      for_each_line(kept_sizes, rank == 0 ? -1 : d, strides, [&](const int64_t* base) {
+        for (int64_t i = 0; i < n; ++i) line[static_cast<size_t>(i)] = {value_of(src[base[0] + i * step]), i};
+        std::stable_sort(line.begin(), line.end(),
+                         [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
+        int64_t best = 0, best_count = 0, run = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          ++run;
+          const bool ends = i == n - 1 || nan_last_less(line[static_cast<size_t>(i)].first, line[static_cast<size_t>(i + 1)].first) ||
+                            line[static_cast<size_t>(i)].first != line[static_cast<size_t>(i)].first;
+          if (ends) {
+            if (run > best_count) {
+              best_count = run;
+              best = i;
+            }
+            run = 0;
+          }
+        }
+        v_out[base[1]] = src[base[0] + line[static_cast<size_t>(best)].second * step];
+        i_out[base[1]] = line[static_cast<size_t>(best)].second;
+      });
+    });
+    *ret0 = wrap(std::move(values));
+    *ret1 = wrap(std::move(indices));
+  });
+}
