@@ -1,7 +1,7 @@
 """``shimgen build``: generate, configure (CMake + Ninja), build, then check the symbols.
 
 Joins a ``Config`` to the CMake driver. The project built is the config's directory when it holds
-a CMakeLists.txt (the bundled runtime/ does), else the bundled runtime. Generated files go into
+a CMakeLists.txt (the bundled shimgen/runtime/ does), else the bundled runtime. Generated files go into
 the build directory, never next to the config: an installed runtime directory is read-only.
 
 A second run with nothing changed does no work: the generator leaves unchanged files (and their
@@ -85,7 +85,7 @@ def is_user_project(config: Config) -> bool:
 
 def project_dir(config: Config) -> Path:
     """The CMake project ``shimgen build`` builds for ``config``: the one beside it (the bundled
-    runtime's own config sits beside runtime/CMakeLists.txt). A config with no project beside it
+    runtime's own config sits beside shimgen/runtime/CMakeLists.txt). A config with no project beside it
     describes the user's own shims: building the bundled runtime with it would give a library
     without the runtime's API (which 'shimgen run' then rejects), so it is refused."""
     if (config.root / "CMakeLists.txt").is_file():
@@ -122,7 +122,7 @@ def cuda_compiler(options: BuildOptions, config: Config, progress: int = logging
 
 
 def has_cublas(nvcc: Path) -> bool:
-    """cuBLAS headers where runtime/cmake/cublas.cmake looks: a PyPI nvidia-cublas package, else the
+    """cuBLAS headers where shimgen/runtime/cmake/cublas.cmake looks: a PyPI nvidia-cublas package, else the
     toolkit beside nvcc."""
     import importlib.metadata
 
@@ -206,7 +206,7 @@ def build(config: Config, options: BuildOptions, *, progress: int = logging.INFO
 
 
 def known_sanitizers() -> tuple[str, ...]:
-    """The names in runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
+    """The names in shimgen/runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
     text = (runtime_dir() / "sanitizers.txt").read_text(encoding="utf-8")
     return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 

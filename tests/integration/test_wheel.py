@@ -1,4 +1,4 @@
-"""A non-editable install works outside the checkout: templates, cmake/ and runtime/ ship in the wheel."""
+"""A non-editable install works outside the checkout: templates, shimgen/cmake/ and shimgen/runtime/ ship in the wheel."""
 
 from __future__ import annotations
 

@@ -185,7 +185,7 @@ def test_help_and_version_do_not_import_lief_or_jinja2():
 
 
 def test_python_dash_m_and_bundled_default_config(tmp_path):
-    result = run_shimgen("generate", "-c", REPO / "runtime" / "shimgen.toml", "-o", tmp_path / "g")
+    result = run_shimgen("generate", "-c", REPO / "shimgen" / "runtime" / "shimgen.toml", "-o", tmp_path / "g")
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "g" / "shimgen.map").read_text()
     assert "executorch_aoti_torch_empty_strided;" in text

@@ -42,7 +42,7 @@ def test_the_regex_provider_reads_what_python_imports():
 
 
 def test_the_cmake_reader_reads_what_python_imports(tmp_path):
-    """cmake/shimgenVersionFile.cmake's reader (the version file of a checkout, and the wheel's one
+    """shimgen/cmake/shimgenVersionFile.cmake's reader (the version file of a checkout, and the wheel's one
     written by the root CMakeLists.txt) gives the same version."""
     from shimgen.builder.cmake import find_tools
     from shimgen.resources import cmake_dir
