@@ -34,7 +34,7 @@ from ctypes import POINTER, byref, c_int32, c_int64, c_void_p
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The runtime's kernel variants (runtime/src/ops/cuda/weight_int4pack_mm.cu, kVariants) and the
+# The runtime's kernel variants (shimgen/runtime/src/ops/cuda/weight_int4pack_mm.cu, kVariants) and the
 # largest M each serves.
 VARIANTS = {"auto": 1 << 30, "general": 1 << 30, "staged1": 8, "staged2": 8, "staged4": 8, "swap8x4": 8,
             "swap16x2": 8, "swap32x1": 8, "swap16x1": 8, "swapS16x8": 8, "swapS8x8": 8, "swapS32x4": 8,

@@ -1,5 +1,5 @@
-"""Regenerate runtime/src/ops/cuda_unsupported.cpp (the CPU-only build's CUDA op stubs) from
-runtime/include/shimgen_runtime/shim_cuda_ops.h. Run after adding a CUDA op to that header:
+"""Regenerate shimgen/runtime/src/ops/cuda_unsupported.cpp (the CPU-only build's CUDA op stubs) from
+shimgen/runtime/include/shimgen_runtime/shim_cuda_ops.h. Run after adding a CUDA op to that header:
 
     python scripts/gen_cuda_stubs.py          # writes the file (unchanged: untouched)
     python scripts/gen_cuda_stubs.py --check  # exit 1 when the file is stale
@@ -15,8 +15,8 @@ sys.path.insert(0, str(REPO))
 
 from shimgen.generate.stubs import cuda_stubs
 
-HEADER = REPO / "runtime" / "include" / "shimgen_runtime" / "shim_cuda_ops.h"
-TARGET = REPO / "runtime" / "src" / "ops" / "cuda_unsupported.cpp"
+HEADER = REPO / "shimgen" / "runtime" / "include" / "shimgen_runtime" / "shim_cuda_ops.h"
+TARGET = REPO / "shimgen" / "runtime" / "src" / "ops" / "cuda_unsupported.cpp"
 
 
 def expected() -> str:

@@ -158,7 +158,7 @@ def zoo_phase(work: Path, runtime_path: Path) -> int:
     cudart = _cudart()
     stream = ctypes.c_void_p()
     assert cudart.cudaStreamCreateWithFlags(ctypes.byref(stream), 1) == 0
-    config = load_config(REPO / "runtime" / "shimgen.toml")
+    config = load_config(REPO / "shimgen" / "runtime" / "shimgen.toml")
     rt = Runtime(runtime_path, config.prefix)
     failures = 0
     for name, directory in json.loads((work / "zoo.json").read_text()).items():

@@ -46,7 +46,7 @@ for name in pointwise reduction; do
   echo "CUDA runtime imports: $(nm -D --undefined-only "$so" | awk '/ cuda/{print $2}' | tr '\n' ' ')"
   echo "cubins in package: $(find "$WORK/x_$name" -name '*.cubin' | wc -l)"
   step "$name: shimgen prefix-imports"
-  "$PY" -m shimgen prefix-imports "$WORK/$name.pt2" -o "$WORK/$name.prefixed.pt2" -c runtime/shimgen.toml
+  "$PY" -m shimgen prefix-imports "$WORK/$name.pt2" -o "$WORK/$name.prefixed.pt2" -c shimgen/runtime/shimgen.toml
 done
 
 step "run on the prefixed CUDA runtime, caller-selected stream (no torch in this process)"

@@ -28,7 +28,7 @@ with cf.ThreadPoolExecutor() as pool:
         print('\n'.join(f'{k}: {v}' for k, v in job.result().items()))" ) > "$OUT/compile.log" 2>&1 &
 compiler=$!
 echo "== build (log: $OUT/build.log)"
-( time timeout 420 python3 -m shimgen build -c runtime/shimgen.toml -B "$SHIMGEN_GPU_BUILD_DIR" --cuda on -j 16 \
+( time timeout 420 python3 -m shimgen build -c shimgen/runtime/shimgen.toml -B "$SHIMGEN_GPU_BUILD_DIR" --cuda on -j 16 \
     -D SHIMGEN_RUNTIME_BUILD_TESTS=ON ) > "$OUT/build.log" 2>&1 || { status=1; tail -30 "$OUT/build.log"; }
 tail -4 "$OUT/build.log"
 RT=$(head -1 "$SHIMGEN_GPU_BUILD_DIR/shimgen-artifacts.txt" 2>/dev/null)

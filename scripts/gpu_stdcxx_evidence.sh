@@ -11,8 +11,8 @@ $PY -m shimgen build -B $W/rt --cuda on -j 16 2>&1 | tail -2
 RT=$W/rt/libshimgen_runtime.so
 TORCHINDUCTOR_CACHE_DIR=$W/ind $PY scripts/gpu_aoti_cuda.py compile $W 2>$W/compile.log | tail -1
 for m in pointwise reduction; do
-  (cd $ROOT && PYTHONPATH=$ROOT:/tmp/site $PY -m shimgen prefix-imports $W/$m.pt2 -o $W/$m.old.pt2 -c runtime/shimgen.toml | tail -1)
-  $PY -m shimgen prefix-imports $W/$m.pt2 -o $W/$m.prefixed.pt2 -c runtime/shimgen.toml
+  (cd $ROOT && PYTHONPATH=$ROOT:/tmp/site $PY -m shimgen prefix-imports $W/$m.pt2 -o $W/$m.old.pt2 -c shimgen/runtime/shimgen.toml | tail -1)
+  $PY -m shimgen prefix-imports $W/$m.pt2 -o $W/$m.prefixed.pt2 -c shimgen/runtime/shimgen.toml
 done
 rm -rf $W/x && $PY -m zipfile -e $W/pointwise.pt2 $W/x && SO=$(find $W/x -name '*.so' | head -1)
 echo "== model .so: NEEDED $(readelf -d $SO | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"

@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
                 continue
             pt2 = work / f"{name}.pt2"
             done = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(dirs[name] / "model.pt2"),
-                                   "-o", str(pt2), "-c", str(REPO / "runtime" / "shimgen.toml")],
+                                   "-o", str(pt2), "-c", str(REPO / "shimgen" / "runtime" / "shimgen.toml")],
                                   capture_output=True, text=True, cwd=REPO, check=False)
             if done.returncode != 0:
                 refused[name] = (done.stderr.strip().splitlines() or ["?"])[-1]

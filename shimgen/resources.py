@@ -1,19 +1,17 @@
-"""Where shimgen's data lives: beside the installed package, or in a source checkout."""
+"""Where shimgen's data lives: templates/, cmake/ and runtime/ inside the package, the same in a
+source checkout, an editable install and a wheel (docs/layout.md)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_CHECKOUT_DIR = _PACKAGE_DIR.parent
 
 
 def _data_dir(name: str) -> Path:
-    # A wheel installs the data inside the package; a checkout (or editable install) has it at
-    # the repository root.
-    for candidate in (_PACKAGE_DIR / name, _CHECKOUT_DIR / name):
-        if candidate.is_dir():
-            return candidate
+    candidate = _PACKAGE_DIR / name
+    if candidate.is_dir():
+        return candidate
     raise FileNotFoundError(f"shimgen's {name}/ directory is missing from {_PACKAGE_DIR}; reinstall shimgen")
 
 
@@ -31,5 +29,5 @@ def runtime_dir() -> Path:
 
 
 def default_config() -> Path:
-    """The bundled config describing the shims ``runtime/`` implements."""
+    """The bundled config describing the shims ``shimgen/runtime/`` implements."""
     return runtime_dir() / "shimgen.toml"

@@ -17,9 +17,9 @@ import pytest
 from tests.support import REPO
 
 PREFIX = "executorch_"
-"""The bundled config's prefix (runtime/shimgen.toml)."""
+"""The bundled config's prefix (shimgen/runtime/shimgen.toml)."""
 INVALID, UNSUPPORTED = 2, 3
-"""The runtime's error codes for a bad argument and an unsupported case (runtime/src/errors.cpp)."""
+"""The runtime's error codes for a bad argument and an unsupported case (shimgen/runtime/src/errors.cpp)."""
 
 
 def shim(rt, name: str):
@@ -29,7 +29,7 @@ def shim(rt, name: str):
     function = getattr(rt.lib, PREFIX + name)
     function.restype = c_int32
     return function
-DEFAULT_CONFIG = REPO / "runtime" / "shimgen.toml"
+DEFAULT_CONFIG = REPO / "shimgen" / "runtime" / "shimgen.toml"
 
 # The 20 shims every CPU model imports (torch 2.13, link_libtorch=False), see docs/aoti.md.
 BASELINE = frozenset({

@@ -74,7 +74,7 @@ def require_tool(name: str) -> str:
 
 
 def write_loader_inputs(directory: Path, not_a_model: Path) -> Path:
-    """The files runtime/tests/leak_tests.cpp `loader_errors` feeds to shimgen_model_open: each one a
+    """The files shimgen/runtime/tests/leak_tests.cpp `loader_errors` feeds to shimgen_model_open: each one a
     different way a file is not a loadable model (missing.pt2 deliberately absent)."""
     import zipfile
 

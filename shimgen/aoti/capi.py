@@ -1,8 +1,8 @@
 """The one ctypes binding of a built shim runtime: its prefixed shims, its C API and its model loader.
 
-Signatures mirror runtime/include/shimgen_runtime/*.h; tests/unit/test_capi.py reads those headers
+Signatures mirror shimgen/runtime/include/shimgen_runtime/*.h; tests/unit/test_capi.py reads those headers
 and fails when an entry here disagrees with its declaration, or when the C API names here, in the
-headers and in runtime/shimgen.toml's ``exports`` differ. The runner (shimgen.aoti.runner), the
+headers and in shimgen/runtime/shimgen.toml's ``exports`` differ. The runner (shimgen.aoti.runner), the
 runtime's tests and the benchmarks all load the library through ``Runtime``.
 """
 

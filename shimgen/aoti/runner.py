@@ -1,7 +1,7 @@
 """Run AOTInductor models on shimgen's runtime through ctypes: numpy in, numpy out, no torch.
 
 The runtime library (libshimgen_runtime.so) carries both the prefixed shims and the model loader
-(runtime/include/shimgen_runtime/model_loader.h), bound once in shimgen.aoti.capi. Inputs become
+(shimgen/runtime/include/shimgen_runtime/model_loader.h), bound once in shimgen.aoti.capi. Inputs become
 tensors made by the runtime's own shims (``create_tensor_from_blob_v2`` over the numpy buffer: no
 copy); outputs are copied into numpy arrays and their handles freed.
 """

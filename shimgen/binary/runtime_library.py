@@ -15,7 +15,7 @@ from pathlib import Path
 from shimgen.binary.load import load_path
 from shimgen.errors import InputError
 
-# Exported by every build of runtime/ (include/shimgen_runtime/model_loader.h, runtime.h).
+# Exported by every build of shimgen/runtime/ (include/shimgen_runtime/model_loader.h, runtime.h).
 IDENTIFYING_EXPORTS = ("shimgen_model_open", "shimgen_runtime_last_error")
 
 # Sanitizers whose runtime must be first in the process: a library built with them cannot be

@@ -1,7 +1,7 @@
 """``shimgen build``: generate, configure (CMake + Ninja), build, then check the symbols.
 
 Joins a ``Config`` to the CMake driver. The project built is the config's directory when it holds
-a CMakeLists.txt (the bundled runtime/ does), else the bundled runtime. Generated files go into
+a CMakeLists.txt (the bundled shimgen/runtime/ does), else the bundled runtime. Generated files go into
 the build directory, never next to the config: an installed runtime directory is read-only.
 
 A second run with nothing changed does no work: the generator leaves unchanged files (and their
@@ -85,7 +85,7 @@ def is_user_project(config: Config) -> bool:
 
 def project_dir(config: Config) -> Path:
     """The CMake project ``shimgen build`` builds for ``config``: the one beside it (the bundled
-    runtime's own config sits beside runtime/CMakeLists.txt). A config with no project beside it
+    runtime's own config sits beside shimgen/runtime/CMakeLists.txt). A config with no project beside it
     describes the user's own shims: building the bundled runtime with it would give a library
     without the runtime's API (which 'shimgen run' then rejects), so it is refused."""
     if (config.root / "CMakeLists.txt").is_file():
@@ -122,7 +122,7 @@ def cuda_compiler(options: BuildOptions, config: Config, progress: int = logging
 
 
 def has_cublas(nvcc: Path) -> bool:
-    """cuBLAS headers where runtime/cmake/cublas.cmake looks: a PyPI nvidia-cublas package, else the
+    """cuBLAS headers where shimgen/runtime/cmake/cublas.cmake looks: a PyPI nvidia-cublas package, else the
     toolkit beside nvcc."""
     import importlib.metadata
 
@@ -206,7 +206,7 @@ def build(config: Config, options: BuildOptions, *, progress: int = logging.INFO
 
 
 def known_sanitizers() -> tuple[str, ...]:
-    """The names in runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
+    """The names in shimgen/runtime/sanitizers.txt: the one list, which the runtime's CMake reads too."""
     text = (runtime_dir() / "sanitizers.txt").read_text(encoding="utf-8")
     return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
@@ -269,8 +269,7 @@ def _build_locked(config: Config, options: BuildOptions, build_dir: Path, nvcc: 
     else:
         paths = read_artifacts(build_dir)
         log.log(progress, "%s", f"[4/4] check-symbols {' '.join(str(p) for p in paths)}")
-        outcome = check_symbols(paths, generated, shimset)
-        artifacts = tuple(Artifact(path, count_prefixed_exports(path, shimset)) for path in paths)
+        outcome, artifacts = check_artifacts(paths, generated, shimset)
         shim_count = len(shimset.shims)
     return BuildResult(
         build_dir=build_dir,
@@ -300,18 +299,18 @@ class PrefixedLibrary:
     artifact: Path | None
     """The library binary (None for an OBJECT library)."""
 
-    def check(self, config: Config) -> tuple[ShimSet, CheckOutcome]:
-        """The rename set the build generated from, and check-symbols --strict on the binary with it:
-        every name the library defines was renamed, so any unprefixed export is a leak."""
-        from shimgen.check import Policy, check_paths, render_text
+    def check(self, config: Config) -> tuple[ShimSet, CheckOutcome, Artifact | None]:
+        """The rename set the build generated from, and check-symbols --strict on the binary with it
+        (every name the library defines was renamed, so any unprefixed export is a leak), and the
+        binary as an Artifact; the binary is read once for both."""
         from shimgen.project.objects import object_list
 
         shimset = resolve_shims(config, objects=object_list(self.objects))
         if self.artifact is None:
-            return shimset, CheckOutcome(0, "")
-        policy = Policy.from_config(with_overrides(config, output_dir=self.generated), shimset)
-        report = check_paths([self.artifact], policy, strict=True)
-        return shimset, CheckOutcome(report.exit_code, render_text(report, color=False))
+            return shimset, CheckOutcome(0, ""), None
+        outcome, artifacts = check_artifacts([self.artifact], with_overrides(config, output_dir=self.generated),
+                                             shimset, strict=True)
+        return shimset, outcome, artifacts[0]
 
 
 def parse_record(target: str, text: str) -> PrefixedLibrary:
@@ -349,12 +348,11 @@ def _check_prefixed(build_dir: Path, config: Config, progress: int) -> tuple[Che
     libraries = prefixed_libraries(build_dir, config)
     paths = [library.artifact for library in libraries if library.artifact is not None]
     log.log(progress, "%s", f"[4/4] check-symbols --strict {' '.join(str(p) for p in paths)}")
-    checked = [(library, *library.check(config)) for library in libraries]
-    outcome = CheckOutcome(max((c.exit_code for _, _, c in checked), default=0),
-                           "\n".join(c.text for _, _, c in checked if c.text))
-    artifacts = tuple(Artifact(library.artifact, count_prefixed_exports(library.artifact, shimset))
-                      for library, shimset, _ in checked if library.artifact is not None)
-    return outcome, artifacts, sum(sum(s.exported for s in shimset.shims) for _, shimset, _ in checked)
+    checked = [library.check(config) for library in libraries]
+    outcome = CheckOutcome(max((c.exit_code for _, c, _ in checked), default=0),
+                           "\n".join(c.text for _, c, _ in checked if c.text))
+    artifacts = tuple(artifact for _, _, artifact in checked if artifact is not None)
+    return outcome, artifacts, sum(sum(s.exported for s in shimset.shims) for shimset, _, _ in checked)
 
 
 def _changed(before: dict[Path, int], after: dict[Path, int]) -> list[Path]:
@@ -389,21 +387,20 @@ def read_artifacts(build_dir: Path) -> tuple[Path, ...]:
     return paths
 
 
-def dynamic_exports(path: Path) -> set[str]:
-    """Names a shared library exports, read by check-symbols' own reader."""
-    from shimgen.binary.load import load_paths
+def check_artifacts(paths: Sequence[Path], config: Config, shimset: ShimSet, *,
+                    strict: bool = False) -> tuple[CheckOutcome, tuple[Artifact, ...]]:
+    """check-symbols on the artifacts with the policy of the config that built them, and how many
+    of its prefixed shims each exports: every artifact is read once, for both."""
+    from shimgen.check import Policy, check_loaded, load_for_check, render_text
 
-    return set().union(*(binary.exports for binary in load_paths([path])))
+    policy = Policy.from_config(config, shimset)
+    binaries = load_for_check(list(paths), policy)
+    report = check_loaded(binaries, policy, strict=strict, several=len(paths) > 1)
+    artifacts = tuple(Artifact(path, count_prefixed_exports(
+        set().union(*(b.exports for b in binaries if b.path == str(path))), shimset)) for path in paths)
+    return CheckOutcome(report.exit_code, render_text(report, color=False)), artifacts
 
 
-def count_prefixed_exports(path: Path, shimset: ShimSet) -> int:
-    exported = dynamic_exports(path)
+def count_prefixed_exports(exported: set[str], shimset: ShimSet) -> int:
+    """How many of the set's prefixed shims are among ``exported`` (pure)."""
     return sum(1 for shim in shimset.shims if shim.prefixed in exported)
-
-
-def check_symbols(paths: Sequence[Path], config: Config, shimset: ShimSet) -> CheckOutcome:
-    """Run check-symbols on the artifacts with the policy of the config that built them."""
-    from shimgen.check import Policy, check_paths, render_text
-
-    report = check_paths(list(paths), Policy.from_config(config, shimset))
-    return CheckOutcome(report.exit_code, render_text(report, color=False))

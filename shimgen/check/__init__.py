@@ -28,7 +28,9 @@ __all__ = [
     "Policy",
     "Report",
     "check_binaries",
+    "check_loaded",
     "check_paths",
+    "load_for_check",
     "render_json",
     "render_sarif",
     "render_text",
@@ -40,14 +42,28 @@ def check_paths(paths: Sequence[str | os.PathLike[str]], policy: Policy, *, stri
 
     Raises InputError (exit 2) for anything that cannot be read as a binary.
     """
+    return check_loaded(load_for_check(paths, policy), policy, strict=strict, several=_several(paths))
+
+
+def load_for_check(paths: Sequence[str | os.PathLike[str]], policy: Policy) -> list:
+    """The binaries under ``paths`` read as the rules need them: ``check_loaded`` checks them, and a
+    caller that wants more of them (``shimgen build`` counts the prefixed exports) reads them once."""
     from shimgen.binary.load import load_paths
 
     # The static symbol tables are only searched for required shims that are not exported.
     # Hidden thread-locals (SG007) matter only when several linked binaries may be checked together.
-    several = len(paths) > 1 or any(not os.path.isfile(p) or _suffix(os.fspath(p)) in (".whl", ".zip") for p in paths)
-    binaries = load_paths(paths, hidden_of=policy.required_prefixed, local_tls=several)
+    return load_paths(paths, hidden_of=policy.required_prefixed, local_tls=_several(paths))
+
+
+def check_loaded(binaries: list, policy: Policy, *, strict: bool = False, several: bool) -> Report:
+    """Every rule over binaries ``load_for_check`` read (``several``: more than one path, or a
+    directory or wheel, as ``load_for_check`` was given)."""
     expect_searches(policy, binaries)  # before the first search (the shim libraries, just below)
     return check_binaries(_with_hidden_imports(binaries, policy, several), policy, strict=strict)
+
+
+def _several(paths: Sequence[str | os.PathLike[str]]) -> bool:
+    return len(paths) > 1 or any(not os.path.isfile(p) or _suffix(os.fspath(p)) in (".whl", ".zip") for p in paths)
 
 
 def _suffix(path: str) -> str:

@@ -1,4 +1,4 @@
-"""Render every configured output from templates/ and write the ones that changed.
+"""Render every configured output from shimgen/templates/ and write the ones that changed.
 
 ``render`` is pure (config + shim set → {path: bytes}); ``write`` and ``stale`` are the I/O edge.
 """
@@ -22,7 +22,7 @@ from shimgen.project.shims import ShimSet, input_files, resolve_shims
 from shimgen.resources import templates_dir
 
 # Written beside the outputs whatever [outputs] says, so the CMake package finds the fragment by
-# this name instead of guessing (templates/shimgen-index.cmake.j2 says what it holds).
+# this name instead of guessing (shimgen/templates/shimgen-index.cmake.j2 says what it holds).
 INDEX_FILE = "shimgen-index.cmake"
 INDEX_TEMPLATE = "shimgen-index.cmake.j2"
 

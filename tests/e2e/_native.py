@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "cmake-consumer"
-CMAKE_DIR = REPO / "cmake"
+CMAKE_DIR = REPO / "shimgen" / "cmake"
 
 
 def pip_cmake() -> Path:

@@ -13,7 +13,7 @@ import pytest
 from tests.e2e._collision import IMPOSTOR_SOURCE, libtorch_cpu_path, probe, same_file
 from tests.e2e._native import REPO, c_compiler, run
 
-if importlib.util.find_spec("shimgen.builder.builder") is None or not (REPO / "runtime" / "CMakeLists.txt").is_file():
+if importlib.util.find_spec("shimgen.builder.builder") is None or not (REPO / "shimgen" / "runtime" / "CMakeLists.txt").is_file():
     pytest.skip("the shim runtime and `shimgen build` are not in this checkout yet", allow_module_level=True)
 
 PLUGIN_SOURCE = """
@@ -42,7 +42,7 @@ def plugin(runtime, directory: Path, *, prefixed: bool) -> Path:
     output = directory / ("libmodel_prefixed.so" if prefixed else "libmodel_plain.so")
     library = runtime.library
     definition = ["-DAOTI_SHIM_SYMBOL_PREFIX=executorch_"] if prefixed else []
-    run([c_compiler(), "-shared", "-fPIC", *definition, f"-I{REPO / 'runtime' / 'include'}",
+    run([c_compiler(), "-shared", "-fPIC", *definition, f"-I{REPO / 'shimgen' / 'runtime' / 'include'}",
          f"-I{runtime.build_dir / 'generated'}", source, library, f"-Wl,-rpath,{library.parent}", "-o", output])
     return output
 

@@ -128,7 +128,7 @@ def test_copy_between_gapped_overlapping_views_leaves_the_gaps_alone(cuda, sourc
 
 
 def test_cuda_error_paths_leave_nothing_behind(cuda):
-    """The CUDA backend's and guards' refusals (runtime/tests/leak_tests.cpp cuda_errors): a 256 TiB
+    """The CUDA backend's and guards' refusals (shimgen/runtime/tests/leak_tests.cpp cuda_errors): a 256 TiB
     allocation, a device that does not exist for a tensor, a device guard and a stream guard, a copy
     that cannot broadcast; 51 rounds, no C++ allocation and no device memory left, device 0 current."""
     import subprocess

@@ -130,7 +130,7 @@ def test_two_builds_serialise_and_leave_a_consistent_tree(build_dir):
         assert f"{expected}/{expected} prefixed shims exported" in run.text(), run.text()
 
     # The tree is whole: generated files match the config, and the library checks clean.
-    check = run_shimgen("generate", "--check", "-c", REPO / "runtime" / "shimgen.toml", "-o", build_dir / "generated")
+    check = run_shimgen("generate", "--check", "-c", REPO / "shimgen" / "runtime" / "shimgen.toml", "-o", build_dir / "generated")
     assert check.returncode == 0, check.stdout + check.stderr
     library = build_dir / "libshimgen_runtime.so"
     checked = run_shimgen("check-symbols", library, "--manifest", build_dir / "generated" / "manifest.json")

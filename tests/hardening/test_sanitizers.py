@@ -96,7 +96,7 @@ def test_native_cases_clean_under_asan_ubsan(asan, case):
 
 @pytest.mark.parametrize("case", ["loader_errors", "guard_errors", "handle_misuse"])
 def test_error_paths_clean_under_asan_lsan(asan, case, tmp_path):
-    """The loader's and the guards' refusals (runtime/tests/leak_tests.cpp) with LeakSanitizer on:
+    """The loader's and the guards' refusals (shimgen/runtime/tests/leak_tests.cpp) with LeakSanitizer on:
     malloc'd memory too, not only the C++ allocations the program counts itself."""
     from tests.support import write_loader_inputs
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from shimgen import __version__
 from tests.e2e._native import CMAKE_DIR, EXAMPLE, build, c_compiler, configure, has_check_symbols, python_env
 
 CONFIG = 'prefix = "demo_"\nsymbols = ["aoti_torch_one", "aoti_torch_two"]\n'
@@ -135,10 +136,10 @@ def test_find_package_twice_and_version_request(cases_dir: Path) -> None:
     code = 'find_package(shimgen 0.1 CONFIG REQUIRED)\nmessage(STATUS "RESULT ${shimgen_VERSION} ${SHIMGEN_COMMAND}")'
     result = run_case(cases_dir, code)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "RESULT 0.1.0 " in result.stdout
+    assert f"RESULT {__version__} " in result.stdout
     too_new = run_case(cases_dir, "find_package(shimgen 9.0 CONFIG REQUIRED)")
     assert too_new.returncode != 0
-    assert "0.1.0" in flat(too_new.stderr)
+    assert __version__ in flat(too_new.stderr)
 
 
 def test_executable_given_as_a_command_list(cases_dir: Path) -> None:

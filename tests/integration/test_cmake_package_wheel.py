@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from shimgen import __version__
 from tests.e2e._native import EXAMPLE, REPO, build, c_compiler, configure, pip_cmake, pip_ninja, run
 from tests.support import nested_venv
 
@@ -84,7 +85,7 @@ def test_cmake_dir_is_inside_the_installed_package(environment: Path) -> None:
     # wheel was built, not the checkout's edition that writes it on first use.
     version_file = (cmake_dir / "shimgenConfigVersion.cmake").read_text()
     assert version_file.startswith("# This is a basic version file for the Config-mode of find_package().")
-    assert 'set(PACKAGE_VERSION "0.1.0")' in version_file and "_shimgen_write_version_file" not in version_file
+    assert f'set(PACKAGE_VERSION "{__version__}")' in version_file and "_shimgen_write_version_file" not in version_file
     module = run([environment / "bin" / "python", "-m", "shimgen", "cmake-dir"], env=clean_env(), cwd=environment)
     assert module.stdout.strip() == str(cmake_dir)
 
@@ -98,7 +99,7 @@ def test_example_builds_from_an_empty_directory(environment: Path, tmp_path: Pat
     # The venv is not on PATH: the package must find its own shimgen script.
     result = configure(EXAMPLE, build_dir, f"-Dshimgen_DIR={cmake_dir}",
                        f"-DSHIMGEN_CHECK_SYMBOLS={'ON' if has_check else 'OFF'}", env=clean_env())
-    assert f"Found shimgen 0.1.0: {environment / 'bin' / 'shimgen'}" in result.stdout
+    assert f"Found shimgen {__version__}: {environment / 'bin' / 'shimgen'}" in result.stdout
     build(build_dir, env=clean_env())
     assert (build_dir / "libacme_shims.so").is_file() and (build_dir / "libacme_model.so").is_file()
     assert not (build_dir / "libacme_shims.so.shimgen-rejected").exists()
@@ -110,7 +111,7 @@ def test_found_through_shimgen_root(environment: Path, tmp_path: Path) -> None:
     c_compiler()
     result = configure(EXAMPLE, tmp_path / "build", f"-Dshimgen_ROOT={site_packages(environment) / 'shimgen'}",
                        "-DSHIMGEN_CHECK_SYMBOLS=OFF", env=clean_env())
-    assert "Found shimgen 0.1.0" in result.stdout
+    assert f"Found shimgen {__version__}" in result.stdout
 
 
 
@@ -119,11 +120,11 @@ def test_installed_version_file_answers_version_requests(environment: Path, tmp_
     project.mkdir()
     (project / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.24)\nproject(v NONE)\n"
-        "find_package(shimgen 0.1 CONFIG REQUIRED)\nmessage(STATUS \"RESULT ${shimgen_VERSION}\")\n"
-        "find_package(shimgen 0.2 CONFIG QUIET)\nmessage(STATUS \"NEWER ${shimgen_FOUND}\")\n")
+        f"find_package(shimgen {_major_minor()} CONFIG REQUIRED)\nmessage(STATUS \"RESULT ${{shimgen_VERSION}}\")\n"
+        f"find_package(shimgen {_major_minor(1)} CONFIG QUIET)\nmessage(STATUS \"NEWER ${{shimgen_FOUND}}\")\n")
     result = configure(project, tmp_path / "build", f"-Dshimgen_ROOT={site_packages(environment) / 'shimgen'}",
                        env=clean_env())
-    assert "RESULT 0.1.0" in result.stdout and "NEWER 0" in result.stdout
+    assert f"RESULT {__version__}" in result.stdout and "NEWER 0" in result.stdout
 
 
 SKBUILD_PYPROJECT = """
@@ -166,3 +167,9 @@ def test_scikit_build_core_project_finds_it_with_no_flags(environment: Path, tmp
         version_script = archive.read(next(n for n in names if n.endswith("skdemo/shimgen.map"))).decode()
     assert "skdemo_aoti_torch_dtype_float32;" in version_script
     assert header
+
+
+def _major_minor(later: int = 0) -> str:
+    """MAJOR.MINOR of shimgen's version, the minor ``later`` releases on (a request it does not meet)."""
+    major, minor = __version__.split(".")[:2]
+    return f"{major}.{int(minor) + later}"

@@ -59,7 +59,7 @@ def test_native(built, case):
 
 
 def test_op_tests(built):
-    """The native test of every CPU op (runtime/tests/ops/<op>_test.cpp), hand-computed values."""
+    """The native test of every CPU op (shimgen/runtime/tests/ops/<op>_test.cpp), hand-computed values."""
     program = _tests_listing(built.build_dir)["op_tests"]
     completed = subprocess.run([program, "all"], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -68,7 +68,7 @@ def test_op_tests(built):
 
 @pytest.mark.parametrize("case", ["same_dense_layout", "packed_weight_cache", "small_attention", "free_lists"])
 def test_internal_helpers(built, case):
-    """The runtime's internal helpers, native (runtime/tests/internal_tests.cpp, internal_cpu_tests.cpp):
+    """The runtime's internal helpers, native (shimgen/runtime/tests/internal_tests.cpp, internal_cpu_tests.cpp):
     the CUDA copy fast path's layout test; the small GEMM's packed-weight cache (a weight changed in
     place is repacked; negative control: a cache trusting the address serves the stale copy); the
     small-shape attention against a float64 reference; the free lists (warm runs of shim calls make

@@ -270,3 +270,59 @@ file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
     with caplog.at_level(logging.INFO, logger="shimgen"):
         build(config, debug)
     assert "[2/4] configure: up to date" in _progress(caplog)
+
+
+def _small_project(root: Path, config: str) -> Path:
+    """A one-shim C project as a user writes it beside its shimgen.toml (no bundled runtime)."""
+    from tests.e2e._native import c_compiler
+
+    c_compiler()
+    root.mkdir()
+    (root / "shimgen.toml").write_text(config)
+    (root / "shim.c").write_text('#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
+                                 "int aoti_torch_one(void) { return 1; }\n")
+    (root / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.24)
+project(small C)
+include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
+add_library(small SHARED shim.c)
+set_target_properties(small PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
+shimgen_apply_prefix(small)
+""")
+    return root / "shimgen.toml"
+
+
+def test_build_reads_each_artifact_once(tmp_path, monkeypatch):
+    """The check and the count of prefixed exports come from one read of the built library (they
+    used to read it twice: check-symbols, then the summary's count)."""
+    from shimgen.binary import load
+
+    config = _small_project(tmp_path / "p", 'prefix = "once_"\nsymbols = ["aoti_torch_one"]\n')
+    reads: list[str] = []
+    real = load.load_bytes
+
+    def counting(data, name, *args, **kwargs):
+        reads.append(name)
+        return real(data, name, *args, **kwargs)
+
+    monkeypatch.setattr(load, "load_bytes", counting)
+    result = build(load_config(config), BuildOptions(tmp_path / "b", cuda="off", jobs=2))
+    assert result.check.exit_code == 0, result.check.text
+    assert [artifact.prefixed_exports for artifact in result.artifacts] == [1]
+    assert sorted(reads) == sorted({str(artifact.path) for artifact in result.artifacts}), reads
+
+
+def test_build_renders_through_generate_and_shows_its_warnings(tmp_path, run_cli):
+    """shimgen build writes what shimgen generate writes, and says what generate warns about (here a
+    scanned project header with the generated header's name), on the build's own output."""
+    config = _small_project(tmp_path / "p", 'prefix = "warn_"\nheaders = ["inc/*.h"]\n')
+    (config.parent / "inc").mkdir()
+    (config.parent / "inc" / "export.h").write_text("AOTI_SHIM_EXPORT int aoti_torch_one(void);\n")
+    built = run_cli("build", "-c", config, "-B", tmp_path / "b", "--cuda", "off", "-j", "2")
+    assert built.code == 0, built.err
+    warnings = [line for line in built.err.splitlines() if "warning:" in line]
+    assert len(warnings) == 1 and "has the file name of the scanned project header inc/export.h" in warnings[0], built.err
+    generated = run_cli("generate", "-c", config, "-o", tmp_path / "g")
+    assert generated.code == 0 and [line for line in generated.err.splitlines() if "warning:" in line] == warnings
+    for path in sorted((tmp_path / "g").iterdir()):
+        text = (tmp_path / "b" / "generated" / path.name).read_text()
+        assert text == path.read_text().replace(str(tmp_path / "g"), str(tmp_path / "b" / "generated")), path.name

@@ -1,4 +1,4 @@
-"""The runtime's small-shape attention (runtime/src/cpu_small_attention.cpp: sixteen query rows per
+"""The runtime's small-shape attention (shimgen/runtime/src/cpu_small_attention.cpp: sixteen query rows per
 AVX-512 vector, taken for 8+ query rows, up to 256 keys and head dims up to 256) and the general
 path it falls back to, through the SDPA shim via ctypes, against attention computed by its
 definition in float64 with torch, and torch's own CPU flash kernel where it takes the shape.

@@ -1,4 +1,4 @@
-"""The runtime's direct kernel for tiny float32 GEMMs (runtime/src/cpu_small_gemm.cpp) and the
+"""The runtime's direct kernel for tiny float32 GEMMs (shimgen/runtime/src/cpu_small_gemm.cpp) and the
 attention that runs on it, called through ctypes and compared with numpy (float64 references).
 
 Products up to 64x128x128 with c rows contiguous (or columns: the product is transposed) and b

@@ -1,4 +1,4 @@
-"""A non-editable install works outside the checkout: templates, cmake/ and runtime/ ship in the wheel."""
+"""A non-editable install works outside the checkout: templates, shimgen/cmake/ and shimgen/runtime/ ship in the wheel."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from shimgen import __version__
 from tests.support import REPO, nested_venv
 
 pytestmark = pytest.mark.slow
@@ -48,7 +49,11 @@ def test_installed_package_is_the_wheel_not_the_checkout(installed_venv, tmp_pat
 def test_installed_console_script_generates_from_the_bundled_config(installed_venv, tmp_path):
     out = tmp_path / "out"
     version = run_in(installed_venv, installed_venv / "bin" / "shimgen", "--version", cwd=tmp_path)
-    assert version.returncode == 0 and version.stdout.startswith("shimgen ")
+    assert version.returncode == 0 and version.stdout.strip() == f"shimgen {__version__}", version.stdout
+    # The wheel's metadata took its version from shimgen/__init__.py (pyproject.toml: dynamic).
+    metadata = run_in(installed_venv, installed_venv / "bin" / "python", "-c",
+                      "import importlib.metadata as m; print(m.version('shimgen'))", cwd=tmp_path)
+    assert metadata.stdout.strip() == __version__, metadata.stdout + metadata.stderr
     bundled = run_in(installed_venv, installed_venv / "bin" / "python", "-c",
                      "import shimgen.resources as r; print(r.default_config())", cwd=tmp_path).stdout.strip()
     result = run_in(installed_venv, installed_venv / "bin" / "shimgen", "generate", "-c", bundled, "-o", out,

@@ -1,4 +1,4 @@
-"""The one ctypes binding agrees with the C headers it binds, and with runtime/shimgen.toml."""
+"""The one ctypes binding agrees with the C headers it binds, and with shimgen/runtime/shimgen.toml."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from shimgen.aoti import capi
 from shimgen.project.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADERS = sorted((ROOT / "runtime/include/shimgen_runtime").glob("*.h"))
+HEADERS = sorted((ROOT / "shimgen/runtime/include/shimgen_runtime").glob("*.h"))
 MARKERS = ("AOTI_SHIM_EXPORT", "SHIMGEN_RUNTIME_API")
 
 # C type (const dropped, no spaces) -> ctypes type; opaque handle typedefs are pointers.
@@ -95,5 +95,5 @@ def test_code_shims_take_nothing_and_return_int32():
 
 def test_c_api_names_agree_across_binding_headers_and_config():
     in_headers = {n for n, (_, _, marker) in DECLARED.items() if marker == "SHIMGEN_RUNTIME_API"}
-    exported = set(load_config(ROOT / "runtime/shimgen.toml").exports)
+    exported = set(load_config(ROOT / "shimgen/runtime/shimgen.toml").exports)
     assert set(capi.API) == in_headers == exported

@@ -14,7 +14,7 @@ import pytest
 import shimgen
 
 REPO = Path(__file__).resolve().parents[2]
-CMAKE_DIR = REPO / "cmake"
+CMAKE_DIR = REPO / "shimgen" / "cmake"
 SCRIPTS = sorted((Path(__file__).parent / "cmake").glob("*.cmake"))
 
 
@@ -90,7 +90,7 @@ def test_the_variables_handed_to_the_caller_are_the_documented_ones(tmp_path: Pa
     documented, listed, fragment = _documented_variables(), _listed_variables(), _fragment_variables(tmp_path)
     assert "SHIMGEN_PREFIX" in documented and "SHIMGEN_PREFIX_TARGET" in documented
     assert listed == documented, "shimgenGenerate.cmake and the doc block of shimgenConfig.cmake differ"
-    assert fragment == documented, "templates/shimgen.cmake.j2 sets other variables than the documented ones"
+    assert fragment == documented, "shimgen/templates/shimgen.cmake.j2 sets other variables than the documented ones"
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])

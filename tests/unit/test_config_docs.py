@@ -18,7 +18,7 @@ from shimgen.project import config_docs
 from shimgen.project.config import KEYS, OUTPUT_KEYS, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL_CONFIGS = ["runtime/shimgen.toml", "examples/cmake-consumer/shimgen.toml", "examples/bazel-consumer/shimgen.toml",
+REAL_CONFIGS = ["shimgen/runtime/shimgen.toml", "examples/cmake-consumer/shimgen.toml", "examples/bazel-consumer/shimgen.toml",
                 "examples/executorch-shims/shimgen.toml", "tests/packages/executorch_shape/shimgen.toml"]
 FIX = "regenerate with: python -m shimgen.project.config_docs --write (or pytest --update-golden)"
 

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_committed_stubs_match_the_header():
     generator = load_script("gen_cuda_stubs")
     assert generator.TARGET.read_text(encoding="utf-8") == generator.expected(), \
-        "runtime/src/ops/cuda_unsupported.cpp is stale: run python scripts/gen_cuda_stubs.py"
+        "shimgen/runtime/src/ops/cuda_unsupported.cpp is stale: run python scripts/gen_cuda_stubs.py"
 
 
 def test_every_declared_cuda_op_gets_one_stub_with_its_signature():
@@ -38,7 +38,7 @@ def test_every_declared_cuda_op_gets_one_stub_with_its_signature():
 
 
 def test_stub_names_are_the_header_scan_names():
-    header = (REPO / "runtime" / "include" / "shimgen_runtime" / "shim_cuda_ops.h").read_text()
+    header = (REPO / "shimgen" / "runtime" / "include" / "shimgen_runtime" / "shim_cuda_ops.h").read_text()
     declared = [d.name for d in scan_text(header, "AOTI_SHIM_EXPORT")]
-    stubs = (REPO / "runtime" / "src" / "ops" / "cuda_unsupported.cpp").read_text()
+    stubs = (REPO / "shimgen" / "runtime" / "src" / "ops" / "cuda_unsupported.cpp").read_text()
     assert declared and all(f" {name}(" in stubs for name in declared)

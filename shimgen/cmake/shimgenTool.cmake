@@ -104,8 +104,8 @@ function(_shimgen_candidates out cmake_dir)
       endif()
     endforeach()
   else()
-    # A source checkout: this file is <checkout>/cmake/ and the package is <checkout>/shimgen/.
-    set(python_path "${package_dir}")
+    # A source checkout: this file is <checkout>/shimgen/cmake/ and the package is <checkout>/shimgen/.
+    set(python_path "${site_dir}")
   endif()
   foreach(var IN ITEMS Python3_EXECUTABLE Python_EXECUTABLE PYTHON_EXECUTABLE)
     if(DEFINED ${var} AND EXISTS "${${var}}")

@@ -4,7 +4,7 @@
 # build tree, from the version in shimgen/__init__.py, and this loads it. find_package() runs this
 # in a scope of its own and reads PACKAGE_VERSION* from it.
 include("${CMAKE_CURRENT_LIST_DIR}/shimgenVersionFile.cmake")
-_shimgen_source_version(_shimgen_version "${CMAKE_CURRENT_LIST_DIR}/../shimgen/__init__.py")
+_shimgen_source_version(_shimgen_version "${CMAKE_CURRENT_LIST_DIR}/../__init__.py")
 if(_shimgen_version STREQUAL "")
   # A copy of this directory away from its checkout: its version is unknown, so no version
   # request is met (find_package without one still loads the package).
