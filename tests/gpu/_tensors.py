@@ -60,3 +60,21 @@ H = c_void_p
 HP = ctypes.POINTER(c_void_p)
 I64P = ctypes.POINTER(c_int64)
 DP = ctypes.POINTER(c_double)
+
+
+def run_case_driver(script, rt) -> dict[str, dict]:
+    """Runs a GPU case driver (``script RUNTIME PREFIX``, cuda_fallback_cases.run_cases) in a child
+    process; its rows by case name. Asserts the driver printed at least one row."""
+    import json
+    import subprocess
+    import sys
+
+    completed = subprocess.run([sys.executable, str(script), str(rt.path), rt.prefix],
+                               capture_output=True, text=True, timeout=600, check=False)
+    rows = {}
+    for line in completed.stdout.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            rows[row["case"]] = row
+    assert rows, f"the case runner printed nothing (exit {completed.returncode}):\n{completed.stderr[-3000:]}"
+    return rows

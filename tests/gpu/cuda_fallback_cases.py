@@ -314,17 +314,23 @@ for variant in INT4_VARIANTS:
     CASES[f"int4pack-mm-{variant}-group256"] = lambda s, variant=variant: int4_case(s, 5, 8, 256, k=2048, variant=variant)
 
 
-def main(argv: list[str]) -> int:
+def run_cases(argv: list[str], cases: dict, device: str = "cuda") -> int:
+    """A case driver's main: RUNTIME PREFIX [CASE...] (default: all of ``cases``); one JSON line per
+    case ({"case", "ok", "detail"}), a failing case recorded with its traceback, not raised."""
     rt = Runtime(Path(argv[0]), argv[1], mode=ctypes.RTLD_GLOBAL)
-    torch.zeros(1, device="cuda")
+    torch.zeros(1, device=device)
     shims = Shims(rt)
-    for name in argv[2:] or list(CASES):
+    for name in argv[2:] or list(cases):
         try:
-            detail, ok = CASES[name](shims), True
+            detail, ok = cases[name](shims), True
         except Exception as exc:
             detail, ok = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}", False
         print(json.dumps({"case": name, "ok": ok, "detail": detail}), flush=True)
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return run_cases(argv, CASES)
 
 
 if __name__ == "__main__":

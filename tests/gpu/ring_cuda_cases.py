@@ -11,18 +11,16 @@ that results live on the device, and one refused argument (code 2, outputs untou
 from __future__ import annotations
 
 import ctypes
-import json
 import sys
-import traceback
 from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_void_p
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cuda_fallback_cases import HP, I32P, I64P, H, Shims, close
+from cuda_fallback_cases import HP, I32P, I64P, H, Shims, close, run_cases
 
-from shimgen.aoti.capi import Runtime, int64_array
+from shimgen.aoti.capi import int64_array
 
 DEV = "cuda"
 
@@ -428,16 +426,7 @@ CASES = {
 
 
 def main(argv: list[str]) -> int:
-    rt = Runtime(Path(argv[0]), argv[1], mode=ctypes.RTLD_GLOBAL)
-    torch.zeros(1, device=DEV)
-    shims = Shims(rt)
-    for name in argv[2:] or list(CASES):
-        try:
-            detail, ok = CASES[name](shims), True
-        except Exception as exc:
-            detail, ok = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}", False
-        print(json.dumps({"case": name, "ok": ok, "detail": detail}), flush=True)
-    return 0
+    return run_cases(argv, CASES, DEV)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,6 @@ random ops, a second call that must differ.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,20 +17,13 @@ import pytest
 pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _tensors import run_case_driver  # noqa: E402 (HERE put on sys.path just above)
 
 
 @pytest.fixture(scope="module")
 def results(cuda) -> dict[str, dict]:
     pytest.importorskip("torch")
-    completed = subprocess.run([sys.executable, str(HERE / "cuda_fallback_cases.py"), str(cuda.rt.path), cuda.rt.prefix],
-                               capture_output=True, text=True, timeout=600, check=False)
-    rows = {}
-    for line in completed.stdout.splitlines():
-        if line.startswith("{"):
-            row = json.loads(line)
-            rows[row["case"]] = row
-    assert rows, f"the case runner printed nothing (exit {completed.returncode}):\n{completed.stderr[-3000:]}"
-    return rows
+    return run_case_driver(HERE / "cuda_fallback_cases.py", cuda.rt)
 
 
 # The int4 mm kernel variants (cuda_fallback_cases.INT4_VARIANTS; the runtime's SHIMGEN_INT4_MM_KERNEL).

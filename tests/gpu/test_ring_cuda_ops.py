@@ -5,8 +5,6 @@ case asserted here, each with a refused argument as its negative control."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +12,8 @@ import pytest
 
 pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _tensors import run_case_driver  # noqa: E402 (HERE put on sys.path just above)
 
 CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-device-float16", "scans-device-bfloat16",
          "pdist-float32", "pdist-bfloat16",
@@ -30,15 +30,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
 @pytest.fixture(scope="module")
 def results(cuda) -> dict[str, dict]:
     pytest.importorskip("torch")
-    completed = subprocess.run([sys.executable, str(HERE / "ring_cuda_cases.py"), str(cuda.rt.path), cuda.rt.prefix],
-                               capture_output=True, text=True, timeout=600, check=False)
-    rows = {}
-    for line in completed.stdout.splitlines():
-        if line.startswith("{"):
-            row = json.loads(line)
-            rows[row["case"]] = row
-    assert rows, f"the case runner printed nothing (exit {completed.returncode}):\n{completed.stderr[-3000:]}"
-    return rows
+    return run_case_driver(HERE / "ring_cuda_cases.py", cuda.rt)
 
 
 @pytest.mark.parametrize("case", CASES)

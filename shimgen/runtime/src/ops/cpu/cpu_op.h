@@ -105,6 +105,10 @@ std::mt19937_64& random_engine();
 std::mutex& random_mutex();
 // A double uniform in [0, 1) with 53 random bits; the caller holds random_mutex().
 inline double uniform_double(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * 0x1.0p-53; }
+// The new contiguous CPU tensor a random factory op (rand, randn) fills: size, dtype (null: float32),
+// the strided layout and the CPU device checked, errors naming `op`. random.cpp.
+std::unique_ptr<Tensor> new_random_tensor(const char* op, const int64_t* size, int64_t size_len, const int32_t* dtype,
+                                          const int32_t* layout, const int32_t* device);
 // A standard normal draw (Box-Muller on two uniforms); the caller holds random_mutex().
 inline double normal_double(std::mt19937_64& e) {
   const double u1 = 1.0 - uniform_double(e), u2 = uniform_double(e);  // u1 in (0, 1]: log is finite

@@ -14,12 +14,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randn(const int64_t* s
   (void)pin_memory;
   return guarded(__func__, [&] {
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(size_len_ >= 0 && (size != nullptr || size_len_ == 0), "size is null");
-    SHIMGEN_REQUIRE(layout == nullptr || *layout == 0, "only the strided layout is supported");
-    SHIMGEN_REQUIRE(device == nullptr || *device == kCPU, "aoti_torch_cpu_randn makes CPU tensors only");
     const int32_t type = dtype != nullptr ? *dtype : kFloat32;
-    const std::vector<int64_t> sizes(size, size + size_len_);
-    auto out = empty_tensor(sizes, contiguous_strides_of(sizes), type, kCPU, -1);
+    auto out = new_random_tensor("randn", size, size_len_, dtype, layout, device);
     dispatch_floating(type, "randn", [&](auto t) {
       using T = decltype(t);
       auto* dst = reinterpret_cast<T*>(out->data());

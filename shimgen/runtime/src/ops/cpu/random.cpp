@@ -23,6 +23,15 @@ std::mutex& random_mutex() {
   return m;
 }
 
+std::unique_ptr<Tensor> new_random_tensor(const char* op, const int64_t* size, int64_t size_len, const int32_t* dtype,
+                                          const int32_t* layout, const int32_t* device) {
+  SHIMGEN_REQUIRE(size_len >= 0 && (size != nullptr || size_len == 0), "size is null");
+  SHIMGEN_REQUIRE(layout == nullptr || *layout == 0, "only the strided layout is supported");
+  SHIMGEN_REQUIRE(device == nullptr || *device == kCPU, std::string("aoti_torch_cpu_") + op + " makes CPU tensors only");
+  const std::vector<int64_t> sizes(size, size + size_len);
+  return empty_tensor(sizes, contiguous_strides_of(sizes), dtype != nullptr ? *dtype : kFloat32, kCPU, -1);
+}
+
 }  // namespace shimgen::rt::cpu
 
 namespace {
@@ -81,12 +90,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t
   (void)pin_memory;
   return guarded(__func__, [&] {
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(size_len_ >= 0 && (size != nullptr || size_len_ == 0), "size is null");
-    SHIMGEN_REQUIRE(layout == nullptr || *layout == 0, "only the strided layout is supported");
-    SHIMGEN_REQUIRE(device == nullptr || *device == kCPU, "aoti_torch_cpu_rand makes CPU tensors only");
     const int32_t type = dtype != nullptr ? *dtype : kFloat32;
-    const std::vector<int64_t> sizes(size, size + size_len_);
-    auto out = empty_tensor(sizes, contiguous_strides_of(sizes), type, kCPU, -1);
+    auto out = new_random_tensor("rand", size, size_len_, dtype, layout, device);
     switch (type) {
       case kFloat32: fill_uniform<float>(*out); break;
       case kFloat64: fill_uniform<double>(*out); break;
