@@ -46,23 +46,9 @@ def test_odd_paths_and_values_configure_and_build(tmp_path):
     directory with `$` and spaces: the generated dir and an extra cache value arrive byte-exact,
     and the library links with its prefixed shim. (CMake's own try_compile cannot work in a build
     directory holding ';' or '${', so those go into the source path and the extra value.)"""
-    from tests.e2e._native import c_compiler
-
-    c_compiler()
-    project = tmp_path / "src $dollar; semi colon"
-    project.mkdir()
-    (project / "shimgen.toml").write_text('prefix = "odd_"\nsymbols = ["aoti_torch_one"]\n')
-    (project / "shim.c").write_text('#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
-                                    "int aoti_torch_one(void) { return 1; }\n")
-    (project / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.24)
-project(odd C)
-include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
-add_library(odd SHARED shim.c)
-set_target_properties(odd PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
-shimgen_apply_prefix(odd)
-file(WRITE "${CMAKE_BINARY_DIR}/echo-dir.txt" "${SHIMGEN_GENERATED_DIR}")
-file(WRITE "${CMAKE_BINARY_DIR}/echo-value.txt" "${ODD_VALUE}")
-""")
+    project = _small_project(tmp_path / "src $dollar; semi colon", 'prefix = "odd_"\nsymbols = ["aoti_torch_one"]\n',
+                             extra_cmake='file(WRITE "${CMAKE_BINARY_DIR}/echo-dir.txt" "${SHIMGEN_GENERATED_DIR}")\n'
+                                         'file(WRITE "${CMAKE_BINARY_DIR}/echo-value.txt" "${ODD_VALUE}")\n').parent
     build_dir = tmp_path / "build $1 two words"
     result = build(load_config(project / "shimgen.toml"),
                    BuildOptions(build_dir, cuda="off", jobs=2, cache=(("ODD_VALUE", ODD_VALUE),)))
@@ -272,8 +258,9 @@ file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
     assert "[2/4] configure: up to date" in _progress(caplog)
 
 
-def _small_project(root: Path, config: str) -> Path:
-    """A one-shim C project as a user writes it beside its shimgen.toml (no bundled runtime)."""
+def _small_project(root: Path, config: str, extra_cmake: str = "") -> Path:
+    """A one-shim C project as a user writes it beside its shimgen.toml (no bundled runtime);
+    ``extra_cmake``: lines appended to its CMakeLists.txt."""
     from tests.e2e._native import c_compiler
 
     c_compiler()
@@ -287,7 +274,7 @@ include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
 add_library(small SHARED shim.c)
 set_target_properties(small PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
 shimgen_apply_prefix(small)
-""")
+""" + extra_cmake)
     return root / "shimgen.toml"
 
 
