@@ -83,4 +83,26 @@ inline void write_complex(const Tensor& t, int64_t at, std::complex<double> v) {
 // Whether a dtype is one of the complex types these ops take.
 inline bool is_complex(int32_t dtype) { return dtype == kComplex64 || dtype == kComplex128; }
 
+// A complex tensor made from two real ones of one float dtype, broadcast (torch.complex, torch.polar):
+// float32 gives complex64, float64 complex128; f(a, b) gives each element. `op`, `a_name`, `b_name`
+// name the operands in errors.
+template <class F>
+std::unique_ptr<Tensor> complex_from_reals(const Tensor& a, const Tensor& b, const char* op, const char* a_name,
+                                           const char* b_name, F f) {
+  SHIMGEN_REQUIRE(a.dtype == b.dtype, std::string(op) + ": expected " + a_name + " and " + b_name +
+                                          " to have the same dtype");
+  if (a.dtype != kFloat32 && a.dtype != kFloat64)
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": dtype code " + std::to_string(a.dtype) +
+                                                " is not float32/64");
+  const std::vector<int64_t> sizes = broadcast_shape(a.sizes, b.sizes);
+  const std::vector<int64_t> sa = broadcast_strides(a, sizes), sb = broadcast_strides(b, sizes);
+  auto out = empty_tensor(sizes, output_strides(sizes, {&a, &b}), a.dtype == kFloat64 ? kComplex128 : kComplex64,
+                          kCPU, -1);
+  const std::vector<int64_t>* strides[3] = {&out->strides, &sa, &sb};
+  for_each(sizes, strides, [&](const int64_t* at) {
+    write_complex(*out, at[0], f(read_complex(a, at[1]).real(), read_complex(b, at[2]).real()));
+  });
+  return out;
+}
+
 }  // namespace shimgen::rt::cpu::elementwise
