@@ -164,16 +164,16 @@ RING: dict[str, ZooModel] = {
     # Noise: randn, normal with tensor mean/std, rand_like, bernoulli: statistics of 8192 draws.
     "noise": ZooModel(
         "",
-        "n = torch.randn(8192) + 0 * x.sum()\n"
-        "g = torch.normal(torch.full((8192,), 3.0), torch.full((8192,), 0.5))\n"
-        "b = torch.bernoulli(torch.full((8192,), 0.3))\n"
+        "n = torch.randn(8192, device=x.device) + 0 * x.sum()\n"
+        "g = torch.normal(torch.full((8192,), 3.0, device=x.device), torch.full((8192,), 0.5, device=x.device))\n"
+        "b = torch.bernoulli(torch.full((8192,), 0.3, device=x.device))\n"
         "u = torch.rand_like(x)\n"
         "return (n.mean() * 5).round(), (n.std() * 5).round(), (g.mean() * 5).round(), (b.mean() * 10).round(),"
         " ((u >= 0) & (u < 1)).all(), x + 0 * u",
         (Input((4, 16)),), 0.0),
     "randperm": ZooModel(
         "",
-        "p = torch.randperm(64) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
+        "p = torch.randperm(64, device=x.device) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
         (Input((2, 8)),), 0.0),
     # CTC-style greedy decoding (collapse repeated labels) and Poisson count noise.
     "decode_counts": ZooModel(
@@ -273,7 +273,7 @@ RING: dict[str, ZooModel] = {
     "pixel_shuffle_grid": ZooModel(
         "",
         "F = torch.nn.functional\n"
-        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]]).expand(x.shape[0], 2, 3)\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]], device=x.device).expand(x.shape[0], 2, 3)\n"
         "grid = F.affine_grid(theta, [x.shape[0], 4, 5, 5], align_corners=False)\n"
         "return F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2), F.grid_sample(x, grid, align_corners=False),"
         " F.grid_sample(x, grid, mode='nearest', padding_mode='border', align_corners=True)",
@@ -420,13 +420,13 @@ RING: dict[str, ZooModel] = {
         "c = torch.complex(x, y) * torch.polar(torch.ones_like(y), y)\n"
         "return (torch.view_as_real(f), torch.fft.irfft(f, n=x.shape[-1]), g.abs(), torch.view_as_real(h),"
         " torch.fft.ifft(g).real, torch.view_as_real(c), c.abs(), torch.fft.fftshift(x, dim=-1),"
-        " torch.stft(x[0], 8, hop_length=2, window=torch.hann_window(8), return_complex=True).abs())",
+        " torch.stft(x[0], 8, hop_length=2, window=torch.hann_window(8, device=x.device), return_complex=True).abs())",
         (Input((4, 16)), Input((4, 16))), 1e-4),
     # Dense linear algebra (solvers, factorizations, spectra); outputs chosen to be sign-free. (torch.linalg.lstsq
     # is left out: torch 2.13 cannot export it, DynamicOutputShapeException on aten.linalg_lstsq.)
     "linalg": ZooModel(
         "",
-        "a = x @ x.mT + 4 * torch.eye(x.shape[-1])\n"
+        "a = x @ x.mT + 4 * torch.eye(x.shape[-1], device=x.device)\n"
         "l = torch.linalg.cholesky(a)\nq, r = torch.linalg.qr(x)\ns = torch.linalg.svdvals(x)\n"
         "w, v = torch.linalg.eigh(a)\n"
         "return (torch.linalg.solve(a, y), l, (q @ r), r.diagonal(dim1=-2, dim2=-1).abs(), s, w, (v * v),"
@@ -448,10 +448,10 @@ RING: dict[str, ZooModel] = {
         "F = torch.nn.functional\n"
         "b = y.sigmoid()\nx0, x1 = torch.minimum(b[:, 0], b[:, 1]) * 2 - 1, torch.maximum(b[:, 0], b[:, 1]) * 2 - 1\n"
         "y0, y1 = torch.minimum(b[:, 2], b[:, 3]) * 2 - 1, torch.maximum(b[:, 2], b[:, 3]) * 2 - 1\n"
-        "t = torch.linspace(0, 1, 7)\n"
+        "t = torch.linspace(0, 1, 7, device=x.device)\n"
         "gx = x0[:, None] + (x1 - x0)[:, None] * t\ngy = y0[:, None] + (y1 - y0)[:, None] * t\n"
         "grid = torch.stack(torch.broadcast_tensors(gx[:, None, :], gy[:, :, None]), -1)\n"
-        "img = x[torch.arange(y.shape[0]) % x.shape[0]]\n"
+        "img = x[torch.arange(y.shape[0], device=x.device) % x.shape[0]]\n"
         "return F.grid_sample(img, grid, align_corners=True), F.grid_sample(img, grid, mode='nearest',"
         " padding_mode='reflection', align_corners=False), F.adaptive_max_pool2d(F.grid_sample(img, grid), 3)",
         (Input((2, 4, 16, 16)), Input((5, 4))), 1e-4),
