@@ -210,6 +210,34 @@ def scatter_assign(s: Shims, dtype):
     return f"{dtype}: scatter_src_out and scatter_value_out equal torch's"
 
 
+def scatter_duplicates(s: Shims, dtype):
+    """Heavy duplicate targets (the ring's index_ops: zeros_like(x).scatter(0, i, x)): 4096 index
+    elements onto 3 rows, in a transposed layout. torch calls the winner undefined; its CPU kernel (the
+    reference here, deterministic) and in practice its CUDA kernel keep the last source element in
+    serial order, and so must every run of ours (three runs, equal bits)."""
+    index = torch.randint(0, 3, (512, 8), device=DEV, generator=gen(55))
+    src = (torch.randn(512, 8, device=DEV, generator=gen(56)) * 100).to(dtype)
+    self_ = torch.zeros(8, 3, device=DEV, dtype=dtype).t()  # [3, 8] strided
+    want = self_.cpu().scatter(0, index.cpu(), src.cpu())
+    want_value = self_.cpu().scatter(0, index.cpu()[:, :5], 5.0)
+    f = s.fn("aoti_torch_cuda_scatter_src_out", H, H, c_int64, H, H)
+    g = s.fn("aoti_torch_cuda_scatter_value_out", H, H, c_int64, H, c_double)
+    hs_, hi, hsrc = s.wrap(self_), s.wrap(index), s.wrap(src)
+    hv = s.wrap(index[:, :5])  # a sliced (non-contiguous) index
+    for run in range(3):
+        out = torch.empty(8, 3, device=DEV, dtype=dtype).t()
+        ho = s.wrap(out)
+        assert f(ho, hs_, 0, hi, hsrc) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu(), want), f"run {run}: scatter_src_out's winners differ from torch CPU's (last wins)"
+        assert g(ho, hs_, 0, hv, 5.0) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu(), want_value), f"run {run}: scatter_value_out with duplicates"
+        s.free(ho)
+    s.free(hs_, hi, hsrc, hv)
+    return f"{dtype}: 4096 writes onto 24 targets, last writer wins in 3 runs, equal to torch CPU"
+
+
 def selections(s: Shims):
     x = torch.randperm(8 * 15, device=DEV, generator=gen(2)).reshape(8, 15).float()
     hx, v, i, m = s.wrap(x), c_void_p(), c_void_p(), c_void_p()
@@ -408,6 +436,8 @@ CASES = {
        for inplace in (False, True)},
     **{f"scatter-assign-{n}": (lambda s, d=d: scatter_assign(s, d))
        for n, d in (("int64", torch.int64), ("bool", torch.bool), ("float32", torch.float32), ("bfloat16", torch.bfloat16))},
+    **{f"scatter-duplicates-{n}": (lambda s, d=d: scatter_duplicates(s, d))
+       for n, d in (("float32", torch.float32), ("int64", torch.int64), ("bfloat16", torch.bfloat16))},
     "kthvalue-median": selections,
     "searchsorted-int64": lambda s: searchsorted(s, 0),
     "searchsorted-int32": lambda s: searchsorted(s, 1),
