@@ -27,7 +27,10 @@ from arch_ring import RING  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embedding_bag", "baddbmm",
-         "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats"]
+         "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats",
+         # issue 22's sweep (cudaring): device-agnostic now, special functions, RNN cells
+         "noise", "randperm", "pixel_shuffle_grid", "fft", "linalg", "roi_align", "special_math", "special_fallbacks",
+         "rnn_cells"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
 CUDA_ATOL = 5e-5
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the
