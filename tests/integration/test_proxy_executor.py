@@ -102,3 +102,46 @@ def test_bad_extern_kernel_json_is_refused(models, cpu_runtime, tmp_path, json_t
     lines = [line for line in completed.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("shimgen: error:") and says in lines[0], completed.stderr
     assert not list(tmp_path.glob("output_*.npy"))
+
+
+# Tolerances of the special functions against torch's CPU kernels (|got - want| <= atol + rtol |want|):
+# the scalar code is torch's own (third_party/torch_math.h), so most results are bit-equal; the rest
+# differ in the last bits where torch's build contracts a * b + c into an FMA or its vectorised kernel
+# rounds once more. The polynomial recurrences amplify that near their zeros.
+SPECIAL_TOLERANCE = {  # (dtype, kind) -> (rtol, atol)
+    ("float32", "function"): (5e-6, 2e-7), ("float32", "polynomial"): (1e-3, 1e-4),
+    ("float64", "function"): (2e-14, 1e-16), ("float64", "polynomial"): (2e-12, 1e-13),
+}
+
+
+def test_special_functions_through_the_proxy_match_torch(models, cpu_runtime, tmp_path):
+    """Every elementwise special function the proxy executor serves (the ones torch has no Triton code
+    for, so a CUDA model calls them through the proxy; forced to the same path on CPU here), float32
+    and float64, over each function's domain and its edge values (0, poles, +-inf, NaN), a strided and
+    a broadcast operand: equal to torch's CPU kernels within SPECIAL_TOLERANCE, NaN where torch's is."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import proxy_models
+
+    directory = models / "special"
+    with zipfile.ZipFile(directory / "model.pt2") as archive:
+        wrapper = next(n for n in archive.namelist() if n.endswith(".wrapper.json"))
+        text = archive.read(wrapper).decode()
+    for op, _ in proxy_models.SPECIAL:
+        assert f'"aten::{op.__name__}"' in text, f"{op.__name__} did not reach the proxy executor"
+    completed = _run(directory, cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    names = ([op.__name__ for op, _ in proxy_models.SPECIAL] + [f"polygamma({k})" for k in proxy_models.POLYGAMMA_ORDERS]
+             + ["digamma (strided)", "special_zeta (broadcast)"])
+    failures = []
+    for i in range(2 * len(names)):
+        got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(directory / f"out{i}.npy")
+        name = names[i % len(names)]
+        assert got.shape == want.shape and got.dtype == want.dtype, name
+        rtol, atol = SPECIAL_TOLERANCE[(str(want.dtype), "polynomial" if "polynomial" in name else "function")]
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        with np.errstate(invalid="ignore", over="ignore"):
+            off = ~same & ~(np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want.astype(np.float64)))
+        print(f"{want.dtype} {name}: {int((~same).sum())} of {want.size} not bit-equal, {int(off.sum())} outside")
+        if off.any():
+            failures.append(f"{want.dtype} {name}: {int(off.sum())} elements, e.g. got {got[off][:3]} want {want[off][:3]}")
+    assert not failures, "\n".join(failures)
