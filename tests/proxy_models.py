@@ -1,6 +1,6 @@
 """Models whose compiled code goes through AOTInductor's proxy executor (ops without a C shim).
 
-    python tests/proxy_models.py OUT_DIR [--device cpu|cuda]
+    python tests/proxy_models.py OUT_DIR [--device cpu|cuda] [NAME...]
 
 Writes OUT_DIR/<name>/{model.pt2, in<i>.npy, out<i>.npy} for each model below (compiled by stock
 torch, link_libtorch=False) and skips a model whose directory is already complete for this torch.
@@ -156,12 +156,39 @@ def compile_one(out: Path, name: str, device: str) -> None:
     stamp.write_text(json.dumps(key))
 
 
+def special_names() -> list[str]:
+    """The special model's outputs per dtype, in order (float32's, then the same for float64)."""
+    return ([op.__name__ for op, _ in SPECIAL] + [f"polygamma({k})" for k in POLYGAMMA_ORDERS]
+            + ["digamma (strided)", "special_zeta (broadcast)"])
+
+
+def compare_special(got_dir: Path, model_dir: Path, tolerance: dict) -> tuple[list[str], list[str]]:
+    """Each output_<i>.npy of got_dir against model_dir's out<i>.npy: |got - want| <= atol + rtol |want|
+    with (rtol, atol) = tolerance[(dtype, "polynomial" or "function")], NaN where want is NaN, equal
+    infinities. Returns one report line per output and the failures."""
+    names = special_names()
+    lines, failures = [], []
+    for i in range(2 * len(names)):
+        got, want = np.load(got_dir / f"output_{i}.npy"), np.load(model_dir / f"out{i}.npy")
+        name = names[i % len(names)]
+        assert got.shape == want.shape and got.dtype == want.dtype, name
+        rtol, atol = tolerance[(str(want.dtype), "polynomial" if "polynomial" in name else "function")]
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        with np.errstate(invalid="ignore", over="ignore"):
+            near = np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want.astype(np.float64))
+        off = ~same & ~near
+        lines.append(f"{want.dtype} {name}: {int((~same).sum())} of {want.size} not bit-equal, {int(off.sum())} outside")
+        if off.any():
+            failures.append(f"{want.dtype} {name}: {int(off.sum())} elements, e.g. got {got[off][:3]} want {want[off][:3]}")
+    return lines, failures
+
+
 def main(argv: list[str]) -> int:
     device = "cpu"
     if "--device" in argv:
         device = argv[argv.index("--device") + 1]
         argv = [a for a in argv if a not in ("--device", device)]
-    for name in MODELS:
+    for name in argv[1:] or MODELS:
         compile_one(Path(argv[0]), name, device)
     return 0
 

@@ -43,7 +43,7 @@ def _run(model_dir: Path, runtime: Path, tmp_path: Path) -> subprocess.Completed
     target = tmp_path / "model.pt2"
     prefix_imports_cli(model_dir / "model.pt2", target)
     command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(runtime)]
-    for path in sorted(model_dir.glob("in*.npy")):
+    for path in sorted(model_dir.glob("in*.npy"), key=lambda p: int(p.stem[2:])):  # in2 before in10
         command += ["--input", str(path)]
     env = {**os.environ, "LD_PRELOAD": str(torch_lib_dir() / "libtorch_cpu.so")}  # beside libtorch
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False)
@@ -130,18 +130,6 @@ def test_special_functions_through_the_proxy_match_torch(models, cpu_runtime, tm
         assert f'"aten::{op.__name__}"' in text, f"{op.__name__} did not reach the proxy executor"
     completed = _run(directory, cpu_runtime.library, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    names = ([op.__name__ for op, _ in proxy_models.SPECIAL] + [f"polygamma({k})" for k in proxy_models.POLYGAMMA_ORDERS]
-             + ["digamma (strided)", "special_zeta (broadcast)"])
-    failures = []
-    for i in range(2 * len(names)):
-        got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(directory / f"out{i}.npy")
-        name = names[i % len(names)]
-        assert got.shape == want.shape and got.dtype == want.dtype, name
-        rtol, atol = SPECIAL_TOLERANCE[(str(want.dtype), "polynomial" if "polynomial" in name else "function")]
-        same = (got == want) | (np.isnan(got) & np.isnan(want))
-        with np.errstate(invalid="ignore", over="ignore"):
-            off = ~same & ~(np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want.astype(np.float64)))
-        print(f"{want.dtype} {name}: {int((~same).sum())} of {want.size} not bit-equal, {int(off.sum())} outside")
-        if off.any():
-            failures.append(f"{want.dtype} {name}: {int(off.sum())} elements, e.g. got {got[off][:3]} want {want[off][:3]}")
+    lines, failures = proxy_models.compare_special(tmp_path, directory, SPECIAL_TOLERANCE)
+    print("\n".join(lines))
     assert not failures, "\n".join(failures)
