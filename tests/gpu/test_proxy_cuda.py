@@ -8,14 +8,13 @@ torch's CUDA kernels compute in float: hence wider tolerances than the CPU test'
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -39,14 +38,7 @@ def test_special_functions_through_the_proxy_on_cuda(cuda, tmp_path):
     directory = out / "special"
     target = tmp_path / "model.pt2"
     prefix_imports_cli(directory / "model.pt2", target)
-    lib = torch_lib_dir()
-    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
-    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(cuda.rt.path),
-               "--device", "cuda:0"]
-    for path in sorted(directory.glob("in*.npy"), key=lambda p: int(p.stem[2:])):
-        command += ["--input", str(path)]
-    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=600, check=False)
+    inputs = sorted(directory.glob("in*.npy"), key=lambda p: int(p.stem[2:]))
+    completed = run_on_cuda_beside_libtorch(target, inputs, cuda.rt.path, tmp_path, timeout=600)
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    lines, failures = proxy_models.compare_special(tmp_path, directory, CUDA_SPECIAL_TOLERANCE)
-    print("\n".join(lines))
-    assert not failures, "\n".join(failures)
+    proxy_models.assert_special_matches(tmp_path, directory, CUDA_SPECIAL_TOLERANCE)

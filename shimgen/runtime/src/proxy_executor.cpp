@@ -413,7 +413,8 @@ void special(Call& call) {
 void thnn_fused_cell(Call& call, bool lstm) {
   const char* state = lstm ? "cx" : "hx";
   AtenTensorHandle gates = call.tensor("input_gates");
-  SHIMGEN_REQUIRE(device_of(gates) == "cuda", call.target() + ": only CUDA tensors are served (torch has no CPU kernel)");
+  SHIMGEN_REQUIRE(device_of(gates) == "cuda",
+                  call.target() + ": only CUDA tensors are served (torch has no CPU kernel)");
   AtenTensorHandle input_bias = call.optional_tensor("input_bias"), hidden_bias = call.optional_tensor("hidden_bias");
   AtenTensorHandle out[3] = {nullptr, nullptr, nullptr};
   if (lstm) {
@@ -434,7 +435,8 @@ void thnn_fused_cell(Call& call, bool lstm) {
           call.target());
   }
   Owned owned[3] = {Owned(out[0]), Owned(out[1]), Owned(out[2])};
-  for (size_t i = 0; i < 3 && owned[i].h != nullptr && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
+  for (size_t i = 0; i < 3 && owned[i].h != nullptr && i < call.num_outputs(); ++i)
+    call.set_output(i, owned[i].release());
 }
 void thnn_fused_lstm_cell(Call& call) { thnn_fused_cell(call, true); }
 void thnn_fused_gru_cell(Call& call) { thnn_fused_cell(call, false); }

@@ -45,50 +45,56 @@ struct SpecialFunction {
   double (*f64)(int64_t, double, double);
 };
 
-#define SHIMGEN_UNARY(name, target, arg, expr)                                                                        \
-  SpecialFunction{target, 1, arg, nullptr, [](int64_t, float x, float) -> float { return expr; },                            \
-           [](int64_t, double x, double) -> double { return expr; }}
-#define SHIMGEN_BINARY(name, target, arg_a, arg_b, expr)                                                              \
-  SpecialFunction{target, 2, arg_a, arg_b, [](int64_t, float x, float y) -> float { return expr; },                          \
-           [](int64_t, double x, double y) -> double { return expr; }}
+// An entry whose float and double functions are one expression of x (and y).
+#define SHIMGEN_UNARY(target, arg, expr)                                         \
+  SpecialFunction {                                                              \
+    target, 1, arg, nullptr, [](int64_t, float x, float) -> float { return expr; }, \
+        [](int64_t, double x, double) -> double { return expr; }                 \
+  }
+#define SHIMGEN_BINARY(target, arg_a, arg_b, expr)                                       \
+  SpecialFunction {                                                                      \
+    target, 2, arg_a, arg_b, [](int64_t, float x, float y) -> float { return expr; },    \
+        [](int64_t, double x, double y) -> double { return expr; }                       \
+  }
 
 // Policy as data: what is served, with which arguments, computed how (torch's CPU kernel's call).
 const SpecialFunction kFunctions[] = {
-    SHIMGEN_UNARY(digamma, "aten::digamma", "self", tm::calc_digamma(x)),
-    SpecialFunction{"aten::polygamma", 0, "self", nullptr, [](int64_t n, float x, float) { return polygamma(n, x); },
-             [](int64_t n, double x, double) { return polygamma(n, x); }},
-    SHIMGEN_UNARY(ndtri, "aten::special_ndtri", "self", tm::calc_ndtri(x)),
-    SHIMGEN_UNARY(ndtr, "aten::special_ndtr", "self", ndtr(x)),
-    SHIMGEN_UNARY(log_ndtr, "aten::special_log_ndtr", "self", tm::calc_log_ndtr(x)),
-    SHIMGEN_UNARY(i0e, "aten::special_i0e", "self", tm::calc_i0e(x)),
-    SHIMGEN_UNARY(i1e, "aten::special_i1e", "self", tm::calc_i1e(x)),
-    SHIMGEN_UNARY(airy_ai, "aten::special_airy_ai", "x", tm::airy_ai_forward(x)),
-    SHIMGEN_UNARY(k0, "aten::special_modified_bessel_k0", "self", tm::modified_bessel_k0_forward(x)),
-    SHIMGEN_UNARY(k1, "aten::special_modified_bessel_k1", "self", tm::modified_bessel_k1_forward(x)),
-    SHIMGEN_UNARY(k0e, "aten::special_scaled_modified_bessel_k0", "x", tm::scaled_modified_bessel_k0_forward(x)),
-    SHIMGEN_UNARY(k1e, "aten::special_scaled_modified_bessel_k1", "x", tm::scaled_modified_bessel_k1_forward(x)),
-    SHIMGEN_UNARY(j0s, "aten::special_spherical_bessel_j0", "x", tm::spherical_bessel_j0_forward(x)),
-    SHIMGEN_BINARY(igamma, "aten::igamma", "self", "other", tm::calc_igamma(x, y)),
-    SHIMGEN_BINARY(igammac, "aten::igammac", "self", "other", tm::calc_igammac(x, y)),
-    SHIMGEN_BINARY(gammainc, "aten::special_gammainc", "self", "other", tm::calc_igamma(x, y)),
-    SHIMGEN_BINARY(gammaincc, "aten::special_gammaincc", "self", "other", tm::calc_igammac(x, y)),
-    SHIMGEN_BINARY(zeta, "aten::special_zeta", "self", "other", (tm::zeta<decltype(x), false>(x, y))),
-    SHIMGEN_BINARY(t, "aten::special_chebyshev_polynomial_t", "x", "n", tm::chebyshev_polynomial_t_forward(x, y)),
-    SHIMGEN_BINARY(u, "aten::special_chebyshev_polynomial_u", "x", "n", tm::chebyshev_polynomial_u_forward(x, y)),
-    SHIMGEN_BINARY(v, "aten::special_chebyshev_polynomial_v", "x", "n", tm::chebyshev_polynomial_v_forward(x, y)),
-    SHIMGEN_BINARY(w, "aten::special_chebyshev_polynomial_w", "x", "n", tm::chebyshev_polynomial_w_forward(x, y)),
-    SHIMGEN_BINARY(st, "aten::special_shifted_chebyshev_polynomial_t", "x", "n",
+    SHIMGEN_UNARY("aten::digamma", "self", tm::calc_digamma(x)),
+    SpecialFunction{"aten::polygamma", 0, "self", nullptr,
+                    [](int64_t n, float x, float) { return polygamma(n, x); },
+                    [](int64_t n, double x, double) { return polygamma(n, x); }},
+    SHIMGEN_UNARY("aten::special_ndtri", "self", tm::calc_ndtri(x)),
+    SHIMGEN_UNARY("aten::special_ndtr", "self", ndtr(x)),
+    SHIMGEN_UNARY("aten::special_log_ndtr", "self", tm::calc_log_ndtr(x)),
+    SHIMGEN_UNARY("aten::special_i0e", "self", tm::calc_i0e(x)),
+    SHIMGEN_UNARY("aten::special_i1e", "self", tm::calc_i1e(x)),
+    SHIMGEN_UNARY("aten::special_airy_ai", "x", tm::airy_ai_forward(x)),
+    SHIMGEN_UNARY("aten::special_modified_bessel_k0", "self", tm::modified_bessel_k0_forward(x)),
+    SHIMGEN_UNARY("aten::special_modified_bessel_k1", "self", tm::modified_bessel_k1_forward(x)),
+    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k0", "x", tm::scaled_modified_bessel_k0_forward(x)),
+    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k1", "x", tm::scaled_modified_bessel_k1_forward(x)),
+    SHIMGEN_UNARY("aten::special_spherical_bessel_j0", "x", tm::spherical_bessel_j0_forward(x)),
+    SHIMGEN_BINARY("aten::igamma", "self", "other", tm::calc_igamma(x, y)),
+    SHIMGEN_BINARY("aten::igammac", "self", "other", tm::calc_igammac(x, y)),
+    SHIMGEN_BINARY("aten::special_gammainc", "self", "other", tm::calc_igamma(x, y)),
+    SHIMGEN_BINARY("aten::special_gammaincc", "self", "other", tm::calc_igammac(x, y)),
+    SHIMGEN_BINARY("aten::special_zeta", "self", "other", (tm::zeta<decltype(x), false>(x, y))),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_t", "x", "n", tm::chebyshev_polynomial_t_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_u", "x", "n", tm::chebyshev_polynomial_u_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_v", "x", "n", tm::chebyshev_polynomial_v_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_w", "x", "n", tm::chebyshev_polynomial_w_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_t", "x", "n",
                    tm::shifted_chebyshev_polynomial_t_forward(x, y)),
-    SHIMGEN_BINARY(su, "aten::special_shifted_chebyshev_polynomial_u", "x", "n",
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_u", "x", "n",
                    tm::shifted_chebyshev_polynomial_u_forward(x, y)),
-    SHIMGEN_BINARY(sv, "aten::special_shifted_chebyshev_polynomial_v", "x", "n",
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_v", "x", "n",
                    tm::shifted_chebyshev_polynomial_v_forward(x, y)),
-    SHIMGEN_BINARY(sw, "aten::special_shifted_chebyshev_polynomial_w", "x", "n",
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_w", "x", "n",
                    tm::shifted_chebyshev_polynomial_w_forward(x, y)),
-    SHIMGEN_BINARY(h, "aten::special_hermite_polynomial_h", "x", "n", tm::hermite_polynomial_h_forward(x, y)),
-    SHIMGEN_BINARY(he, "aten::special_hermite_polynomial_he", "x", "n", tm::hermite_polynomial_he_forward(x, y)),
-    SHIMGEN_BINARY(l, "aten::special_laguerre_polynomial_l", "x", "n", tm::laguerre_polynomial_l_forward(x, y)),
-    SHIMGEN_BINARY(p, "aten::special_legendre_polynomial_p", "x", "n", tm::legendre_polynomial_p_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_hermite_polynomial_h", "x", "n", tm::hermite_polynomial_h_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_hermite_polynomial_he", "x", "n", tm::hermite_polynomial_he_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_laguerre_polynomial_l", "x", "n", tm::laguerre_polynomial_l_forward(x, y)),
+    SHIMGEN_BINARY("aten::special_legendre_polynomial_p", "x", "n", tm::legendre_polynomial_p_forward(x, y)),
 };
 #undef SHIMGEN_UNARY
 #undef SHIMGEN_BINARY

@@ -45,7 +45,8 @@ inline Args check_args(AtenTensorHandle input_gates, AtenTensorHandle hidden_gat
   a.hidden_gates = &cuda_arg(hidden_gates, "hidden_gates", 2);
   a.state = &cuda_arg(state, state_name, 2);
   a.input_bias = input_bias != nullptr && *input_bias != nullptr ? &cuda_arg(*input_bias, "input_bias", 1) : nullptr;
-  a.hidden_bias = hidden_bias != nullptr && *hidden_bias != nullptr ? &cuda_arg(*hidden_bias, "hidden_bias", 1) : nullptr;
+  a.hidden_bias =
+      hidden_bias != nullptr && *hidden_bias != nullptr ? &cuda_arg(*hidden_bias, "hidden_bias", 1) : nullptr;
   SHIMGEN_REQUIRE((a.input_bias == nullptr) == (a.hidden_bias == nullptr),
                   "input_bias and hidden_bias must be both given or both absent");
   a.batch = a.state->sizes[0];
@@ -71,6 +72,32 @@ Mat<T> mat(const Tensor* t) {
   if (t == nullptr) return {};
   if (t->sizes.size() == 1) return {reinterpret_cast<const T*>(t->data()), 0, t->strides[0]};
   return {reinterpret_cast<const T*>(t->data()), t->strides[0], t->strides[1]};
+}
+
+// The cell's outputs, new contiguous tensors of the state's dtype on its device (as torch's
+// empty_like with the legacy contiguous format): Outputs - 1 of the state's shape (hy; LSTM: hy,
+// cy), then the workspace [batch, workspace_chunks * hidden]. launch(T{}, n, stream, data) starts
+// the kernel over the n = batch * hidden state elements; data[i] is output i's. Stored in ret last.
+template <size_t Outputs, class Launch>
+void run_cell(const Args& a, int64_t workspace_chunks, AtenTensorHandle* const (&ret)[Outputs], const char* op,
+              Launch&& launch) {
+  for (AtenTensorHandle* r : ret) SHIMGEN_REQUIRE(r != nullptr, "an output pointer is null");
+  const int32_t device = a.state->storage->device_index;
+  dispatch_floating_all(a.state->dtype, op, [&](auto tag) {
+    using T = decltype(tag);
+    Owned out[Outputs];
+    for (size_t i = 0; i + 1 < Outputs; ++i) empty(out[i], a.state->sizes, {}, a.state->dtype, kCUDA, device);
+    empty(out[Outputs - 1], {a.batch, workspace_chunks * a.hidden}, {}, a.state->dtype, kCUDA, device);
+    T* data[Outputs];
+    for (size_t i = 0; i < Outputs; ++i) data[i] = reinterpret_cast<T*>(out[i].get()->data());
+    const int64_t n = a.batch * a.hidden;
+    if (n > 0) {
+      DeviceScope scope(device);
+      launch(tag, n, stream_of(device), data);
+      check_cuda(cudaGetLastError(), std::string(op) + " kernel launch");
+    }
+    for (size_t i = 0; i < Outputs; ++i) *ret[i] = out[i].release();
+  });
 }
 
 }  // namespace shimgen::rt::cuda_ops::rnn_cell

@@ -43,24 +43,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_gru_cell(
     AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     const Args a = check_args(input_gates, hidden_gates, hx, "hx", input_bias, hidden_bias, 3);
-    SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr, "an output pointer is null");
-    const int32_t device = a.state->storage->device_index;
-    dispatch_floating_all(a.state->dtype, "_thnn_fused_gru_cell", [&](auto tag) {
+    const auto launch = [&](auto tag, int64_t n, cudaStream_t stream, auto out) {
       using T = decltype(tag);
-      Owned hy, workspace;
-      empty(hy, a.state->sizes, {}, a.state->dtype, kCUDA, device);
-      empty(workspace, {a.batch, 5 * a.hidden}, {}, a.state->dtype, kCUDA, device);
-      const int64_t n = a.batch * a.hidden;
-      if (n > 0) {
-        DeviceScope scope(device);
-        gru_cell_kernel<T><<<grid_for(n), 256, 0, stream_of(device)>>>(
-            mat<T>(a.input_gates), mat<T>(a.hidden_gates), mat<T>(a.input_bias), mat<T>(a.hidden_bias),
-            mat<T>(a.state), a.hidden, n, reinterpret_cast<T*>(hy.get()->data()),
-            reinterpret_cast<T*>(workspace.get()->data()));
-        check_cuda(cudaGetLastError(), "_thnn_fused_gru_cell kernel launch");
-      }
-      *ret0 = hy.release();
-      *ret1 = workspace.release();
-    });
+      gru_cell_kernel<T><<<grid_for(n), 256, 0, stream>>>(mat<T>(a.input_gates), mat<T>(a.hidden_gates),
+                                                          mat<T>(a.input_bias), mat<T>(a.hidden_bias), mat<T>(a.state),
+                                                          a.hidden, n, out[0], out[1]);
+    };
+    run_cell<2>(a, 5, {ret0, ret1}, "_thnn_fused_gru_cell", launch);
   });
 }

@@ -44,26 +44,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell
     AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
   return guarded(__func__, [&] {
     const Args a = check_args(input_gates, hidden_gates, cx, "cx", input_bias, hidden_bias, 4);
-    SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr && ret2 != nullptr, "an output pointer is null");
-    const int32_t device = a.state->storage->device_index;
-    dispatch_floating_all(a.state->dtype, "_thnn_fused_lstm_cell", [&](auto tag) {
+    const auto launch = [&](auto tag, int64_t n, cudaStream_t stream, auto out) {
       using T = decltype(tag);
-      Owned hy, cy, workspace;
-      empty(hy, a.state->sizes, {}, a.state->dtype, kCUDA, device);
-      empty(cy, a.state->sizes, {}, a.state->dtype, kCUDA, device);
-      empty(workspace, a.input_gates->sizes, {}, a.state->dtype, kCUDA, device);
-      const int64_t n = a.batch * a.hidden;
-      if (n > 0) {
-        DeviceScope scope(device);
-        lstm_cell_kernel<T><<<grid_for(n), 256, 0, stream_of(device)>>>(
-            mat<T>(a.input_gates), mat<T>(a.hidden_gates), mat<T>(a.input_bias), mat<T>(a.hidden_bias),
-            mat<T>(a.state), a.hidden, n, reinterpret_cast<T*>(hy.get()->data()),
-            reinterpret_cast<T*>(cy.get()->data()), reinterpret_cast<T*>(workspace.get()->data()));
-        check_cuda(cudaGetLastError(), "_thnn_fused_lstm_cell kernel launch");
-      }
-      *ret0 = hy.release();
-      *ret1 = cy.release();
-      *ret2 = workspace.release();
-    });
+      lstm_cell_kernel<T><<<grid_for(n), 256, 0, stream>>>(mat<T>(a.input_gates), mat<T>(a.hidden_gates),
+                                                           mat<T>(a.input_bias), mat<T>(a.hidden_bias), mat<T>(a.state),
+                                                           a.hidden, n, out[0], out[1], out[2]);
+    };
+    run_cell<3>(a, 4, {ret0, ret1, ret2}, "_thnn_fused_lstm_cell", launch);
   });
 }
