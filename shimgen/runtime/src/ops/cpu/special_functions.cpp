@@ -13,6 +13,9 @@
 #include "elementwise.h"
 #include "third_party/torch_math.h"
 
+// torch's polynomial recurrences (inlined here) leave a variable unset on paths that return early.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace shimgen::rt::proxy_ops {
 namespace {
 

@@ -94,7 +94,7 @@ void run_cell(const Args& a, int64_t workspace_chunks, AtenTensorHandle* const (
     if (n > 0) {
       DeviceScope scope(device);
       launch(tag, n, stream_of(device), data);
-      check_cuda(cudaGetLastError(), std::string(op) + " kernel launch");
+      check_cuda(cudaGetLastError(), op);  // the kernel launch
     }
     for (size_t i = 0; i < Outputs; ++i) *ret[i] = out[i].release();
   });
