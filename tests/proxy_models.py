@@ -70,6 +70,9 @@ SPECIAL = [
                                                       "laguerre_polynomial_l")),
 ]
 POLYGAMMA_ORDERS = (0, 1, 2, 3, 5)
+# Decomposed by torch before inductor sees them (erf / log forms, the aliases of igamma and igammac):
+# computed by the model's own code, never through the proxy, on CPU and CUDA alike.
+DECOMPOSED = {"special_ndtr", "special_log_ndtr", "special_gammainc", "special_gammaincc"}
 
 
 @contextlib.contextmanager
