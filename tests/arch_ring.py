@@ -299,12 +299,15 @@ RING: dict[str, ZooModel] = {
         " torch.nn.functional.local_response_norm(x, 3)",
         (Input((2, 8, 5, 5)),), 1e-4),
     # ---- index ops ----
+    # c scatters with duplicate targets: int64, so CUDA inductor falls back to scatter_src_out (its atomics
+    # lack int64), whose winner is the last source element as torch's; a float src is inductor's own
+    # Triton store there, whose winner among duplicates varies (issue 22's H200 sweep: 2.81 off eager).
     "index_ops": ZooModel(
         "",
         "i = (x.abs() * 3).long().clamp(max=5)\n"
         "a = torch.zeros_like(x).index_add(0, i[:, 0], x)\n"
         "b = x.gather(1, i) + torch.take_along_dim(x, i, 1)\n"
-        "c = torch.zeros_like(x).scatter(0, i, x)\n"
+        "c = torch.zeros_like(i).scatter(0, i, (x * 8).round().long())\n"
         "d = torch.zeros_like(x).scatter(0, i, x, reduce='multiply')\n"
         "e = x.index_select(1, i[0]) + x[i[:, 1]]\n"
         "f = torch.zeros_like(x).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
