@@ -217,8 +217,10 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
     count = len(raw) // elf.layout.sym.size
     if not nbuckets or not bloom_size or chains_at > len(data) or symoffset > count:
         return None
-    bloom = struct.unpack_from(f"{endian}{bloom_size}{'Q' if word == 8 else 'I'}", data, 16)
-    buckets = struct.unpack_from(f"{endian}{nbuckets}I", data, 16 + bloom_size * word)
+    # Bloom words and buckets are read per probe, not unpacked whole: libtorch_cpu.so has 16k
+    # buckets, and the rules probe a few dozen names.
+    bloom_word = struct.Struct(endian + ("Q" if word == 8 else "I"))
+    buckets_at = 16 + bloom_size * word
     chains = data[chains_at:]
     bits, entry, limit = word * 8, elf.layout.sym.size, len(strings)
     name_of = struct.Struct(endian + "I")
@@ -227,9 +229,9 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
         encoded = name.encode()
         h = gnu_hash(encoded)
         mask = (1 << (h % bits)) | (1 << ((h >> shift) % bits))
-        if bloom[(h // bits) % bloom_size] & mask != mask:
+        if bloom_word.unpack_from(data, 16 + (h // bits) % bloom_size * word)[0] & mask != mask:
             return []
-        found, index = [], buckets[h % nbuckets]
+        found, index = [], name_of.unpack_from(data, buckets_at + h % nbuckets * 4)[0]
         if index == 0:
             return []
         while True:  # the chain of this bucket: consecutive symbols, the last one's hash has bit 0 set
@@ -600,6 +602,8 @@ class _Selected:
     """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
     tls_protected: list[int] | frozenset[int]
     """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
+    highest: int
+    """The largest st_name of every entry, picked or not (a corrupt table is refused whole)."""
 
 
 def _select(raw: bytes, layout: _Layout) -> _Selected:
@@ -608,7 +612,8 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     Column-wise, at C speed: each field is a strided slice of the table (every 24th byte is an
     st_info), classified with bytes.translate and combined as big integers; itertools.compress
     picks the offsets. A Python loop over libtorch_cpu.so's 75k entries alone costs 25 ms.
-    Entries with an empty name (offset 0) are dropped.
+    Entries with an empty name (offset 0) are dropped. ``highest`` comes from the picked
+    exports and the entries left (no second pass turning every st_name into an int).
     """
     entry = layout.sym.size
     count = len(raw) // entry
@@ -627,23 +632,30 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
     tls_mask = export_mask & column(0, _IS_TLS)
 
-    def pick(mask: int) -> list[int] | frozenset[int]:
+    def values(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
         if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, straight into
-            dense = frozenset(compress(names, flags))  # the set Names keeps (no list between)
-            return dense - {0} if 0 in dense else dense
+            return frozenset(compress(names, flags))  # the set Names keeps (no list between)
         # Sparse (imports, thread-locals): compress would still make an int of every entry's
         # st_name (75k in libtorch_cpu.so, five times over); jump from one flagged entry to the next.
         picked, at = [], flags.find(1)
         while at >= 0:
             picked.append(names[at])
             at = flags.find(1, at + 1)
-        return list(filter(None, picked))
+        return picked
 
+    def pick(mask: int) -> list[int] | frozenset[int]:
+        found = values(mask)
+        if isinstance(found, frozenset):
+            return found - {0} if 0 in found else found
+        return list(filter(None, found))
+
+    exports = pick(export_mask)
+    highest = max(max(exports, default=0), max(values(ones ^ export_mask), default=0))
     if not tls_mask:
-        return _Selected(pick(export_mask), pick(import_mask), [], [], [])
-    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
-                     pick(tls_mask & column(1, _IS_PROTECTED)))
+        return _Selected(exports, pick(import_mask), [], [], [], highest)
+    return _Selected(exports, pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
+                     pick(tls_mask & column(1, _IS_PROTECTED)), highest)
 
 
 def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
@@ -653,7 +665,8 @@ def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
     imports = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
     tls = [r for r in exports if r[1] & 0xF == STT_TLS]
     return _Selected([r[0] for r in exports], imports, [r[0] for r in tls],
-                     [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
+                     [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED],
+                     max((r[0] for r in rows), default=0))
 
 
 @record
@@ -674,7 +687,7 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     export_offsets, import_offsets, tls_offsets = selected.exports, selected.imports, selected.tls
     # Every entry's name, not only the selected ones: a corrupt table is refused whole.
     # (The table ends with NUL, checked by the caller, so an offset inside it is terminated.)
-    highest = _max_name(raw, layout)
+    highest = selected.highest
     if highest >= limit:
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).

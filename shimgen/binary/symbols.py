@@ -285,9 +285,13 @@ def _entry_starts(strings: bytes, literals: list[str]) -> Iterator[tuple[int, st
 @lru_cache(maxsize=32)
 def _entries_starting(literals: frozenset[str]) -> re.Pattern[bytes]:
     """A NUL followed by any of ``literals``, captured (a lookahead: the name itself is cut by the
-    caller); the longest alternatives come first, so the capture is the longest literal that fits."""
-    alternatives = sorted((re.escape(n.encode("utf-8")) for n in literals), key=lambda n: (-len(n), n))
-    return re.compile(b"\0(?=(" + b"|".join(alternatives) + b"))")
+    caller); the longest alternatives come first, so the capture is the longest literal that fits.
+    The class of their first bytes is tested first: most entries (C++ names, ``_Z...``) fail it
+    at once instead of trying every alternative (a third of the search on libtorch_cpu.so)."""
+    encoded = [n.encode("utf-8") for n in literals]
+    alternatives = sorted((re.escape(n) for n in encoded), key=lambda n: (-len(n), n))
+    first = b"".join(re.escape(bytes((c,))) for c in sorted({n[0] for n in encoded}))
+    return re.compile(b"\0(?=[" + first + b"])(?=(" + b"|".join(alternatives) + b"))")
 
 
 def _from_latin1(name: str) -> str:
