@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
 
 from shimgen import __version__
 from shimgen.commands import COMMANDS
@@ -101,10 +100,10 @@ def _add_verbosity(parser: argparse.ArgumentParser, *, default: object) -> None:
                        help="print only errors and results, no progress")
 
 
-@contextmanager
-def _logging(args: argparse.Namespace) -> Iterator[None]:
+def _start_logging(args: argparse.Namespace) -> Callable[[], None]:
     """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, WARNING with -q
-    (progress is INFO; warnings and errors always show)."""
+    (progress is INFO; warnings and errors always show). Returns what undoes it (a plain function,
+    not a context manager: contextlib costs check-symbols an import, ~1.5M instructions)."""
     import logging
 
     class _PrintableFormatter(logging.Formatter):
@@ -121,12 +120,13 @@ def _logging(args: argparse.Namespace) -> Iterator[None]:
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
-    try:
-        yield
-    finally:
+
+    def stop() -> None:
         logger.removeHandler(handler)
         logger.setLevel(saved[0])
         logger.propagate = saved[1]
+
+    return stop
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,8 +164,12 @@ def _main(argv: Sequence[str] | None) -> int:
         # A command whose run cannot log (check-symbols with --prefix or --manifest) skips the
         # logger set-up: importing logging costs ~8 ms, a tenth of checking libtorch_cpu.so.
         may_log = getattr(args, "may_log", None)
-        with _logging(args) if may_log is None or may_log(args) else nullcontext():
+        stop_logging = _start_logging(args) if may_log is None or may_log(args) else None
+        try:
             return int(args.execute(args))
+        finally:
+            if stop_logging is not None:
+                stop_logging()
     except ShimgenError as exc:
         if args.debug:
             raise
