@@ -575,6 +575,35 @@ def _max_name(raw: bytes, layout: _Layout) -> int:
     return max(row[0] for row in _rows(raw, layout))
 
 
+def _names_below(raw: bytes, layout: _Layout, limit: int) -> bool:
+    """Whether every st_name is below ``limit`` (``_max_name(...) < limit``), decided from byte
+    columns where it can be: with ``limit`` under 16 MiB, no name's top byte may be set and none's
+    third byte may exceed the limit's; only the names whose third byte equals it (names in the
+    table's last 64 KiB: ~1% of libtorch_cpu.so's 75k) are read as ints. ``max`` over every st_name
+    costs 14M instructions there, this ~1M."""
+    entry = layout.sym.size
+    count = len(raw) // entry
+    native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
+    if not native or not count or limit > 0xFFFFFF:
+        return _max_name(raw, layout) < limit
+    if raw[3::entry].count(0) != count:  # st_name's bytes, low first: a top byte set is >= 16 MiB
+        return False
+    third = limit >> 16
+    column = raw[2::entry]
+    if column.translate(b"\0" * (third + 1) + b"\1" * (255 - third)).find(1) >= 0:
+        return False  # a third byte above the limit's
+    equal = column.translate(b"\0" * third + b"\1" + b"\0" * (255 - third))
+    if equal.count(1) * 16 > count:  # too many to read one by one (a table under 64 KiB)
+        return _max_name(raw, layout) < limit
+    names = memoryview(raw).cast("I")[0::entry // 4]
+    at = equal.find(1)
+    while at >= 0:
+        if names[at] >= limit:
+            return False
+        at = equal.find(1, at + 1)
+    return True
+
+
 def _flags(test) -> bytes:
     """A bytes.translate table mapping each byte value to 1 where ``test(value)`` holds, else 0."""
     return bytes(1 if test(value) else 0 for value in range(256))
@@ -602,8 +631,6 @@ class _Selected:
     """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
     tls_protected: list[int] | frozenset[int]
     """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
-    highest: int
-    """The largest st_name of every entry, picked or not (a corrupt table is refused whole)."""
 
 
 def _select(raw: bytes, layout: _Layout) -> _Selected:
@@ -612,8 +639,7 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     Column-wise, at C speed: each field is a strided slice of the table (every 24th byte is an
     st_info), classified with bytes.translate and combined as big integers; itertools.compress
     picks the offsets. A Python loop over libtorch_cpu.so's 75k entries alone costs 25 ms.
-    Entries with an empty name (offset 0) are dropped. ``highest`` comes from the picked
-    exports and the entries left (no second pass turning every st_name into an int).
+    Entries with an empty name (offset 0) are dropped.
     """
     entry = layout.sym.size
     count = len(raw) // entry
@@ -632,30 +658,23 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
     tls_mask = export_mask & column(0, _IS_TLS)
 
-    def values(mask: int) -> list[int] | frozenset[int]:
+    def pick(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
         if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, straight into
-            return frozenset(compress(names, flags))  # the set Names keeps (no list between)
+            dense = frozenset(compress(names, flags))  # the set Names keeps (no list between)
+            return dense - {0} if 0 in dense else dense
         # Sparse (imports, thread-locals): compress would still make an int of every entry's
         # st_name (75k in libtorch_cpu.so, five times over); jump from one flagged entry to the next.
         picked, at = [], flags.find(1)
         while at >= 0:
             picked.append(names[at])
             at = flags.find(1, at + 1)
-        return picked
+        return list(filter(None, picked))
 
-    def pick(mask: int) -> list[int] | frozenset[int]:
-        found = values(mask)
-        if isinstance(found, frozenset):
-            return found - {0} if 0 in found else found
-        return list(filter(None, found))
-
-    exports = pick(export_mask)
-    highest = max(max(exports, default=0), max(values(ones ^ export_mask), default=0))
     if not tls_mask:
-        return _Selected(exports, pick(import_mask), [], [], [], highest)
-    return _Selected(exports, pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
-                     pick(tls_mask & column(1, _IS_PROTECTED)), highest)
+        return _Selected(pick(export_mask), pick(import_mask), [], [], [])
+    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
+                     pick(tls_mask & column(1, _IS_PROTECTED)))
 
 
 def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
@@ -665,8 +684,7 @@ def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
     imports = [r[0] for r in rows if r[3] == SHN_UNDEF and r[0] and r[1] >> 4 in IMPORT_BINDINGS]
     tls = [r for r in exports if r[1] & 0xF == STT_TLS]
     return _Selected([r[0] for r in exports], imports, [r[0] for r in tls],
-                     [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED],
-                     max((r[0] for r in rows), default=0))
+                     [r[0] for r in tls if r[1] >> 4 == STB_GNU_UNIQUE], [r[0] for r in tls if r[2] & 3 == STV_PROTECTED])
 
 
 @record
@@ -687,8 +705,8 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     export_offsets, import_offsets, tls_offsets = selected.exports, selected.imports, selected.tls
     # Every entry's name, not only the selected ones: a corrupt table is refused whole.
     # (The table ends with NUL, checked by the caller, so an offset inside it is terminated.)
-    highest = selected.highest
-    if highest >= limit:
+    if not _names_below(raw, layout, limit):
+        highest = _max_name(raw, layout)
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
     exports = Names.from_table(strings, export_offsets, index)

@@ -151,29 +151,38 @@ class Names(Set):
         # The literals each literal's match also satisfies (its own prefixes among them): a hit is
         # reported with the longest literal it starts with, so it is added without testing all.
         covers = {literal: [other for other in literals if literal.startswith(other)] for literal in literals}
-        named = {literal.encode("utf-8"): literal for literal in literals}
-        for match in self._matches(frozenset(literals)):
-            at = match.start()
+        for at, literal in self._starts(frozenset(literals)):
             name = strings[at:strings.index(b"\0", at)].decode("utf-8", "backslashreplace")
-            for other in covers[named[match.group()]]:
+            for other in covers[literal]:
                 found[other].add(name)
         return found
 
-    def _matches(self, literals: frozenset[str]) -> Iterator[re.Match[bytes]]:
-        """A match of the longest of ``literals`` at each name that starts with one. The names are
-        the offsets themselves, not the table's entries, so a name a linker stored as the tail of a
-        longer one (``aoti_torch_x`` inside ``p_aoti_torch_x``) is found like any other. One gather
-        of every name's first byte (at C speed), then a match only where that byte starts a
-        literal: on libtorch_cpu.so ~1k of 74k names, where a search of the 5 MB table visited all
-        of its 75k entries and then gathered the byte before every name again for the tails."""
+    def _starts(self, literals: frozenset[str]) -> Iterator[tuple[int, str]]:
+        """(offset, the longest of ``literals`` it starts with) for each name that starts with one.
+
+        The names are the offsets themselves, not the table's entries, so a name a linker stored as
+        the tail of a longer one (``aoti_torch_x`` inside ``p_aoti_torch_x``) is found like any
+        other. One gather of every name's first byte (at C speed), then a match only where that
+        byte starts a literal: on libtorch_cpu.so ~1k of 74k names, where a search of the 5 MB
+        table visited all of its 75k entries and then gathered the byte before every name again
+        for the tails."""
         if self._first is None:
             self._first = _first_bytes(self._text or b"", self._offsets)
         offsets, first = self._first
-        literals = frozenset(literal for literal in literals if "\0" not in literal)  # no name holds a NUL
-        if not literals:
-            return iter(())
-        candidates = compress(offsets, first.translate(_starts_any(literals)))
-        return filter(None, map(_literal_at(literals).match, repeat(self._text or b""), candidates))
+        strings = self._text or b""
+        # A literal holding a NUL starts no name.
+        encoded = {literal.encode("utf-8"): literal for literal in literals if "\0" not in literal}
+        if not encoded:
+            return
+        candidates = compress(offsets, first.translate(_starts_any(frozenset(encoded))))
+        if len(encoded) < 4:  # a startswith each (compiling a pattern costs more than a few literals)
+            needles = tuple(encoded)
+            for at in candidates:
+                if strings.startswith(needles, at):
+                    yield at, encoded[max((n for n in needles if strings.startswith(n, at)), key=len)]
+            return
+        for match in filter(None, map(_literal_at(frozenset(encoded)).match, repeat(strings), candidates)):
+            yield match.start(), encoded[match.group()]
 
     def having(self, wanted: Iterable[str]) -> set[str]:
         """Which of ``wanted`` are among the names, by one search for all of them as whole entries
@@ -263,17 +272,17 @@ def _first_bytes(strings: bytes, offsets: frozenset[int]) -> tuple[tuple[int, ..
 
 
 @lru_cache(maxsize=32)
-def _starts_any(literals: frozenset[str]) -> bytes:
+def _starts_any(literals: frozenset[bytes]) -> bytes:
     """A bytes.translate table: 1 for a byte some literal starts with, else 0."""
-    first = {literal.encode("utf-8")[0] for literal in literals}
+    first = {literal[0] for literal in literals}
     return bytes(1 if value in first else 0 for value in range(256))
 
 
 @lru_cache(maxsize=32)
-def _literal_at(literals: frozenset[str]) -> re.Pattern[bytes]:
+def _literal_at(literals: frozenset[bytes]) -> re.Pattern[bytes]:
     """Any of ``literals`` (matched at a given offset), the longest alternatives first, so the
     match is the longest literal that fits."""
-    alternatives = sorted((re.escape(n.encode("utf-8")) for n in literals), key=lambda n: (-len(n), n))
+    alternatives = sorted((re.escape(n) for n in literals), key=lambda n: (-len(n), n))
     return re.compile(b"|".join(alternatives))
 
 
