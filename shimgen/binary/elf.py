@@ -609,13 +609,15 @@ def _flags(test) -> bytes:
     return bytes(1 if test(value) else 0 for value in range(256))
 
 
-_EXPORT_BINDING = _flags(test=lambda b: b >> 4 in EXPORT_BINDINGS)
-_IMPORT_BINDING = _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS)
-_EXPORT_VISIBILITY = _flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES)
 _IS_TLS = _flags(test=lambda b: b & 0xF == STT_TLS)
 _NONZERO = _flags(test=bool)
-_IS_UNIQUE = _flags(test=lambda b: b >> 4 == STB_GNU_UNIQUE)
-_IS_PROTECTED = _flags(test=lambda b: b & 3 == STV_PROTECTED)
+# st_info -> bit 0: an export's binding, 1: an import's, 2: thread-local, 3: GNU_UNIQUE.
+_INFO_BITS = bytes(a | b << 1 | c << 2 | d << 3 for a, b, c, d in zip(
+    _flags(test=lambda b: b >> 4 in EXPORT_BINDINGS), _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS), _IS_TLS,
+    _flags(test=lambda b: b >> 4 == STB_GNU_UNIQUE)))
+# st_other -> bit 0: an export's visibility, 1: protected.
+_OTHER_BITS = bytes(a | b << 1 for a, b in zip(_flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES),
+                                               _flags(test=lambda b: b & 3 == STV_PROTECTED)))
 _IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
 _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
@@ -654,9 +656,12 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
 
     defined = column(2, _NONZERO) | column(3, _NONZERO)  # st_shndx != SHN_UNDEF, either byte order
     ones = int.from_bytes(b"\x01" * count, "little")
-    export_mask = column(0, _EXPORT_BINDING) & column(1, _EXPORT_VISIBILITY) & defined
-    import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
-    tls_mask = export_mask & column(0, _IS_TLS)
+    # st_info and st_other are classified once each, one bit per question in each entry's byte
+    # (``_INFO_BITS``, ``_OTHER_BITS``); a shift brings bit k of every byte to bit 0.
+    info, other = column(0, _INFO_BITS), column(1, _OTHER_BITS)
+    export_mask = info & other & defined & ones
+    import_mask = (info >> 1) & (ones ^ defined)
+    tls_mask = export_mask & (info >> 2)
 
     def pick(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
@@ -673,8 +678,8 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
 
     if not tls_mask:
         return _Selected(pick(export_mask), pick(import_mask), [], [], [])
-    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
-                     pick(tls_mask & column(1, _IS_PROTECTED)))
+    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & (info >> 3)),
+                     pick(tls_mask & (other >> 1)))
 
 
 def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
