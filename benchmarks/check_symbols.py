@@ -101,10 +101,12 @@ def main() -> int:
             statuses[name].add(status)
     base = statistics.median(walls["nm -D --defined-only"])
     print(f"{lib} ({lib.stat().st_size:,} bytes), median of {args.runs} runs, whole process")
-    print(f"{'reader':<26} {'wall ms':>8} {'peak RSS MB':>12} {'x nm':>6}  exit")
+    print(f"{'reader':<26} {'wall ms':>8} {'peak RSS MB':>12} {'x nm':>6} {'pairs':>6}  exit")
     for name in readers:
         median = statistics.median(walls[name])
-        print(f"{name:<26} {median * 1000:8.1f} {peaks[name] / 1024:12.1f} {median / base:6.2f}  "
+        # The median of this reader's ratio to nm within each round (the pair run back to back).
+        pairs = statistics.median(w / n for w, n in zip(walls[name], walls["nm -D --defined-only"]))
+        print(f"{name:<26} {median * 1000:8.1f} {peaks[name] / 1024:12.1f} {median / base:6.2f} {pairs:6.2f}  "
               f"{','.join(map(str, sorted(statuses[name])))}")
     shimgen = statistics.median(walls["shimgen check-symbols"])
     floor = statistics.median(walls["python -c pass (floor)"])
