@@ -6,9 +6,9 @@ that turns exceptions into exit codes; a traceback is shown only with --debug.
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
 
 from shimgen import __version__
 from shimgen.commands import COMMANDS
@@ -100,10 +100,10 @@ def _add_verbosity(parser: argparse.ArgumentParser, *, default: object) -> None:
                        help="print only errors and results, no progress")
 
 
-@contextmanager
-def _logging(args: argparse.Namespace) -> Iterator[None]:
+def _start_logging(args: argparse.Namespace) -> Callable[[], None]:
     """Route the ``shimgen`` loggers to stderr for one call of main: DEBUG with -v, WARNING with -q
-    (progress is INFO; warnings and errors always show)."""
+    (progress is INFO; warnings and errors always show). Returns what undoes it (a plain function,
+    not a context manager: contextlib costs check-symbols an import, ~1.5M instructions)."""
     import logging
 
     class _PrintableFormatter(logging.Formatter):
@@ -120,18 +120,24 @@ def _logging(args: argparse.Namespace) -> Iterator[None]:
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
     logger.propagate = False
-    try:
-        yield
-    finally:
+
+    def stop() -> None:
         logger.removeHandler(handler)
         logger.setLevel(saved[0])
         logger.propagate = saved[1]
+
+    return stop
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     early = False
+    collecting = gc.isenabled()
     if "check-symbols" in words:
+        # A short run that makes no reference cycles worth collecting, yet holds big sets of name
+        # offsets (74k in libtorch_cpu.so) that every full collection would walk again: ~6% of
+        # the command's instructions there. Reference counting still frees everything.
+        gc.disable()
         # Before argparse and the parser exist: a wheel's members start decompressing on worker
         # threads now (shimgen.commands.check_symbols), while this thread imports the rest.
         from shimgen.commands.check_symbols import start_from_argv
@@ -140,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     finally:
+        if collecting:
+            gc.enable()
         if early:
             from shimgen.binary.zipread import stop_early
 
@@ -156,8 +164,12 @@ def _main(argv: Sequence[str] | None) -> int:
         # A command whose run cannot log (check-symbols with --prefix or --manifest) skips the
         # logger set-up: importing logging costs ~8 ms, a tenth of checking libtorch_cpu.so.
         may_log = getattr(args, "may_log", None)
-        with _logging(args) if may_log is None or may_log(args) else nullcontext():
+        stop_logging = _start_logging(args) if may_log is None or may_log(args) else None
+        try:
             return int(args.execute(args))
+        finally:
+            if stop_logging is not None:
+                stop_logging()
     except ShimgenError as exc:
         if args.debug:
             raise

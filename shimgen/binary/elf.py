@@ -217,8 +217,10 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
     count = len(raw) // elf.layout.sym.size
     if not nbuckets or not bloom_size or chains_at > len(data) or symoffset > count:
         return None
-    bloom = struct.unpack_from(f"{endian}{bloom_size}{'Q' if word == 8 else 'I'}", data, 16)
-    buckets = struct.unpack_from(f"{endian}{nbuckets}I", data, 16 + bloom_size * word)
+    # Bloom words and buckets are read per probe, not unpacked whole: libtorch_cpu.so has 16k
+    # buckets, and the rules probe a few dozen names.
+    bloom_word = struct.Struct(endian + ("Q" if word == 8 else "I"))
+    buckets_at = 16 + bloom_size * word
     chains = data[chains_at:]
     bits, entry, limit = word * 8, elf.layout.sym.size, len(strings)
     name_of = struct.Struct(endian + "I")
@@ -227,9 +229,9 @@ def _gnu_hash_index(elf: _Elf, dynsym: _Section, raw: bytes, strings: bytes) -> 
         encoded = name.encode()
         h = gnu_hash(encoded)
         mask = (1 << (h % bits)) | (1 << ((h >> shift) % bits))
-        if bloom[(h // bits) % bloom_size] & mask != mask:
+        if bloom_word.unpack_from(data, 16 + (h // bits) % bloom_size * word)[0] & mask != mask:
             return []
-        found, index = [], buckets[h % nbuckets]
+        found, index = [], name_of.unpack_from(data, buckets_at + h % nbuckets * 4)[0]
         if index == 0:
             return []
         while True:  # the chain of this bucket: consecutive symbols, the last one's hash has bit 0 set
@@ -573,18 +575,49 @@ def _max_name(raw: bytes, layout: _Layout) -> int:
     return max(row[0] for row in _rows(raw, layout))
 
 
+def _names_below(raw: bytes, layout: _Layout, limit: int) -> bool:
+    """Whether every st_name is below ``limit`` (``_max_name(...) < limit``), decided from byte
+    columns where it can be: with ``limit`` under 16 MiB, no name's top byte may be set and none's
+    third byte may exceed the limit's; only the names whose third byte equals it (names in the
+    table's last 64 KiB: ~1% of libtorch_cpu.so's 75k) are read as ints. ``max`` over every st_name
+    costs 14M instructions there, this ~1M."""
+    entry = layout.sym.size
+    count = len(raw) // entry
+    native = (sys.byteorder == "little") == (layout.sym.format[0] == "<")
+    if not native or not count or limit > 0xFFFFFF:
+        return _max_name(raw, layout) < limit
+    if raw[3::entry].count(0) != count:  # st_name's bytes, low first: a top byte set is >= 16 MiB
+        return False
+    third = limit >> 16
+    column = raw[2::entry]
+    if column.translate(b"\0" * (third + 1) + b"\1" * (255 - third)).find(1) >= 0:
+        return False  # a third byte above the limit's
+    equal = column.translate(b"\0" * third + b"\1" + b"\0" * (255 - third))
+    if equal.count(1) * 16 > count:  # too many to read one by one (a table under 64 KiB)
+        return _max_name(raw, layout) < limit
+    names = memoryview(raw).cast("I")[0::entry // 4]
+    at = equal.find(1)
+    while at >= 0:
+        if names[at] >= limit:
+            return False
+        at = equal.find(1, at + 1)
+    return True
+
+
 def _flags(test) -> bytes:
     """A bytes.translate table mapping each byte value to 1 where ``test(value)`` holds, else 0."""
     return bytes(1 if test(value) else 0 for value in range(256))
 
 
-_EXPORT_BINDING = _flags(test=lambda b: b >> 4 in EXPORT_BINDINGS)
-_IMPORT_BINDING = _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS)
-_EXPORT_VISIBILITY = _flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES)
 _IS_TLS = _flags(test=lambda b: b & 0xF == STT_TLS)
 _NONZERO = _flags(test=bool)
-_IS_UNIQUE = _flags(test=lambda b: b >> 4 == STB_GNU_UNIQUE)
-_IS_PROTECTED = _flags(test=lambda b: b & 3 == STV_PROTECTED)
+# st_info -> bit 0: an export's binding, 1: an import's, 2: thread-local, 3: GNU_UNIQUE.
+_INFO_BITS = bytes(a | b << 1 | c << 2 | d << 3 for a, b, c, d in zip(
+    _flags(test=lambda b: b >> 4 in EXPORT_BINDINGS), _flags(test=lambda b: b >> 4 in IMPORT_BINDINGS), _IS_TLS,
+    _flags(test=lambda b: b >> 4 == STB_GNU_UNIQUE)))
+# st_other -> bit 0: an export's visibility, 1: protected.
+_OTHER_BITS = bytes(a | b << 1 for a, b in zip(_flags(test=lambda b: b & 3 in EXPORT_VISIBILITIES),
+                                               _flags(test=lambda b: b & 3 == STV_PROTECTED)))
 _IS_LOCAL = _flags(test=lambda b: b >> 4 == STB_LOCAL)
 _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 
@@ -623,9 +656,12 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
 
     defined = column(2, _NONZERO) | column(3, _NONZERO)  # st_shndx != SHN_UNDEF, either byte order
     ones = int.from_bytes(b"\x01" * count, "little")
-    export_mask = column(0, _EXPORT_BINDING) & column(1, _EXPORT_VISIBILITY) & defined
-    import_mask = column(0, _IMPORT_BINDING) & (ones ^ defined)
-    tls_mask = export_mask & column(0, _IS_TLS)
+    # st_info and st_other are classified once each, one bit per question in each entry's byte
+    # (``_INFO_BITS``, ``_OTHER_BITS``); a shift brings bit k of every byte to bit 0.
+    info, other = column(0, _INFO_BITS), column(1, _OTHER_BITS)
+    export_mask = info & other & defined & ones
+    import_mask = (info >> 1) & (ones ^ defined)
+    tls_mask = export_mask & (info >> 2)
 
     def pick(mask: int) -> list[int] | frozenset[int]:
         flags = mask.to_bytes(count, "little")
@@ -642,8 +678,8 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
 
     if not tls_mask:
         return _Selected(pick(export_mask), pick(import_mask), [], [], [])
-    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & column(0, _IS_UNIQUE)),
-                     pick(tls_mask & column(1, _IS_PROTECTED)))
+    return _Selected(pick(export_mask), pick(import_mask), pick(tls_mask), pick(tls_mask & (info >> 3)),
+                     pick(tls_mask & (other >> 1)))
 
 
 def _select_rows(rows: list[tuple[int, int, int, int]]) -> _Selected:
@@ -674,8 +710,8 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
     export_offsets, import_offsets, tls_offsets = selected.exports, selected.imports, selected.tls
     # Every entry's name, not only the selected ones: a corrupt table is refused whole.
     # (The table ends with NUL, checked by the caller, so an offset inside it is terminated.)
-    highest = _max_name(raw, layout)
-    if highest >= limit:
+    if not _names_below(raw, layout, limit):
+        highest = _max_name(raw, layout)
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
     exports = Names.from_table(strings, export_offsets, index)

@@ -50,7 +50,7 @@ class Names(Set):
     libtorch_cpu.so's 74k exports then never builds 74k strings (that alone takes 40 ms).
     """
 
-    __slots__ = ("_expected", "_found", "_had", "_index", "_inside", "_names", "_offsets", "_text")
+    __slots__ = ("_expected", "_first", "_found", "_had", "_index", "_names", "_offsets", "_text")
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._names: frozenset[str] | None = frozenset(names)
@@ -58,7 +58,7 @@ class Names(Set):
         self._offsets: frozenset[int] = frozenset()
         self._index: NameIndex | None = None
         self._found: dict[str, list[str]] | None = None
-        self._inside: tuple[int, ...] | None = None
+        self._first: tuple[tuple[int, ...], bytes] | None = None
         self._expected: tuple[str, ...] = ()
         self._had: dict[frozenset[str], set[str]] = {}
 
@@ -69,7 +69,7 @@ class Names(Set):
         defined symbols (ELF .gnu.hash), which ``having`` asks before searching the text."""
         names = cls.__new__(cls)
         names._names, names._text, names._offsets, names._index = None, strings, frozenset(offsets), index
-        names._found, names._inside, names._expected, names._had = None, None, (), {}
+        names._found, names._first, names._expected, names._had = None, None, (), {}
         return names
 
     def expect(self, literals: Iterable[str]) -> None:
@@ -141,50 +141,48 @@ class Names(Set):
                 if name.startswith(starts):
                     add(name)
             return found
-        strings, offsets = self._text or b"", self._offsets
-        if len(offsets) * 512 < len(strings):  # break-even: a startswith per name vs a text search
-            # Few names in a big table (a library's imports share .dynstr with its exports): test
-            # each name's start rather than search the whole text.
-            needles = tuple(literal.encode("utf-8") for literal in literals)
-            for offset in offsets:
-                if strings.startswith(needles, offset):
-                    add(strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace"))
-            return found
+        strings = self._text or b""
         if len(strings) >= EXPECT_FROM:
             # The literals announced (``expect``) and not yet answered are searched in the same pass
             # (on a big table only: a small one is searched quickly, and its pattern compiled once
             # per set of literals would cost more).
             literals = [*literals, *(e for e in self._expected if e not in found and e not in (self._found or ()))]
             found.update((literal, set()) for literal in literals if literal not in found)
-            starts = tuple(literals)
         # The literals each literal's match also satisfies (its own prefixes among them): a hit is
         # reported with the longest literal it starts with, so it is added without testing all.
         covers = {literal: [other for other in literals if literal.startswith(other)] for literal in literals}
-        # Names that start a table entry (after its NUL), for all literals at once ...
-        for offset, literal in _entry_starts(strings, literals):
-            if offset in offsets:
-                name = strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
-                for other in covers[literal]:
-                    found[other].add(name)
-        # ... and the few that begin inside another entry (linkers merge common suffixes).
-        for offset in self._inside_entries():
-            name = strings[offset:strings.index(b"\0", offset)].decode("utf-8", "backslashreplace")
-            if name.startswith(starts):
-                add(name)
+        for at, literal in self._starts(frozenset(literals)):
+            name = strings[at:strings.index(b"\0", at)].decode("utf-8", "backslashreplace")
+            for other in covers[literal]:
+                found[other].add(name)
         return found
 
-    def _inside_entries(self) -> tuple[int, ...]:
-        """The offsets that do not follow a NUL: names a linker stored as the tail of a longer
-        one (``aoti_torch_x`` inside ``p_aoti_torch_x``). One gather of the byte before every
-        offset, at C speed (a Python loop over libtorch_cpu.so's 74k exports costs 4x more)."""
-        if self._inside is None:
-            offsets = tuple(self._offsets)
-            shifted = b"\0" + (self._text or b"")  # shifted[o] is the byte before offset o
-            before = bytes(itemgetter(*offsets)(shifted)) if len(offsets) > 1 else bytes(shifted[o] for o in offsets)
-            inside = tuple(compress(offsets, before)) if before.count(0) != len(before) else ()
-            # Offset 0 follows no NUL, yet the search for entries (NUL first) never finds it.
-            self._inside = inside + ((0,) if 0 in self._offsets else ())
-        return self._inside
+    def _starts(self, literals: frozenset[str]) -> Iterator[tuple[int, str]]:
+        """(offset, the longest of ``literals`` it starts with) for each name that starts with one.
+
+        The names are the offsets themselves, not the table's entries, so a name a linker stored as
+        the tail of a longer one (``aoti_torch_x`` inside ``p_aoti_torch_x``) is found like any
+        other. One gather of every name's first byte (at C speed), then a match only where that
+        byte starts a literal: on libtorch_cpu.so ~1k of 74k names, where a search of the 5 MB
+        table visited all of its 75k entries and then gathered the byte before every name again
+        for the tails."""
+        if self._first is None:
+            self._first = _first_bytes(self._text or b"", self._offsets)
+        offsets, first = self._first
+        strings = self._text or b""
+        # A literal holding a NUL starts no name.
+        encoded = {literal.encode("utf-8"): literal for literal in literals if "\0" not in literal}
+        if not encoded:
+            return
+        candidates = compress(offsets, first.translate(_starts_any(frozenset(encoded))))
+        if len(encoded) < 4:  # a startswith each (compiling a pattern costs more than a few literals)
+            needles = tuple(encoded)
+            for at in candidates:
+                if strings.startswith(needles, at):
+                    yield at, encoded[max((n for n in needles if strings.startswith(n, at)), key=len)]
+            return
+        for match in filter(None, map(_literal_at(frozenset(encoded)).match, repeat(strings), candidates)):
+            yield match.start(), encoded[match.group()]
 
     def having(self, wanted: Iterable[str]) -> set[str]:
         """Which of ``wanted`` are among the names, by one search for all of them as whole entries
@@ -265,29 +263,27 @@ def _whole_names(names: frozenset[str]) -> re.Pattern[bytes]:
     return re.compile(b"\0(" + b"|".join(alternatives) + b")(?=\0)")
 
 
-def _entry_starts(strings: bytes, literals: list[str]) -> Iterator[tuple[int, str]]:
-    """(offset, literal) where an entry of a string table (after a NUL) begins with one of
-    ``literals``: a find per literal when they are few (an offset may come once per literal it
-    starts with), else one pass of a precompiled alternation (each offset once, with the longest
-    literal it starts with: the alternatives are tried longest first)."""
-    if len(literals) < 4:
-        for literal in literals:
-            needle = b"\0" + literal.encode("utf-8")
-            at = strings.find(needle)
-            while at >= 0:
-                yield at + 1, literal
-                at = strings.find(needle, at + 1)
-        return
-    named = {literal.encode("utf-8"): literal for literal in literals}
-    yield from ((m.start() + 1, named[m.group(1)]) for m in _entries_starting(frozenset(literals)).finditer(strings))
+def _first_bytes(strings: bytes, offsets: frozenset[int]) -> tuple[tuple[int, ...], bytes]:
+    """The offsets, and the first byte of the name at each (in the same order)."""
+    ordered = tuple(offsets)
+    if len(ordered) == 1:  # itemgetter of one index returns the item, not a tuple
+        return ordered, bytes((strings[ordered[0]],))
+    return ordered, bytes(itemgetter(*ordered)(strings)) if ordered else b""
 
 
 @lru_cache(maxsize=32)
-def _entries_starting(literals: frozenset[str]) -> re.Pattern[bytes]:
-    """A NUL followed by any of ``literals``, captured (a lookahead: the name itself is cut by the
-    caller); the longest alternatives come first, so the capture is the longest literal that fits."""
-    alternatives = sorted((re.escape(n.encode("utf-8")) for n in literals), key=lambda n: (-len(n), n))
-    return re.compile(b"\0(?=(" + b"|".join(alternatives) + b"))")
+def _starts_any(literals: frozenset[bytes]) -> bytes:
+    """A bytes.translate table: 1 for a byte some literal starts with, else 0."""
+    first = {literal[0] for literal in literals}
+    return bytes(1 if value in first else 0 for value in range(256))
+
+
+@lru_cache(maxsize=32)
+def _literal_at(literals: frozenset[bytes]) -> re.Pattern[bytes]:
+    """Any of ``literals`` (matched at a given offset), the longest alternatives first, so the
+    match is the longest literal that fits."""
+    alternatives = sorted((re.escape(n) for n in literals), key=lambda n: (-len(n), n))
+    return re.compile(b"|".join(alternatives))
 
 
 def _from_latin1(name: str) -> str:

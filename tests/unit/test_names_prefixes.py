@@ -1,7 +1,7 @@
-"""Names.starting_with_any: one pass over a string table for many prefixes gives exactly what a
-startswith over every name gives, whichever path answers (a find per prefix, one alternation for
-many, a startswith per name for a sparse table, a materialised set), names stored as the tail of a
-longer one (linkers merge suffixes) and a name at offset 0 included."""
+"""Names.starting_with_any: one pass over a string table's names for many prefixes gives exactly
+what a startswith over every name gives, whichever path answers (a startswith per candidate for
+few prefixes, one alternation for many, a materialised set), in a small table or a large one, names
+stored as the tail of a longer one (linkers merge suffixes) and a name at offset 0 included."""
 
 from __future__ import annotations
 
@@ -51,10 +51,10 @@ def _random_table(seed: int, filler: int) -> tuple[bytes, list[int], set[str]]:
 
 
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("filler", [0, 1 << 16])  # dense: a search of the text; sparse: a startswith per name
+@pytest.mark.parametrize("filler", [0, 1 << 16])  # few names in a small or a large table
 def test_every_path_agrees_with_startswith(seed, filler):
     table, offsets, names = _random_table(seed, filler)
-    for asked in (PREFIXES[:2], PREFIXES[:3], PREFIXES):  # 2 and 3: a find per prefix; 8: one alternation
+    for asked in (PREFIXES[:2], PREFIXES[:3], PREFIXES):  # 2 and 3: a startswith each; 8: one alternation
         found = Names.from_table(table, offsets).starting_with_any(asked)
         assert found == {p: _oracle(names, p) for p in asked}, (seed, filler, asked)
         materialised = Names(names).starting_with_any(asked)
