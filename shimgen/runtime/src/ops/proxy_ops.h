@@ -43,7 +43,4 @@ AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
 AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& dim, int64_t normalization,
                              int64_t last_dim_size);
 
-// aten::unsqueeze: a view of self with a size-1 dim at dim (complex tensors reach the proxy).
-AtenTensorHandle cpu_unsqueeze(AtenTensorHandle self, int64_t dim);
-
 }  // namespace shimgen::rt::proxy_ops
