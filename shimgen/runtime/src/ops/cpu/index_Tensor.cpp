@@ -3,7 +3,8 @@
 // handle to an int64/int32 index tensor (negative counts from the end) or a bool/uint8 mask, which
 // stands for as many dims as it has (its nonzero coordinates). Index tensors broadcast together;
 // their shape replaces the indexed dims where they are adjacent, else goes in front (numpy's rule).
-// A new contiguous tensor of self's dtype; any dtype (elements are copied as bytes).
+// A new tensor of self's dtype in torch's layout (result_strides: contiguous unless self is laid out
+// otherwise, as a channels-last image); any dtype (elements are copied as bytes).
 #include <algorithm>
 
 #include "elementwise.h"
@@ -28,6 +29,61 @@ std::vector<int64_t> index_values(const Tensor& t) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: tensors used as indices must be long, int, byte or bool tensors");
   }
   return v;
+}
+
+// torch's layout for the result (meta_index_Tensor, which inductor compiles against): the dims of
+// self seen at the result's shape (indexed ones stride 0) ordered as TensorIterator orders one
+// operand (compute_elementwise_output_logical_to_physical_perm), then made dense. Contiguous for a
+// contiguous self; channels-last self keeps channels last.
+std::vector<int64_t> result_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  const size_t n = sizes.size();
+  auto dense_in = [&](const std::vector<size_t>& inner_first) {
+    int64_t expected = 1;
+    for (size_t d : inner_first) {
+      if (sizes[d] == 1) continue;
+      if (strides[d] != expected) return false;
+      expected *= sizes[d];
+    }
+    return true;
+  };
+  std::vector<size_t> perm(n);  // outermost first
+  for (size_t i = 0; i < n; ++i) perm[i] = i;
+  if (n > 1) {
+    std::vector<size_t> inner_first(n);
+    for (size_t i = 0; i < n; ++i) inner_first[i] = n - 1 - i;
+    const bool contiguous = dense_in(inner_first);
+    const bool channels_last = n == 4 && dense_in({1, 3, 2, 0});
+    if (channels_last && !contiguous) {
+      perm = {0, 2, 3, 1};
+    } else if (!contiguous || channels_last) {  // TensorIterator's insertion sort, innermost first
+      auto should_swap = [&](size_t a, size_t b) {
+        if (strides[a] == 0 || strides[b] == 0) return 0;
+        if (strides[a] == strides[b]) return sizes[b] >= sizes[a] ? 0 : 1;
+        return strides[b] >= strides[a] ? -1 : 1;
+      };
+      std::vector<size_t> p = inner_first;
+      for (size_t i = 1; i < n; ++i) {
+        size_t d1 = i;
+        for (size_t d0 = i; d0-- > 0;) {
+          const int c = should_swap(p[d0], p[d1]);
+          if (c > 0) {
+            std::swap(p[d0], p[d1]);
+            d1 = d0;
+          } else if (c < 0) {
+            break;
+          }
+        }
+      }
+      perm.assign(p.rbegin(), p.rend());
+    }
+  }
+  std::vector<int64_t> out(n);
+  int64_t step = 1;
+  for (size_t i = n; i-- > 0;) {
+    out[perm[i]] = step;
+    step = checked_mul(step, std::max<int64_t>(sizes[perm[i]], 1), "index result size");
+  }
+  return out;
 }
 
 struct Index {  // one indexed dim: its values over the broadcast index shape
@@ -140,7 +196,16 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTenso
         }
       }
     }
-    auto out = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), in.dtype, kCPU, -1);
+    std::vector<int64_t> seen_strides;  // self's strides at the result's dims (indexed ones: 0)
+    for (size_t d : before) seen_strides.push_back(in.strides[d]);
+    seen_strides.insert(seen_strides.end(), shape.size(), 0);
+    for (size_t d : after) seen_strides.push_back(in.strides[d]);
+    const std::vector<int64_t> packed = contiguous_strides_of(out_sizes);
+    const std::vector<int64_t> strides = in.numel() == 0 ? packed : result_strides(out_sizes, seen_strides);
+    auto result = empty_tensor(out_sizes, strides, in.dtype, kCPU, -1);
+    // Gathered in row-major order, then (when torch's layout is another) copied into it.
+    std::unique_ptr<Tensor> staged = strides == packed ? nullptr : empty_tensor(out_sizes, packed, in.dtype, kCPU, -1);
+    Tensor* out = staged ? staged.get() : result.get();
     const size_t item = in.itemsize();
     int64_t before_n = 1, after_n = 1;
     for (size_t d : before) before_n *= in.sizes[d];
@@ -172,6 +237,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTenso
         bpos[i] = 0;
       }
     }
-    *ret0 = wrap(std::move(out));
+    if (staged) host_strided_copy(result->data(), strides.data(), staged->data(), packed.data(), out_sizes, item);
+    *ret0 = wrap(std::move(result));
   });
 }
