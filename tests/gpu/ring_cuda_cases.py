@@ -586,35 +586,41 @@ def mode(s: Shims, dtype):
 
 
 def index_tensor(s: Shims, dtype):
-    """index_Tensor (host-staged) against torch's CUDA indexing: a boolean mask of a transposed
-    tensor, int64 index tensors with None between them (result dims in front) and broadcast, negative
-    indices, a CPU index tensor with a CUDA self. Refusal: an index out of bounds."""
+    """index_Tensor (device gather, planned on the host) against torch's CUDA indexing: a boolean mask
+    of a permuted tensor, int64 index tensors with None between them (result dims in front) and
+    broadcast, negative indices, a CPU index tensor with a CUDA self, a channels-last image; values
+    and torch's strides. Refusal: an index out of bounds."""
     x = torch.randn(6, 5, 4, device=DEV, generator=gen(100)).to(dtype).permute(1, 0, 2)  # [5, 6, 4]
-    hx, out = s.wrap(x), c_void_p()
+    image = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(101)).to(dtype).to(memory_format=torch.channels_last)
+    out = c_void_p()
     f = s.fn("aoti_torch_cuda_index_Tensor", H, ctypes.POINTER(HP), c_int64, HP)
 
-    def call(indices):
-        handles = [None if t is None else c_void_p(s.wrap(t)) for t in indices]
+    def call(t, indices):
+        handles = [None if i is None else c_void_p(s.wrap(i)) for i in indices]
         slots = (HP * len(handles))(*[None if h is None else ctypes.pointer(h) for h in handles])
-        code = f(hx, slots, len(handles), byref(out))
-        return code, [h.value for h in handles if h is not None]
+        ht = s.wrap(t)
+        code = f(ht, slots, len(handles), byref(out))
+        return code, [ht, *(h.value for h in handles if h is not None)]
 
     mask = x > 0.3
     i0 = torch.tensor([[4, -1], [0, 2]], device=DEV)
     i2 = torch.tensor([3, 0], device=DEV)
-    checks = [([mask], x[mask]), ([None, torch.tensor([5, 0, -6], device=DEV)], x[:, [5, 0, -6]]),
-              ([i0, None, i2], x[i0, :, i2]), ([i0.cpu(), torch.tensor([1], device=DEV)], x[i0.cpu(), [1]]),
-              ([None, mask[0]], x[:, mask[0]])]
-    for indices, want in checks:
-        code, hs_ = call(indices)
+    checks = [(x, [mask], x[mask]), (x, [None, torch.tensor([5, 0, -6], device=DEV)], x[:, [5, 0, -6]]),
+              (x, [i0, None, i2], x[i0, :, i2]), (x, [i0.cpu(), torch.tensor([1], device=DEV)], x[i0.cpu(), [1]]),
+              (x, [None, mask[0]], x[:, mask[0]]), (image, [None, torch.tensor([2, 0], device=DEV)], image[:, [2, 0]])]
+    for t, indices, want in checks:
+        code, hs_ = call(t, indices)
         assert code == 0, s.rt.last_error()
         got = on_device(s, out.value)
-        assert got.dtype == want.dtype and torch.equal(got, want), f"{[None if t is None else tuple(t.shape) for t in indices]}"
+        shapes = [None if i is None else tuple(i.shape) for i in indices]
+        assert got.dtype == want.dtype and torch.equal(got, want), f"{shapes}"
+        assert all(a == b for a, b, n in zip(got.stride(), want.stride(), got.shape) if n > 1), \
+            f"{shapes}: strides {got.stride()} != torch's {want.stride()}"
         s.free(out.value, *hs_)
     out.value = 7
-    code, hs_ = call([None, torch.tensor([6], device=DEV)])
+    code, hs_ = call(x, [None, torch.tensor([6], device=DEV)])
     refused_with(code, 2, out, s, "out of bounds")
-    s.free(hx, *hs_)
+    s.free(*hs_)
     return f"{dtype}: {len(checks)} indexings equal torch's"
 
 

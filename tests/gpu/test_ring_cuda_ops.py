@@ -26,7 +26,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
          "random-sources",
          # issue 22, real architectures (FNet, fft, mode_counts, DeepSeek-V2): views, complex elementwise
-         # on the device, host-staged FFTs (cuFFT's layouts), mode, index_Tensor, copy_ into complex
+         # and index_Tensor's gather on the device, host-staged FFTs (cuFFT's layouts) and mode, copy_ into complex
          *(f"views-{d}" for d in ("complex64", "complex128")),
          *(f"complex-elementwise-{d}" for d in ("complex64", "complex128")),
          *(f"fft-c2c-{d}" for d in ("complex64", "complex128")), *(f"fft-r2c-{d}" for d in ("float32", "float64")),

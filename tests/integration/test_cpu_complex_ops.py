@@ -187,8 +187,9 @@ def test_index_tensor_takes_torchs_layout(rt, hs):
         assert code == 0, last_error(rt)
         with FakeTensorMode() as mode:
             meta = aten.index.Tensor(mode.from_tensor(x), [None if t is None else mode.from_tensor(t) for t in indices])
-        check(hs.tensor(c_void_p(out.value)), aten.index.Tensor(x, indices), meta, atol=0)
-    assert hs.tensor(c_void_p(out.value)).is_contiguous()
+        got = hs.tensor(c_void_p(out.value))
+        check(got, aten.index.Tensor(x, indices), meta, atol=0)
+    assert got.is_contiguous() and not hs.tensor(_index(rt, hs, image, [torch.tensor([1, 0])])[1]).is_contiguous()
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.int32, torch.bool])

@@ -208,8 +208,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle 
 /* ---- Real architectures (issue 22: FNet, the fft model, mode_counts, DeepSeek-V2); semantics as in
  * shim_cpu_ops.h. Views share the CPU shims' function (src/ops/views.h); complex abs, mul_Tensor and
  * polar run on the device (src/ops/cuda/complex_elementwise.cuh; mul_Tensor and polar also take a
- * 0-d CPU scalar operand); the FFTs, mode and index_Tensor compute with the CPU op on host copies
- * (src/ops/cuda/host_staged.h), the FFTs' results laid out as torch's CUDA fake tensors say. ---- */
+ * 0-d CPU scalar operand), as does index_Tensor's gather (planned on the host: src/ops/index_plan.h);
+ * the FFTs and mode compute with the CPU op on host copies (src/ops/cuda/host_staged.h), the FFTs'
+ * results laid out as torch's CUDA fake tensors say. ---- */
 /* FFTs: complex-to-complex over dim (forward: exp(-2 pi i ...); normalization 0 none, 1 by sqrt(n),
  * 2 by n), and real-to-complex (onesided: the last dim keeps n/2 + 1). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
@@ -230,7 +231,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self
                                                           AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_polar(AtenTensorHandle abs, AtenTensorHandle angle,
                                                      AtenTensorHandle* ret0);
-/* Advanced indexing self[indices] (index tensors, masks, None); a new contiguous result. */
+/* Advanced indexing self[indices] (index tensors, masks, None; CUDA or CPU): a device gather planned on
+ * the host, a new tensor in torch's layout (contiguous unless self is not). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices,
                                                             int64_t indices_len_, AtenTensorHandle* ret0);
 /* The most frequent value along dim (ties: the smallest) and its last index. */

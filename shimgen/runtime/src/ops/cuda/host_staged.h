@@ -1,7 +1,7 @@
 // CUDA ops served by their CPU implementation on host copies (ops/cuda/<op>.cu of the ring's ops:
 // selections, searchsorted, cdist, embedding bags, baddbmm, index_reduce, nonzero, random sources,
-// transposed convolution, FFTs, mode, index_Tensor; the scans, pdist, scatter and the complex
-// elementwise ops run on the device). Each wrapper is
+// transposed convolution, FFTs, mode; the scans, pdist, scatter, the complex elementwise ops and
+// index_Tensor's gather run on the device). Each wrapper is
 // `HostStaged s; s.run(name, {outputs}, [&](r) { return cpu_op(s.host(x), ..., &r[0]); })`.
 // Each device input is copied to the host on the effective stream (synchronously: the host reads it
 // next), the CPU op runs, and each result is copied to a new tensor on the input's device (or back
