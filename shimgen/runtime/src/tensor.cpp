@@ -87,11 +87,15 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t*
 }
 
 void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
-  const size_t n = sizes.size();
   if (non_overlapping_and_dense(sizes, strides)) {
-    std::copy(strides, strides + n, out);
+    std::copy(strides, strides + sizes.size(), out);
     return;
   }
+  dense_strides_in_order(sizes, strides, out);
+}
+
+void dense_strides_in_order(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
+  const size_t n = sizes.size();
   // perm[0] is the innermost dimension; ties and zero strides keep the default (last dim innermost).
   size_t stack[kMaxDims];
   std::vector<size_t> heap(n > static_cast<size_t>(kMaxDims) ? n : 0);

@@ -39,7 +39,7 @@ std::vector<int64_t> index_values(const Tensor& t) {
 // contiguous self; channels-last self keeps channels last.
 std::vector<int64_t> result_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   const size_t n = sizes.size();
-  auto dense_in = [&](const std::vector<size_t>& inner_first) {
+  auto dense_in = [&](const std::vector<size_t>& inner_first) {  // torch's is_contiguous for that order
     int64_t expected = 1;
     for (size_t d : inner_first) {
       if (sizes[d] == 1) continue;
@@ -48,43 +48,17 @@ std::vector<int64_t> result_strides(const std::vector<int64_t>& sizes, const std
     }
     return true;
   };
-  std::vector<size_t> perm(n);  // outermost first
-  for (size_t i = 0; i < n; ++i) perm[i] = i;
-  if (n > 1) {
-    std::vector<size_t> inner_first(n);
-    for (size_t i = 0; i < n; ++i) inner_first[i] = n - 1 - i;
-    const bool contiguous = dense_in(inner_first);
-    const bool channels_last = n == 4 && dense_in({1, 3, 2, 0});
-    if (channels_last && !contiguous) {
-      perm = {0, 2, 3, 1};
-    } else if (!contiguous || channels_last) {  // TensorIterator's insertion sort, innermost first
-      auto should_swap = [&](size_t a, size_t b) {
-        if (strides[a] == 0 || strides[b] == 0) return 0;
-        if (strides[a] == strides[b]) return sizes[b] >= sizes[a] ? 0 : 1;
-        return strides[b] >= strides[a] ? -1 : 1;
-      };
-      std::vector<size_t> p = inner_first;
-      for (size_t i = 1; i < n; ++i) {
-        size_t d1 = i;
-        for (size_t d0 = i; d0-- > 0;) {
-          const int c = should_swap(p[d0], p[d1]);
-          if (c > 0) {
-            std::swap(p[d0], p[d1]);
-            d1 = d0;
-          } else if (c < 0) {
-            break;
-          }
-        }
-      }
-      perm.assign(p.rbegin(), p.rend());
-    }
+  std::vector<size_t> row_major(n);
+  for (size_t i = 0; i < n; ++i) row_major[i] = n - 1 - i;
+  const bool contiguous = n <= 1 || dense_in(row_major);
+  const bool channels_last = n == 4 && dense_in({1, 3, 2, 0});
+  if (contiguous && !channels_last) return contiguous_strides_of(sizes);
+  if (channels_last && !contiguous) {  // [N, C, H, W] laid out N, H, W, C
+    const int64_t c = std::max<int64_t>(sizes[1], 1), cw = checked_mul(c, std::max<int64_t>(sizes[3], 1), "size");
+    return {checked_mul(cw, std::max<int64_t>(sizes[2], 1), "size"), 1, cw, c};
   }
   std::vector<int64_t> out(n);
-  int64_t step = 1;
-  for (size_t i = n; i-- > 0;) {
-    out[perm[i]] = step;
-    step = checked_mul(step, std::max<int64_t>(sizes[perm[i]], 1), "index result size");
-  }
+  dense_strides_in_order(sizes, strides.data(), out.data());
   return out;
 }
 
