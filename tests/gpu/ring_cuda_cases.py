@@ -417,7 +417,7 @@ def views(s: Shims, dtype):
     metadata, the same memory; refusals: a real tensor to view_as_real, a last stride of 2 to
     view_as_complex, a repeated permute dim, a CPU tensor."""
     real_dtype = torch.float32 if dtype == torch.complex64 else torch.float64
-    base = torch.randn(6, 5, 4, device=DEV, generator=gen(60)).to(dtype)
+    base = torch.randn(6, 5, 4, device=DEV, generator=gen(60), dtype=dtype)  # complex: both parts random
     x = base.permute(2, 0, 1)[1:, ::2]  # [3, 3, 5], strided, offset
     hx, out = s.wrap(x), c_void_p()
     f = s.fn("aoti_torch_cuda_view_as_real", H, HP)
@@ -462,8 +462,8 @@ def complex_elementwise(s: Shims, dtype):
     as torch's; refusals: mismatched polar dtypes, a product of two real tensors, an int abs."""
     real_dtype = torch.float32 if dtype == torch.complex64 else torch.float64
     tol = 1e-5 if dtype == torch.complex64 else 1e-12
-    a = torch.randn(5, 8, device=DEV, generator=gen(70)).to(dtype).t()  # [8, 5], strided
-    b = torch.randn(5, device=DEV, generator=gen(71)).to(dtype)  # broadcast along rows
+    a = torch.randn(5, 8, device=DEV, generator=gen(70), dtype=dtype).t()  # [8, 5], strided
+    b = torch.randn(5, device=DEV, generator=gen(71), dtype=dtype)  # broadcast along rows
     r = torch.randn(8, 1, device=DEV, generator=gen(72)).to(real_dtype)  # real, broadcast along columns
     ha, hb, hr, out = s.wrap(a), s.wrap(b), s.wrap(r), c_void_p()
     details = []
@@ -527,8 +527,8 @@ def fft_c2c(s: Shims, dtype):
     """_fft_c2c (host-staged) against torch's cuFFT on the same CUDA tensors: dims [1], [0, 1], four
     dims (two cuFFT stages), a transposed input, every normalization, forward and inverse; values and
     the strides torch's CUDA kernel gives. Refusal: a repeated dim."""
-    x = torch.randn(6, 10, device=DEV, generator=gen(80)).to(dtype)
-    four = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(81)).to(dtype).permute(3, 1, 0, 2)
+    x = torch.randn(6, 10, device=DEV, generator=gen(80), dtype=dtype)
+    four = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(81), dtype=dtype).permute(3, 1, 0, 2)
     calls = [(t, dims, norm, forward) for t, dims in ((x, [1]), (x, [0, 1]), (x.t(), [0, 1]), (x.t(), [1]),
                                                       (four, [0, 1, 2, 3]))
              for norm in (0, 1, 2) for forward in (1, 0)]
