@@ -14,14 +14,13 @@ A model torch cannot export on this machine is skipped with torch's reason (reco
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -31,7 +30,11 @@ from arch_ring import RING  # noqa: E402
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embedding_bag", "baddbmm",
          "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats",
-         "fnet", "fft", "mode_counts", "deepseek_v2"]
+         # issue 22's sweep (cudaring): device-agnostic now, special functions, RNN cells
+         "noise", "randperm", "pixel_shuffle_grid", "fft", "linalg", "roi_align", "special_math", "special_fallbacks",
+         "rnn_cells",
+         # issue 22's real architectures on the device (cudaops22): FNet, mode_counts, DeepSeek-V2 (fft above)
+         "fnet", "mode_counts", "deepseek_v2"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
 CUDA_ATOL = 5e-5
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the
@@ -81,13 +84,7 @@ def test_ring_model_matches_eager_on_cuda(cuda, ring, name, tmp_path):
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
     target, directory = entry
-    lib = torch_lib_dir()
-    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
-    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(cuda.rt.path),
-               "--device", "cuda:0"]
-    for path in aoti_zoo.inputs_of(directory):
-        command += ["--input", str(path)]
-    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False)
+    completed = run_on_cuda_beside_libtorch(target, aoti_zoo.inputs_of(directory), cuda.rt.path, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
     for index, expected_path in enumerate(aoti_zoo.expected_of(directory)):

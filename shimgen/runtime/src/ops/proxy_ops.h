@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../internal.h"
@@ -42,5 +43,18 @@ AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
 // dim[:-1], then a Hermitian complex-to-real transform of the last dim to last_dim_size points.
 AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& dim, int64_t normalization,
                              int64_t last_dim_size);
+
+// The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
+// special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
+// ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
+// gives a target's entry (null: not one of them), special_targets every target.
+struct SpecialFunction;
+const SpecialFunction* find_special(const std::string& target);
+std::vector<std::string> special_targets();
+const char* special_argument(const SpecialFunction& fn, int which);  // the schema's name of operand 0 / 1
+bool special_is_binary(const SpecialFunction& fn);
+// fn over a (and b, broadcast, when binary; polygamma: order n) on the host: a new tensor of the
+// operands' float dtype (float32/64, bfloat16, float16; binary: one dtype), torch's elementwise layout.
+AtenTensorHandle cpu_special(const SpecialFunction& fn, AtenTensorHandle a, AtenTensorHandle b, int64_t n);
 
 }  // namespace shimgen::rt::proxy_ops
