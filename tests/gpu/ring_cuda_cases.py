@@ -455,6 +455,262 @@ def random_sources(s: Shims):
     return "randn, normal and randperm draw the right distributions on the device"
 
 
+
+# ---- issue 22, real architectures: FNet, the fft model, mode_counts, DeepSeek-V2 ----------------------
+
+def refused_with(code: int, expected: int, slot: c_void_p, s: Shims, words: str) -> None:
+    """A refusal with the code a caller sees, a message naming the problem, and the output untouched."""
+    error = s.rt.last_error()
+    assert code == expected and slot.value == 7, f"code {code} (want {expected}), output {slot.value}: {error}"
+    assert words in error, f"the error does not say {words!r}: {error}"
+
+
+def same_view(s: Shims, handle, want: torch.Tensor) -> None:
+    """The runtime's view has torch's sizes, strides, dtype and data pointer (shares the memory)."""
+    assert s.rt.sizes(handle) == list(want.shape), f"sizes {s.rt.sizes(handle)} != {list(want.shape)}"
+    assert s.rt.strides(handle) == list(want.stride()), f"strides {s.rt.strides(handle)} != {list(want.stride())}"
+    assert s.rt.data_ptr(handle) == want.data_ptr(), "not a view of the same memory"
+    assert torch.equal(on_device(s, handle), want)
+
+
+def views(s: Shims, dtype):
+    """view_as_real / view_as_complex / permute / squeeze_dim of strided CUDA tensors: torch's
+    metadata, the same memory; refusals: a real tensor to view_as_real, a last stride of 2 to
+    view_as_complex, a repeated permute dim, a CPU tensor."""
+    real_dtype = torch.float32 if dtype == torch.complex64 else torch.float64
+    base = torch.randn(6, 5, 4, device=DEV, generator=gen(60), dtype=dtype)  # complex: both parts random
+    x = base.permute(2, 0, 1)[1:, ::2]  # [3, 3, 5], strided, offset
+    hx, out = s.wrap(x), c_void_p()
+    f = s.fn("aoti_torch_cuda_view_as_real", H, HP)
+    assert f(hx, byref(out)) == 0, s.rt.last_error()
+    same_view(s, out.value, torch.view_as_real(x))
+    hr = out.value
+    g = s.fn("aoti_torch_cuda_view_as_complex", H, HP)
+    assert g(hr, byref(out)) == 0, s.rt.last_error()
+    same_view(s, out.value, torch.view_as_complex(torch.view_as_real(x)))
+    s.free(out.value)
+    pairs = torch.randn(2, 7, 2, device=DEV, generator=gen(61)).to(real_dtype).transpose(0, 1)  # [7, 2, 2]
+    hp = s.wrap(pairs)
+    assert g(hp, byref(out)) == 0, s.rt.last_error()
+    same_view(s, out.value, torch.view_as_complex(pairs))
+    s.free(out.value)
+    p = s.fn("aoti_torch_cuda_permute", H, I64P, c_int64, HP)
+    assert p(hx, int64_array([2, -3, 1]), 3, byref(out)) == 0, s.rt.last_error()
+    same_view(s, out.value, x.permute(2, 0, 1))
+    s.free(out.value)
+    q = s.fn("aoti_torch_cuda_squeeze_dim", H, c_int64, HP)
+    y = x[:, :1]  # [3, 1, 5]
+    hy = s.wrap(y)
+    for dim in (1, -1):
+        assert q(hy, dim, byref(out)) == 0, s.rt.last_error()
+        same_view(s, out.value, y.squeeze(dim))
+        s.free(out.value)
+    bad = c_void_p(7)
+    refused_with(f(hp, byref(bad)), 2, bad, s, "only supported for complex tensors")
+    strided_pairs = torch.randn(3, 4, device=DEV, generator=gen(62)).to(real_dtype)[:, ::2]  # [3, 2], stride 2
+    hs_ = s.wrap(strided_pairs)
+    refused_with(g(hs_, byref(bad)), 2, bad, s, "last dimension with stride 1")
+    refused_with(p(hx, int64_array([0, 0, 1]), 3, byref(bad)), 2, bad, s, "repeated dim")
+    host = s.wrap(x.cpu())
+    refused_with(f(host, byref(bad)), 2, bad, s, "not a CUDA tensor")
+    s.free(hx, hr, hp, hy, hs_, host)
+    return f"{dtype}: views share the memory with torch's metadata; 4 refusals"
+
+
+def complex_elementwise(s: Shims, dtype):
+    """Complex abs, mul_Tensor and polar on the device against torch's CUDA kernels: strided and
+    broadcast operands, a real operand, a 0-d CPU scalar (scalar_to_tensor's); dtypes and strides
+    as torch's; refusals: mismatched polar dtypes, a product of two real tensors, an int abs."""
+    real_dtype = torch.float32 if dtype == torch.complex64 else torch.float64
+    tol = 1e-5 if dtype == torch.complex64 else 1e-12
+    a = torch.randn(5, 8, device=DEV, generator=gen(70), dtype=dtype).t()  # [8, 5], strided
+    b = torch.randn(5, device=DEV, generator=gen(71), dtype=dtype)  # broadcast along rows
+    r = torch.randn(8, 1, device=DEV, generator=gen(72)).to(real_dtype)  # real, broadcast along columns
+    ha, hb, hr, out = s.wrap(a), s.wrap(b), s.wrap(r), c_void_p()
+    details = []
+    ab = s.fn("aoti_torch_cuda_abs", H, HP)
+    assert ab(ha, byref(out)) == 0, s.rt.last_error()
+    got, want = on_device(s, out.value), torch.abs(a)
+    details.append("abs " + close(got, want, tol, tol))
+    assert got.stride() == want.stride(), f"abs strides {got.stride()} != {want.stride()}"
+    s.free(out.value)
+    mul = s.fn("aoti_torch_cuda_mul_Tensor", H, H, HP)
+    scalar = torch.tensor(-1.5, dtype=torch.float64)  # a 0-d CPU operand never widens the result
+    hscalar = s.wrap(scalar)
+    for name, (x, hx_), (y, hy_) in (("complex*complex", (a, ha), (b, hb)), ("complex*real", (a, ha), (r, hr)),
+                                     ("real*complex", (r, hr), (a, ha)), ("complex*scalar", (a, ha), (scalar, hscalar))):
+        assert mul(hx_, hy_, byref(out)) == 0, f"{name}: {s.rt.last_error()}"
+        got, want = on_device(s, out.value), torch.mul(x, y)
+        details.append(f"{name} " + close(torch.view_as_real(got), torch.view_as_real(want), tol, tol))
+        assert got.dtype == want.dtype and got.stride() == want.stride(), f"{name}: {got.dtype} {got.stride()} vs {want.dtype} {want.stride()}"
+        s.free(out.value)
+    magnitude = torch.rand(6, 1, 4, device=DEV, generator=gen(73)).to(real_dtype) + 0.5  # broadcast along dim 1
+    angle = (torch.rand(4, 3, 6, device=DEV, generator=gen(74)).to(real_dtype) * 6.3).permute(2, 1, 0)  # [6, 3, 4]
+    hm, hang = s.wrap(magnitude), s.wrap(angle)
+    polar = s.fn("aoti_torch_cuda_polar", H, H, HP)
+    assert polar(hm, hang, byref(out)) == 0, s.rt.last_error()
+    got, want = on_device(s, out.value), torch.polar(magnitude.expand_as(angle), angle)
+    details.append("polar " + close(torch.view_as_real(got), torch.view_as_real(want), tol, tol))
+    assert got.dtype == dtype, f"polar gave {got.dtype}"
+    s.free(out.value)
+    bad = c_void_p(7)
+    other = s.wrap(angle.to(torch.float64 if real_dtype == torch.float32 else torch.float32))
+    refused_with(polar(hm, other, byref(bad)), 2, bad, s, "same dtype")
+    refused_with(mul(hr, hr, byref(bad)), 3, bad, s, "only products with a complex operand")
+    ints = s.wrap(torch.arange(6, device=DEV))
+    refused_with(ab(ints, byref(bad)), 3, bad, s, "abs: dtype code 4")
+    s.free(ha, hb, hr, hscalar, hm, hang, other, ints)
+    return f"{dtype}: " + ", ".join(details)
+
+
+def fft_against_cufft(s: Shims, name: str, tol: float, calls, refusal) -> str:
+    """Each (tensor, dims, normalization, forward/onesided) of ``calls`` through the runtime's
+    aoti_torch_cuda_<name> and torch's aten.<name> (cuFFT) on the same CUDA tensor: values within tol
+    of the largest, cuFFT's strides. Then ``refusal`` (dims, words in the error) on the first tensor."""
+    f = s.fn(f"aoti_torch_cuda_{name}", H, I64P, c_int64, c_int64, c_int32, HP)
+    out = c_void_p()
+    for t, dims, norm, flag in calls:
+        ht = s.wrap(t)
+        assert f(ht, int64_array(dims), len(dims), norm, flag, byref(out)) == 0, s.rt.last_error()
+        got, want = on_device(s, out.value), getattr(torch.ops.aten, name)(t, dims, norm, bool(flag))
+        scale = float(want.abs().max()) or 1.0
+        close(torch.view_as_real(got) / scale, torch.view_as_real(want) / scale, tol)
+        assert got.stride() == want.stride(), f"dims {dims}: strides {got.stride()} != cuFFT's {want.stride()}"
+        s.free(out.value, ht)
+    hx, bad = s.wrap(calls[0][0]), c_void_p(7)
+    dims, words = refusal
+    refused_with(f(hx, int64_array(dims), len(dims), 0, 1, byref(bad)), 2, bad, s, words)
+    s.free(hx)
+    return f"{len(calls)} transforms within {tol:g} of cuFFT's (scaled), strides equal"
+
+
+def fft_c2c(s: Shims, dtype):
+    """_fft_c2c (host-staged) against torch's cuFFT on the same CUDA tensors: dims [1], [0, 1], four
+    dims (two cuFFT stages), a transposed input, every normalization, forward and inverse; values and
+    the strides torch's CUDA kernel gives. Refusal: a repeated dim."""
+    x = torch.randn(6, 10, device=DEV, generator=gen(80), dtype=dtype)
+    four = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(81), dtype=dtype).permute(3, 1, 0, 2)
+    calls = [(t, dims, norm, forward) for t, dims in ((x, [1]), (x, [0, 1]), (x.t(), [0, 1]), (x.t(), [1]),
+                                                      (four, [0, 1, 2, 3]))
+             for norm in (0, 1, 2) for forward in (1, 0)]
+    tol = 2e-4 if dtype == torch.complex64 else 1e-9
+    return f"{dtype}: " + fft_against_cufft(s, "_fft_c2c", tol, calls, ([1, -1], "distinct"))
+
+
+def fft_r2c(s: Shims, dtype):
+    """_fft_r2c (host-staged) against torch's cuFFT: rfft of the last dim, rfft2 of a 2-d tensor
+    (column-major on CUDA), two-sided, a transposed input, 3 dims; values and cuFFT's strides.
+    Refusal: an empty dim list."""
+    x = torch.randn(6, 16, device=DEV, generator=gen(82)).to(dtype)
+    three = torch.randn(4, 3, 8, device=DEV, generator=gen(83)).to(dtype).transpose(0, 1)
+    calls = [(t, dims, norm, onesided) for t, dims, onesided in ((x, [1], 1), (x, [0, 1], 1), (x, [0, 1], 0),
+                                                                 (x.t(), [0], 1), (x.t(), [1, 0], 1), (three, [0, 1, 2], 1))
+             for norm in (0, 2)]
+    tol = 2e-4 if dtype == torch.float32 else 1e-9
+    return f"{dtype}: " + fft_against_cufft(s, "_fft_r2c", tol, calls, ([], "dim is empty"))
+
+
+def mode(s: Shims, dtype):
+    """mode (host-staged) along both dims of a transposed CUDA tensor, keepdim or not, against
+    torch.mode: values equal, indices pointing at them (torch's CUDA kernel documents no tie order).
+    Each line has one most frequent value. Refusal: dim out of range."""
+    others = torch.stack([torch.randperm(7, device=DEV, generator=gen(90 + r)) + 10 for r in range(9)])  # distinct
+    lines = torch.cat([others, torch.full((9, 4), 6, device=DEV)], 1)  # 6 four times, the others once
+    lines = lines[:, torch.randperm(11, device=DEV, generator=gen(91))]
+    x = lines.to(dtype).t()  # [11, 9] strided; the mode along dim 0 is 6 in every column
+    hx, v, i = s.wrap(x), c_void_p(), c_void_p()
+    f = s.fn("aoti_torch_cuda_mode", H, c_int64, c_int32, HP, HP)
+    checked = 0
+    for keepdim in (0, 1):
+        assert f(hx, 0, keepdim, byref(v), byref(i)) == 0, s.rt.last_error()
+        want = torch.mode(x, 0, bool(keepdim))
+        got_v, got_i = on_device(s, v.value), on_device(s, i.value)
+        assert torch.equal(got_v, want.values), f"values {got_v.tolist()} != {want.values.tolist()}"
+        picked = torch.gather(x, 0, got_i if keepdim else got_i.unsqueeze(0))
+        assert torch.equal(picked if keepdim else picked.squeeze(0), got_v), "indices do not point at the mode"
+        assert got_i.dtype == torch.int64 and got_v.shape == want.values.shape
+        checked += 1
+        s.free(v.value, i.value)
+    # along dim 1 of a tensor whose rows each hold one value 3 times and the rest once
+    rows = torch.stack([torch.randperm(8, device=DEV, generator=gen(92 + r)) for r in range(5)])
+    rows[:, :3] = rows[:, :1]
+    y = rows.to(dtype)[:, torch.randperm(8, device=DEV, generator=gen(99))]
+    hy = s.wrap(y)
+    assert f(hy, -1, 0, byref(v), byref(i)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, v.value), torch.mode(y, -1).values)
+    assert torch.equal(y.gather(1, on_device(s, i.value).unsqueeze(1)).squeeze(1), on_device(s, v.value))
+    s.free(v.value, i.value)
+    bad_v, bad_i = c_void_p(7), c_void_p(7)
+    refused_with(f(hx, 2, 0, byref(bad_v), byref(bad_i)), 2, bad_v, s, "out of range")
+    s.free(hx, hy)
+    return f"{dtype}: mode values equal torch's, indices point at them ({checked + 1} calls)"
+
+
+def index_tensor(s: Shims, dtype):
+    """index_Tensor (device gather, planned on the host) against torch's CUDA indexing: a boolean mask
+    of a permuted tensor, int64 index tensors with None between them (result dims in front) and
+    broadcast, negative indices, a CPU index tensor with a CUDA self, a channels-last image; values
+    and torch's strides. Refusal: an index out of bounds."""
+    x = torch.randn(6, 5, 4, device=DEV, generator=gen(100)).to(dtype).permute(1, 0, 2)  # [5, 6, 4]
+    image = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(101)).to(dtype).to(memory_format=torch.channels_last)
+    out = c_void_p()
+    f = s.fn("aoti_torch_cuda_index_Tensor", H, ctypes.POINTER(HP), c_int64, HP)
+
+    def call(t, indices):
+        handles = [None if i is None else c_void_p(s.wrap(i)) for i in indices]
+        slots = (HP * len(handles))(*[None if h is None else ctypes.pointer(h) for h in handles])
+        ht = s.wrap(t)
+        code = f(ht, slots, len(handles), byref(out))
+        return code, [ht, *(h.value for h in handles if h is not None)]
+
+    mask = x > 0.3
+    i0 = torch.tensor([[4, -1], [0, 2]], device=DEV)
+    i2 = torch.tensor([3, 0], device=DEV)
+    checks = [(x, [mask], x[mask]), (x, [None, torch.tensor([5, 0, -6], device=DEV)], x[:, [5, 0, -6]]),
+              (x, [i0, None, i2], x[i0, :, i2]), (x, [i0.cpu(), torch.tensor([1], device=DEV)], x[i0.cpu(), [1]]),
+              (x, [None, mask[0]], x[:, mask[0]]), (image, [None, torch.tensor([2, 0], device=DEV)], image[:, [2, 0]])]
+    for t, indices, want in checks:
+        code, hs_ = call(t, indices)
+        assert code == 0, s.rt.last_error()
+        got = on_device(s, out.value)
+        shapes = [None if i is None else tuple(i.shape) for i in indices]
+        assert got.dtype == want.dtype and torch.equal(got, want), f"{shapes}"
+        assert all(a == b for a, b, n in zip(got.stride(), want.stride(), got.shape) if n > 1), \
+            f"{shapes}: strides {got.stride()} != torch's {want.stride()}"
+        s.free(out.value, *hs_)
+    out.value = 7
+    code, hs_ = call(x, [None, torch.tensor([6], device=DEV)])
+    refused_with(code, 2, out, s, "out of bounds")
+    s.free(*hs_)
+    return f"{dtype}: {len(checks)} indexings equal torch's"
+
+
+def copy_to_complex(s: Shims):
+    """copy_ of a real CUDA tensor into a complex one (how inductor promotes before a complex fallback:
+    FNet): strided both sides, a broadcast source, both widths. Refusal: float16 into complex64."""
+    copy = s.fn("aoti_torch_copy_", H, H, c_int32)
+    for real, cplx in ((torch.float32, torch.complex64), (torch.float64, torch.complex128)):
+        src = torch.randn(4, 6, device=DEV, generator=gen(110)).to(real).t()  # [6, 4]
+        dst = torch.full((4, 6), 7 + 7j, device=DEV, dtype=cplx).t()
+        hd, hs_ = s.wrap(dst), s.wrap(src)
+        assert copy(hd, hs_, 0) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, src.to(cplx)), f"{real} -> {cplx}"
+        row = torch.randn(4, device=DEV, generator=gen(111)).to(real)
+        hrow = s.wrap(row)
+        assert copy(hd, hrow, 0) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(dst, row.to(cplx).expand(6, 4)), "broadcast source"
+        s.free(hd, hs_, hrow)
+    dst = torch.zeros(3, device=DEV, dtype=torch.complex64)
+    before = dst.clone()
+    hd, hh = s.wrap(dst), s.wrap(torch.ones(3, device=DEV, dtype=torch.float16))
+    code = copy(hd, hh, 0)
+    torch.cuda.synchronize()
+    assert code == 3 and "dtype conversion" in s.rt.last_error() and torch.equal(dst, before), s.rt.last_error()
+    s.free(hd, hh)
+    return "float32/64 -> complex64/128 copies equal torch's; float16 refused"
+
 CASES = {
     "scans-float32": lambda s: scans(s, torch.float32),
     "scans-bfloat16": lambda s: scans(s, torch.bfloat16),
@@ -488,6 +744,16 @@ CASES = {
     "addbmm-masked-select": addbmm_masked_select,
     "segments-stats": segments_stats,
     "random-sources": random_sources,
+    **{f"views-{n}": (lambda s, d=d: views(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
+    **{f"complex-elementwise-{n}": (lambda s, d=d: complex_elementwise(s, d))
+       for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
+    **{f"fft-c2c-{n}": (lambda s, d=d: fft_c2c(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
+    **{f"fft-r2c-{n}": (lambda s, d=d: fft_r2c(s, d)) for n, d in (("float32", torch.float32), ("float64", torch.float64))},
+    **{f"mode-{n}": (lambda s, d=d: mode(s, d))
+       for n, d in (("float32", torch.float32), ("bfloat16", torch.bfloat16), ("float16", torch.float16), ("int64", torch.int64))},
+    **{f"index-tensor-{n}": (lambda s, d=d: index_tensor(s, d))
+       for n, d in (("float32", torch.float32), ("bfloat16", torch.bfloat16), ("float16", torch.float16))},
+    "copy-to-complex": copy_to_complex,
 }
 
 

@@ -4,7 +4,10 @@ CUDA (link_libtorch=False, stock inductor), rewritten by `shimgen prefix-imports
 and compared with eager torch's outputs from the compiling process (NaN equal to NaN). These models
 carry the ring's ops on the device: scans, selections, searchsorted, EmbeddingBag, baddbmm/addbmm,
 transposed convolution, index_reduce, masked_select, nonzero, grouped-query attention, and the
-proxy executor's host round trip (multinomial, median.dim, _unique2, unique_consecutive, poisson).
+proxy executor's host round trip (multinomial, median.dim, _unique2, unique_consecutive, poisson),
+and issue 22's real architectures: FFTs (FNet, the fft model), complex views and arithmetic
+(DeepSeek-V2's rotary embedding, the proxy's unsqueeze of a CUDA tensor), mode and boolean-mask
+indexing (mode_counts).
 A model torch cannot export on this machine is skipped with torch's reason (recorded by the compile).
 """
 
@@ -29,7 +32,9 @@ NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embe
          "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats",
          # issue 22's sweep (cudaring): device-agnostic now, special functions, RNN cells
          "noise", "randperm", "pixel_shuffle_grid", "fft", "linalg", "roi_align", "special_math", "special_fallbacks",
-         "rnn_cells"]
+         "rnn_cells",
+         # issue 22's real architectures on the device (cudaops22): FNet, mode_counts, DeepSeek-V2 (fft above)
+         "fnet", "mode_counts", "deepseek_v2"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
 CUDA_ATOL = 5e-5
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the

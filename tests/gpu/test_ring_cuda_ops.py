@@ -1,5 +1,5 @@
-"""The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/: scatter, the scans and pdist on
-the device, the others host-staged through the CPU ops) against torch's CUDA kernels on the same inputs, in one child process
+"""The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/: scatter, the scans, pdist and the
+complex elementwise ops on the device, views as metadata, the others host-staged through the CPU ops) against torch's CUDA kernels on the same inputs, in one child process
 (tests/gpu/ring_cuda_cases.py, torch beside the runtime the session's ``cuda`` fixture built); each
 case asserted here, each with a refused argument as its negative control."""
 
@@ -26,7 +26,14 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
          "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
-         "random-sources"]
+         "random-sources",
+         # issue 22, real architectures (FNet, fft, mode_counts, DeepSeek-V2): views, complex elementwise
+         # and index_Tensor's gather on the device, host-staged FFTs (cuFFT's layouts) and mode, copy_ into complex
+         *(f"views-{d}" for d in ("complex64", "complex128")),
+         *(f"complex-elementwise-{d}" for d in ("complex64", "complex128")),
+         *(f"fft-c2c-{d}" for d in ("complex64", "complex128")), *(f"fft-r2c-{d}" for d in ("float32", "float64")),
+         *(f"mode-{d}" for d in ("float32", "bfloat16", "float16", "int64")),
+         *(f"index-tensor-{d}" for d in ("float32", "bfloat16", "float16")), "copy-to-complex"]
 
 
 @pytest.fixture(scope="module")

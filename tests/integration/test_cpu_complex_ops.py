@@ -170,6 +170,28 @@ def test_index_tensor_matches_torch(rt, hs, dtype):
     assert code == INVALID and "out of bounds" in last_error(rt) and out.value is None
 
 
+def test_index_tensor_takes_torchs_layout(rt, hs):
+    """The result's strides are the ones torch's fake tensors give, which inductor compiles against
+    (and the CUDA op, host-staged through this one, inherits): channels last kept, a permuted self's
+    order, indexed dims in front when not adjacent; control: a contiguous self gives contiguous."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    image = torch.randn(2, 3, 4, 5, generator=gen(30)).to(memory_format=torch.channels_last)
+    cases = [(image, [torch.tensor([1, 0])]), (image, [None, torch.tensor([2, 0])]),
+             (image, [None, None, torch.tensor([3, 1, 0])]),
+             (torch.randn(6, 5, 4, generator=gen(31)).permute(1, 0, 2), [None, torch.tensor([5, 0, -6])]),
+             (torch.randn(6, 5, 4, generator=gen(32)).permute(2, 1, 0), [torch.tensor([1, 3]), None, torch.tensor([0, 2])]),
+             (torch.randn(3, 4, generator=gen(33)), [torch.tensor([2, 0])])]
+    for x, indices in cases:
+        code, out = _index(rt, hs, x, indices)
+        assert code == 0, last_error(rt)
+        with FakeTensorMode() as mode:
+            meta = aten.index.Tensor(mode.from_tensor(x), [None if t is None else mode.from_tensor(t) for t in indices])
+        got = hs.tensor(c_void_p(out.value))
+        check(got, aten.index.Tensor(x, indices), meta, atol=0)
+    assert got.is_contiguous() and not hs.tensor(_index(rt, hs, image, [torch.tensor([1, 0])])[1]).is_contiguous()
+
+
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.int32, torch.bool])
 @pytest.mark.parametrize("keepdim", [0, 1])
 def test_mode_matches_torch(rt, hs, dtype, keepdim):

@@ -171,6 +171,10 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 std::vector<int64_t> dense_strides_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 // The same into out[0 .. sizes.size()), allocating nothing.
 void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out);
+// Dense strides in the order of `strides` by infer_dense_strides' sort (innermost first by stride;
+// zero strides and equal ones keep their place), even when `strides` is already dense: the order
+// TensorIterator gives one operand's output (index_Tensor's result layout).
+void dense_strides_in_order(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);

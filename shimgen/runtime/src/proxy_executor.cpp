@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "json.h"
 #include "ops/proxy_ops.h"
+#include "ops/views.h"
 
 namespace shimgen::rt::proxy {
 namespace {
@@ -354,10 +355,10 @@ void fft_c2r(Call& call) {
                                                          call.integer("last_dim_size", 0)), self));
 }
 
+// A view (metadata only, ops/views.h): the same on every device, nothing copied.
 void unsqueeze(Call& call) {
   AtenTensorHandle self = call.tensor("self");
-  SHIMGEN_REQUIRE(device_of(self) == "cpu", call.target() + ": only CPU tensors are served");
-  call.set_output(0, proxy_ops::cpu_unsqueeze(self, call.integer("dim", 0)));
+  call.set_output(0, wrap(views::unsqueeze(*unwrap(self, "self"), call.integer("dim", 0))));
 }
 
 void poisson(Call& call) {

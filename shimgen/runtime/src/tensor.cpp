@@ -87,11 +87,15 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t*
 }
 
 void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
-  const size_t n = sizes.size();
   if (non_overlapping_and_dense(sizes, strides)) {
-    std::copy(strides, strides + n, out);
+    std::copy(strides, strides + sizes.size(), out);
     return;
   }
+  dense_strides_in_order(sizes, strides, out);
+}
+
+void dense_strides_in_order(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out) {
+  const size_t n = sizes.size();
   // perm[0] is the innermost dimension; ties and zero strides keep the default (last dim innermost).
   size_t stack[kMaxDims];
   std::vector<size_t> heap(n > static_cast<size_t>(kMaxDims) ? n : 0);
@@ -469,11 +473,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
   return guarded(__func__, [&] {
     const Tensor* dst = unwrap(self, "self");
     const Tensor* from = unwrap(src, "src");
-    // The one conversion served: a real float32/64 src into a complex64/128 self on the CPU (imaginary
-    // part 0), which is how AOTInductor promotes a real tensor before a complex fallback (FNet's FFT).
-    const bool to_complex = (dst->dtype == kComplex64 || dst->dtype == kComplex128) &&
-                            (from->dtype == kFloat32 || from->dtype == kFloat64) &&
-                            dst->storage->device_type == kCPU && from->storage->device_type == kCPU;
+    // The one conversion served: a real float32/64 src into a complex64/128 self (imaginary part 0),
+    // which is how AOTInductor promotes a real tensor before a complex fallback (FNet's FFT). On the
+    // CPU any widths; with a device on either side the widths must pair (float32 -> complex64,
+    // float64 -> complex128), and the parts are two strided copies.
+    const bool host_only = dst->storage->device_type == kCPU && from->storage->device_type == kCPU;
+    const bool to_complex = (dst->dtype == kComplex64 && (from->dtype == kFloat32 || (host_only && from->dtype == kFloat64))) ||
+                            (dst->dtype == kComplex128 && (from->dtype == kFloat64 || (host_only && from->dtype == kFloat32)));
     if (dst->dtype != from->dtype && !to_complex) {
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype conversion in copy_ is not supported (self dtype " +
                                                   std::to_string(dst->dtype) + ", src dtype " + std::to_string(from->dtype) + ")");
@@ -492,8 +498,23 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
       src_strides[lead + i] = have == 1 && want != 1 ? 0 : from->strides[i];
     }
     if (dst->numel() == 0) return;
-    if (to_complex) {
+    if (to_complex && host_only) {
       copy_real_to_complex(*dst, *from, src_strides);
+      return;
+    }
+    if (to_complex) {  // self seen as (real, imaginary) pairs of src's dtype: src into the real parts, 0 into the others
+      std::vector<int64_t> pair_strides(nd), zeros(nd, 0);
+      for (size_t k = 0; k < nd; ++k) pair_strides[k] = checked_mul(dst->strides[k], 2, "stride");
+      View real = view_of(*dst);
+      real.strides = pair_strides.data();
+      View s = view_of(*from);
+      s.strides = src_strides.data();
+      copy_views(real, s, dst->sizes, from->itemsize(), non_blocking != 0);
+      const double zero = 0.0;  // 0.0f's bytes are a prefix of 0.0's
+      View imag = real;
+      imag.data += from->itemsize();
+      copy_views(imag, View{const_cast<char*>(reinterpret_cast<const char*>(&zero)), zeros.data(), kCPU, -1, false},
+                 dst->sizes, from->itemsize(), false);
       return;
     }
     View d = view_of(*dst);

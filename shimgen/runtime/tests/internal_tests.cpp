@@ -7,6 +7,7 @@
 
 #include "expect.h"
 #include "internal.h"
+#include "ops/cpu/fft.h"
 
 namespace {
 
@@ -36,6 +37,31 @@ void same_dense_layout() {
   EXPECT(non_overlapping_and_dense(Dims{}, Dims{}));         // 0-d: one element
 }
 
+// The CUDA FFT ops' result layouts (ops/cpu/fft.h) against torch's meta function on a CUDA fake
+// tensor (torch/_meta_registrations.py meta_fft_c2c / meta_fft_r2c, values printed by torch 2.13):
+// cuFFT's staged plan, which the host-staged CUDA ops copy their results into.
+void fft_cuda_layout() {
+  using shimgen::rt::cpu::fft::cuda_c2c_strides;
+  using shimgen::rt::cpu::fft::cuda_r2c_strides;
+  EXPECT(cuda_c2c_strides({4, 16}, {16, 1}, {0, 1}) == (Dims{16, 1}));
+  EXPECT(cuda_c2c_strides({2, 3, 5}, {1, 2, 6}, {0, 2}) == (Dims{1, 10, 2}));
+  EXPECT(cuda_c2c_strides({2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, {0, 1, 2, 3, 4}) == (Dims{3, 1, 180, 36, 6}));  // 2 stages
+  EXPECT(cuda_c2c_strides({2, 3, 4, 5}, {1, 2, 6, 24}, {3, 1, 0, 2}) == (Dims{5, 10, 30, 1}));
+  EXPECT(cuda_c2c_strides({3, 4}, {1, 3}, {0}) == (Dims{1, 3}));
+  EXPECT(cuda_c2c_strides({3, 4}, {1, 3}, {}) == (Dims{1, 3}));  // no dims: a clone
+  EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {0, 1}, true) == (Dims{1, 4}));  // rfft2: column-major on CUDA
+  EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {0, 1}, false) == (Dims{16, 1}));
+  EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {1}, true) == (Dims{9, 1}));
+  EXPECT(cuda_r2c_strides({2, 3, 8}, {24, 8, 1}, {1, 2}, true) == (Dims{15, 5, 1}));
+  EXPECT(cuda_r2c_strides({2, 3, 8}, {1, 2, 6}, {1, 2}, true) == (Dims{15, 5, 1}));
+  EXPECT(cuda_r2c_strides({2, 3, 4, 8}, {96, 32, 8, 1}, {0, 1, 2, 3}, true) == (Dims{12, 4, 1, 24}));
+  EXPECT(cuda_r2c_strides({2, 3, 4, 8}, {96, 32, 8, 1}, {0, 1, 3}, false) == (Dims{96, 32, 8, 1}));
+  EXPECT(cuda_r2c_strides({2, 3, 8}, {24, 8, 1}, {2, 1}, true) == (Dims{16, 1, 2}));
+  // Control: the CPU op's layout for rfft2 (torch's CPU fake tensor) is row-major; the two differ.
+  using namespace shimgen::rt::cpu::fft;
+  EXPECT(exec_fft_strides({16, 1}, {4, 9}, sort_dims({0, 1}, {16, 1}, true)) == (Dims{9, 1}));
+}
+
 }  // namespace
 
 // internal_cpu_tests.cpp: true when it knows the case (and ran it).
@@ -43,11 +69,12 @@ bool run_cpu_case(const std::string& name);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s same_dense_layout|packed_weight_cache|small_attention|free_lists\n", argv[0]);
+    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|packed_weight_cache|small_attention|free_lists\n", argv[0]);
     return 2;
   }
   const std::string name = argv[1];
   if (name == "same_dense_layout") same_dense_layout();
+  else if (name == "fft_cuda_layout") fft_cuda_layout();
   else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

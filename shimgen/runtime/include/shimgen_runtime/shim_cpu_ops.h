@@ -188,7 +188,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self,
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle,
                                                     AtenTensorHandle* ret0);
 /* Advanced indexing self[indices]: indices[i] null (None) or a handle to an int64/int32 index tensor
- * or a bool/uint8 mask; a new contiguous result. */
+ * or a bool/uint8 mask; a new tensor in torch's layout (contiguous unless self is not). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices,
                                                            int64_t indices_len_, AtenTensorHandle* ret0);
 /* The most frequent value along dim (ties: the smallest) and its last index. */

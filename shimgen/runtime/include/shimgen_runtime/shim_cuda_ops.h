@@ -205,6 +205,40 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorHandle self,
 /* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
 
+/* ---- Real architectures (issue 22: FNet, the fft model, mode_counts, DeepSeek-V2); semantics as in
+ * shim_cpu_ops.h. Views share the CPU shims' function (src/ops/views.h); complex abs, mul_Tensor and
+ * polar run on the device (src/ops/cuda/complex_elementwise.cuh; mul_Tensor and polar also take a
+ * 0-d CPU scalar operand), as does index_Tensor's gather (planned on the host: src/ops/index_plan.h);
+ * the FFTs and mode compute with the CPU op on host copies (src/ops/cuda/host_staged.h), the FFTs'
+ * results laid out as torch's CUDA fake tensors say. ---- */
+/* FFTs: complex-to-complex over dim (forward: exp(-2 pi i ...); normalization 0 none, 1 by sqrt(n),
+ * 2 by n), and real-to-complex (onesided: the last dim keeps n/2 + 1). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
+                                                        int64_t normalization, int32_t forward, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__fft_r2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
+                                                        int64_t normalization, int32_t onesided, AtenTensorHandle* ret0);
+/* Views sharing self's device storage: a complex tensor as real pairs [..., 2], float pairs as
+ * complex, dims reordered, dim dropped when its size is 1. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
+                                                       AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* Complex elementwise: |self| (complex -> real), a broadcast product with a complex operand,
+ * abs * exp(i angle). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other,
+                                                          AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_polar(AtenTensorHandle abs, AtenTensorHandle angle,
+                                                     AtenTensorHandle* ret0);
+/* Advanced indexing self[indices] (index tensors, masks, None; CUDA or CPU): a device gather planned on
+ * the host, a new tensor in torch's layout (contiguous unless self is not). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices,
+                                                            int64_t indices_len_, AtenTensorHandle* ret0);
+/* The most frequent value along dim (ties: the smallest) and its last index. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
+                                                    AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+
 /* The pointwise halves of LSTMCell and GRUCell (torch's _thnn_fused_lstm_cell / _thnn_fused_gru_cell):
  * gates [batch, 4 * hidden] (GRU: 3 * hidden), cx / hx [batch, hidden], biases null or [gates]; hy,
  * cy and torch's workspace. The GRU one has no C shim in torch: the proxy executor calls it. */

@@ -44,9 +44,6 @@ AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
 AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& dim, int64_t normalization,
                              int64_t last_dim_size);
 
-// aten::unsqueeze: a view of self with a size-1 dim at dim (complex tensors reach the proxy).
-AtenTensorHandle cpu_unsqueeze(AtenTensorHandle self, int64_t dim);
-
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special

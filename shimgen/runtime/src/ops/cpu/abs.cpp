@@ -11,12 +11,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle s
   return guarded(__func__, [&] {
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
-    int32_t type = kFloat32;
-    switch (in.dtype) {
-      case kComplex64: case kFloat32: type = kFloat32; break;
-      case kComplex128: case kFloat64: type = kFloat64; break;
-      default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "abs: dtype code " + std::to_string(in.dtype) + " is not supported");
-    }
+    const int32_t type = rules::abs_dtype(in.dtype);
     auto out = empty_tensor(in.sizes, elementwise::output_strides(in.sizes, {&in}), type, kCPU, -1);
     const std::vector<int64_t>* strides[2] = {&out->strides, &in.strides};
     elementwise::for_each(in.sizes, strides, [&](const int64_t* at) {

@@ -67,6 +67,48 @@ inline std::vector<int64_t> exec_fft_strides(const std::vector<int64_t>& in_stri
   return strides;
 }
 
+// ---- Result layouts on CUDA (the host-staged ops/cuda/_fft_*.cu): torch's fake tensors on a CUDA
+// device follow cuFFT's plan (torch/_meta_registrations.py, meta_fft_c2c / meta_fft_r2c), which
+// transforms at most 3 dims per stage and restrides after each; inductor compiles against these. ----
+constexpr size_t kCufftMaxDims = 3;
+
+// The layout after staged transforms of `dims` from `strides`: each stage takes the (at most 3)
+// dims with the smallest strides of the previous stage's layout and lays its result out as
+// exec_fft_strides does.
+inline std::vector<int64_t> staged_strides(std::vector<int64_t> strides, const std::vector<int64_t>& sizes,
+                                           std::vector<int64_t> dims) {
+  while (!dims.empty()) {
+    std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+    const size_t take = std::min(kCufftMaxDims, dims.size());
+    strides = exec_fft_strides(strides, sizes, std::vector<int64_t>(dims.end() - static_cast<std::ptrdiff_t>(take), dims.end()));
+    dims.resize(dims.size() - take);
+  }
+  return strides;
+}
+
+// _fft_c2c's result strides on CUDA (dims: wrapped; none: self's dense layout, as clone).
+inline std::vector<int64_t> cuda_c2c_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                             const std::vector<int64_t>& dims) {
+  return dims.empty() ? dense_strides_like(sizes, strides) : staged_strides(strides, sizes, dims);
+}
+
+// _fft_r2c's result strides on CUDA (dims: wrapped, not empty). cuFFT's one-plan path (at most 3
+// dims, not starting [0, 1]) lays out every dim at once in the given order; otherwise the r2c of
+// the last dim comes first, then c2c stages over the others, and a two-sided result that the
+// stages left onesided is made contiguous.
+inline std::vector<int64_t> cuda_r2c_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                             const std::vector<int64_t>& dims, bool onesided) {
+  const auto last = static_cast<size_t>(dims.back());
+  std::vector<int64_t> half = sizes;
+  half[last] = sizes[last] / 2 + 1;
+  const std::vector<int64_t>& out_sizes = onesided ? half : sizes;
+  if (dims.size() <= kCufftMaxDims && !(dims.size() >= 2 && dims[0] == 0 && dims[1] == 1))
+    return exec_fft_strides(strides, out_sizes, dims);
+  if (!onesided && half[last] != sizes[last]) return contiguous_strides_of(sizes);
+  const std::vector<int64_t> first = exec_fft_strides(strides, half, {dims.back()});
+  return staged_strides(first, half, std::vector<int64_t>(dims.begin(), dims.end() - 1));
+}
+
 // The elements of t (complex64/128, or a real float32/64 as complex) in row-major order.
 inline std::vector<cd> load(const Tensor& t) {
   std::vector<cd> buf;

@@ -1,6 +1,7 @@
 // CUDA ops served by their CPU implementation on host copies (ops/cuda/<op>.cu of the ring's ops:
 // selections, searchsorted, cdist, embedding bags, baddbmm, index_reduce, nonzero, random sources,
-// transposed convolution; the scans, pdist and scatter run on the device). Each wrapper is
+// transposed convolution, FFTs, mode; the scans, pdist, scatter, the complex elementwise ops and
+// index_Tensor's gather run on the device). Each wrapper is
 // `HostStaged s; s.run(name, {outputs}, [&](r) { return cpu_op(s.host(x), ..., &r[0]); })`.
 // Each device input is copied to the host on the effective stream (synchronously: the host reads it
 // next), the CPU op runs, and each result is copied to a new tensor on the input's device (or back
@@ -70,7 +71,7 @@ class HostStaged {
     check(code, what);
     AtenTensorHandle device[N] = {};
     try {
-      for (size_t i = 0; i < N; ++i) device[i] = to_device(host_results[i]);
+      for (size_t i = 0; i < N; ++i) device[i] = to_device(host_results[i], i < layouts_.size() ? &layouts_[i] : nullptr);
     } catch (...) {
       for (AtenTensorHandle d : device)
         if (d != nullptr) (void)aoti_torch_delete_tensor_object(d);
@@ -79,11 +80,21 @@ class HostStaged {
     for (size_t i = 0; i < N; ++i) *outs[i] = device[i];
   }
 
-  // A new device tensor with the values of the host tensor `result` (which stays the caller's).
-  AtenTensorHandle to_device(AtenTensorHandle result) {
+  // Lays run's result i out with `strides` on the device instead of the CPU op's layout: for ops whose
+  // CUDA result layout (torch's fake tensors on a CUDA device, which inductor compiles against)
+  // differs from the CPU one's.
+  void set_layout(size_t i, std::vector<int64_t> strides) {
+    if (layouts_.size() <= i) layouts_.resize(i + 1);
+    layouts_[i] = std::move(strides);
+  }
+
+  // A new device tensor with the values of the host tensor `result` (which stays the caller's), in
+  // `strides` when given and not empty, else in result's layout.
+  AtenTensorHandle to_device(AtenTensorHandle result, const std::vector<int64_t>* strides = nullptr) {
     const Tensor& h = *unwrap(result, "result");
+    const int64_t* layout = strides != nullptr && !strides->empty() ? strides->data() : h.strides.data();
     AtenTensorHandle out = nullptr;
-    check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype,
+    check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), layout, h.dtype,
                                    kCUDA, device_ < 0 ? cuda_resolve_device(-1) : device_, &out),
           "empty_strided");
     const AOTITorchError code = aoti_torch_copy_(out, result, 0);
@@ -102,6 +113,7 @@ class HostStaged {
  private:
   std::vector<AtenTensorHandle> owned_;
   std::deque<AtenTensorHandle> optional_;  // stable addresses: handed out as pointers
+  std::vector<std::vector<int64_t>> layouts_;  // per result: the device layout (empty: the CPU op's)
   int32_t device_ = -1;
 };
 

@@ -1,0 +1,18 @@
+// aoti_torch_cuda_squeeze_dim: a view of self without dim when its size is 1 (torch.squeeze(self, dim)).
+// The same function as the CPU shim's (../views.h): metadata only, the result shares self's device storage,
+// nothing is launched.
+#include "../views.h"
+#include "op_support.cuh"
+#include "shimgen_runtime/shim_cuda_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cuda_ops;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_squeeze_dim(AtenTensorHandle self, int64_t dim,
+                                                                       AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    const Tensor& in = cuda_arg(self, "self");
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
+    *ret0 = wrap(views::squeeze_dim(in, dim));
+  });
+}

@@ -1,0 +1,18 @@
+// aoti_torch_cuda_view_as_complex: a float32/64 CUDA tensor [..., 2] seen as complex64/128
+// (torch.view_as_complex). The same function as the CPU shim's (../views.h): metadata only, the result
+// shares self's device storage, nothing is launched.
+#include "../views.h"
+#include "op_support.cuh"
+#include "shimgen_runtime/shim_cuda_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cuda_ops;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_view_as_complex(AtenTensorHandle self,
+                                                                           AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    const Tensor& in = cuda_arg(self, "self");
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
+    *ret0 = wrap(views::view_as_complex(in));
+  });
+}

@@ -1,0 +1,17 @@
+// aoti_torch_cuda_view_as_real: a complex64/128 CUDA tensor seen as float32/64 [..., 2]
+// (torch.view_as_real). The same function as the CPU shim's (../views.h): metadata only, the result shares
+// self's device storage, nothing is launched.
+#include "../views.h"
+#include "op_support.cuh"
+#include "shimgen_runtime/shim_cuda_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cuda_ops;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    const Tensor& in = cuda_arg(self, "self");
+    SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
+    *ret0 = wrap(views::view_as_real(in));
+  });
+}
