@@ -460,6 +460,114 @@ RING: dict[str, ZooModel] = {
         "self.g = torch.nn.GRU(20, 8, bidirectional=True).eval()",
         "y, (h, c) = self.a(x)\nz, k = self.g(y.transpose(0, 1))\nreturn y, h, c, z, k",
         (Input((3, 17, 6)),), 1e-5),
+    # ---- wider ring, round 3: more families (decoders, hybrid, MoE enc-dec, translation, encoders,
+    # audio codec and self-supervised speech, spectrogram, vision, depth and video towers) ----
+    "cohere": ZooModel(_lm("CohereConfig", "CohereForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
+    "granite": ZooModel(_lm("GraniteConfig", "GraniteForCausalLM", _DECODER + ", embedding_multiplier=2.0,"
+                            " residual_multiplier=0.5, logits_scaling=4.0, attention_multiplier=0.2"), _LM, _TOKENS, 1e-4),
+    "gemma": ZooModel(_lm("GemmaConfig", "GemmaForCausalLM", _DECODER + ", head_dim=16"), _LM, _PADDED, 1e-4),
+    "glm": ZooModel(_lm("GlmConfig", "GlmForCausalLM", _DECODER + ", head_dim=16, pad_token_id=0"), _LM, _TOKENS, 1e-4),
+    "nemotron": ZooModel(_lm("NemotronConfig", "NemotronForCausalLM", _DECODER + ", head_dim=16"), _LM, _TOKENS, 1e-4),
+    "jamba": ZooModel(_lm("JambaConfig", "JambaForCausalLM",
+                          _DECODER + ", num_experts=4, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1,"
+                          " attn_layer_period=2, attn_layer_offset=1, mamba_d_state=8, mamba_d_conv=4, mamba_expand=2,"
+                          " use_mamba_kernels=False"), _LM, _TOKENS, 1e-4),
+    "switch_transformers": ZooModel(_hf("SwitchTransformersConfig", "SwitchTransformersModel",
+                                        "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2,"
+                                        " num_heads=4, num_experts=4, expert_capacity=8, num_sparse_encoder_layers=1,"
+                                        " num_sparse_decoder_layers=1, decoder_start_token_id=0"),
+                                    "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                                    (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "pegasus": ZooModel(_hf("PegasusConfig", "PegasusModel",
+                            "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
+                            " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
+                            " max_position_embeddings=64"),
+                        "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                        (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "marian": ZooModel(_hf("MarianConfig", "MarianMTModel",
+                           "vocab_size=128, decoder_vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2,"
+                           " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
+                           " decoder_ffn_dim=128, max_position_embeddings=64, pad_token_id=0, decoder_start_token_id=0"),
+                       "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).logits",
+                       (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "longt5": ZooModel(_hf("LongT5Config", "LongT5Model",
+                           "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, local_radius=4,"
+                           " global_block_size=4, encoder_attention_type='transient-global', decoder_start_token_id=0"),
+                       "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                       (Input((2, 16), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "xlm_roberta": ZooModel(_hf("XLMRobertaConfig", "XLMRobertaModel",
+                                "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                                " intermediate_size=128, max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
+    "mpnet": ZooModel(_hf("MPNetConfig", "MPNetModel",
+                          "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                          " intermediate_size=128, max_position_embeddings=64"),
+                      _HIDDEN, _PADDED, 1e-4),
+    "convbert": ZooModel(_hf("ConvBertConfig", "ConvBertModel",
+                             "vocab_size=128, embedding_size=32, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                             " intermediate_size=128, max_position_embeddings=64, conv_kernel_size=5, head_ratio=2"),
+                         _HIDDEN, _PADDED, 1e-4),
+    "funnel": ZooModel(_hf("FunnelConfig", "FunnelBaseModel",
+                           "vocab_size=128, d_model=64, n_head=4, d_head=16, d_inner=128, block_sizes=[1, 1],"
+                           " max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
+    "encodec": ZooModel(_hf("EncodecConfig", "EncodecModel",
+                            "num_filters=4, hidden_size=16, upsampling_ratios=[4, 2], codebook_size=32, codebook_dim=16,"
+                            " num_lstm_layers=1, target_bandwidths=[1.5], sampling_rate=800"),
+                        "o = self.m(input_values=x)\nreturn o.audio_codes, o.audio_values",
+                        (Input((1, 1, 256)),), 1e-4),
+    "wavlm": ZooModel(_hf("WavLMConfig", "WavLMModel",
+                          "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                          " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,"
+                          " num_conv_pos_embedding_groups=4, num_buckets=16, max_bucket_distance=32"),
+                      "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    "data2vec_audio": ZooModel(_hf("Data2VecAudioConfig", "Data2VecAudioModel",
+                                   "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                                   " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
+                                   " num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4,"
+                                   " conv_pos_kernel_size=5, num_conv_pos_embeddings_layers=2"),
+                               "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    "ast": ZooModel(_hf("ASTConfig", "ASTModel",
+                        "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                        " patch_size=8, frequency_stride=8, time_stride=8, max_length=32, num_mel_bins=16"),
+                    "return self.m(input_values=x).last_hidden_state", (Input((2, 32, 16)),), 1e-4),
+    "poolformer": ZooModel(_hf("PoolFormerConfig", "PoolFormerModel",
+                               "num_encoder_blocks=2, depths=[1, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3],"
+                               " strides=[4, 2], padding=[2, 1], pool_size=3"), _PIXEL_OUT, _PIXELS, 1e-4),
+    "efficientnet": ZooModel(_hf("EfficientNetConfig", "EfficientNetModel",
+                                 "image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320"),
+                             "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
+    "bit": ZooModel(_hf("BitConfig", "BitModel",
+                        "embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type='preactivation',"
+                        " global_padding='SAME', num_groups=4"), "return self.m(pixel_values=x).pooler_output",
+                    _PIXELS, 1e-4),
+    "focalnet": ZooModel(_hf("FocalNetConfig", "FocalNetModel",
+                             "image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], focal_levels=[2, 2],"
+                             " focal_windows=[3, 3]"), _PIXEL_OUT, _PIXELS, 1e-4),
+    "glpn": ZooModel(_hf("GLPNConfig", "GLPNForDepthEstimation",
+                         "num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],"
+                         " num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2],"
+                         " decoder_hidden_size=16, max_depth=10, head_in_index=-1"),
+                     "return self.m(pixel_values=x).predicted_depth", _PIXELS, 1e-4),
+    "imagegpt": ZooModel(_hf("ImageGPTConfig", "ImageGPTModel",
+                             "vocab_size=65, n_positions=64, n_embd=64, n_layer=2, n_head=4"),
+                         "return self.m(input_ids=x).last_hidden_state", (Input((2, 16), "index:64"),), 1e-4),
+    "videomae": ZooModel(_hf("VideoMAEConfig", "VideoMAEModel",
+                             "image_size=16, patch_size=8, num_frames=4, tubelet_size=2, hidden_size=64,"
+                             " num_hidden_layers=2, num_attention_heads=4, intermediate_size=128"),
+                         _PIXEL_OUT, (Input((1, 4, 3, 16, 16)),), 1e-4),
+    # ---- round 3, plain torch: the index writes inductor leaves to fallbacks, and op shapes models use ----
+    # index_put_ with a boolean mask (aoti_torch_index_put_out), accumulate on int64 (inductor's atomic-add
+    # limitation sends it to the same fallback) and float; bfloat16 index_add (aten::index_add, proxy).
+    "index_put_mask": ZooModel(
+        "",
+        "m = x > 0.3\na = x.clone()\na[m] = y[m] * 2\n"
+        "i = (x.abs() * 3).long().clamp(max=5)\n"
+        "c = torch.zeros(6, dtype=torch.int64).index_put_((i[:, 0],), i[:, 1], accumulate=True)\n"
+        "b = torch.zeros_like(x)\nb[m] += 1.5\n"
+        "f = torch.zeros_like(x).index_put_((i[:, 2], i[:, 3]), x[:, 4], accumulate=True)\n"
+        "g = x.clone()\ng[:, m[0]] = 0.0\n"
+        "h = torch.zeros(6, 8, dtype=torch.bfloat16).index_add(0, i[:, 5], x.to(torch.bfloat16))\n"
+        "return a, c, b, f, g, h.float()",
+        (Input((6, 8)), Input((6, 8))), 0.02),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

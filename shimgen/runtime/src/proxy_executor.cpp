@@ -360,6 +360,16 @@ void unsqueeze(Call& call) {
   call.set_output(0, proxy_ops::cpu_unsqueeze(self, call.integer("dim", 0)));
 }
 
+void index_add(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_index, keep_source;
+  AtenTensorHandle index = on_host(call.tensor("index"), keep_index);
+  AtenTensorHandle source = on_host(call.tensor("source"), keep_source);
+  call.set_output(0, to_device_of(proxy_ops::cpu_index_add(on_host(self, keep_self), call.integer("dim", 0), index,
+                                                           source, call.real("alpha", 1.0)),
+                                  self));
+}
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -415,6 +425,7 @@ constexpr Served kServed[] = {
     {"aten::complex", complex_},
     {"aten::_fft_c2r", fft_c2r},
     {"aten::unsqueeze", unsqueeze},
+    {"aten::index_add", index_add},
 };
 
 Handler handler_for(std::string target) {

@@ -1,40 +1,12 @@
 // aoti_torch_cpu_index_Tensor: advanced indexing self[indices] (boolean-mask selection x[x > t],
-// gathers by index tensors; data-dependent shapes). indices[i] is null (None: the dim is kept) or a
-// handle to an int64/int32 index tensor (negative counts from the end) or a bool/uint8 mask, which
-// stands for as many dims as it has (its nonzero coordinates). Index tensors broadcast together;
-// their shape replaces the indexed dims where they are adjacent, else goes in front (numpy's rule).
-// A new contiguous tensor of self's dtype; any dtype (elements are copied as bytes).
-#include <algorithm>
-
-#include "elementwise.h"
+// gathers by index tensors; data-dependent shapes), resolved by AdvancedIndex (advanced_index.h,
+// which states the indexing rules). A new contiguous tensor of self's dtype; any dtype (elements are
+// copied as bytes).
+#include "advanced_index.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
-
-namespace {
-
-// An index tensor's values as int64 in row-major order.
-std::vector<int64_t> index_values(const Tensor& t) {
-  std::vector<int64_t> v;
-  v.reserve(static_cast<size_t>(t.numel()));
-  if (t.dtype == kInt64) {
-    const auto* p = reinterpret_cast<const int64_t*>(t.data());
-    for_each_element(t, [&](int64_t at) { v.push_back(p[at]); });
-  } else if (t.dtype == kInt32) {
-    const auto* p = reinterpret_cast<const int32_t*>(t.data());
-    for_each_element(t, [&](int64_t at) { v.push_back(p[at]); });
-  } else {
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: tensors used as indices must be long, int, byte or bool tensors");
-  }
-  return v;
-}
-
-struct Index {  // one indexed dim: its values over the broadcast index shape
-  std::vector<int64_t> sizes, strides, values;  // values row-major over sizes (strides: broadcast view)
-};
-
-}  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self,
                                                                        const AtenTensorHandle** indices,
@@ -42,136 +14,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTenso
   return guarded(__func__, [&] {
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(indices_len_ >= 0 && (indices != nullptr || indices_len_ == 0), "indices is null");
-    const size_t rank = in.sizes.size();
-    // Per dim of self: null (kept) or the index over its own shape; masks expand to their coordinates.
-    std::vector<std::unique_ptr<Index>> per_dim;
-    for (int64_t i = 0; i < indices_len_; ++i) {
-      if (indices[i] == nullptr || *indices[i] == nullptr) {
-        per_dim.emplace_back();
-        continue;
-      }
-      const Tensor& t = cpu_tensor(*indices[i], "indices");
-      if (t.dtype == kBool || t.dtype == kUInt8) {
-        const size_t first = per_dim.size();
-        SHIMGEN_REQUIRE(first + t.sizes.size() <= rank, "index: too many indices for tensor of dimension " +
-                                                            std::to_string(rank));
-        for (size_t d = 0; d < t.sizes.size(); ++d)
-          SHIMGEN_REQUIRE(t.sizes[d] == in.sizes[first + d],
-                          "index: the shape of the mask at index " + std::to_string(d) +
-                              " does not match the shape of the indexed tensor at index " + std::to_string(first + d));
-        std::vector<std::vector<int64_t>> coords(t.sizes.size());
-        std::vector<int64_t> at(t.sizes.size(), 0);
-        const auto* p = reinterpret_cast<const uint8_t*>(t.data());
-        for_each_element(t, [&](int64_t off) {
-          if (p[off] != 0)
-            for (size_t d = 0; d < at.size(); ++d) coords[d].push_back(at[d]);
-          for (size_t d = at.size(); d-- > 0;) {
-            if (++at[d] < t.sizes[d]) break;
-            at[d] = 0;
-          }
-        });
-        for (auto& c : coords) {
-          auto idx = std::make_unique<Index>();
-          idx->sizes = {static_cast<int64_t>(c.size())};
-          idx->values = std::move(c);
-          per_dim.push_back(std::move(idx));
-        }
-        if (t.sizes.empty()) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: a 0-d mask is not supported");
-        continue;
-      }
-      auto idx = std::make_unique<Index>();
-      idx->sizes = t.sizes;
-      idx->values = index_values(t);
-      per_dim.push_back(std::move(idx));
-    }
-    SHIMGEN_REQUIRE(per_dim.size() <= rank, "index: too many indices for tensor of dimension " + std::to_string(rank));
-    per_dim.resize(rank);
-    // Broadcast shape of the index tensors, and whether the indexed dims are adjacent.
-    std::vector<int64_t> shape;
-    bool any = false;
-    int state = 0;
-    bool adjacent = true;
-    for (const auto& idx : per_dim) {
-      if (idx) {
-        shape = any ? elementwise::broadcast_shape(shape, idx->sizes) : idx->sizes;
-        any = true;
-        if (state == 2) adjacent = false;
-        state = state == 0 ? 1 : state;
-      } else if (state == 1) {
-        state = 2;
-      }
-    }
-    SHIMGEN_REQUIRE(any, "index: no index tensor given");
-    // Order of self's dims in the result: indexed ones (replaced by `shape`) at the first indexed
-    // position when adjacent, else in front.
-    std::vector<size_t> before, after, indexed;
-    for (size_t d = 0; d < rank; ++d) {
-      if (per_dim[d]) indexed.push_back(d);
-      else if (adjacent && (indexed.empty())) before.push_back(d);
-      else after.push_back(d);
-    }
-    std::vector<int64_t> out_sizes;
-    for (size_t d : before) out_sizes.push_back(in.sizes[d]);
-    out_sizes.insert(out_sizes.end(), shape.begin(), shape.end());
-    for (size_t d : after) out_sizes.push_back(in.sizes[d]);
-    // Each index's values at every point of `shape` (broadcast), checked and wrapped.
-    int64_t points = 1;
-    for (int64_t s : shape) points = checked_mul(points, s, "index shape");
-    std::vector<std::vector<int64_t>> at_point(indexed.size(), std::vector<int64_t>(static_cast<size_t>(points)));
-    for (size_t k = 0; k < indexed.size(); ++k) {
-      const Index& idx = *per_dim[indexed[k]];
-      const int64_t extent = in.sizes[indexed[k]];
-      std::vector<int64_t> own = contiguous_strides_of(idx.sizes), bstride(shape.size(), 0);
-      const size_t lead = shape.size() - idx.sizes.size();
-      for (size_t d = 0; d < idx.sizes.size(); ++d) bstride[lead + d] = idx.sizes[d] == 1 ? 0 : own[d];
-      std::vector<int64_t> pos(shape.size(), 0);
-      for (int64_t p = 0; p < points; ++p) {
-        int64_t off = 0;
-        for (size_t d = 0; d < shape.size(); ++d) off += pos[d] * bstride[d];
-        int64_t v = idx.values[static_cast<size_t>(off)];
-        SHIMGEN_REQUIRE(v >= -extent && v < extent, "index " + std::to_string(v) + " is out of bounds for dimension " +
-                                                        std::to_string(indexed[k]) + " with size " +
-                                                        std::to_string(extent));
-        at_point[k][static_cast<size_t>(p)] = v < 0 ? v + extent : v;
-        for (size_t d = shape.size(); d-- > 0;) {
-          if (++pos[d] < shape[d]) break;
-          pos[d] = 0;
-        }
-      }
-    }
-    auto out = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), in.dtype, kCPU, -1);
+    const AdvancedIndex plan(in, index_tensors(indices, indices_len_));
+    auto out = empty_tensor(plan.sizes(), contiguous_strides_of(plan.sizes()), in.dtype, kCPU, -1);
     const size_t item = in.itemsize();
-    int64_t before_n = 1, after_n = 1;
-    for (size_t d : before) before_n *= in.sizes[d];
-    for (size_t d : after) after_n *= in.sizes[d];
     char* dst = out->data();
     const char* src = in.data();
-    // Walk (before, point, after) in row-major order of the result.
-    std::vector<int64_t> bpos(before.size(), 0);
-    for (int64_t b = 0; b < before_n; ++b) {
-      int64_t boff = 0;
-      for (size_t i = 0; i < before.size(); ++i) boff += bpos[i] * in.strides[before[i]];
-      for (int64_t p = 0; p < points; ++p) {
-        int64_t poff = boff;
-        for (size_t k = 0; k < indexed.size(); ++k) poff += at_point[k][static_cast<size_t>(p)] * in.strides[indexed[k]];
-        std::vector<int64_t> apos(after.size(), 0);
-        for (int64_t a = 0; a < after_n; ++a) {
-          int64_t off = poff;
-          for (size_t i = 0; i < after.size(); ++i) off += apos[i] * in.strides[after[i]];
-          std::memcpy(dst, src + off * static_cast<int64_t>(item), item);
-          dst += item;
-          for (size_t i = after.size(); i-- > 0;) {
-            if (++apos[i] < in.sizes[after[i]]) break;
-            apos[i] = 0;
-          }
-        }
-      }
-      for (size_t i = before.size(); i-- > 0;) {
-        if (++bpos[i] < in.sizes[before[i]]) break;
-        bpos[i] = 0;
-      }
-    }
+    plan.for_each(in.strides, [&](int64_t off) {
+      std::memcpy(dst, src + off * static_cast<int64_t>(item), item);
+      dst += item;
+    });
     *ret0 = wrap(std::move(out));
   });
 }
