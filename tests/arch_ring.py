@@ -21,6 +21,10 @@ _PIXELS = (Input((2, 3, 32, 32)),)
 _LM = "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits"
 _HIDDEN = "return self.m(input_ids=x, attention_mask=y).last_hidden_state"
 _PIXEL_OUT = "return self.m(pixel_values=x).last_hidden_state"
+# Encoder-decoders with both attention masks, as generate() passes them (LongT5 and SwitchTransformers
+# trace a None mask under torch.export otherwise).
+_ENC_DEC_MASKED = ("return self.m(input_ids=x, decoder_input_ids=y, attention_mask=torch.ones_like(x),"
+                   " decoder_attention_mask=torch.ones_like(y), use_cache=False).last_hidden_state")
 _DECODER = ("vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2, "
             "num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64")
 
@@ -476,8 +480,7 @@ RING: dict[str, ZooModel] = {
                                         "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2,"
                                         " num_heads=4, num_experts=4, expert_capacity=8, num_sparse_encoder_layers=1,"
                                         " num_sparse_decoder_layers=1, decoder_start_token_id=0"),
-                                    "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                                    (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+                                    _ENC_DEC_MASKED, (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
     "pegasus": ZooModel(_hf("PegasusConfig", "PegasusModel",
                             "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
                             " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
@@ -493,8 +496,7 @@ RING: dict[str, ZooModel] = {
     "longt5": ZooModel(_hf("LongT5Config", "LongT5Model",
                            "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, local_radius=4,"
                            " global_block_size=4, encoder_attention_type='transient-global', decoder_start_token_id=0"),
-                       "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                       (Input((2, 16), "index:128"), Input((2, 6), "index:128")), 1e-4),
+                       _ENC_DEC_MASKED, (Input((2, 16), "index:128"), Input((2, 6), "index:128")), 1e-4),
     "xlm_roberta": ZooModel(_hf("XLMRobertaConfig", "XLMRobertaModel",
                                 "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
                                 " intermediate_size=128, max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
@@ -568,6 +570,59 @@ RING: dict[str, ZooModel] = {
         "h = torch.zeros(6, 8, dtype=torch.bfloat16).index_add(0, i[:, 5], x.to(torch.bfloat16))\n"
         "return a, c, b, f, g, h.float()",
         (Input((6, 8)), Input((6, 8))), 0.02),
+    # Volumetric sampling (3-D grid_sample, trilinear and nearest, as in 3-D detection/registration heads).
+    "grid_sample_3d": ZooModel(
+        "",
+        "F = torch.nn.functional\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.0, 0.05], [-0.1, 0.8, 0.1, 0.0], [0.0, 0.1, 1.1, -0.1]]]).expand(2, 3, 4)\n"
+        "grid = F.affine_grid(theta, [2, 3, 4, 5, 3], align_corners=False)\n"
+        "return (F.grid_sample(x, grid, align_corners=False), F.grid_sample(x, grid, mode='nearest',"
+        " padding_mode='border', align_corners=True), F.grid_sample(x, grid * 1.3, padding_mode='reflection'))",
+        (Input((2, 3, 5, 6, 4)),), 1e-5),
+    # Histograms with fixed ranges and weights (calibration, data statistics).
+    "histogram": ZooModel(
+        "",
+        "h = torch.histogram(x.flatten(), bins=8, range=(-2.0, 2.0))\n"
+        "w = torch.histogram(x.flatten(), bins=5, range=(-1.0, 1.5), weight=y.flatten().abs(), density=True)\n"
+        "return h.hist, h.bin_edges, w.hist, w.bin_edges",
+        (Input((6, 9)), Input((6, 9))), 1e-5),
+    # Op shapes models lean on: bool cumprod (running "all"), searchsorted through a sorter, tril indices,
+    # NaN-aware quantiles, per-sample-weighted bags, and proxy targets called with their defaults.
+    "op_shapes": ZooModel(
+        "self.bag = torch.nn.EmbeddingBag(32, 8, mode='sum')",
+        "i = (x.abs() * 4).long().clamp(max=31)\n"
+        "order = torch.argsort(y[0])\n"
+        "r, c = torch.tril_indices(6, 6, -1)\n"
+        "q = x.masked_fill(x > 1.2, float('nan'))\n"
+        "return (torch.cumprod(x > -0.5, dim=1), torch.searchsorted(y[0], x, sorter=order), x[:, :6][r, c],"
+        " torch.nanquantile(q, 0.25, dim=1), torch.quantile(x, torch.tensor([0.1, 0.9]), dim=0, interpolation='midpoint'),"
+        " self.bag(i[:, :4], per_sample_weights=y[:, :4].abs()), torch.topk(x, 2).values, torch.bincount(i[0]),"
+        " torch.histc(x), torch.diff(x, dim=0, prepend=y[:1]), torch.roll(x, 3))",
+        (Input((6, 9)), Input((6, 9))), 1e-5),
+    # nn.MultiheadAttention with a key padding mask (padded batches) and a causal mask, averaged weights.
+    "mha_padding": ZooModel(
+        "self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True, kdim=16, vdim=16).eval()",
+        "pad = torch.arange(10)[None, :] >= torch.tensor([[10], [7]])\n"
+        "causal = torch.ones(8, 10, dtype=torch.bool).triu(3)\n"
+        "o, w = self.mha(x, y, y, key_padding_mask=pad)\n"
+        "p, v = self.mha(x, y, y, key_padding_mask=pad, attn_mask=causal, average_attn_weights=False)\n"
+        "return o, w, p, v",
+        (Input((2, 8, 32)), Input((2, 10, 16))), 1e-5),
+    # CTC loss over log-probabilities (speech recognition training/eval), mean and per-sample.
+    "ctc_loss": ZooModel(
+        "",
+        "F = torch.nn.functional\nlp = F.log_softmax(x, -1).transpose(0, 1)\n"
+        "targets = torch.tensor([[1, 2, 2, 3], [4, 1, 3, 0]])\n"
+        "il, tl = torch.tensor([12, 10]), torch.tensor([4, 3])\n"
+        "return F.ctc_loss(lp, targets, il, tl), F.ctc_loss(lp, targets, il, tl, reduction='none', zero_infinity=True)",
+        (Input((2, 12, 5)),), 1e-4),
+    # Short-time Fourier analysis and resynthesis (spectrogram front ends, vocoders).
+    "stft_istft": ZooModel(
+        "",
+        "w = torch.hann_window(16)\n"
+        "s = torch.stft(x, 16, hop_length=4, window=w, return_complex=True)\n"
+        "return s.abs(), torch.istft(s, 16, hop_length=4, window=w, length=x.shape[-1])",
+        (Input((2, 64)),), 1e-4),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

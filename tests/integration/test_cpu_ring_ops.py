@@ -7,7 +7,7 @@ with torch eager: values, dtypes, shapes, strides. Random ops are checked by the
 
 from __future__ import annotations
 
-from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_void_p
+from ctypes import byref, c_bool, c_char_p, c_double, c_int32, c_int64, c_uint32, c_void_p
 
 import pytest
 
@@ -376,3 +376,64 @@ def test_nanmedian_and_pdist_match_torch(rt, hs):
         assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x), c_double(p), byref(out)) == 0, last_error(rt)
         assert_same(got_(hs, out), torch.ops.aten._pdist_forward(x.contiguous(), p), atol=1e-5)  # torch: contiguous only
     assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x[0]), c_double(2.0), byref(c_void_p())) == INVALID
+
+
+# ---- index_put_ (aoti_torch_index_put_out, the device-free shim inductor calls) ----
+
+def _index_put(rt, hs, out, self_, indices, values, accumulate):
+    handles = (c_void_p * max(len(indices), 1))(*[None if i is None else hs.of(i).value for i in indices])
+    return shim(rt, "aoti_torch_index_put_out")(hs.of(out), hs.of(self_), handles, c_uint32(len(indices)),
+                                                hs.of(values), c_bool(accumulate))
+
+
+def _index_put_cases(dtype):
+    base = (torch.randn(5, 6, 4, generator=gen(31)) * 3)
+    x = base.to(dtype) if dtype != torch.bool else base > 0
+    mask = base[:, :, 0] > 0.5
+    rows = torch.tensor([4, -1, 0, 4, 2])  # repeated and negative: accumulation must add every one
+    cols = torch.tensor([[1], [5]])        # broadcast against rows: a [2, 5] index shape
+    mid = torch.tensor([3, 0, 3])
+    def vals(shape, seed):
+        v = torch.randn(*shape, generator=gen(seed)) * 2
+        return v.to(dtype) if dtype != torch.bool else v > 0
+    return x, [
+        ([mask], vals((int(mask.sum()), 4), 32)),          # x[mask] = v (a 2-d mask over dims 0, 1)
+        ([mask], vals((4,), 33)),                          # values broadcast over the masked rows
+        ([None, None, base[0, 0] > 0], vals((1,), 34)),    # x[:, :, m]: None entries keep dims
+        ([rows, cols], vals((2, 5, 4), 35)),               # index tensors broadcast together
+        ([rows], vals((5, 6, 4), 36)),                     # one index tensor
+        ([None, mid], vals((5, 3, 4), 37)),                # x[:, idx]
+        ([rows[:3], None, mid], vals((3, 6), 38)),         # split indices: their shape goes in front
+    ]
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16, torch.bool])
+def test_index_put_out_matches_torch(rt, hs, dtype, accumulate):
+    x, cases = _index_put_cases(dtype)
+    for indices, values in cases:
+        if not accumulate and any(i is not None and i.dtype == torch.int64 and i.numel() != i.unique().numel()
+                                  for i in indices):
+            continue  # assignment to a repeated position: torch leaves which write wins unspecified
+        for out in (x.clone(), strided(x.clone())):  # in place, as the generated code calls it
+            assert _index_put(rt, hs, out, out, indices, values, accumulate) == 0, last_error(rt)
+            want = torch.ops.aten.index_put_(x.clone(), indices, values, accumulate)
+            atol = 0.1 if dtype == torch.bfloat16 else 1e-5
+            assert_same(out.contiguous(), want, atol=atol, strides=False)
+
+
+def test_index_put_out_copies_self_into_a_distinct_out_and_refuses_bad_arguments(rt, hs):
+    x = torch.randn(4, 5, generator=gen(40))
+    mask, values = x > 0, torch.full((1,), 7.0)
+    out = torch.zeros(4, 5)
+    assert _index_put(rt, hs, out, x, [mask], values, True) == 0, last_error(rt)
+    assert_same(out, x.clone().index_put_((mask,), values, accumulate=True))
+    # Negative controls: each refused before the first write, out untouched.
+    for indices, vals, code in (([torch.tensor([0, 4])], values, INVALID),          # index past the dim
+                                ([mask], values.double(), INVALID),                 # values of another dtype
+                                ([mask], torch.ones(3), INVALID),                   # values that do not broadcast
+                                ([mask[:3]], values, INVALID),                      # mask of the wrong shape
+                                ([torch.tensor([0.5])], values, UNSUPPORTED)):      # float indices
+        before = out.clone()
+        assert _index_put(rt, hs, out, x, indices, vals, False) == code, last_error(rt)
+        assert torch.equal(out, before)
