@@ -205,6 +205,11 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nanmedian(AtenTensorHandle self,
 /* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle self, double p, AtenTensorHandle* ret0);
 
+/* F.grid_sample of a volume (aoti_torch_cpu_grid_sampler_3d's contract), staged through the host. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
+                                                               int64_t interpolation_mode, int64_t padding_mode,
+                                                               int32_t align_corners, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -185,4 +185,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle 
   return unsupported(__func__);
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode, int64_t padding_mode, int32_t align_corners, AtenTensorHandle* ret0) {
+  return unsupported(__func__);
+}
+
 }  // extern "C"
