@@ -7,6 +7,7 @@ with torch eager: values, dtypes, shapes, strides. Random ops are checked by the
 
 from __future__ import annotations
 
+import ctypes
 from ctypes import byref, c_bool, c_char_p, c_double, c_int32, c_int64, c_uint32, c_void_p
 
 import pytest
@@ -437,3 +438,69 @@ def test_index_put_out_copies_self_into_a_distinct_out_and_refuses_bad_arguments
         before = out.clone()
         assert _index_put(rt, hs, out, x, indices, vals, False) == code, last_error(rt)
         assert torch.equal(out, before)
+
+
+# ---- grid_sampler_3d, histogram ----
+
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align", [0, 1])
+def test_grid_sampler_3d_matches_torch(rt, hs, mode, padding, align):
+    x = torch.randn(2, 3, 4, 5, 6, generator=gen(50))
+    grid = strided(torch.rand(2, 3, 4, 2, 3, generator=gen(51)) * 2.6 - 1.3)  # past the edges too
+    grid[0, 0, 0, 0] = torch.tensor([1.0, -1.0, 0.0])  # exactly on the corners
+    out = c_void_p()
+    assert shim(rt, "aoti_torch_cpu_grid_sampler_3d")(hs.of(x), hs.of(grid), c_int64(mode), c_int64(padding),
+                                                      c_int32(align), byref(out)) == 0, last_error(rt)
+    want = torch.nn.functional.grid_sample(x, grid, mode=("bilinear", "nearest")[mode],
+                                           padding_mode=("zeros", "border", "reflection")[padding],
+                                           align_corners=bool(align))
+    assert_same(got_(hs, out), want, atol=1e-5)
+
+
+def test_grid_sampler_3d_refuses_bad_arguments(rt, hs):
+    x, grid = torch.randn(1, 2, 3, 3, 3), torch.zeros(1, 2, 2, 2, 3)
+    for args, code in (((hs.of(x[0]), hs.of(grid), 0, 0), INVALID),          # a 4-d input
+                       ((hs.of(x), hs.of(grid[..., :2]), 0, 0), INVALID),    # grid of 2-d points
+                       ((hs.of(x), hs.of(grid.double()), 0, 0), INVALID),    # dtypes differ
+                       ((hs.of(x), hs.of(grid), 0, 3), INVALID),             # no padding mode 3
+                       ((hs.of(x), hs.of(grid), 2, 0), UNSUPPORTED)):        # bicubic is 2-d only
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_grid_sampler_3d")(args[0], args[1], c_int64(args[2]), c_int64(args[3]),
+                                                          c_int32(0), byref(out)) == code
+        assert out.value is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(("bins", "range_", "weighted", "density"),
+                         [(8, (-2.0, 2.0), False, False), (5, None, False, False), (7, (-1.0, 1.5), True, True),
+                          (1, None, True, False), (10, (0.0, 0.0), False, True)])
+def test_histogram_bin_ct_matches_torch(rt, hs, dtype, bins, range_, weighted, density):
+    x = strided((torch.randn(6, 9, generator=gen(52)) * 1.5).to(dtype))
+    x[1, 2], x[3, 4] = float("nan"), 2.0  # NaN skipped; an element on the last edge counts in the last bin
+    weight = strided(torch.rand(6, 9, generator=gen(53)).to(dtype)) if weighted else None
+    if range_ is None:
+        x = x.nan_to_num(0.0)  # torch refuses a NaN-derived range
+    hist, edges = c_void_p(), c_void_p()
+    rng = (c_double * 2)(*range_) if range_ is not None else None
+    range_ptr = byref(ctypes.cast(rng, ctypes.POINTER(c_double))) if rng is not None else None
+    w = byref(hs.of(weight)) if weighted else None
+    assert shim(rt, "aoti_torch_cpu_histogram_bin_ct")(hs.of(x), c_int64(bins), range_ptr, c_int64(2), w,
+                                                       c_int32(density), byref(hist), byref(edges)) == 0, last_error(rt)
+    want = torch.histogram(x, bins=bins, range=range_, weight=weight, density=density)
+    assert_same(got_(hs, edges), want.bin_edges, atol=1e-6)
+    assert_same(got_(hs, hist), want.hist, atol=1e-5)
+
+
+def test_histogram_bin_ct_refuses_bad_arguments(rt, hs):
+    x = torch.randn(10, generator=gen(54))
+    f = shim(rt, "aoti_torch_cpu_histogram_bin_ct")
+    backwards = (c_double * 2)(1.0, -1.0)
+    ptr = ctypes.cast(backwards, ctypes.POINTER(c_double))
+    for args, code in (((hs.of(x), 0, None, None), INVALID),                                 # no bins
+                       ((hs.of(x), 4, byref(ptr), None), INVALID),                           # min > max
+                       ((hs.of(x), 4, None, byref(hs.of(torch.ones(3)))), INVALID),          # weight's shape
+                       ((hs.of(x.long()), 4, None, None), UNSUPPORTED)):                     # integers
+        hist, edges = c_void_p(), c_void_p()
+        assert f(args[0], c_int64(args[1]), args[2], c_int64(2), args[3], c_int32(0), byref(hist), byref(edges)) == code
+        assert hist.value is None and edges.value is None
