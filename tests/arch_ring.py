@@ -21,8 +21,8 @@ _PIXELS = (Input((2, 3, 32, 32)),)
 _LM = "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits"
 _HIDDEN = "return self.m(input_ids=x, attention_mask=y).last_hidden_state"
 _PIXEL_OUT = "return self.m(pixel_values=x).last_hidden_state"
-# Encoder-decoders with both attention masks, as generate() passes them (LongT5 and SwitchTransformers
-# trace a None mask under torch.export otherwise).
+# Encoder-decoders with both attention masks, as generate() passes them (LongT5 traces a None mask
+# under torch.export otherwise).
 _ENC_DEC_MASKED = ("return self.m(input_ids=x, decoder_input_ids=y, attention_mask=torch.ones_like(x),"
                    " decoder_attention_mask=torch.ones_like(y), use_cache=False).last_hidden_state")
 _DECODER = ("vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2, "
@@ -464,8 +464,13 @@ RING: dict[str, ZooModel] = {
         "self.g = torch.nn.GRU(20, 8, bidirectional=True).eval()",
         "y, (h, c) = self.a(x)\nz, k = self.g(y.transpose(0, 1))\nreturn y, h, c, z, k",
         (Input((3, 17, 6)),), 1e-5),
-    # ---- wider ring, round 3: more families (decoders, hybrid, MoE enc-dec, translation, encoders,
-    # audio codec and self-supervised speech, spectrogram, vision, depth and video towers) ----
+    # ---- wider ring, round 3: more families (decoders, hybrid Mamba/attention MoE, translation,
+    # long-input and relative-position encoders, self-supervised speech, spectrogram, vision, depth and
+    # video towers). Left out because torch 2.13 cannot export them (recorded, not worked around):
+    # SwitchTransformers (with both masks: "_apply(): Couldn't swap Linear.weight"; without them
+    # transformers indexes a None mask under export), EnCodec (GuardOnDataDependentSymNode on
+    # Eq(u0, 1)), and F.ctc_loss (DynamicOutputShapeException on aten._ctc_loss, with tensor or list
+    # lengths). ----
     "cohere": ZooModel(_lm("CohereConfig", "CohereForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
     "granite": ZooModel(_lm("GraniteConfig", "GraniteForCausalLM", _DECODER + ", embedding_multiplier=2.0,"
                             " residual_multiplier=0.5, logits_scaling=4.0, attention_multiplier=0.2"), _LM, _TOKENS, 1e-4),
@@ -476,11 +481,6 @@ RING: dict[str, ZooModel] = {
                           _DECODER + ", num_experts=4, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1,"
                           " attn_layer_period=2, attn_layer_offset=1, mamba_d_state=8, mamba_d_conv=4, mamba_expand=2,"
                           " use_mamba_kernels=False"), _LM, _TOKENS, 1e-4),
-    "switch_transformers": ZooModel(_hf("SwitchTransformersConfig", "SwitchTransformersModel",
-                                        "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=2,"
-                                        " num_heads=4, num_experts=4, expert_capacity=8, num_sparse_encoder_layers=1,"
-                                        " num_sparse_decoder_layers=1, decoder_start_token_id=0"),
-                                    _ENC_DEC_MASKED, (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
     "pegasus": ZooModel(_hf("PegasusConfig", "PegasusModel",
                             "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
                             " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
@@ -511,11 +511,6 @@ RING: dict[str, ZooModel] = {
     "funnel": ZooModel(_hf("FunnelConfig", "FunnelBaseModel",
                            "vocab_size=128, d_model=64, n_head=4, d_head=16, d_inner=128, block_sizes=[1, 1],"
                            " max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
-    "encodec": ZooModel(_hf("EncodecConfig", "EncodecModel",
-                            "num_filters=4, hidden_size=16, upsampling_ratios=[4, 2], codebook_size=32, codebook_dim=16,"
-                            " num_lstm_layers=1, target_bandwidths=[1.5], sampling_rate=800"),
-                        "o = self.m(input_values=x)\nreturn o.audio_codes, o.audio_values",
-                        (Input((1, 1, 256)),), 1e-4),
     "wavlm": ZooModel(_hf("WavLMConfig", "WavLMModel",
                           "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
                           " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,"
@@ -608,14 +603,6 @@ RING: dict[str, ZooModel] = {
         "p, v = self.mha(x, y, y, key_padding_mask=pad, attn_mask=causal, average_attn_weights=False)\n"
         "return o, w, p, v",
         (Input((2, 8, 32)), Input((2, 10, 16))), 1e-5),
-    # CTC loss over log-probabilities (speech recognition training/eval), mean and per-sample.
-    "ctc_loss": ZooModel(
-        "",
-        "F = torch.nn.functional\nlp = F.log_softmax(x, -1).transpose(0, 1)\n"
-        "targets = torch.tensor([[1, 2, 2, 3], [4, 1, 3, 0]])\n"
-        "il, tl = torch.tensor([12, 10]), torch.tensor([4, 3])\n"
-        "return F.ctc_loss(lp, targets, il, tl), F.ctc_loss(lp, targets, il, tl, reduction='none', zero_infinity=True)",
-        (Input((2, 12, 5)),), 1e-4),
     # Short-time Fourier analysis and resynthesis (spectrogram front ends, vocoders).
     "stft_istft": ZooModel(
         "",
