@@ -558,18 +558,19 @@ RING: dict[str, ZooModel] = {
         "",
         "m = x > 0.3\na = x.clone()\na[m] = y[m] * 2\n"
         "i = (x.abs() * 3).long().clamp(max=5)\n"
-        "c = torch.zeros(6, dtype=torch.int64).index_put_((i[:, 0],), i[:, 1], accumulate=True)\n"
+        "c = torch.zeros(6, dtype=torch.int64, device=x.device).index_put_((i[:, 0],), i[:, 1], accumulate=True)\n"
         "b = torch.zeros_like(x)\nb[m] += 1.5\n"
         "f = torch.zeros_like(x).index_put_((i[:, 2], i[:, 3]), x[:, 4], accumulate=True)\n"
         "g = x.clone()\ng[:, m[0]] = 0.0\n"
-        "h = torch.zeros(6, 8, dtype=torch.bfloat16).index_add(0, i[:, 5], x.to(torch.bfloat16))\n"
+        "h = torch.zeros(6, 8, dtype=torch.bfloat16, device=x.device).index_add(0, i[:, 5], x.to(torch.bfloat16))\n"
         "return a, c, b, f, g, h.float()",
         (Input((6, 8)), Input((6, 8))), 0.02),
     # Volumetric sampling (3-D grid_sample, trilinear and nearest, as in 3-D detection/registration heads).
     "grid_sample_3d": ZooModel(
         "",
         "F = torch.nn.functional\n"
-        "theta = torch.tensor([[[0.9, 0.1, 0.0, 0.05], [-0.1, 0.8, 0.1, 0.0], [0.0, 0.1, 1.1, -0.1]]]).expand(2, 3, 4)\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.0, 0.05], [-0.1, 0.8, 0.1, 0.0], [0.0, 0.1, 1.1, -0.1]]],"
+        " device=x.device).expand(2, 3, 4)\n"
         "grid = F.affine_grid(theta, [2, 3, 4, 5, 3], align_corners=False)\n"
         "return (F.grid_sample(x, grid, align_corners=False), F.grid_sample(x, grid, mode='nearest',"
         " padding_mode='border', align_corners=True), F.grid_sample(x, grid * 1.3, padding_mode='reflection'))",
@@ -587,18 +588,18 @@ RING: dict[str, ZooModel] = {
         "self.bag = torch.nn.EmbeddingBag(32, 8, mode='sum')",
         "i = (x.abs() * 4).long().clamp(max=31)\n"
         "order = torch.argsort(y[0])\n"
-        "r, c = torch.tril_indices(6, 6, -1)\n"
+        "r, c = torch.tril_indices(6, 6, -1, device=x.device)\n"
         "q = x.masked_fill(x > 1.2, float('nan'))\n"
         "return (torch.cumprod(x > -0.5, dim=1), torch.searchsorted(y[0], x, sorter=order), x[:, :6][r, c],"
-        " torch.nanquantile(q, 0.25, dim=1), torch.quantile(x, torch.tensor([0.1, 0.9]), dim=0, interpolation='midpoint'),"
+        " torch.nanquantile(q, 0.25, dim=1), torch.quantile(x, torch.tensor([0.1, 0.9], device=x.device), dim=0, interpolation='midpoint'),"
         " self.bag(i[:, :4], per_sample_weights=y[:, :4].abs()), torch.topk(x, 2).values, torch.bincount(i[0]),"
         " torch.histc(x), torch.diff(x, dim=0, prepend=y[:1]), torch.roll(x, 3))",
         (Input((6, 9)), Input((6, 9))), 1e-5),
     # nn.MultiheadAttention with a key padding mask (padded batches) and a causal mask, averaged weights.
     "mha_padding": ZooModel(
         "self.mha = torch.nn.MultiheadAttention(32, 4, batch_first=True, kdim=16, vdim=16).eval()",
-        "pad = torch.arange(10)[None, :] >= torch.tensor([[10], [7]])\n"
-        "causal = torch.ones(8, 10, dtype=torch.bool).triu(3)\n"
+        "pad = torch.arange(10, device=x.device)[None, :] >= torch.tensor([[10], [7]], device=x.device)\n"
+        "causal = torch.ones(8, 10, dtype=torch.bool, device=x.device).triu(3)\n"
         "o, w = self.mha(x, y, y, key_padding_mask=pad)\n"
         "p, v = self.mha(x, y, y, key_padding_mask=pad, attn_mask=causal, average_attn_weights=False)\n"
         "return o, w, p, v",
@@ -606,7 +607,7 @@ RING: dict[str, ZooModel] = {
     # Short-time Fourier analysis and resynthesis (spectrogram front ends, vocoders).
     "stft_istft": ZooModel(
         "",
-        "w = torch.hann_window(16)\n"
+        "w = torch.hann_window(16, device=x.device)\n"
         "s = torch.stft(x, 16, hop_length=4, window=w, return_complex=True)\n"
         "return s.abs(), torch.istft(s, 16, hop_length=4, window=w, length=x.shape[-1])",
         (Input((2, 64)),), 1e-4),

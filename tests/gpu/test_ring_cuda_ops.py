@@ -1,5 +1,5 @@
 """The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/: scatter, the scans and pdist on
-the device, the others host-staged through the CPU ops) against torch's CUDA kernels on the same inputs, in one child process
+the device, the others host-staged through the CPU ops, index_put_out and grid_sampler_3d among them) against torch's CUDA kernels on the same inputs, in one child process
 (tests/gpu/ring_cuda_cases.py, torch beside the runtime the session's ``cuda`` fixture built); each
 case asserted here, each with a refused argument as its negative control."""
 
@@ -24,7 +24,9 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
          "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
-         "random-sources"]
+         "random-sources",
+         *(f"index-put-{d}{a}" for d in ("float32", "int64", "bfloat16") for a in ("", "-accumulate")), "index-put-bool",
+         *(f"grid-sampler-3d-{m}-{p}" for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection"))]
 
 
 @pytest.fixture(scope="module")
