@@ -615,4 +615,4 @@ RING: dict[str, ZooModel] = {
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
-CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "index_put_mask", "grid_sample_3d")
