@@ -41,6 +41,17 @@ def _lm(config: str, model: str, kwargs: str = _DECODER) -> str:
     return _hf(config, model, kwargs)
 
 
+# Self-supervised speech encoders over raw audio: one small conv feature extractor, then `extra`.
+_SPEECH = ("hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+           " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3)")
+_POS_CONV = ", num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4"
+
+
+def _speech(config: str, model: str, extra: str) -> ZooModel:
+    return ZooModel(_hf(config, model, _SPEECH + extra), "return self.m(x).last_hidden_state", (Input((2, 400)),),
+                    1e-4)
+
+
 RING: dict[str, ZooModel] = {
     # ---- decoder LLMs (logits; attention mask given, as generate() passes it) ----
     "mistral": ZooModel(_lm("MistralConfig", "MistralForCausalLM", _DECODER + ", sliding_window=8"), _LM, _TOKENS, 1e-4),
@@ -104,16 +115,8 @@ RING: dict[str, ZooModel] = {
                             " bos_token_id=1, eos_token_id=2, decoder_start_token_id=1"),
                         "return self.m(input_features=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
                         (Input((2, 16, 32)), Input((2, 6), "index:128")), 1e-4),
-    "wav2vec2": ZooModel(_hf("Wav2Vec2Config", "Wav2Vec2Model",
-                             "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
-                             " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
-                             " num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4"),
-                         "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
-    "hubert": ZooModel(_hf("HubertConfig", "HubertModel",
-                           "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
-                           " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
-                           " num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4"),
-                       "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    "wav2vec2": _speech("Wav2Vec2Config", "Wav2Vec2Model", _POS_CONV),
+    "hubert": _speech("HubertConfig", "HubertModel", _POS_CONV),
     # ---- vision and multimodal towers ----
     "clip_text": ZooModel(_hf("CLIPTextConfig", "CLIPTextModel",
                               "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
@@ -511,17 +514,10 @@ RING: dict[str, ZooModel] = {
     "funnel": ZooModel(_hf("FunnelConfig", "FunnelBaseModel",
                            "vocab_size=128, d_model=64, n_head=4, d_head=16, d_inner=128, block_sizes=[1, 1],"
                            " max_position_embeddings=64"), _HIDDEN, _PADDED, 1e-4),
-    "wavlm": ZooModel(_hf("WavLMConfig", "WavLMModel",
-                          "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
-                          " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,"
-                          " num_conv_pos_embedding_groups=4, num_buckets=16, max_bucket_distance=32"),
-                      "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
-    "data2vec_audio": ZooModel(_hf("Data2VecAudioConfig", "Data2VecAudioModel",
-                                   "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
-                                   " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),"
-                                   " num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4,"
-                                   " conv_pos_kernel_size=5, num_conv_pos_embeddings_layers=2"),
-                               "return self.m(x).last_hidden_state", (Input((2, 400)),), 1e-4),
+    "wavlm": _speech("WavLMConfig", "WavLMModel", _POS_CONV + ", num_buckets=16, max_bucket_distance=32"),
+    "data2vec_audio": _speech("Data2VecAudioConfig", "Data2VecAudioModel",
+                              ", num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4, conv_pos_kernel_size=5,"
+                              " num_conv_pos_embeddings_layers=2"),
     "ast": ZooModel(_hf("ASTConfig", "ASTModel",
                         "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
                         " patch_size=8, frequency_stride=8, time_stride=8, max_length=32, num_mel_bins=16"),
