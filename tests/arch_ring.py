@@ -21,6 +21,11 @@ _PIXELS = (Input((2, 3, 32, 32)),)
 _LM = "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits"
 _HIDDEN = "return self.m(input_ids=x, attention_mask=y).last_hidden_state"
 _PIXEL_OUT = "return self.m(pixel_values=x).last_hidden_state"
+# Encoder-decoders: BART-style sizes, source tokens and target tokens, the decoder's last hidden state.
+_BART = ("vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
+         " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, max_position_embeddings=64")
+_SEQ2SEQ = "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state"
+_SRC_TGT = (Input((2, 12), "index:128"), Input((2, 6), "index:128"))
 # Encoder-decoders with both attention masks, as generate() passes them (LongT5 traces a None mask
 # under torch.export otherwise).
 _ENC_DEC_MASKED = ("return self.m(input_ids=x, decoder_input_ids=y, attention_mask=torch.ones_like(x),"
@@ -100,14 +105,9 @@ RING: dict[str, ZooModel] = {
                        _HIDDEN, _TOKENS, 1e-4),
     "t5": ZooModel(_hf("T5Config", "T5Model",
                        "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, decoder_start_token_id=0"),
-                   "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                   (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
-    "bart": ZooModel(_hf("BartConfig", "BartModel",
-                         "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
-                         " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
-                         " max_position_embeddings=64"),
-                     "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                     (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+                   _SEQ2SEQ, _SRC_TGT, 1e-4),
+    "bart": ZooModel(_hf("BartConfig", "BartModel", _BART),
+                     _SEQ2SEQ, _SRC_TGT, 1e-4),
     "whisper": ZooModel(_hf("WhisperConfig", "WhisperModel",
                             "vocab_size=128, num_mel_bins=16, d_model=64, encoder_layers=2, decoder_layers=2,"
                             " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
@@ -399,12 +399,8 @@ RING: dict[str, ZooModel] = {
                             "vocab_size=128, embedding_size=32, hidden_size=64, num_hidden_layers=2,"
                             " num_attention_heads=4, intermediate_size=128, max_position_embeddings=64"),
                         _HIDDEN, _PADDED, 1e-4),
-    "mbart": ZooModel(_hf("MBartConfig", "MBartModel",
-                          "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
-                          " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
-                          " max_position_embeddings=64"),
-                      "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                      (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "mbart": ZooModel(_hf("MBartConfig", "MBartModel", _BART),
+                      _SEQ2SEQ, _SRC_TGT, 1e-4),
     "fnet": ZooModel(_hf("FNetConfig", "FNetModel",
                          "vocab_size=128, hidden_size=64, num_hidden_layers=2, intermediate_size=128,"
                          " max_position_embeddings=64, use_tpu_fourier_optimizations=False"),
@@ -484,18 +480,14 @@ RING: dict[str, ZooModel] = {
                           _DECODER + ", num_experts=4, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1,"
                           " attn_layer_period=2, attn_layer_offset=1, mamba_d_state=8, mamba_d_conv=4, mamba_expand=2,"
                           " use_mamba_kernels=False"), _LM, _TOKENS, 1e-4),
-    "pegasus": ZooModel(_hf("PegasusConfig", "PegasusModel",
-                            "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,"
-                            " decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,"
-                            " max_position_embeddings=64"),
-                        "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
-                        (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+    "pegasus": ZooModel(_hf("PegasusConfig", "PegasusModel", _BART),
+                        _SEQ2SEQ, _SRC_TGT, 1e-4),
     "marian": ZooModel(_hf("MarianConfig", "MarianMTModel",
                            "vocab_size=128, decoder_vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2,"
                            " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
                            " decoder_ffn_dim=128, max_position_embeddings=64, pad_token_id=0, decoder_start_token_id=0"),
                        "return self.m(input_ids=x, decoder_input_ids=y, use_cache=False).logits",
-                       (Input((2, 12), "index:128"), Input((2, 6), "index:128")), 1e-4),
+                       _SRC_TGT, 1e-4),
     "longt5": ZooModel(_hf("LongT5Config", "LongT5Model",
                            "vocab_size=128, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, local_radius=4,"
                            " global_block_size=4, encoder_attention_type='transient-global', decoder_start_token_id=0"),
