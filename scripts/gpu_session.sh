@@ -14,7 +14,8 @@
 # of building one here: the GPU machine's minutes then go to the tests. SHIMGEN_ZOO_CACHE: reuse
 # compiled CUDA zoo models. SHIMGEN_GPU_PARTS="1 3": run only those parts (always in the order
 # v 1 2 3 4 5); SHIMGEN_GPU_OP_TESTS, SHIMGEN_GPU_MODEL_TESTS: part 1's or part 3's test files
-# instead of all of them. SHIMGEN_INT4_SWEEP_TIMEOUT (seconds, default 200) and SHIMGEN_INT4_SWEEP_INNER
+# instead of all of them (SHIMGEN_GPU_MODEL_TIMEOUT: part 3's limit in seconds, default 500).
+# SHIMGEN_INT4_SWEEP_TIMEOUT (seconds, default 200) and SHIMGEN_INT4_SWEEP_INNER
 # (default "4 2"; empty: none) bound part v when the session's GPU minutes are few. SHIMGEN_ZOO_JOBS:
 # compiling children for the models (default: a quarter of the cores).
 set -u
@@ -78,7 +79,7 @@ fi
 if want 3; then
 echo "== 3. tests/gpu that compile models (log: $OUT/models.log)"
 # shellcheck disable=SC2086
-pytest_gpu models.log 500 ${SHIMGEN_GPU_MODEL_TESTS:-tests/gpu/test_dlpack_cuda.py tests/gpu/test_aoti_cuda.py \
+pytest_gpu models.log "${SHIMGEN_GPU_MODEL_TIMEOUT:-500}" ${SHIMGEN_GPU_MODEL_TESTS:-tests/gpu/test_dlpack_cuda.py tests/gpu/test_aoti_cuda.py \
   tests/gpu/test_zoo_cuda.py tests/gpu/test_llm_cuda.py}
 fi
 if want 4; then

@@ -252,6 +252,10 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
     import torch._inductor.config as inductor_config
 
     inductor_config.aot_inductor.link_libtorch = link_libtorch
+    # The reference is float32 arithmetic: eager cuDNN (RNNs, convolutions) may use TF32 by default,
+    # which differs from exact float32 by ~1e-4, while the compiled model's cuBLAS calls do not.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     final = model_dir(root, name, device, link_libtorch)
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
     try:
