@@ -67,6 +67,21 @@ def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CON
     return completed
 
 
+def run_on_cuda_beside_libtorch(target: Path, inputs: list[Path], runtime: Path, out: Path, *,
+                                timeout: float = 300) -> subprocess.CompletedProcess:
+    """``shimgen run --device cuda:0`` of a prefixed package in a process that loaded libtorch_cpu.so
+    and libtorch_cuda.so first (LD_PRELOAD); outputs land in out/output_<i>.npy."""
+    import os
+
+    lib = torch_lib_dir()
+    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
+    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(out), "--runtime", str(runtime),
+               "--device", "cuda:0"]
+    for path in inputs:
+        command += ["--input", str(path)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout, check=False)
+
+
 def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Path, work: Path, *,
                         timeout: float = 900) -> subprocess.CompletedProcess:
     """``shimgen run`` of prefixed packages (name -> (package, input .npy files)) in one child process

@@ -171,16 +171,16 @@ RING: dict[str, ZooModel] = {
     # Noise: randn, normal with tensor mean/std, rand_like, bernoulli: statistics of 8192 draws.
     "noise": ZooModel(
         "",
-        "n = torch.randn(8192) + 0 * x.sum()\n"
-        "g = torch.normal(torch.full((8192,), 3.0), torch.full((8192,), 0.5))\n"
-        "b = torch.bernoulli(torch.full((8192,), 0.3))\n"
+        "n = torch.randn(8192, device=x.device) + 0 * x.sum()\n"
+        "g = torch.normal(torch.full((8192,), 3.0, device=x.device), torch.full((8192,), 0.5, device=x.device))\n"
+        "b = torch.bernoulli(torch.full((8192,), 0.3, device=x.device))\n"
         "u = torch.rand_like(x)\n"
         "return (n.mean() * 5).round(), (n.std() * 5).round(), (g.mean() * 5).round(), (b.mean() * 10).round(),"
         " ((u >= 0) & (u < 1)).all(), x + 0 * u",
         (Input((4, 16)),), 0.0),
     "randperm": ZooModel(
         "",
-        "p = torch.randperm(64) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
+        "p = torch.randperm(64, device=x.device) + 0 * x.sum().long()\nreturn p.sort().values, torch.bincount(p % 8, minlength=8)",
         (Input((2, 8)),), 0.0),
     # CTC-style greedy decoding (collapse repeated labels) and Poisson count noise.
     "decode_counts": ZooModel(
@@ -280,7 +280,7 @@ RING: dict[str, ZooModel] = {
     "pixel_shuffle_grid": ZooModel(
         "",
         "F = torch.nn.functional\n"
-        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]]).expand(x.shape[0], 2, 3)\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]], device=x.device).expand(x.shape[0], 2, 3)\n"
         "grid = F.affine_grid(theta, [x.shape[0], 4, 5, 5], align_corners=False)\n"
         "return F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2), F.grid_sample(x, grid, align_corners=False),"
         " F.grid_sample(x, grid, mode='nearest', padding_mode='border', align_corners=True)",
@@ -306,12 +306,15 @@ RING: dict[str, ZooModel] = {
         " torch.nn.functional.local_response_norm(x, 3)",
         (Input((2, 8, 5, 5)),), 1e-4),
     # ---- index ops ----
+    # c scatters with duplicate targets: int64, so CUDA inductor falls back to scatter_src_out (its atomics
+    # lack int64), whose winner is the last source element as torch's; a float src is inductor's own
+    # Triton store there, whose winner among duplicates varies (issue 22's H200 sweep: 2.81 off eager).
     "index_ops": ZooModel(
         "",
         "i = (x.abs() * 3).long().clamp(max=5)\n"
         "a = torch.zeros_like(x).index_add(0, i[:, 0], x)\n"
         "b = x.gather(1, i) + torch.take_along_dim(x, i, 1)\n"
-        "c = torch.zeros_like(x).scatter(0, i, x)\n"
+        "c = torch.zeros_like(i).scatter(0, i, (x * 8).round().long())\n"
         "d = torch.zeros_like(x).scatter(0, i, x, reduce='multiply')\n"
         "e = x.index_select(1, i[0]) + x[i[:, 1]]\n"
         "f = torch.zeros_like(x).index_put((i[:, 0], i[:, 1]), x[:, 0], accumulate=True)\n"
@@ -332,6 +335,16 @@ RING: dict[str, ZooModel] = {
         "return (torch.erfinv(x.tanh() * 0.9), torch.atan2(x, y), torch.lgamma(x.abs() + 1), torch.digamma(x.abs() + 1),"
         " torch.special.i0(x), torch.special.ndtri(x.sigmoid()), torch.polygamma(1, x.abs() + 1), torch.frac(x * 3),"
         " torch.nan_to_num(torch.log(x)), torch.fmod(x, 0.3), torch.remainder(x, 0.3), torch.hypot(x, y))",
+        (Input((4, 16)), Input((4, 16))), 1e-4),
+    # The special functions torch has no Triton code for (aten fallbacks on CUDA, the proxy executor's
+    # host table there; inductor's own C++ on CPU), inputs kept in each function's well-conditioned range.
+    "special_fallbacks": ZooModel(
+        "",
+        "S = torch.special\na = x.abs() + 0.5\nn = (y.abs() * 3).floor().clamp(max=4)\n"
+        "return (S.i0e(x), S.i1e(x), S.ndtr(x), S.log_ndtr(x), S.zeta(a + 1, a), torch.igamma(a, y.abs()),"
+        " torch.igammac(a, y.abs()), S.modified_bessel_k0(a), S.scaled_modified_bessel_k1(a),"
+        " S.spherical_bessel_j0(x * 3), S.airy_ai(x), S.chebyshev_polynomial_t(x.tanh(), n),"
+        " S.hermite_polynomial_h(x.tanh(), n), S.legendre_polynomial_p(x.tanh(), n), torch.polygamma(2, a + 1))",
         (Input((4, 16)), Input((4, 16))), 1e-4),
     "losses": ZooModel(
         "",
@@ -423,13 +436,13 @@ RING: dict[str, ZooModel] = {
         "c = torch.complex(x, y) * torch.polar(torch.ones_like(y), y)\n"
         "return (torch.view_as_real(f), torch.fft.irfft(f, n=x.shape[-1]), g.abs(), torch.view_as_real(h),"
         " torch.fft.ifft(g).real, torch.view_as_real(c), c.abs(), torch.fft.fftshift(x, dim=-1),"
-        " torch.stft(x[0], 8, hop_length=2, window=torch.hann_window(8), return_complex=True).abs())",
+        " torch.stft(x[0], 8, hop_length=2, window=torch.hann_window(8, device=x.device), return_complex=True).abs())",
         (Input((4, 16)), Input((4, 16))), 1e-4),
     # Dense linear algebra (solvers, factorizations, spectra); outputs chosen to be sign-free. (torch.linalg.lstsq
     # is left out: torch 2.13 cannot export it, DynamicOutputShapeException on aten.linalg_lstsq.)
     "linalg": ZooModel(
         "",
-        "a = x @ x.mT + 4 * torch.eye(x.shape[-1])\n"
+        "a = x @ x.mT + 4 * torch.eye(x.shape[-1], device=x.device)\n"
         "l = torch.linalg.cholesky(a)\nq, r = torch.linalg.qr(x)\ns = torch.linalg.svdvals(x)\n"
         "w, v = torch.linalg.eigh(a)\n"
         "return (torch.linalg.solve(a, y), l, (q @ r), r.diagonal(dim1=-2, dim2=-1).abs(), s, w, (v * v),"
@@ -451,10 +464,10 @@ RING: dict[str, ZooModel] = {
         "F = torch.nn.functional\n"
         "b = y.sigmoid()\nx0, x1 = torch.minimum(b[:, 0], b[:, 1]) * 2 - 1, torch.maximum(b[:, 0], b[:, 1]) * 2 - 1\n"
         "y0, y1 = torch.minimum(b[:, 2], b[:, 3]) * 2 - 1, torch.maximum(b[:, 2], b[:, 3]) * 2 - 1\n"
-        "t = torch.linspace(0, 1, 7)\n"
+        "t = torch.linspace(0, 1, 7, device=x.device)\n"
         "gx = x0[:, None] + (x1 - x0)[:, None] * t\ngy = y0[:, None] + (y1 - y0)[:, None] * t\n"
         "grid = torch.stack(torch.broadcast_tensors(gx[:, None, :], gy[:, :, None]), -1)\n"
-        "img = x[torch.arange(y.shape[0]) % x.shape[0]]\n"
+        "img = x[torch.arange(y.shape[0], device=x.device) % x.shape[0]]\n"
         "return F.grid_sample(img, grid, align_corners=True), F.grid_sample(img, grid, mode='nearest',"
         " padding_mode='reflection', align_corners=False), F.adaptive_max_pool2d(F.grid_sample(img, grid), 3)",
         (Input((2, 4, 16, 16)), Input((5, 4))), 1e-4),

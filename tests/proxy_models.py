@@ -1,6 +1,6 @@
 """Models whose compiled code goes through AOTInductor's proxy executor (ops without a C shim).
 
-    python tests/proxy_models.py OUT_DIR [--device cpu|cuda]
+    python tests/proxy_models.py OUT_DIR [--device cpu|cuda] [NAME...]
 
 Writes OUT_DIR/<name>/{model.pt2, in<i>.npy, out<i>.npy} for each model below (compiled by stock
 torch, link_libtorch=False) and skips a model whose directory is already complete for this torch.
@@ -11,10 +11,15 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
   index_add:   bfloat16 index_add (aten::index_add: inductor leaves it to the proxy), with alpha given
                and at its default, beside bincount at its default minlength: arguments torch.export
                leaves out of the JSON that the generated call still passes as ints.
+  special:     the elementwise special functions torch has no Triton code for (digamma, polygamma,
+               special_ndtri, ...; SPECIAL below), forced to aten fallbacks on CPU too, so the CPU
+               model takes the proxy path a CUDA model takes; inputs sweep each function's domain with
+               its edge values (0, poles, +-inf, NaN). float64 inputs: the second half of the outputs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -58,7 +63,80 @@ class IndexAdd(torch.nn.Module):
         return torch.cat([h.float().flatten(), g.float().flatten(), torch.bincount(i).float()])
 
 
+aten = torch.ops.aten
+# (op, operands): "x" any real, "p" a probability in [0, 1], "a" positive, "n" a polynomial degree.
+SPECIAL = [
+    (aten.digamma, "x"), (aten.special_ndtri, "p"), (aten.special_ndtr, "x"), (aten.special_log_ndtr, "x"),
+    (aten.special_i0e, "x"), (aten.special_i1e, "x"), (aten.special_airy_ai, "x"),
+    (aten.special_modified_bessel_k0, "a"), (aten.special_modified_bessel_k1, "a"),
+    (aten.special_scaled_modified_bessel_k0, "a"), (aten.special_scaled_modified_bessel_k1, "a"),
+    (aten.special_spherical_bessel_j0, "x"),
+    (aten.igamma, "aa"), (aten.igammac, "aa"), (aten.special_gammainc, "aa"), (aten.special_gammaincc, "aa"),
+    (aten.special_zeta, "aa"),
+    *((getattr(aten, f"special_{k}"), "tn") for k in (
+        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "legendre_polynomial_p")),
+    *((getattr(aten, f"special_{k}"), "xn") for k in ("hermite_polynomial_h", "hermite_polynomial_he",
+                                                      "laguerre_polynomial_l")),
+]
+POLYGAMMA_ORDERS = (0, 1, 2, 3, 5)
+# Decomposed by torch before inductor sees them (erf / log forms, the aliases of igamma and igammac):
+# computed by the model's own code, never through the proxy, on CPU and CUDA alike.
+DECOMPOSED = {"special_ndtr", "special_log_ndtr", "special_gammainc", "special_gammaincc"}
+
+
+@contextlib.contextmanager
+def special_fallbacks():
+    """Inductor lowers these ops to its own C++ on CPU; make them aten fallbacks (the proxy executor),
+    as they are on CUDA, while the model compiles."""
+    from torch._inductor import lowering
+
+    ops = [op.default for op, _ in SPECIAL] + [aten.polygamma.default]
+    saved = {op: lowering.lowerings.get(op) for op in ops}
+    for op in ops:
+        lowering.lowerings[op] = lowering.fallback_handler(op, add_to_fallback_set=False)
+    try:
+        yield
+    finally:
+        for op, lowered in saved.items():
+            lowering.lowerings[op] = lowered
+
+
+class Special(torch.nn.Module):
+    def forward(self, x, p, a, b, t, n, x64, p64, a64, b64, t64, n64):
+        out = []
+        for x_, p_, a_, b_, t_, n_ in ((x, p, a, b, t, n), (x64, p64, a64, b64, t64, n64)):
+            operands = {"x": (x_,), "p": (p_,), "a": (a_,), "aa": (a_, b_), "tn": (t_, n_), "xn": (x_, n_)}
+            out += [op(*operands[kind]) for op, kind in SPECIAL]
+            out += [aten.polygamma(k, a_) for k in POLYGAMMA_ORDERS]
+            out.append(aten.digamma(x_.t()))  # a strided operand
+            out.append(aten.special_zeta(a_.t(), b_[:1, :40]))  # broadcast
+        return tuple(out)
+
+
+def _special_inputs() -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(1)
+    inf, nan = float("inf"), float("nan")
+    edges = torch.tensor([0.0, -0.0, -1.0, -2.0, -3.0, 0.5, -0.5, 1e-30, 1e-8, 1.0, 2.0, 30.0, 100.0, 1e30, inf,
+                          -inf, nan, 7.5, -7.5, 12.0])
+    x = torch.cat([torch.linspace(-12, 12, 2380), edges]).reshape(40, 60)
+    p = torch.cat([torch.linspace(0, 1, 2390), torch.tensor([1e-30, 1e-10, 1 - 1e-7, 0.5, nan, -0.1, 1.1, 0.0, 1.0,
+                                                             0.975])]).reshape(40, 60)
+    a = torch.cat([torch.rand(2380, generator=g) * 20 + 1e-3, torch.tensor([1e-30, 1e-5, 0.5, 1.0, 2.0, 30.0, 200.0,
+                                                                            inf, nan, 0.0, -1.0, 1e4] + [3.0] * 8)])
+    b = torch.cat([torch.rand(2380, generator=g) * 20, torch.tensor([0.0, 1e-5, 0.5, 1.0, 2.0, 30.0, 200.0, inf,
+                                                                     nan, 3.0, 3.0, 1e4] + [1.0] * 8)])
+    t = torch.cat([torch.rand(2380, generator=g) * 2.2 - 1.1, torch.tensor([-1.0, 1.0, 0.0, 0.5, inf, nan] + [0.3] * 14)])
+    n = torch.cat([torch.randint(0, 12, (2380,), generator=g).double(),
+                   torch.tensor([-1.0, 0.0, 1.0, 2.0, 60.0, 200.0, nan, inf, 3.0, 4.0] + [5.0] * 10)])
+    shaped = [v.reshape(40, 60) for v in (x, p, a, b, t, n)]
+    return (*(v.float() for v in shaped), *(v.double() for v in shaped))
+
+
 def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
+    if name == "special":
+        return tuple(v.to(device) for v in _special_inputs())
     g = torch.Generator().manual_seed(0)
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
@@ -68,7 +146,7 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
-MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "index_add": IndexAdd}
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
@@ -84,12 +162,42 @@ def compile_one(out: Path, name: str, device: str) -> None:
     with torch.no_grad():
         expected = model(*inputs)
     exported = torch.export.export(model, inputs)
-    torch._inductor.aoti_compile_and_package(exported, package_path=str(directory / "model.pt2"),
-                                             inductor_configs={"aot_inductor.link_libtorch": False})
+    with special_fallbacks() if name == "special" and device == "cpu" else contextlib.nullcontext():
+        torch._inductor.aoti_compile_and_package(exported, package_path=str(directory / "model.pt2"),
+                                                 inductor_configs={"aot_inductor.link_libtorch": False})
     for i, tensor in enumerate(inputs):
         np.save(directory / f"in{i}.npy", tensor.cpu().numpy())
-    np.save(directory / "out0.npy", expected.cpu().numpy())
+    for i, tensor in enumerate(expected if isinstance(expected, tuple) else (expected,)):
+        np.save(directory / f"out{i}.npy", tensor.cpu().numpy())
     stamp.write_text(json.dumps(key))
+
+
+def special_names() -> list[str]:
+    """The special model's outputs per dtype, in order (float32's, then the same for float64)."""
+    return ([op.__name__ for op, _ in SPECIAL] + [f"polygamma({k})" for k in POLYGAMMA_ORDERS]
+            + ["digamma (strided)", "special_zeta (broadcast)"])
+
+
+def assert_special_matches(got_dir: Path, model_dir: Path, tolerance: dict) -> None:
+    """Each output_<i>.npy of got_dir against model_dir's out<i>.npy: |got - want| <= atol + rtol |want|
+    with (rtol, atol) = tolerance[(dtype, "polynomial" or "function")], NaN where want is NaN, equal
+    infinities. Prints one line per output; fails naming every function outside its tolerance."""
+    names = special_names()
+    lines, failures = [], []
+    for i in range(2 * len(names)):
+        got, want = np.load(got_dir / f"output_{i}.npy"), np.load(model_dir / f"out{i}.npy")
+        name = names[i % len(names)]
+        assert got.shape == want.shape and got.dtype == want.dtype, name
+        rtol, atol = tolerance[(str(want.dtype), "polynomial" if "polynomial" in name else "function")]
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        with np.errstate(invalid="ignore", over="ignore"):
+            near = np.abs(got.astype(np.float64) - want) <= atol + rtol * np.abs(want.astype(np.float64))
+        off = ~same & ~near
+        lines.append(f"{want.dtype} {name}: {int((~same).sum())} of {want.size} not bit-equal, {int(off.sum())} outside")
+        if off.any():
+            failures.append(f"{want.dtype} {name}: {int(off.sum())} elements, e.g. got {got[off][:3]} want {want[off][:3]}")
+    print("\n".join(lines))
+    assert not failures, "\n".join(failures)
 
 
 def main(argv: list[str]) -> int:
@@ -97,7 +205,7 @@ def main(argv: list[str]) -> int:
     if "--device" in argv:
         device = argv[argv.index("--device") + 1]
         argv = [a for a in argv if a not in ("--device", device)]
-    for name in MODELS:
+    for name in argv[1:] or MODELS:
         compile_one(Path(argv[0]), name, device)
     return 0
 

@@ -210,6 +210,67 @@ def scatter_assign(s: Shims, dtype):
     return f"{dtype}: scatter_src_out and scatter_value_out equal torch's"
 
 
+def scatter_duplicates(s: Shims, dtype):
+    """Heavy duplicate targets (the ring's index_ops: zeros_like(x).scatter(0, i, x)): 4096 index
+    elements onto 3 rows, in a transposed layout. torch calls the winner undefined; its CPU kernel (the
+    reference here, deterministic) and in practice its CUDA kernel keep the last source element in
+    serial order, and so must every run of ours (three runs, equal bits)."""
+    index = torch.randint(0, 3, (512, 8), device=DEV, generator=gen(55))
+    src = (torch.randn(512, 8, device=DEV, generator=gen(56)) * 100).to(dtype)
+    self_ = torch.zeros(8, 3, device=DEV, dtype=dtype).t()  # [3, 8] strided
+    want = self_.cpu().scatter(0, index.cpu(), src.cpu())
+    want_value = self_.cpu().scatter(0, index.cpu()[:, :5], 5.0)
+    f = s.fn("aoti_torch_cuda_scatter_src_out", H, H, c_int64, H, H)
+    g = s.fn("aoti_torch_cuda_scatter_value_out", H, H, c_int64, H, c_double)
+    hs_, hi, hsrc = s.wrap(self_), s.wrap(index), s.wrap(src)
+    hv = s.wrap(index[:, :5])  # a sliced (non-contiguous) index
+    for run in range(3):
+        out = torch.empty(8, 3, device=DEV, dtype=dtype).t()
+        ho = s.wrap(out)
+        assert f(ho, hs_, 0, hi, hsrc) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu(), want), f"run {run}: scatter_src_out's winners differ from torch CPU's (last wins)"
+        assert g(ho, hs_, 0, hv, 5.0) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu(), want_value), f"run {run}: scatter_value_out with duplicates"
+        s.free(ho)
+    s.free(hs_, hi, hsrc, hv)
+    return f"{dtype}: 4096 writes onto 24 targets, last writer wins in 3 runs, equal to torch CPU"
+
+
+def fused_cells(s: Shims, dtype):
+    """_thnn_fused_lstm_cell and _thnn_fused_gru_cell (LSTMCell / GRUCell's pointwise half) against
+    torch's own CUDA kernels: hy, cy and the workspace, with and without biases, transposed gates
+    (strided); a cx of the wrong width is refused."""
+    hidden, batch = 12, 5
+    tol = 1e-6 if dtype == torch.float32 else (1e-12 if dtype == torch.float64 else 1e-2)
+    details = []
+    for gates, op in ((4, "lstm"), (3, "gru")):
+        ig = torch.randn(gates * hidden, batch, device=DEV, generator=gen(60)).to(dtype).t()  # strided
+        hg = torch.randn(batch, gates * hidden, device=DEV, generator=gen(61)).to(dtype)
+        state = torch.randn(batch, hidden, device=DEV, generator=gen(62)).to(dtype)
+        b1 = torch.randn(gates * hidden, device=DEV, generator=gen(63)).to(dtype)
+        b2 = torch.randn(gates * hidden, device=DEV, generator=gen(64)).to(dtype)
+        reference = getattr(torch, f"_thnn_fused_{op}_cell")
+        outs = (c_void_p(), c_void_p(), c_void_p())[: 3 if op == "lstm" else 2]
+        f = s.fn(f"aoti_torch_cuda__thnn_fused_{op}_cell", H, H, H, HP, HP, *([HP] * len(outs)))
+        hig, hhg, hs, hb1, hb2 = s.wrap(ig), s.wrap(hg), s.wrap(state), s.wrap(b1), s.wrap(b2)
+        for biased in (True, False):
+            want = reference(ig, hg, state, b1, b2) if biased else reference(ig, hg, state)
+            args = (byref(c_void_p(hb1)), byref(c_void_p(hb2))) if biased else (None, None)
+            assert f(hig, hhg, hs, *args, *(byref(o) for o in outs)) == 0, s.rt.last_error()
+            for k, (o, w) in enumerate(zip(outs, want)):
+                got = on_device(s, o.value)
+                assert got.shape == w.shape and got.dtype == dtype and got.is_contiguous(), f"{op} output {k} layout"
+                details.append(close(got.double(), w.double(), tol, tol))
+            s.free(*(o.value for o in outs))
+        bad_state = s.wrap(torch.zeros(batch, hidden + 1, device=DEV, dtype=dtype))
+        bad = (c_void_p(7), c_void_p(7), c_void_p(7))[: len(outs)]
+        refused(f(hig, hhg, bad_state, None, None, *(byref(b) for b in bad)), bad[0])
+        s.free(hig, hhg, hs, hb1, hb2, bad_state)
+    return f"{dtype}: " + ", ".join(details)
+
+
 def selections(s: Shims):
     x = torch.randperm(8 * 15, device=DEV, generator=gen(2)).reshape(8, 15).float()
     hx, v, i, m = s.wrap(x), c_void_p(), c_void_p(), c_void_p()
@@ -454,6 +515,11 @@ CASES = {
        for inplace in (False, True)},
     **{f"scatter-assign-{n}": (lambda s, d=d: scatter_assign(s, d))
        for n, d in (("int64", torch.int64), ("bool", torch.bool), ("float32", torch.float32), ("bfloat16", torch.bfloat16))},
+    **{f"scatter-duplicates-{n}": (lambda s, d=d: scatter_duplicates(s, d))
+       for n, d in (("float32", torch.float32), ("int64", torch.int64), ("bfloat16", torch.bfloat16))},
+    **{f"fused-cells-{n}": (lambda s, d=d: fused_cells(s, d))
+       for n, d in (("float32", torch.float32), ("float64", torch.float64), ("float16", torch.float16),
+                    ("bfloat16", torch.bfloat16))},
     "kthvalue-median": selections,
     "searchsorted-int64": lambda s: searchsorted(s, 0),
     "searchsorted-int32": lambda s: searchsorted(s, 1),

@@ -11,14 +11,13 @@ A model torch cannot export on this machine is skipped with torch's reason (reco
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, torch_lib_dir
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -28,6 +27,9 @@ from arch_ring import RING  # noqa: E402
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embedding_bag", "baddbmm",
          "conv_transpose", "index_ops", "masks", "unique_nonzero", "attention_shapes", "segments_stats",
+         # issue 22's sweep (cudaring): device-agnostic now, special functions, RNN cells
+         "noise", "randperm", "pixel_shuffle_grid", "fft", "linalg", "roi_align", "special_math", "special_fallbacks",
+         "rnn_cells",
          # round 3: index_put_out and aten::index_add (proxy) staged through the host, grid_sampler_3d
          "index_put_mask", "grid_sample_3d", "op_shapes", "mha_padding"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
@@ -79,13 +81,7 @@ def test_ring_model_matches_eager_on_cuda(cuda, ring, name, tmp_path):
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
     target, directory = entry
-    lib = torch_lib_dir()
-    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
-    command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(tmp_path), "--runtime", str(cuda.rt.path),
-               "--device", "cuda:0"]
-    for path in aoti_zoo.inputs_of(directory):
-        command += ["--input", str(path)]
-    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=False)
+    completed = run_on_cuda_beside_libtorch(target, aoti_zoo.inputs_of(directory), cuda.rt.path, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
     for index, expected_path in enumerate(aoti_zoo.expected_of(directory)):

@@ -20,6 +20,8 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          *(f"scatter-reduce-{d}{s}" for d in ("float32", "float16", "bfloat16", "float64", "int64", "int32")
            for s in ("", "-inplace")),
          *(f"scatter-assign-{d}" for d in ("int64", "bool", "float32", "bfloat16")),
+         *(f"scatter-duplicates-{d}" for d in ("float32", "int64", "bfloat16")),
+         *(f"fused-cells-{d}" for d in ("float32", "float64", "float16", "bfloat16")),
          "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",

@@ -398,6 +398,60 @@ void prims_normal(Call& call) {
   call.set_output(0, own_out.release());
 }
 
+// The elementwise special functions (proxy_ops.h's one table): computed on the host, a CUDA
+// operand copied there and the result back (torch falls back to aten for them on CUDA only).
+std::string without_default(std::string target) {
+  const std::string suffix = ".default";
+  if (target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0)
+    target.resize(target.size() - suffix.size());
+  return target;
+}
+
+void special(Call& call) {
+  const proxy_ops::SpecialFunction* fn = proxy_ops::find_special(without_default(call.target()));
+  SHIMGEN_REQUIRE(fn != nullptr, call.target() + ": not a special function");
+  AtenTensorHandle a = call.tensor(proxy_ops::special_argument(*fn, 0));
+  Owned keep_a, keep_b;
+  AtenTensorHandle b = proxy_ops::special_is_binary(*fn) ? on_host(call.tensor(proxy_ops::special_argument(*fn, 1)),
+                                                                   keep_b)
+                                                         : nullptr;
+  const int64_t n = proxy_ops::special_is_binary(*fn) ? 0 : call.integer("n", 0);  // polygamma's order
+  call.set_output(0, to_device_of(proxy_ops::cpu_special(*fn, on_host(a, keep_a), b, n), a));
+}
+
+// LSTMCell / GRUCell's pointwise half on CUDA (ops/cuda/thnn_fused_*_cell.cu); torch 2.13 has a C
+// shim for the LSTM one only, so GRUCell reaches it here.
+void thnn_fused_cell(Call& call, bool lstm) {
+  const char* state = lstm ? "cx" : "hx";
+  AtenTensorHandle gates = call.tensor("input_gates");
+  SHIMGEN_REQUIRE(device_of(gates) == "cuda",
+                  call.target() + ": only CUDA tensors are served (torch has no CPU kernel)");
+  AtenTensorHandle input_bias = call.optional_tensor("input_bias"), hidden_bias = call.optional_tensor("hidden_bias");
+  AtenTensorHandle out[3] = {nullptr, nullptr, nullptr};
+  if (lstm) {
+    using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle*,
+                                  AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*);
+    check(shim<Fn>("aoti_torch_cuda__thnn_fused_lstm_cell")(gates, call.tensor("hidden_gates"), call.tensor(state),
+                                                            input_bias != nullptr ? &input_bias : nullptr,
+                                                            hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0],
+                                                            &out[1], &out[2]),
+          call.target());
+  } else {
+    using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle*,
+                                  AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*);
+    check(shim<Fn>("aoti_torch_cuda__thnn_fused_gru_cell")(gates, call.tensor("hidden_gates"), call.tensor(state),
+                                                           input_bias != nullptr ? &input_bias : nullptr,
+                                                           hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0],
+                                                           &out[1]),
+          call.target());
+  }
+  Owned owned[3] = {Owned(out[0]), Owned(out[1]), Owned(out[2])};
+  for (size_t i = 0; i < 3 && owned[i].h != nullptr && i < call.num_outputs(); ++i)
+    call.set_output(i, owned[i].release());
+}
+void thnn_fused_lstm_cell(Call& call) { thnn_fused_cell(call, true); }
+void thnn_fused_gru_cell(Call& call) { thnn_fused_cell(call, false); }
+
 void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
@@ -433,15 +487,20 @@ const Served kServed[] = {
     {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
     {"aten::unsqueeze", unsqueeze, {"dim"}},
     {"aten::index_add", index_add, {"dim", "alpha"}},
-};
+    {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
+    {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
+};  // and the special functions of proxy_ops::special_targets()
 
-const Served* served_for(std::string target) {
-  const std::string suffix = ".default";
-  if (target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0)
-    target.resize(target.size() - suffix.size());
+const Served* served_for(const std::string& node_target) {
+  const std::string target = without_default(node_target);
   for (const Served& s : kServed)
     if (target == s.target) return &s;
   return nullptr;
+}
+
+Handler handler_for(const std::string& node_target) {
+  if (const Served* s = served_for(node_target)) return s->handler;
+  return proxy_ops::find_special(without_default(node_target)) != nullptr ? special : nullptr;
 }
 
 // The int-valued arguments of a node in the order the generated call flattens them: `served.ints`
@@ -596,6 +655,7 @@ void release(Executor* executor) noexcept { delete executor; }
 std::vector<std::string> served_targets() {
   std::vector<std::string> out;
   for (const Served& s : kServed) out.emplace_back(s.target);
+  for (std::string& t : proxy_ops::special_targets()) out.push_back(std::move(t));
   return out;
 }
 
@@ -626,7 +686,7 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
     Node n;
     n.target = target->text;
     const Served* served = served_for(n.target);
-    n.handler = served != nullptr ? served->handler : nullptr;
+    n.handler = handler_for(n.target);
     if (n.handler == nullptr) unserved.push_back(n.target);
     for (const Value& input : inputs->items) {
       n.inputs.emplace_back();
@@ -662,7 +722,7 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
     std::string names;
     for (const std::string& t : unserved) names += (names.empty() ? "" : ", ") + t;
     std::string served;
-    for (const Served& s : kServed) served += (served.empty() ? "" : ", ") + std::string(s.target);
+    for (const std::string& t : served_targets()) served += (served.empty() ? "" : ", ") + t;
     *problem = "the model calls " + names +
                " through AOTInductor's proxy executor, which shimgen's runtime does not serve (served: " + served +
                "; see docs/coverage.md and docs/aoti.md, 'The proxy executor')";

@@ -209,6 +209,20 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTensorHandle 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
                                                                int64_t interpolation_mode, int64_t padding_mode,
                                                                int32_t align_corners, AtenTensorHandle* ret0);
+/* The pointwise halves of LSTMCell and GRUCell (torch's _thnn_fused_lstm_cell / _thnn_fused_gru_cell):
+ * gates [batch, 4 * hidden] (GRU: 3 * hidden), cx / hx [batch, hidden], biases null or [gates]; hy,
+ * cy and torch's workspace. The GRU one has no C shim in torch: the proxy executor calls it. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell(AtenTensorHandle input_gates,
+                                                                      AtenTensorHandle hidden_gates,
+                                                                      AtenTensorHandle cx, AtenTensorHandle* input_bias,
+                                                                      AtenTensorHandle* hidden_bias,
+                                                                      AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                                      AtenTensorHandle* ret2);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_gru_cell(AtenTensorHandle input_gates,
+                                                                     AtenTensorHandle hidden_gates,
+                                                                     AtenTensorHandle hx, AtenTensorHandle* input_bias,
+                                                                     AtenTensorHandle* hidden_bias,
+                                                                     AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -189,4 +189,12 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle
   return unsupported(__func__);
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_lstm_cell(AtenTensorHandle input_gates, AtenTensorHandle hidden_gates, AtenTensorHandle cx, AtenTensorHandle* input_bias, AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
+  return unsupported(__func__);
+}
+
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_gru_cell(AtenTensorHandle input_gates, AtenTensorHandle hidden_gates, AtenTensorHandle hx, AtenTensorHandle* input_bias, AtenTensorHandle* hidden_bias, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  return unsupported(__func__);
+}
+
 }  // extern "C"

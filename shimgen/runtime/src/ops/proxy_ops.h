@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../internal.h"
@@ -50,5 +51,18 @@ AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHan
 
 // aten::unsqueeze: a view of self with a size-1 dim at dim (complex tensors reach the proxy).
 AtenTensorHandle cpu_unsqueeze(AtenTensorHandle self, int64_t dim);
+
+// The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
+// special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
+// ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
+// gives a target's entry (null: not one of them), special_targets every target.
+struct SpecialFunction;
+const SpecialFunction* find_special(const std::string& target);
+std::vector<std::string> special_targets();
+const char* special_argument(const SpecialFunction& fn, int which);  // the schema's name of operand 0 / 1
+bool special_is_binary(const SpecialFunction& fn);
+// fn over a (and b, broadcast, when binary; polygamma: order n) on the host: a new tensor of the
+// operands' float dtype (float32/64, bfloat16, float16; binary: one dtype), torch's elementwise layout.
+AtenTensorHandle cpu_special(const SpecialFunction& fn, AtenTensorHandle a, AtenTensorHandle b, int64_t n);
 
 }  // namespace shimgen::rt::proxy_ops

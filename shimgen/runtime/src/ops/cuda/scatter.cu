@@ -1,7 +1,8 @@
 // The device scatter (scatter.h): aoti_torch_cuda_scatter_src_out, scatter_value_out and
 // scatter_reduce_two_out. One kernel checks every index (read back once: an out-of-range index is
-// an error with out untouched, where torch's kernel asserts on the device). Assignment writes out
-// directly (duplicate targets: one of the writers wins, as in torch). Reductions accumulate per
+// an error with out untouched, where torch's kernel asserts on the device). Assignment is
+// deterministic: a first pass finds, per target, the last index element (serial order) that writes
+// it, and only that one writes (torch's CPU result for duplicate targets). Reductions accumulate per
 // target in a scratch buffer of the accumulation type (float for the 16-bit floats, double,
 // int64 for the integers) with atomics, counting the values of each target; a last pass writes
 // every element of out: self where nothing landed (include_self=0), else the reduction (mean:
@@ -28,14 +29,28 @@ __global__ void check_kernel(const int64_t* index, Strided<1> walk, int64_t n, i
   }
 }
 
-// U: an unsigned type of the element's size (assignment moves bits).
-template <typename U>
-__global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, const U* src, U value, Strided<3> walk,
+// Assignment, pass 1: winner[target] = 1 + the largest position (row-major over index) that writes
+// it. out is non-overlapping and dense, so its element offsets are 0..numel-1 and index the buffer.
+__global__ void winner_kernel(unsigned long long* winner, int64_t out_step, const int64_t* index, Strided<3> walk,
                               int64_t n) {
   SHIMGEN_GRID_STRIDE_LOOP(p, n) {
     int64_t o[3];
     walk.offsets(p, o);
-    out[o[2] + index[o[0]] * out_step] = src != nullptr ? src[o[1]] : value;
+    atomicMax(winner + o[2] + index[o[0]] * out_step, static_cast<unsigned long long>(p) + 1);
+  }
+}
+
+// Pass 2: only the winner writes, so duplicate targets get the last source element in serial order
+// (torch's CPU kernel's result, and its CUDA kernel's in practice). U: an unsigned type of the
+// element's size (assignment moves bits).
+template <typename U>
+__global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, const U* src, U value, Strided<3> walk,
+                              int64_t n, const unsigned long long* winner) {
+  SHIMGEN_GRID_STRIDE_LOOP(p, n) {
+    int64_t o[3];
+    walk.offsets(p, o);
+    const int64_t k = o[2] + index[o[0]] * out_step;
+    if (winner[k] == static_cast<unsigned long long>(p) + 1) out[k] = src != nullptr ? src[o[1]] : value;
   }
 }
 
@@ -243,13 +258,19 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
     const std::vector<int64_t> to = target_strides(out.strides);
     const Strided<3> walk = strided<3>(index.sizes, {index.strides.data(), src_strides, to.data()});
     const int64_t step = rank == 0 ? 0 : out.strides[static_cast<size_t>(d)];
+    Scratch winner(device, static_cast<size_t>(out.numel()) * sizeof(unsigned long long));
+    check_cuda(cudaMemsetAsync(winner.data(), 0, static_cast<size_t>(out.numel()) * sizeof(unsigned long long), stream),
+               "cudaMemsetAsync");
+    winner_kernel<<<grid_for(n, kThreads), kThreads, 0, stream>>>(winner.as<unsigned long long>(), step, index_data,
+                                                                  walk, n);
     auto launch = [&](auto tag) {
       using U = decltype(tag);
       U v;
       std::memcpy(&v, &fill, sizeof(U));
       assign_kernel<U><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
           reinterpret_cast<U*>(out.data()), step, index_data,
-          src != nullptr ? reinterpret_cast<const U*>(src->data()) : nullptr, v, walk, n);
+          src != nullptr ? reinterpret_cast<const U*>(src->data()) : nullptr, v, walk, n,
+          winner.as<const unsigned long long>());
     };
     switch (itemsize) {
       case 1: launch(uint8_t{}); break;

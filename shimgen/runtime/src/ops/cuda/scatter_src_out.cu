@@ -1,6 +1,7 @@
 // aoti_torch_cuda_scatter_src_out: out = self, then out[index along dim] = src (Tensor.scatter with
 // a tensor src; inductor's fallback on CUDA when src is int64 or bool, which its atomics lack).
-// Duplicate targets: one of the writers wins, as in torch. The kernels are in scatter.cu.
+// Duplicate targets: the last source element in serial order wins, as on torch's CPU. The kernels
+// are in scatter.cu.
 #include "scatter.h"
 #include "shimgen_runtime/shim_cuda_ops.h"
 

@@ -1,0 +1,44 @@
+"""The proxy executor's special functions on the GPU: tests/proxy_models.py's `special` model compiled
+for CUDA by stock torch (its special functions have no Triton code, so inductor leaves them to aten
+and the compiled code calls them through the proxy executor), rewritten by `shimgen prefix-imports`,
+run by `shimgen run --device cuda:0` beside libtorch, against eager torch on CUDA. The runtime
+computes them on the host (torch's CPU code, float accumulating in double where torch's CPU does);
+torch's CUDA kernels compute in float: hence wider tolerances than the CPU test's
+(tests/integration/test_proxy_executor.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import proxy_models  # noqa: E402 (tests/ put on sys.path just above)
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+CUDA_SPECIAL_TOLERANCE = {  # (dtype, kind) -> (rtol, atol)
+    ("float32", "function"): (1e-4, 1e-6), ("float32", "polynomial"): (2e-3, 1e-4),
+    ("float64", "function"): (1e-12, 1e-14), ("float64", "polynomial"): (1e-10, 1e-12),
+}
+
+
+def test_special_functions_through_the_proxy_on_cuda(cuda, tmp_path):
+    torch_lib_dir()
+    import aoti_zoo
+
+    out = aoti_zoo.cache_root() / "proxy-models-cuda"
+    completed = subprocess.run([sys.executable, str(REPO / "tests" / "proxy_models.py"), str(out), "--device", "cuda",
+                                "special"], capture_output=True, text=True, timeout=1800, check=False)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    directory = out / "special"
+    target = tmp_path / "model.pt2"
+    prefix_imports_cli(directory / "model.pt2", target)
+    inputs = sorted(directory.glob("in*.npy"), key=lambda p: int(p.stem[2:]))
+    completed = run_on_cuda_beside_libtorch(target, inputs, cuda.rt.path, tmp_path, timeout=600)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    proxy_models.assert_special_matches(tmp_path, directory, CUDA_SPECIAL_TOLERANCE)
