@@ -8,6 +8,9 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                serves by its mm_out shims: a Mixtral-style expert GEMM over token groups.
   custom_op:   an op of this file's own library (shimgen_test::twice), which no runtime serves: the
                package must be refused with a message that names the op.
+  index_add:   bfloat16 index_add (aten::index_add: inductor leaves it to the proxy), with alpha given
+               and at its default, beside bincount at its default minlength: arguments torch.export
+               leaves out of the JSON that the generated call still passes as ints.
   special:     the elementwise special functions torch has no Triton code for (digamma, polygamma,
                special_ndtri, ...; SPECIAL below), forced to aten fallbacks on CPU too, so the CPU
                model takes the proxy path a CUDA model takes; inputs sweep each function's domain with
@@ -50,6 +53,14 @@ class GroupedMM(torch.nn.Module):
 class CustomOp(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.ops.shimgen_test.twice(x + 1.0) * 3.0
+
+
+class IndexAdd(torch.nn.Module):
+    def forward(self, x: torch.Tensor, i: torch.Tensor) -> torch.Tensor:
+        h = torch.zeros(4, 6, dtype=torch.bfloat16, device=x.device).index_add(1, i, x.to(torch.bfloat16), alpha=2)
+        g = torch.ones(5, 4, dtype=torch.bfloat16, device=x.device).index_add(0, i[:3].clamp(max=4),
+                                                                            x.t()[:3].to(torch.bfloat16))
+        return torch.cat([h.float().flatten(), g.float().flatten(), torch.bincount(i).float()])
 
 
 aten = torch.ops.aten
@@ -130,10 +141,12 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    if name == "index_add":  # repeated targets: the sums must round in torch's order
+        return (torch.randn(4, 5, generator=g).to(device), torch.tensor([5, 0, 3, 5, 1]).to(device))
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
-MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special}
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_void_p
+from ctypes import byref, c_bool, c_char_p, c_double, c_int32, c_int64, c_uint32, c_void_p
 from pathlib import Path
 
 import torch
@@ -710,6 +710,51 @@ def copy_to_complex(s: Shims):
     assert code == 3 and "dtype conversion" in s.rt.last_error() and torch.equal(dst, before), s.rt.last_error()
     s.free(hd, hh)
     return "float32/64 -> complex64/128 copies equal torch's; float16 refused"
+def index_put(s: Shims, dtype, accumulate: bool):
+    """aoti_torch_index_put_out on the device (staged through the host): a mask, repeated index
+    tensors with a None dim (int64 accumulation is what inductor's atomics lack), in place on a
+    strided tensor as the generated code calls it; a bad index changes nothing."""
+    base = torch.randn(5, 6, device=DEV, generator=gen(41)) * 3
+    x = base.to(dtype).t()  # [6, 5], strided
+    # Repeated targets only when accumulating (which write wins an assignment is unspecified).
+    rows = torch.tensor([4, -1, 0, 4] if accumulate else [3, 1, 0, -1], device=DEV)
+    mask = x > 0 if dtype != torch.bool else x
+    f = s.fn("aoti_torch_index_put_out", H, H, c_void_p, c_uint32, H, c_bool)
+    details = []
+    for indices, values in (([mask], torch.ones(1, device=DEV).to(dtype)),
+                            ([None, rows], (torch.randn(6, 4, device=DEV, generator=gen(42)) * 3).to(dtype))):
+        out = x.clone()
+        handles = [s.wrap(i) if i is not None else None for i in indices]
+        array = (c_void_p * len(handles))(*handles)
+        ho, hv = s.wrap(out), s.wrap(values)
+        assert f(ho, ho, array, len(handles), hv, accumulate) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        want = torch.ops.aten.index_put_(x.clone(), indices, values, accumulate)
+        details.append(close(out, want, 1e-5 if dtype != torch.bfloat16 else 0.1))
+        s.free(ho, hv, *[h for h in handles if h])
+    out = x.clone()
+    ho, hv, hbad = s.wrap(out), s.wrap(torch.ones(1, device=DEV).to(dtype)), s.wrap(torch.tensor([9], device=DEV))
+    assert f(ho, ho, (c_void_p * 1)(hbad), 1, hv, accumulate) == 2, "an index past the dim must be refused"
+    torch.cuda.synchronize()
+    assert torch.equal(out, x), "a refused index_put_ must leave out untouched"
+    s.free(ho, hv, hbad)
+    return "; ".join(details)
+
+
+def grid_sampler_3d(s: Shims, mode: int, padding: int):
+    x = torch.randn(2, 3, 4, 5, 6, device=DEV, generator=gen(43))
+    grid = (torch.rand(2, 3, 2, 4, 3, device=DEV, generator=gen(44)) * 2.6 - 1.3).transpose(2, 3)  # strided
+    hx, hg, out = s.wrap(x), s.wrap(grid), c_void_p()
+    f = s.fn("aoti_torch_cuda_grid_sampler_3d", H, H, c_int64, c_int64, c_int32, HP)
+    assert f(hx, hg, mode, padding, 0, byref(out)) == 0, s.rt.last_error()
+    want = torch.nn.functional.grid_sample(x, grid, mode=("bilinear", "nearest")[mode],
+                                           padding_mode=("zeros", "border", "reflection")[padding], align_corners=False)
+    detail = close(on_device(s, out.value), want, 1e-5)
+    bad = c_void_p(7)
+    refused(f(hx, hg, mode, 3, 0, byref(bad)), bad)
+    s.free(hx, hg, out.value)
+    return detail
+
 
 CASES = {
     "scans-float32": lambda s: scans(s, torch.float32),
@@ -754,6 +799,11 @@ CASES = {
     **{f"index-tensor-{n}": (lambda s, d=d: index_tensor(s, d))
        for n, d in (("float32", torch.float32), ("bfloat16", torch.bfloat16), ("float16", torch.float16))},
     "copy-to-complex": copy_to_complex,
+    **{f"index-put-{n}{'-accumulate' if acc else ''}": (lambda s, d=d, acc=acc: index_put(s, d, acc))
+       for n, d in (("float32", torch.float32), ("int64", torch.int64), ("bfloat16", torch.bfloat16), ("bool", torch.bool))
+       for acc in (False, True) if not (acc and d == torch.bool)},
+    **{f"grid-sampler-3d-{m}-{p}": (lambda s, i=i, j=j: grid_sampler_3d(s, i, j))
+       for i, m in enumerate(("bilinear", "nearest")) for j, p in enumerate(("zeros", "border", "reflection"))},
 }
 
 

@@ -1,5 +1,6 @@
 """The CUDA ops of the wider ring (tests/arch_ring.py; src/ops/cuda/: scatter, the scans, pdist and the
-complex elementwise ops on the device, views as metadata, the others host-staged through the CPU ops) against torch's CUDA kernels on the same inputs, in one child process
+complex elementwise ops on the device, views as metadata, the others host-staged through the CPU ops,
+index_put_out and grid_sampler_3d among them) against torch's CUDA kernels on the same inputs, in one child process
 (tests/gpu/ring_cuda_cases.py, torch beside the runtime the session's ``cuda`` fixture built); each
 case asserted here, each with a refused argument as its negative control."""
 
@@ -33,7 +34,9 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          *(f"complex-elementwise-{d}" for d in ("complex64", "complex128")),
          *(f"fft-c2c-{d}" for d in ("complex64", "complex128")), *(f"fft-r2c-{d}" for d in ("float32", "float64")),
          *(f"mode-{d}" for d in ("float32", "bfloat16", "float16", "int64")),
-         *(f"index-tensor-{d}" for d in ("float32", "bfloat16", "float16")), "copy-to-complex"]
+         *(f"index-tensor-{d}" for d in ("float32", "bfloat16", "float16")), "copy-to-complex",
+         *(f"index-put-{d}{a}" for d in ("float32", "int64", "bfloat16") for a in ("", "-accumulate")), "index-put-bool",
+         *(f"grid-sampler-3d-{m}-{p}" for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection"))]
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ run with ``shimgen run`` in a child process that loaded libtorch_cpu.so first; e
 eager and every shim the model imports is bound to the runtime. The subset carries ops the named
 zoo does not: selections through C shims and the proxy executor (kthvalue, median, median.dim),
 EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor), FFTs
-and complex tensors (_fft_c2r and complex through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+and complex tensors (_fft_c2r and complex through the proxy executor), boolean-mask and int64-accumulating
+index_put_ (aoti_torch_index_put_out) with bfloat16 index_add (aten::index_add through the proxy),
+volumetric grid_sample (grid_sampler_3d). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ EXPECTED_FALLBACKS = {
     # FFTs and complex tensors: C shims plus _fft_c2r and complex through the proxy executor.
     "fft": {"aoti_torch_cpu__fft_c2c", "aoti_torch_cpu__fft_r2c", "aoti_torch_cpu_view_as_real",
             "aoti_torch_cpu_mul_Tensor", "aoti_torch_proxy_executor_call_function"},
+    # Round 3: index writes inductor leaves to the device-free index_put_out shim and the proxy.
+    "index_put_mask": {"aoti_torch_index_put_out", "aoti_torch_proxy_executor_call_function"},
+    "grid_sample_3d": {"aoti_torch_cpu_grid_sampler_3d"},
 }
 
 

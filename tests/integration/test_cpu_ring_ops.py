@@ -7,7 +7,8 @@ with torch eager: values, dtypes, shapes, strides. Random ops are checked by the
 
 from __future__ import annotations
 
-from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_void_p
+import ctypes
+from ctypes import byref, c_bool, c_char_p, c_double, c_int32, c_int64, c_uint32, c_void_p
 
 import pytest
 
@@ -376,3 +377,130 @@ def test_nanmedian_and_pdist_match_torch(rt, hs):
         assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x), c_double(p), byref(out)) == 0, last_error(rt)
         assert_same(got_(hs, out), torch.ops.aten._pdist_forward(x.contiguous(), p), atol=1e-5)  # torch: contiguous only
     assert shim(rt, "aoti_torch_cpu__pdist_forward")(hs.of(x[0]), c_double(2.0), byref(c_void_p())) == INVALID
+
+
+# ---- index_put_ (aoti_torch_index_put_out, the device-free shim inductor calls) ----
+
+def _index_put(rt, hs, out, self_, indices, values, accumulate):
+    handles = (c_void_p * max(len(indices), 1))(*[None if i is None else hs.of(i).value for i in indices])
+    return shim(rt, "aoti_torch_index_put_out")(hs.of(out), hs.of(self_), handles, c_uint32(len(indices)),
+                                                hs.of(values), c_bool(accumulate))
+
+
+def _index_put_cases(dtype):
+    base = (torch.randn(5, 6, 4, generator=gen(31)) * 3)
+    x = base.to(dtype) if dtype != torch.bool else base > 0
+    mask = base[:, :, 0] > 0.5
+    rows = torch.tensor([4, -1, 0, 4, 2])  # repeated and negative: accumulation must add every one
+    cols = torch.tensor([[1], [5]])        # broadcast against rows: a [2, 5] index shape
+    mid = torch.tensor([3, 0, 3])
+    def vals(shape, seed):
+        v = torch.randn(*shape, generator=gen(seed)) * 2
+        return v.to(dtype) if dtype != torch.bool else v > 0
+    return x, [
+        ([mask], vals((int(mask.sum()), 4), 32)),          # x[mask] = v (a 2-d mask over dims 0, 1)
+        ([mask], vals((4,), 33)),                          # values broadcast over the masked rows
+        ([None, None, base[0, 0] > 0], vals((1,), 34)),    # x[:, :, m]: None entries keep dims
+        ([rows, cols], vals((2, 5, 4), 35)),               # index tensors broadcast together
+        ([rows], vals((5, 6, 4), 36)),                     # one index tensor
+        ([None, mid], vals((5, 3, 4), 37)),                # x[:, idx]
+        ([rows[:3], None, mid], vals((3, 6), 38)),         # split indices: their shape goes in front
+    ]
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bfloat16, torch.bool])
+def test_index_put_out_matches_torch(rt, hs, dtype, accumulate):
+    x, cases = _index_put_cases(dtype)
+    for indices, values in cases:
+        if not accumulate and any(i is not None and i.dtype == torch.int64 and i.numel() != i.unique().numel()
+                                  for i in indices):
+            continue  # assignment to a repeated position: torch leaves which write wins unspecified
+        for out in (x.clone(), strided(x.clone())):  # in place, as the generated code calls it
+            assert _index_put(rt, hs, out, out, indices, values, accumulate) == 0, last_error(rt)
+            want = torch.ops.aten.index_put_(x.clone(), indices, values, accumulate)
+            atol = 0.1 if dtype == torch.bfloat16 else 1e-5
+            assert_same(out.contiguous(), want, atol=atol, strides=False)
+
+
+def test_index_put_out_copies_self_into_a_distinct_out_and_refuses_bad_arguments(rt, hs):
+    x = torch.randn(4, 5, generator=gen(40))
+    mask, values = x > 0, torch.full((1,), 7.0)
+    out = torch.zeros(4, 5)
+    assert _index_put(rt, hs, out, x, [mask], values, True) == 0, last_error(rt)
+    assert_same(out, x.clone().index_put_((mask,), values, accumulate=True))
+    # Negative controls: each refused before the first write, out untouched.
+    for indices, vals, code in (([torch.tensor([0, 4])], values, INVALID),          # index past the dim
+                                ([mask], values.double(), INVALID),                 # values of another dtype
+                                ([mask], torch.ones(3), INVALID),                   # values that do not broadcast
+                                ([mask[:3]], values, INVALID),                      # mask of the wrong shape
+                                ([torch.tensor([0.5])], values, UNSUPPORTED)):      # float indices
+        before = out.clone()
+        assert _index_put(rt, hs, out, x, indices, vals, False) == code, last_error(rt)
+        assert torch.equal(out, before)
+
+
+# ---- grid_sampler_3d, histogram ----
+
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("align", [0, 1])
+def test_grid_sampler_3d_matches_torch(rt, hs, mode, padding, align):
+    x = torch.randn(2, 3, 4, 5, 6, generator=gen(50))
+    grid = strided(torch.rand(2, 3, 4, 2, 3, generator=gen(51)) * 2.6 - 1.3)  # past the edges too
+    grid[0, 0, 0, 0] = torch.tensor([1.0, -1.0, 0.0])  # exactly on the corners
+    out = c_void_p()
+    assert shim(rt, "aoti_torch_cpu_grid_sampler_3d")(hs.of(x), hs.of(grid), c_int64(mode), c_int64(padding),
+                                                      c_int32(align), byref(out)) == 0, last_error(rt)
+    want = torch.nn.functional.grid_sample(x, grid, mode=("bilinear", "nearest")[mode],
+                                           padding_mode=("zeros", "border", "reflection")[padding],
+                                           align_corners=bool(align))
+    assert_same(got_(hs, out), want, atol=1e-5)
+
+
+def test_grid_sampler_3d_refuses_bad_arguments(rt, hs):
+    x, grid = torch.randn(1, 2, 3, 3, 3), torch.zeros(1, 2, 2, 2, 3)
+    for args, code in (((hs.of(x[0]), hs.of(grid), 0, 0), INVALID),          # a 4-d input
+                       ((hs.of(x), hs.of(grid[..., :2]), 0, 0), INVALID),    # grid of 2-d points
+                       ((hs.of(x), hs.of(grid.double()), 0, 0), INVALID),    # dtypes differ
+                       ((hs.of(x), hs.of(grid), 0, 3), INVALID),             # no padding mode 3
+                       ((hs.of(x), hs.of(grid), 2, 0), UNSUPPORTED)):        # bicubic is 2-d only
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_grid_sampler_3d")(args[0], args[1], c_int64(args[2]), c_int64(args[3]),
+                                                          c_int32(0), byref(out)) == code
+        assert out.value is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(("bins", "range_", "weighted", "density"),
+                         [(8, (-2.0, 2.0), False, False), (5, None, False, False), (7, (-1.0, 1.5), True, True),
+                          (1, None, True, False), (10, (0.0, 0.0), False, True)])
+def test_histogram_bin_ct_matches_torch(rt, hs, dtype, bins, range_, weighted, density):
+    x = strided((torch.randn(6, 9, generator=gen(52)) * 1.5).to(dtype))
+    x[1, 2], x[3, 4] = float("nan"), 2.0  # NaN skipped; an element on the last edge counts in the last bin
+    weight = strided(torch.rand(6, 9, generator=gen(53)).to(dtype)) if weighted else None
+    if range_ is None:
+        x = x.nan_to_num(0.0)  # torch refuses a NaN-derived range
+    hist, edges = c_void_p(), c_void_p()
+    rng = (c_double * 2)(*range_) if range_ is not None else None
+    range_ptr = byref(ctypes.cast(rng, ctypes.POINTER(c_double))) if rng is not None else None
+    w = byref(hs.of(weight)) if weighted else None
+    assert shim(rt, "aoti_torch_cpu_histogram_bin_ct")(hs.of(x), c_int64(bins), range_ptr, c_int64(2), w,
+                                                       c_int32(density), byref(hist), byref(edges)) == 0, last_error(rt)
+    want = torch.histogram(x, bins=bins, range=range_, weight=weight, density=density)
+    assert_same(got_(hs, edges), want.bin_edges, atol=1e-6)
+    assert_same(got_(hs, hist), want.hist, atol=1e-5)
+
+
+def test_histogram_bin_ct_refuses_bad_arguments(rt, hs):
+    x = torch.randn(10, generator=gen(54))
+    f = shim(rt, "aoti_torch_cpu_histogram_bin_ct")
+    backwards = (c_double * 2)(1.0, -1.0)
+    ptr = ctypes.cast(backwards, ctypes.POINTER(c_double))
+    for args, code in (((hs.of(x), 0, None, None), INVALID),                                 # no bins
+                       ((hs.of(x), 4, byref(ptr), None), INVALID),                           # min > max
+                       ((hs.of(x), 4, None, byref(hs.of(torch.ones(3)))), INVALID),          # weight's shape
+                       ((hs.of(x.long()), 4, None, None), UNSUPPORTED)):                     # integers
+        hist, edges = c_void_p(), c_void_p()
+        assert f(args[0], c_int64(args[1]), args[2], c_int64(2), args[3], c_int32(0), byref(hist), byref(edges)) == code
+        assert hist.value is None and edges.value is None

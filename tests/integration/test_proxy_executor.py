@@ -4,6 +4,8 @@ by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
 
 - grouped_mm: transformers' MoE fallback op, served by the runtime (its mm_out shim per expert);
   output equals eager torch's.
+- index_add: bfloat16 index_add served by the runtime's own op, alpha given and defaulted, with
+  bincount's default minlength (int arguments the JSON leaves out but the call passes); equals eager.
 - custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
   (and the coverage table) and exit 2: the negative control.
 """
@@ -66,6 +68,14 @@ def test_proxy_call_served_matches_eager(models, cpu_runtime, tmp_path):
     error = float(np.abs(got - want).max())
     print(f"grouped_mm through the proxy: max |shimgen - eager| = {error:.3g}")
     assert error <= 1e-4
+
+
+def test_index_add_and_defaulted_int_arguments_match_eager(models, cpu_runtime, tmp_path):
+    completed = _run(models / "index_add", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    got, want = np.load(tmp_path / "output_0.npy"), np.load(models / "index_add" / "out0.npy")
+    assert got.shape == want.shape == (24 + 20 + 6,)
+    assert np.array_equal(got, want), np.abs(got - want).max()
 
 
 def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):

@@ -30,8 +30,10 @@ def test_served_comes_from_the_runtime_headers():
 
 def test_fallbacks_of_keeps_ops_only_and_data_loads():
     assert coverage.fallbacks_of(["aoti_torch_get_sizes", "aoti_torch_cpu_topk", "aoti_torch_cuda_mm_out",
-                                  "aoti_torch_proxy_executor_call_function", "aoti_torch_cpu_topk"]) == (
-        "aoti_torch_cpu_topk", "aoti_torch_cuda_mm_out", "aoti_torch_proxy_executor_call_function")
+                                  "aoti_torch_proxy_executor_call_function", "aoti_torch_cpu_topk",
+                                  "aoti_torch_index_put_out", "aoti_torch_copy_"]) == (
+        "aoti_torch_cpu_topk", "aoti_torch_cuda_mm_out", "aoti_torch_index_put_out",
+        "aoti_torch_proxy_executor_call_function")
     entries = coverage.load()
     families = {e.family.split(" ")[0] for e in entries if e.device == "cpu"}
     assert {"Llama", "Qwen2", "Gemma3", "GPT-2", "Mixtral", "BERT", "Whisper", "ViT", "ResNet", "ConvNeXt",

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -361,6 +362,16 @@ void unsqueeze(Call& call) {
   call.set_output(0, wrap(views::unsqueeze(*unwrap(self, "self"), call.integer("dim", 0))));
 }
 
+void index_add(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_index, keep_source;
+  AtenTensorHandle index = on_host(call.tensor("index"), keep_index);
+  AtenTensorHandle source = on_host(call.tensor("source"), keep_source);
+  call.set_output(0, to_device_of(proxy_ops::cpu_index_add(on_host(self, keep_self), call.integer("dim", 0), index,
+                                                           source, call.real("alpha", 1.0)),
+                                  self));
+}
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -449,36 +460,73 @@ void grouped_mm_fallback(Call& call) {
 struct Served {
   const char* target;
   Handler handler;
+  // The target's int-valued arguments (int, SymInt, an int Scalar, int[]) in schema order. torch.export
+  // leaves an argument at its default out of the JSON, but the generated call still passes an int
+  // default in the flattened int array (inductor fills defaults from the schema): a name missing from
+  // the JSON is read as one int at its place in this order (histc's min/max, index_add's alpha,
+  // bincount's minlength, topk's and sort's dim).
+  const char* ints[3] = {};
 };
 
 // Targets are matched without a ".default" overload suffix.
-constexpr Served kServed[] = {
-    {"aten::topk", topk},
-    {"aten::sort", sort},
-    {"aten::sort.stable", sort},
-    {"aten::histc", histc},
-    {"aten::cumsum", cumsum},
-    {"aten::_weight_int4pack_mm", weight_int4pack_mm},
+const Served kServed[] = {
+    {"aten::topk", topk, {"k", "dim"}},
+    {"aten::sort", sort, {"dim"}},
+    {"aten::sort.stable", sort, {"dim"}},
+    {"aten::histc", histc, {"bins", "min", "max"}},
+    {"aten::cumsum", cumsum, {"dim"}},
+    {"aten::_weight_int4pack_mm", weight_int4pack_mm, {"qGroupSize"}},
     {"transformers::grouped_mm_fallback", grouped_mm_fallback},
-    {"aten::multinomial", multinomial},
-    {"aten::bincount", bincount},
-    {"aten::median.dim", median_dim},
+    {"aten::multinomial", multinomial, {"num_samples"}},
+    {"aten::bincount", bincount, {"minlength"}},
+    {"aten::median.dim", median_dim, {"dim"}},
     {"aten::_unique2", unique2},
-    {"prims::normal", prims_normal},
+    {"prims::normal", prims_normal, {"shape"}},
     {"aten::unique_consecutive", unique_consecutive},
     {"aten::poisson", poisson},
     {"aten::complex", complex_},
-    {"aten::_fft_c2r", fft_c2r},
-    {"aten::unsqueeze", unsqueeze},
+    {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
+    {"aten::unsqueeze", unsqueeze, {"dim"}},
+    {"aten::index_add", index_add, {"dim", "alpha"}},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
 };  // and the special functions of proxy_ops::special_targets()
 
-Handler handler_for(const std::string& node_target) {
+const Served* served_for(const std::string& node_target) {
   const std::string target = without_default(node_target);
   for (const Served& s : kServed)
-    if (target == s.target) return s.handler;
-  return proxy_ops::find_special(target) != nullptr ? special : nullptr;
+    if (target == s.target) return &s;
+  return nullptr;
+}
+
+Handler handler_for(const std::string& node_target) {
+  if (const Served* s = served_for(node_target)) return s->handler;
+  return proxy_ops::find_special(without_default(node_target)) != nullptr ? special : nullptr;
+}
+
+// The int-valued arguments of a node in the order the generated call flattens them: `served.ints`
+// (schema order), each from the JSON or, where the JSON left it out at its default, one int read from
+// the call; int-valued arguments the table does not name follow in JSON order. Other arguments keep
+// their order (tensors and ints come from separate arrays, so only the order within each matters).
+void add_defaulted_ints(const Served& served, std::vector<Arg>* inputs) {
+  std::vector<Arg> rest, ints;
+  for (Arg& a : *inputs)
+    (a.kind == ArgKind::kInt || a.kind == ArgKind::kInts ? ints : rest).push_back(std::move(a));
+  for (const char* name : served.ints) {
+    if (name == nullptr) break;
+    auto it = std::find_if(ints.begin(), ints.end(), [&](const Arg& a) { return a.name == name; });
+    if (it != ints.end()) {
+      rest.push_back(std::move(*it));
+      ints.erase(it);
+      continue;
+    }
+    Arg missing;
+    missing.name = name;
+    missing.kind = ArgKind::kInt;
+    rest.push_back(std::move(missing));
+  }
+  for (Arg& a : ints) rest.push_back(std::move(a));
+  *inputs = std::move(rest);
 }
 
 // c10::ScalarType code of torch.export's serialized ScalarType (torch/_export/serde/schema.py).
@@ -638,6 +686,7 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
     }
     Node n;
     n.target = target->text;
+    const Served* served = served_for(n.target);
     n.handler = handler_for(n.target);
     if (n.handler == nullptr) unserved.push_back(n.target);
     for (const Value& input : inputs->items) {
@@ -667,6 +716,7 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
         return nullptr;
       }
     }
+    if (served != nullptr) add_defaulted_ints(*served, &n.inputs);
     executor->nodes.push_back(std::move(n));
   }
   if (!unserved.empty()) {

@@ -131,6 +131,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHand
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src,
                                                  int32_t non_blocking);
 
+/* out = self, then out[indices] = values (accumulate: +=): AOTInductor's call for index_put_ with a
+ * boolean-mask index, accumulation into int64/bool, or deterministic algorithms (generated code passes
+ * one tensor as out and self). indices[i] null (None), an int64/int32 index tensor or a bool/uint8
+ * mask; values of self's dtype, broadcast to the shape of self[indices]. CPU, or CUDA staged through
+ * the host. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_index_put_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                         const AtenTensorHandle* indices, const uint32_t num_indices,
+                                                         const AtenTensorHandle values, bool accumulate);
+
 /* Checks and scalars for generated code (cond/while_loop, .item(), bounds checks). check throws (a
  * std::runtime_error, as PyTorch throws c10::Error) when cond is false; the model's entry point turns
  * it into its error code. item_<dtype> needs a 1-element tensor of exactly that dtype (float16 and

@@ -195,6 +195,18 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle sel
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                                    AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* F.grid_sample of a volume: input [N, C, D, H, W], grid [N, D', H', W', 3]; interpolation 0
+ * trilinear, 1 nearest; padding 0 zeros, 1 border, 2 reflection. A new contiguous [N, C, D', H', W']. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
+                                                              int64_t interpolation_mode, int64_t padding_mode,
+                                                              int32_t align_corners, AtenTensorHandle* ret0);
+/* torch.histogram(self, bins, range, weight, density): hist [bins] and bin_edges [bins + 1], self's
+ * dtype (float32/64); range null: self's min and max. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins, const double** range,
+                                                               int64_t range_len_, AtenTensorHandle* weight,
+                                                               int32_t density, AtenTensorHandle* ret0,
+                                                               AtenTensorHandle* ret1);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -239,6 +239,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTensorHandle se
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                                     AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* F.grid_sample of a volume (aoti_torch_cpu_grid_sampler_3d's contract), staged through the host. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
+                                                               int64_t interpolation_mode, int64_t padding_mode,
+                                                               int32_t align_corners, AtenTensorHandle* ret0);
 /* The pointwise halves of LSTMCell and GRUCell (torch's _thnn_fused_lstm_cell / _thnn_fused_gru_cell):
  * gates [batch, 4 * hidden] (GRU: 3 * hidden), cx / hx [batch, hidden], biases null or [gates]; hy,
  * cy and torch's workspace. The GRU one has no C shim in torch: the proxy executor calls it. */

@@ -44,6 +44,11 @@ AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
 AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& dim, int64_t normalization,
                              int64_t last_dim_size);
 
+// aten::index_add: a new contiguous copy of self with slice i of source times alpha added to slice
+// index[i] along dim, in index order (bfloat16 reaches the proxy; any real dtype is served).
+AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source,
+                               double alpha);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special

@@ -195,4 +195,29 @@ void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const
   *indices = wrap(std::move(i));
 }
 
+std::vector<int64_t> index_positions(const Tensor& s, int64_t d, const Tensor& idx, const Tensor& src,
+                                     const std::string& op) {
+  const int64_t rank = static_cast<int64_t>(s.sizes.size());
+  SHIMGEN_REQUIRE(idx.sizes.size() <= 1, op + ": Index is supposed to be a vector");
+  SHIMGEN_REQUIRE(idx.dtype == kInt64 || idx.dtype == kInt32, op + ": Expected dtype int32/int64 for index");
+  SHIMGEN_REQUIRE(src.dtype == s.dtype, op + ": self and source must have the same scalar type");
+  const int64_t count = idx.numel();
+  SHIMGEN_REQUIRE(src.sizes.size() == s.sizes.size(), op + ": source and self must have one rank");
+  for (int64_t k = 0; k < rank; ++k)
+    SHIMGEN_REQUIRE(k == d ? src.sizes[k] == count : src.sizes[k] == s.sizes[k],
+                    op + ": source " + shape_str(src.sizes) + " does not match self " + shape_str(s.sizes) + " and " +
+                        std::to_string(count) + " indices");
+  const int64_t n = rank == 0 ? 1 : s.sizes[d];
+  std::vector<int64_t> positions(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t at = idx.sizes.empty() ? 0 : i * idx.strides[0];
+    const int64_t v = idx.dtype == kInt64 ? reinterpret_cast<const int64_t*>(idx.data())[at]
+                                          : reinterpret_cast<const int32_t*>(idx.data())[at];
+    SHIMGEN_REQUIRE(v >= -n && v < n, op + ": index " + std::to_string(v) + " is out of bounds for a dim of size " +
+                                          std::to_string(n));
+    positions[static_cast<size_t>(i)] = v < 0 ? v + n : v;
+  }
+  return positions;
+}
+
 }  // namespace shimgen::rt::cpu

@@ -151,6 +151,12 @@ void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const
 std::unique_ptr<Tensor> searchsorted(const Tensor& seq, const Tensor& values, int32_t out_int32, int32_t right,
                                      const char** side, const AtenTensorHandle* sorter);
 
+// The positions index_add / index_reduce write along dim d of self: index (int64/int32, 0-d or 1-d)
+// read and checked against self's dim (negative counts from the end), source checked to be self's
+// shape with dim d of the index's length and self's dtype. Errors name `op` ("index_add_()").
+std::vector<int64_t> index_positions(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source,
+                                     const std::string& op);
+
 // ---- 16-bit float operands of float32 kernels ----
 bool is_half_dtype(int32_t dtype) noexcept;  // bfloat16 or float16
 // A new contiguous float32 tensor holding t's values (t: bfloat16 or float16, any strides).

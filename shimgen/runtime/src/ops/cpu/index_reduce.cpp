@@ -96,23 +96,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_reduce(AtenTenso
     else fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin, got " + r);
     const int64_t rank = static_cast<int64_t>(s.sizes.size());
     const int64_t d = wrap_dim(dim, rank, "dim");
-    SHIMGEN_REQUIRE(idx.sizes.size() <= 1, "index_reduce_(): Index is supposed to be a vector");
-    SHIMGEN_REQUIRE(idx.dtype == kInt64 || idx.dtype == kInt32, "index_reduce_(): Expected dtype int32/int64 for index");
-    SHIMGEN_REQUIRE(src.dtype == s.dtype, "index_reduce_(): self and source must have the same scalar type");
-    const int64_t count = idx.numel();
-    SHIMGEN_REQUIRE(src.sizes.size() == s.sizes.size(), "index_reduce_(): source and self must have one rank");
-    for (int64_t k = 0; k < rank; ++k)
-      SHIMGEN_REQUIRE(k == d ? src.sizes[k] == count : src.sizes[k] == s.sizes[k],
-                      "index_reduce_(): source " + shape_str(src.sizes) + " does not match self " + shape_str(s.sizes) +
-                          " and " + std::to_string(count) + " indices");
-    const int64_t n = rank == 0 ? 1 : s.sizes[d];
-    std::vector<int64_t> positions(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t at = (idx.sizes.empty() ? 0 : i * idx.strides[0]);
-      int64_t v = idx.dtype == kInt64 ? reinterpret_cast<const int64_t*>(idx.data())[at] : reinterpret_cast<const int32_t*>(idx.data())[at];
-      SHIMGEN_REQUIRE(v >= -n && v < n, "index_reduce_(): index " + std::to_string(v) + " is out of bounds for a dim of size " + std::to_string(n));
-      positions[static_cast<size_t>(i)] = v < 0 ? v + n : v;
-    }
+    const std::vector<int64_t> positions = index_positions(s, d, idx, src, "index_reduce_()");
     auto out = empty_tensor(s.sizes, contiguous_strides_of(s.sizes), s.dtype, kCPU, -1);
     if (out->numel() > 0)
       dispatch_real(s.dtype, "index_reduce", [&](auto t) {
