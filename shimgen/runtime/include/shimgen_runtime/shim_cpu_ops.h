@@ -195,6 +195,14 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle sel
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                                    AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
+/* ---- Linear algebra through the LAPACK of scipy-openblas32 (src/ops/cpu/linalg.h): float32/64,
+ * leading batch dims (broadcast between operands), any strides; results batched column-major as
+ * torch's. The linalg ops without a C shim (linalg_cholesky_ex, linalg_qr, _linalg_svd, ...) are
+ * served through the proxy executor (docs/aoti.md). ---- */
+/* X with (L L^T) X = self (upper: U^T U); self [*, n, k], input2 [*, n, n]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
+                                                             int32_t upper, AtenTensorHandle* ret0);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
