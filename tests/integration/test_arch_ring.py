@@ -55,4 +55,5 @@ def test_ring_model_imports_the_ops_it_is_here_for(ring, name):
 @pytest.mark.parametrize("name", CI)
 def test_ring_model_matches_eager_beside_libtorch(ring, ring_run, cpu_runtime, name):
     report, work = ring_run
-    assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol)
+    assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol,
+                                   RING[name].rtol)
