@@ -482,6 +482,47 @@ void linalg_lu_factor_ex(Call& call) {
   });
 }
 
+void linalg_lu(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_lu(h(a), call.flag("pivot", true), r); });
+}
+
+void linalg_lu_solve(Call& call) {
+  AtenTensorHandle lu = call.tensor("LU"), pivots = call.tensor("pivots"), b = call.tensor("B");
+  OnHost h(call, b);
+  h.run<1>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_lu_solve(h(lu), h(pivots), h(b), call.flag("left", true), call.flag("adjoint", false), r);
+  });
+}
+
+void linalg_solve_triangular(Call& call) {
+  AtenTensorHandle a = call.tensor("self"), b = call.tensor("B");
+  OnHost h(call, b);
+  h.run<1>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_solve_triangular(h(a), h(b), call.flag("upper", false), call.flag("left", true),
+                                           call.flag("unitriangular", false), r);
+  });
+}
+
+void linalg_eig(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<2>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_eig(h(self), true, r); });
+}
+
+void linalg_eigvals(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_eig(h(self), false, r); });
+}
+
+void linalg_householder_product(Call& call) {
+  AtenTensorHandle input = call.tensor("input"), tau = call.tensor("tau");
+  OnHost h(call, input);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_householder_product(h(input), h(tau), r); });
+}
+
 void prims_normal(Call& call) {
   const std::string device = call.device("device");
   AtenTensorHandle host = proxy_ops::cpu_normal(call.ints("shape"), call.real("mean", 0.0), call.real("std", 1.0),
@@ -541,6 +582,12 @@ constexpr Served kServed[] = {
     {"aten::linalg_inv_ex", linalg_inv_ex},
     {"aten::linalg_pinv.atol_rtol_tensor", linalg_pinv},
     {"aten::linalg_lu_factor_ex", linalg_lu_factor_ex},
+    {"aten::linalg_lu", linalg_lu},
+    {"aten::linalg_lu_solve", linalg_lu_solve},
+    {"aten::linalg_solve_triangular", linalg_solve_triangular},
+    {"aten::linalg_eig", linalg_eig},
+    {"aten::_linalg_eigvals", linalg_eigvals},
+    {"aten::linalg_householder_product", linalg_householder_product},
 };
 
 Handler handler_for(std::string target) {

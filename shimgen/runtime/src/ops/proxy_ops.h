@@ -73,5 +73,17 @@ void cpu_linalg_pinv(AtenTensorHandle self, AtenTensorHandle atol, AtenTensorHan
                      AtenTensorHandle* out);
 // aten::linalg_lu_factor_ex: LU, pivots, info.
 void cpu_linalg_lu_factor_ex(AtenTensorHandle A, bool pivot, bool check_errors, AtenTensorHandle* out);
+// aten::linalg_lu: P, L, U.
+void cpu_linalg_lu(AtenTensorHandle A, bool pivot, AtenTensorHandle* out);
+// aten::linalg_lu_solve: X from linalg_lu_factor's LU and pivots.
+void cpu_linalg_lu_solve(AtenTensorHandle LU, AtenTensorHandle pivots, AtenTensorHandle B, bool left, bool adjoint,
+                         AtenTensorHandle* out);
+// aten::linalg_solve_triangular: X.
+void cpu_linalg_solve_triangular(AtenTensorHandle self, AtenTensorHandle B, bool upper, bool left, bool unitriangular,
+                                 AtenTensorHandle* out);
+// aten::linalg_eig (vectors: eigenvalues, eigenvectors) and aten::_linalg_eigvals (eigenvalues), complex.
+void cpu_linalg_eig(AtenTensorHandle self, bool vectors, AtenTensorHandle* out);
+// aten::linalg_householder_product: Q's first n columns from reflectors and tau.
+void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau, AtenTensorHandle* out);
 
 }  // namespace shimgen::rt::proxy_ops

@@ -144,6 +144,16 @@ template <class T> void store(const T* buf, const Tensor& out, bool transpose = 
   }
 }
 
+// t's trailing vectors (each t.sizes.back() long), broadcast to `batch`, any strides, contiguous.
+template <class T> std::vector<T> load_lines(const Tensor& t, const std::vector<int64_t>& batch) {
+  const int64_t n = t.sizes.back(), s = t.strides.back();
+  const T* src = reinterpret_cast<const T*>(t.data());
+  std::vector<T> out;
+  for (int64_t base : batch_offsets(t, 1, batch))
+    for (int64_t i = 0; i < n; ++i) out.push_back(src[base + i * s]);
+  return out;
+}
+
 // Writes a contiguous batch of vectors (or scalars: trailing 0) into out, any strides.
 template <class T> void store_lines(const T* buf, const Tensor& out, size_t trailing) {
   const size_t r = out.sizes.size();
