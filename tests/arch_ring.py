@@ -435,6 +435,29 @@ RING: dict[str, ZooModel] = {
         " torch.linalg.det(a), torch.linalg.inv(a), torch.cholesky_solve(y, l),"
         " torch.linalg.matrix_norm(x), torch.linalg.slogdet(a).logabsdet, torch.linalg.pinv(x))",
         (Input((2, 5, 5)), Input((2, 5, 3))), 1e-3, rtol=1e-5),
+    # The neighbouring linalg ops (issue 22): triangular solves, LU (factor, solve, unpack), general eig, the
+    # Householder QR pieces, cholesky_inverse, full SVD, and the first model's ops in their other modes
+    # (upper, complete, UPLO='U', left=False, hermitian pinv, _ex info). Sign- and order-free outputs:
+    # products that rebuild an input, magnitudes, sorted spectra.
+    "linalg_more": ZooModel(
+        "",
+        "a = x @ x.mT + 4 * torch.eye(x.shape[-1])\nu = torch.triu(x) + 3 * torch.eye(x.shape[-1])\n"
+        "lu, piv, info = torch.linalg.lu_factor_ex(a)\np, lo, up = torch.linalg.lu(a)\nh, tau = torch.geqrf(y)\n"
+        "us, s, vh = torch.linalg.svd(y, full_matrices=True)\nq, r = torch.linalg.qr(y, mode='complete')\n"
+        "w, v = torch.linalg.eig(x)\n"
+        "return (torch.linalg.solve_triangular(u, y, upper=True), torch.triangular_solve(y, u.mT, upper=False)[0],"
+        " torch.linalg.solve_triangular(u, y.mT, upper=True, left=False, unitriangular=True), lu, piv.float(), info,"
+        " torch.linalg.lu_solve(lu, piv, y), torch.linalg.lu_solve(lu, piv, y.mT, left=False, adjoint=True),"
+        " p @ lo @ up, torch.lu_unpack(lu, piv)[2], torch.linalg.eigvals(x).abs().sort(-1).values,"
+        " w.real.sort(-1).values, v.abs().sum(-2).sort(-1).values,"
+        " torch.linalg.householder_product(h, tau) @ h.triu()[..., :3, :], torch.ormqr(h, tau, y, transpose=True),"
+        " torch.cholesky_inverse(torch.linalg.cholesky(a)), torch.cholesky_inverse(torch.linalg.cholesky(a, upper=True),"
+        " upper=True), (us[..., :3] * s.unsqueeze(-2)) @ vh, us @ us.mT, s, q @ r, r.abs(),"
+        " torch.linalg.eigh(a, UPLO='U').eigenvalues, torch.linalg.eigvalsh(a), torch.linalg.solve(a, y.mT, left=False),"
+        " torch.linalg.solve(a, y[..., 0]), torch.linalg.inv_ex(a).inverse, torch.linalg.pinv(a, hermitian=True),"
+        " torch.linalg.pinv(y, atol=0.5), torch.linalg.cond(a), torch.linalg.matrix_rank(y).float(), torch.logdet(a),"
+        " torch.linalg.cholesky_ex(a, upper=True).L, torch.linalg.det(a[0]))",
+        (Input((2, 5, 5)), Input((2, 5, 3))), 1e-3, rtol=1e-4),
     # Statistics and counting with data-dependent shapes.
     "mode_counts": ZooModel(
         "",
@@ -466,4 +489,4 @@ RING: dict[str, ZooModel] = {
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
-CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "linalg_more")

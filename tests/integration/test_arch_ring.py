@@ -4,7 +4,8 @@ run with ``shimgen run`` in a child process that loaded libtorch_cpu.so first; e
 eager and every shim the model imports is bound to the runtime. The subset carries ops the named
 zoo does not: selections through C shims and the proxy executor (kthvalue, median, median.dim),
 EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor), FFTs
-and complex tensors (_fft_c2r and complex through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+and complex tensors (_fft_c2r and complex through the proxy executor), dense linear algebra (LAPACK:
+cholesky_solve and the Householder/LU/triangular C shims, 16 linalg targets through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ EXPECTED_FALLBACKS = {
     # FFTs and complex tensors: C shims plus _fft_c2r and complex through the proxy executor.
     "fft": {"aoti_torch_cpu__fft_c2c", "aoti_torch_cpu__fft_r2c", "aoti_torch_cpu_view_as_real",
             "aoti_torch_cpu_mul_Tensor", "aoti_torch_proxy_executor_call_function"},
+    # LAPACK (src/ops/cpu/linalg.h): cholesky_solve by C shim, the factorizations through the proxy executor.
+    "linalg": {"aoti_torch_cpu_cholesky_solve", "aoti_torch_proxy_executor_call_function"},
+    "linalg_more": {"aoti_torch_cpu_cholesky_inverse", "aoti_torch_cpu_geqrf", "aoti_torch_cpu_lu_unpack",
+                    "aoti_torch_cpu_ormqr", "aoti_torch_cpu_triangular_solve", "aoti_torch_proxy_executor_call_function"},
 }
 
 
