@@ -8,6 +8,9 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                serves by its mm_out shims: a Mixtral-style expert GEMM over token groups.
   custom_op:   an op of this file's own library (shimgen_test::twice), which no runtime serves: the
                package must be refused with a message that names the op.
+  linalg_checks: torch.linalg.cholesky and inv, whose generated code checks LAPACK's info through
+               aten::_linalg_check_errors: run on a matrix that is not positive-definite, the model
+               must fail with torch's own message.
 """
 
 from __future__ import annotations
@@ -47,15 +50,23 @@ class CustomOp(torch.nn.Module):
         return torch.ops.shimgen_test.twice(x + 1.0) * 3.0
 
 
+class LinalgChecks(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.linalg.cholesky(x) + torch.linalg.inv(x)
+
+
 def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     g = torch.Generator().manual_seed(0)
+    if name == "linalg_checks":  # positive-definite: the run that compiles it passes the checks
+        x = torch.randn(2, 4, 4, generator=g)
+        return ((x @ x.mT + 4 * torch.eye(4)).to(device),)
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
-MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp}
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "linalg_checks": LinalgChecks}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
