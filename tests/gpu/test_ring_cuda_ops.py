@@ -24,7 +24,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
          "conv-transposed-float32", "conv-transposed-bfloat16", "addbmm-masked-select", "segments-stats",
-         "random-sources"]
+         "random-sources", "linalg-float32", "linalg-float64"]
 
 
 @pytest.fixture(scope="module")
