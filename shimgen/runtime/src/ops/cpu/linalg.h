@@ -180,6 +180,17 @@ struct Lu {
   std::unique_ptr<Tensor> lu, pivots, info;
 };
 template <class T> Lu lu_factor(const Tensor& a, bool transpose, std::vector<T>* buf, const char* op);
+// lu_factor of A's square matrices (n x n), then visit(item, U_jj, row j swapped) for each diagonal
+// entry in order: what det and slogdet read.
+template <class T, class Visit> Lu lu_diagonal(const Tensor& a, const char* op, Visit&& visit) {
+  std::vector<T> buf;
+  Lu lu = lu_factor(a, false, &buf, op);
+  const int64_t n = a.sizes.back(), items = lu.info->numel();
+  const auto* piv = reinterpret_cast<const int32_t*>(lu.pivots->data());
+  for (int64_t i = 0; i < items; ++i)
+    for (int64_t j = 0; j < n; ++j) visit(i, buf[(i * n + j) * n + j], piv[i * n + j] != j + 1);
+  return lu;
+}
 // linalg_svd.cpp: gesdd of m x n blocks a (destroyed); jobz 'S' (u m x k, vt k x n), 'A' (u m x m,
 // vt n x n) or 'N' (u, vt unused); s [items][k] descending.
 template <class T> void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt, int32_t* infos);

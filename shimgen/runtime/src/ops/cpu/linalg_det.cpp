@@ -12,21 +12,12 @@ namespace shimgen::rt::proxy_ops {
 
 void cpu_linalg_det(AtenTensorHandle A, AtenTensorHandle* out) {
   const Tensor& a = square_matrices(A, "linalg.det", "A");
-  const std::vector<int64_t> batch = batch_of(a);
-  const int64_t n = a.sizes.back(), items = count(batch);
-  auto det = row_major(batch, a.dtype);
+  auto det = row_major(batch_of(a), a.dtype);
   Lu lu;
   dispatch(a.dtype, "linalg.det", [&](auto t) {
     using T = decltype(t);
-    std::vector<T> buf;
-    lu = lu_factor(a, false, &buf, "linalg.det");
-    const auto* piv = reinterpret_cast<const int32_t*>(lu.pivots->data());
-    std::vector<T> values(static_cast<size_t>(items));
-    for (int64_t i = 0; i < items; ++i) {
-      T d = T(1);
-      for (int64_t j = 0; j < n; ++j) d *= (piv[i * n + j] != j + 1 ? T(-1) : T(1)) * buf[(i * n + j) * n + j];
-      values[i] = d;
-    }
+    std::vector<T> values(static_cast<size_t>(det->numel()), T(1));
+    lu = lu_diagonal<T>(a, "linalg.det", [&](int64_t i, T u, bool swapped) { values[i] *= swapped ? -u : u; });
     store_lines(values.data(), *det, 0);
   });
   out[0] = wrap(std::move(det));

@@ -13,29 +13,18 @@ namespace shimgen::rt::proxy_ops {
 
 void cpu_linalg_slogdet(AtenTensorHandle A, AtenTensorHandle* out) {
   const Tensor& a = square_matrices(A, "linalg.slogdet", "A");
-  const std::vector<int64_t> batch = batch_of(a);
-  const int64_t n = a.sizes.back(), items = count(batch);
-  auto sign = row_major(batch, a.dtype);
-  auto logabsdet = row_major(batch, a.dtype);
+  auto sign = row_major(batch_of(a), a.dtype);
+  auto logabsdet = row_major(batch_of(a), a.dtype);
   Lu lu;
   dispatch(a.dtype, "linalg.slogdet", [&](auto t) {
     using T = decltype(t);
-    std::vector<T> buf;
-    lu = lu_factor(a, false, &buf, "linalg.slogdet");
-    const auto* piv = reinterpret_cast<const int32_t*>(lu.pivots->data());
-    std::vector<T> signs(static_cast<size_t>(items)), logs(static_cast<size_t>(items));
-    for (int64_t i = 0; i < items; ++i) {
-      T s = T(1), l = T(0);
-      for (int64_t j = 0; j < n; ++j) {
-        const T u = buf[(i * n + j) * n + j];
-        if (piv[i * n + j] != j + 1) s = -s;
-        if (u < 0) s = -s;
-        l += std::log(std::abs(u));
-      }
-      const bool singular = std::isinf(l) && l < 0;
-      signs[i] = singular ? T(0) : s;
-      logs[i] = l;
-    }
+    std::vector<T> signs(static_cast<size_t>(sign->numel()), T(1)), logs(signs.size(), T(0));
+    lu = lu_diagonal<T>(a, "linalg.slogdet", [&](int64_t i, T u, bool swapped) {
+      if (swapped != (u < 0)) signs[i] = -signs[i];
+      logs[i] += std::log(std::abs(u));
+    });
+    for (size_t i = 0; i < signs.size(); ++i)
+      if (std::isinf(logs[i]) && logs[i] < 0) signs[i] = T(0);  // singular
     store_lines(signs.data(), *sign, 0);
     store_lines(logs.data(), *logabsdet, 0);
   });
