@@ -11,6 +11,10 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
   linalg_checks: torch.linalg.cholesky and inv, whose generated code checks LAPACK's info through
                aten::_linalg_check_errors: run on a matrix that is not positive-definite, the model
                must fail with torch's own message.
+  linalg_shapes: the linalg proxy targets in float64 where the ring's float32 models do not reach:
+               batch dims that broadcast (a [2, 3, 4, 4] against B [4, 2]), vector right-hand sides,
+               left=False, wide matrices (qr complete, svd, lu, pinv with atol/rtol tensors),
+               transposed (strided) inputs. Every output (out<i>.npy) is compared.
 """
 
 from __future__ import annotations
@@ -55,18 +59,38 @@ class LinalgChecks(torch.nn.Module):
         return torch.linalg.cholesky(x) + torch.linalg.inv(x)
 
 
+class LinalgShapes(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a = x @ x.mT + 4 * torch.eye(4, dtype=x.dtype, device=x.device)
+        lu, piv = torch.linalg.lu_factor(a)
+        q, r = torch.linalg.qr(w, mode="complete")
+        u, s, vh = torch.linalg.svd(w, full_matrices=False)
+        p, lo, up = torch.linalg.lu(w)
+        tol = torch.tensor(0.1, dtype=w.dtype, device=w.device)
+        return (torch.linalg.solve(a, y), torch.linalg.solve(a, y[:, 0]), torch.linalg.solve(a[0, 0], y.mT, left=False),
+                torch.linalg.lu_solve(lu, piv, y), torch.linalg.lu_solve(lu, piv, y.mT, left=False),
+                torch.linalg.solve_triangular(torch.triu(a), y, upper=True), q @ r, r.abs(), (u * s.unsqueeze(-2)) @ vh,
+                torch.linalg.svdvals(w.mT), p @ lo @ up, torch.linalg.pinv(w, atol=tol, rtol=tol / 10),
+                torch.linalg.pinv(w), torch.linalg.eigh(a.mT).eigenvalues, torch.linalg.cholesky(a.mT),
+                torch.linalg.det(a), torch.linalg.slogdet(a).logabsdet, torch.linalg.inv(a.mT),
+                torch.linalg.householder_product(*torch.geqrf(w.mT)).abs(), torch.linalg.eigvals(a[0]).real)
+
+
 def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     g = torch.Generator().manual_seed(0)
     if name == "linalg_checks":  # positive-definite: the run that compiles it passes the checks
         x = torch.randn(2, 4, 4, generator=g)
         return ((x @ x.mT + 4 * torch.eye(4)).to(device),)
+    if name == "linalg_shapes":
+        return tuple(torch.randn(*shape, generator=g, dtype=torch.float64).to(device)
+                     for shape in ((2, 3, 4, 4), (4, 2), (3, 5)))
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
-MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "linalg_checks": LinalgChecks}
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
@@ -86,7 +110,8 @@ def compile_one(out: Path, name: str, device: str) -> None:
                                              inductor_configs={"aot_inductor.link_libtorch": False})
     for i, tensor in enumerate(inputs):
         np.save(directory / f"in{i}.npy", tensor.cpu().numpy())
-    np.save(directory / "out0.npy", expected.cpu().numpy())
+    for i, tensor in enumerate(expected if isinstance(expected, tuple) else (expected,)):
+        np.save(directory / f"out{i}.npy", tensor.cpu().numpy())
     stamp.write_text(json.dumps(key))
 
 

@@ -93,6 +93,19 @@ def test_linalg_checks_match_eager_and_raise_torch_errors(models, cpu_runtime, t
     assert not list(bad.glob("output_*.npy"))
 
 
+def test_linalg_shapes_match_eager(models, cpu_runtime, tmp_path):
+    """float64, broadcast batches, vector and left=False right-hand sides, wide and transposed inputs:
+    every output of the model within 1e-9 of eager."""
+    completed = _run(models / "linalg_shapes", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    expected = sorted((models / "linalg_shapes").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+    assert len(expected) == 20
+    for i, path in enumerate(expected):
+        got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype == np.float64, (i, got.shape, want.shape)
+        assert np.allclose(got, want, atol=1e-9, rtol=1e-9), (i, float(np.abs(got - want).max()))
+
+
 def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):
     completed = _run(models / "custom_op", cpu_runtime.library, tmp_path)
     assert completed.returncode == 2, completed.stdout + completed.stderr
