@@ -87,10 +87,12 @@ def test_linalg_checks_match_eager_and_raise_torch_errors(models, cpu_runtime, t
 
     with pytest.raises(torch.linalg.LinAlgError) as torch_error:
         torch.linalg.cholesky(torch.from_numpy(x))
-    completed = _run(bad, cpu_runtime.library, bad)
+    run = tmp_path / "bad-run"
+    run.mkdir()
+    completed = _run(bad, cpu_runtime.library, run)
     assert completed.returncode != 0
     assert str(torch_error.value) in completed.stderr, completed.stderr
-    assert not list(bad.glob("output_*.npy"))
+    assert not list(run.glob("output_*.npy"))
 
 
 def test_linalg_shapes_match_eager(models, cpu_runtime, tmp_path):
