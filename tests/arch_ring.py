@@ -437,7 +437,7 @@ RING: dict[str, ZooModel] = {
         (Input((2, 5, 5)), Input((2, 5, 3))), 1e-3, rtol=1e-5),
     # The neighbouring linalg ops (issue 22): triangular solves, LU (factor, solve, unpack), general eig, the
     # Householder QR pieces, cholesky_inverse, full SVD, and the first model's ops in their other modes
-    # (upper, complete, UPLO='U', left=False, hermitian pinv, _ex info). Sign- and order-free outputs:
+    # (upper, complete, UPLO='U', left=False, hermitian pinv, _ex info), matrix_exp. Sign- and order-free outputs:
     # products that rebuild an input, magnitudes, sorted spectra.
     "linalg_more": ZooModel(
         "",
@@ -456,7 +456,7 @@ RING: dict[str, ZooModel] = {
         " torch.linalg.eigh(a, UPLO='U').eigenvalues, torch.linalg.eigvalsh(a), torch.linalg.solve(a, y.mT, left=False),"
         " torch.linalg.solve(a, y[..., 0]), torch.linalg.inv_ex(a).inverse, torch.linalg.pinv(a, hermitian=True),"
         " torch.linalg.pinv(y, atol=0.5), torch.linalg.cond(a), torch.linalg.matrix_rank(y).float(), torch.logdet(a),"
-        " torch.linalg.cholesky_ex(a, upper=True).L, torch.linalg.det(a[0]))",
+        " torch.linalg.cholesky_ex(a, upper=True).L, torch.linalg.det(a[0]), torch.linalg.matrix_exp(x))",
         (Input((2, 5, 5)), Input((2, 5, 3))), 1e-3, rtol=1e-4),
     # Statistics and counting with data-dependent shapes.
     "mode_counts": ZooModel(

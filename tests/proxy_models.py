@@ -14,7 +14,7 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
   linalg_shapes: the linalg proxy targets in float64 where the ring's float32 models do not reach:
                batch dims that broadcast (a [2, 3, 4, 4] against B [4, 2]), vector right-hand sides,
                left=False, wide matrices (qr complete, svd, lu, pinv with atol/rtol tensors),
-               transposed (strided) inputs. Every output (out<i>.npy) is compared.
+               transposed (strided) inputs, matrix_exp. Every output (out<i>.npy) is compared.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ class LinalgShapes(torch.nn.Module):
                 torch.linalg.svdvals(w.mT), p @ lo @ up, torch.linalg.pinv(w, atol=tol, rtol=tol / 10),
                 torch.linalg.pinv(w), torch.linalg.eigh(a.mT).eigenvalues, torch.linalg.cholesky(a.mT),
                 torch.linalg.det(a), torch.linalg.slogdet(a).logabsdet, torch.linalg.inv(a.mT),
-                torch.linalg.householder_product(*torch.geqrf(w.mT)).abs(), torch.linalg.eigvals(a[0]).real)
+                torch.linalg.householder_product(*torch.geqrf(w.mT)).abs(), torch.linalg.eigvals(a[0]).real,
+                torch.linalg.matrix_exp(x.mT))
 
 
 def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:

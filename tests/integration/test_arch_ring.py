@@ -5,7 +5,7 @@ eager and every shim the model imports is bound to the runtime. The subset carri
 zoo does not: selections through C shims and the proxy executor (kthvalue, median, median.dim),
 EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor), FFTs
 and complex tensors (_fft_c2r and complex through the proxy executor), dense linear algebra (LAPACK:
-cholesky_solve and the Householder/LU/triangular C shims, 16 linalg targets through the proxy executor).
+cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor).
 ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations

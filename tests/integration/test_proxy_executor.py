@@ -101,7 +101,7 @@ def test_linalg_shapes_match_eager(models, cpu_runtime, tmp_path):
     completed = _run(models / "linalg_shapes", cpu_runtime.library, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     expected = sorted((models / "linalg_shapes").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
-    assert len(expected) == 20
+    assert len(expected) == 21
     for i, path in enumerate(expected):
         got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(path)
         assert got.shape == want.shape and got.dtype == want.dtype == np.float64, (i, got.shape, want.shape)

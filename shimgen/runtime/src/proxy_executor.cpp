@@ -523,6 +523,12 @@ void linalg_householder_product(Call& call) {
   h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_householder_product(h(input), h(tau), r); });
 }
 
+void linalg_matrix_exp(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_matrix_exp(h(self), r); });
+}
+
 void prims_normal(Call& call) {
   const std::string device = call.device("device");
   AtenTensorHandle host = proxy_ops::cpu_normal(call.ints("shape"), call.real("mean", 0.0), call.real("std", 1.0),
@@ -588,6 +594,7 @@ constexpr Served kServed[] = {
     {"aten::linalg_eig", linalg_eig},
     {"aten::_linalg_eigvals", linalg_eigvals},
     {"aten::linalg_householder_product", linalg_householder_product},
+    {"aten::linalg_matrix_exp", linalg_matrix_exp},
 };
 
 Handler handler_for(std::string target) {

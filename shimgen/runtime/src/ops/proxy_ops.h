@@ -85,5 +85,7 @@ void cpu_linalg_solve_triangular(AtenTensorHandle self, AtenTensorHandle B, bool
 void cpu_linalg_eig(AtenTensorHandle self, bool vectors, AtenTensorHandle* out);
 // aten::linalg_householder_product: Q's first n columns from reflectors and tau.
 void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau, AtenTensorHandle* out);
+// aten::linalg_matrix_exp: exp(A).
+void cpu_linalg_matrix_exp(AtenTensorHandle self, AtenTensorHandle* out);
 
 }  // namespace shimgen::rt::proxy_ops
