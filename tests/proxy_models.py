@@ -19,6 +19,8 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -97,7 +99,9 @@ MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "linalg_checks": Linal
 def compile_one(out: Path, name: str, device: str) -> None:
     directory = out / name
     stamp = directory / "meta.json"
-    key = {"torch": torch.__version__, "device": device, "format": 1}
+    # The model's source is part of the key: an edited model (linalg_shapes grows) is compiled again.
+    source = hashlib.sha256(inspect.getsource(MODELS[name]).encode()).hexdigest()[:16]
+    key = {"torch": torch.__version__, "device": device, "format": 1, "source": source}
     if stamp.is_file() and json.loads(stamp.read_text()) == key:
         return
     directory.mkdir(parents=True, exist_ok=True)
