@@ -1,7 +1,8 @@
 // aten::linalg_matrix_exp (no C shim: served by the proxy executor): torch.linalg.matrix_exp by
 // scaling and squaring: A / 2^s with ||A / 2^s||_1 <= 1/2, its Taylor series summed in double until
 // the terms stop counting, then squared s times, rounded once to A's dtype. (torch's CPU kernel uses
-// degree-18 Taylor polynomials with the same scaling; both are accurate to the dtype's rounding.)
+// optimized Taylor polynomials of degree up to 18 and a scaling of its own; both are accurate to the
+// dtype's rounding: float64 agrees with eager to 2e-14 in tests/proxy_models.py linalg_shapes.)
 // The result [*, n, n] is row-major, as torch's.
 #include "../proxy_ops.h"
 #include "linalg.h"
