@@ -121,9 +121,9 @@ def run_zoo_beside_libtorch(dirs: dict[str, Path], runtime: Path, work: Path) ->
 
 
 def assert_zoo_model_matches_eager(name: str, directory: Path, report: dict, work: Path, runtime: Path,
-                                   atol: float) -> None:
+                                   atol: float, rtol: float = 0.0) -> None:
     """The model ran (exit 0), every shim it imports bound to ``runtime`` and served, and every output
-    has eager's shape and dtype and lies within ``atol`` of it."""
+    has eager's shape and dtype and lies within ``atol + rtol * |eager|`` of it."""
     import numpy as np
 
     sys.path.insert(0, str(REPO / "tests"))
@@ -136,5 +136,5 @@ def assert_zoo_model_matches_eager(name: str, directory: Path, report: dict, wor
     for i, expected_path in enumerate(aoti_zoo.expected_of(directory)):
         got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
         assert got.shape == expected.shape and got.dtype == expected.dtype
-        assert np.allclose(got, expected, atol=atol, rtol=0), \
+        assert np.allclose(got, expected, atol=atol, rtol=rtol), \
             f"{name} output {i}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"

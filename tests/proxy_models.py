@@ -15,11 +15,20 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                special_ndtri, ...; SPECIAL below), forced to aten fallbacks on CPU too, so the CPU
                model takes the proxy path a CUDA model takes; inputs sweep each function's domain with
                its edge values (0, poles, +-inf, NaN). float64 inputs: the second half of the outputs.
+  linalg_checks: torch.linalg.cholesky and inv, whose generated code checks LAPACK's info through
+               aten::_linalg_check_errors: run on a matrix that is not positive-definite, the model
+               must fail with torch's own message.
+  linalg_shapes: the linalg proxy targets in float64 where the ring's float32 models do not reach:
+               batch dims that broadcast (a [2, 3, 4, 4] against B [4, 2]), vector right-hand sides,
+               left=False, wide matrices (qr complete, svd, lu, pinv with atol/rtol tensors),
+               transposed (strided) inputs, matrix_exp. Every output (out<i>.npy) is compared.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -132,12 +141,39 @@ def _special_inputs() -> tuple[torch.Tensor, ...]:
                    torch.tensor([-1.0, 0.0, 1.0, 2.0, 60.0, 200.0, nan, inf, 3.0, 4.0] + [5.0] * 10)])
     shaped = [v.reshape(40, 60) for v in (x, p, a, b, t, n)]
     return (*(v.float() for v in shaped), *(v.double() for v in shaped))
+class LinalgChecks(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.linalg.cholesky(x) + torch.linalg.inv(x)
+
+
+class LinalgShapes(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a = x @ x.mT + 4 * torch.eye(4, dtype=x.dtype, device=x.device)
+        lu, piv = torch.linalg.lu_factor(a)
+        q, r = torch.linalg.qr(w, mode="complete")
+        u, s, vh = torch.linalg.svd(w, full_matrices=False)
+        p, lo, up = torch.linalg.lu(w)
+        tol = torch.tensor(0.1, dtype=w.dtype, device=w.device)
+        return (torch.linalg.solve(a, y), torch.linalg.solve(a, y[:, 0]), torch.linalg.solve(a[0, 0], y.mT, left=False),
+                torch.linalg.lu_solve(lu, piv, y), torch.linalg.lu_solve(lu, piv, y.mT, left=False),
+                torch.linalg.solve_triangular(torch.triu(a), y, upper=True), q @ r, r.abs(), (u * s.unsqueeze(-2)) @ vh,
+                torch.linalg.svdvals(w.mT), p @ lo @ up, torch.linalg.pinv(w, atol=tol, rtol=tol / 10),
+                torch.linalg.pinv(w), torch.linalg.eigh(a.mT).eigenvalues, torch.linalg.cholesky(a.mT),
+                torch.linalg.det(a), torch.linalg.slogdet(a).logabsdet, torch.linalg.inv(a.mT),
+                torch.linalg.householder_product(*torch.geqrf(w.mT)).abs(), torch.linalg.eigvals(a[0]).real,
+                torch.linalg.matrix_exp(x.mT))
 
 
 def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "special":
         return tuple(v.to(device) for v in _special_inputs())
     g = torch.Generator().manual_seed(0)
+    if name == "linalg_checks":  # positive-definite: the run that compiles it passes the checks
+        x = torch.randn(2, 4, 4, generator=g)
+        return ((x @ x.mT + 4 * torch.eye(4)).to(device),)
+    if name == "linalg_shapes":
+        return tuple(torch.randn(*shape, generator=g, dtype=torch.float64).to(device)
+                     for shape in ((2, 3, 4, 4), (4, 2), (3, 5)))
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
@@ -146,13 +182,16 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
-MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd}
+MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
+          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
     directory = out / name
     stamp = directory / "meta.json"
-    key = {"torch": torch.__version__, "device": device, "format": 1}
+    # The model's source is part of the key: an edited model (linalg_shapes grows) is compiled again.
+    source = hashlib.sha256(inspect.getsource(MODELS[name]).encode()).hexdigest()[:16]
+    key = {"torch": torch.__version__, "device": device, "format": 1, "source": source}
     if stamp.is_file() and json.loads(stamp.read_text()) == key:
         return
     directory.mkdir(parents=True, exist_ok=True)

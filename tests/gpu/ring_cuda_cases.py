@@ -756,6 +756,61 @@ def grid_sampler_3d(s: Shims, mode: int, padding: int):
     return detail
 
 
+def linalg(s: Shims, dtype):
+    """The linalg C shims (host-staged LAPACK) on batched, strided device tensors against torch.linalg on
+    CUDA: cholesky_solve and cholesky_inverse (both triangles), triangular_solve (broadcast batch),
+    geqrf + ormqr rebuilding the input (sign-free), lu_unpack rebuilding A from torch's CUDA LU."""
+    x = torch.randn(2, 5, 5, device=DEV, generator=gen(41), dtype=dtype)
+    a = x @ x.mT + 5 * torch.eye(5, device=DEV, dtype=dtype)
+    b = torch.randn(2, 3, 5, device=DEV, generator=gen(42), dtype=dtype).mT  # [2, 5, 3], strided
+    tol = 1e-4 if dtype == torch.float32 else 1e-10
+    one, two, three = c_void_p(), c_void_p(), c_void_p()
+    details = []
+    for upper in (0, 1):
+        f = torch.linalg.cholesky(a, upper=bool(upper))
+        hb, hf = s.wrap(b), s.wrap(f)
+        solve = s.fn("aoti_torch_cuda_cholesky_solve", H, H, c_int32, HP)
+        assert solve(hb, hf, upper, byref(one)) == 0, s.rt.last_error()
+        got = on_device(s, one.value)
+        details.append(close(got, torch.cholesky_solve(b, f, bool(upper)), tol, tol))
+        assert got.stride() == (15, 1, 5), got.stride()
+        inverse = s.fn("aoti_torch_cuda_cholesky_inverse", H, c_int32, HP)
+        assert inverse(hf, upper, byref(two)) == 0, s.rt.last_error()
+        details.append(close(on_device(s, two.value), torch.cholesky_inverse(f, bool(upper)), tol, tol))
+        s.free(hb, hf, one.value, two.value)
+    u, hb = torch.triu(a[0]), s.wrap(b)
+    hu = s.wrap(u)
+    tri = s.fn("aoti_torch_cuda_triangular_solve", H, H, c_int32, c_int32, c_int32, HP, HP)
+    assert tri(hb, hu, 1, 0, 0, byref(one), byref(two)) == 0, s.rt.last_error()
+    want = torch.triangular_solve(b, u, upper=True)
+    details.append(close(on_device(s, one.value), want.solution, tol, tol))
+    details.append(close(on_device(s, two.value), want.cloned_coefficient, 0))
+    s.free(hu, one.value, two.value)
+    tall = torch.randn(2, 6, 4, device=DEV, generator=gen(43), dtype=dtype)
+    ht = s.wrap(tall)
+    geqrf = s.fn("aoti_torch_cuda_geqrf", H, HP, HP)
+    assert geqrf(ht, byref(one), byref(two)) == 0, s.rt.last_error()
+    h, tau = on_device(s, one.value), on_device(s, two.value)
+    r = torch.zeros_like(tall)
+    r[..., :4, :] = h[..., :4, :].triu()
+    hh, htau, hr = s.wrap(h), s.wrap(tau), s.wrap(r)
+    ormqr = s.fn("aoti_torch_cuda_ormqr", H, H, H, c_int32, c_int32, HP)
+    assert ormqr(hh, htau, hr, 1, 0, byref(three)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, three.value), tall, tol * 10, tol))  # Q R = the input
+    s.free(ht, hh, htau, hr, one.value, two.value, three.value)
+    lu, piv = torch.linalg.lu_factor(a)
+    hl, hp = s.wrap(lu), s.wrap(piv)
+    unpack = s.fn("aoti_torch_cuda_lu_unpack", H, H, c_int32, c_int32, HP, HP, HP)
+    assert unpack(hl, hp, 1, 1, byref(one), byref(two), byref(three)) == 0, s.rt.last_error()
+    p, lo, up = (on_device(s, h.value) for h in (one, two, three))
+    details.append(close(p @ lo @ up, a, tol * 100, tol))
+    s.free(hl, hp, one.value, two.value, three.value)
+    bad, short, ha = c_void_p(7), s.wrap(torch.randn(2, 4, 3, device=DEV, dtype=dtype)), s.wrap(a)
+    refused(s.fn("aoti_torch_cuda_cholesky_solve", H, H, c_int32, HP)(short, ha, 0, byref(bad)), bad)
+    s.free(hb, short, ha)
+    return "; ".join(details)
+
+
 CASES = {
     "scans-float32": lambda s: scans(s, torch.float32),
     "scans-bfloat16": lambda s: scans(s, torch.bfloat16),
@@ -804,6 +859,8 @@ CASES = {
        for acc in (False, True) if not (acc and d == torch.bool)},
     **{f"grid-sampler-3d-{m}-{p}": (lambda s, i=i, j=j: grid_sampler_3d(s, i, j))
        for i, m in enumerate(("bilinear", "nearest")) for j, p in enumerate(("zeros", "border", "reflection"))},
+    "linalg-float32": lambda s: linalg(s, torch.float32),
+    "linalg-float64": lambda s: linalg(s, torch.float64),
 }
 
 

@@ -6,7 +6,8 @@ zoo does not: selections through C shims and the proxy executor (kthvalue, media
 EmbeddingBag, transposed convolution, top-p sampling (multinomial through the proxy executor), FFTs
 and complex tensors (_fft_c2r and complex through the proxy executor), boolean-mask and int64-accumulating
 index_put_ (aoti_torch_index_put_out) with bfloat16 index_add (aten::index_add through the proxy),
-volumetric grid_sample (grid_sampler_3d). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+volumetric grid_sample (grid_sampler_3d), dense linear algebra (LAPACK:
+cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ EXPECTED_FALLBACKS = {
     # Round 3: index writes inductor leaves to the device-free index_put_out shim and the proxy.
     "index_put_mask": {"aoti_torch_index_put_out", "aoti_torch_proxy_executor_call_function"},
     "grid_sample_3d": {"aoti_torch_cpu_grid_sampler_3d"},
+    # LAPACK (src/ops/cpu/linalg.h): cholesky_solve by C shim, the factorizations through the proxy executor.
+    "linalg": {"aoti_torch_cpu_cholesky_solve", "aoti_torch_proxy_executor_call_function"},
+    "linalg_more": {"aoti_torch_cpu_cholesky_inverse", "aoti_torch_cpu_geqrf", "aoti_torch_cpu_lu_unpack",
+                    "aoti_torch_cpu_ormqr", "aoti_torch_cpu_triangular_solve", "aoti_torch_proxy_executor_call_function"},
 }
 
 
@@ -60,4 +65,5 @@ def test_ring_model_imports_the_ops_it_is_here_for(ring, name):
 @pytest.mark.parametrize("name", CI)
 def test_ring_model_matches_eager_beside_libtorch(ring, ring_run, cpu_runtime, name):
     report, work = ring_run
-    assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol)
+    assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol,
+                                   RING[name].rtol)

@@ -8,6 +8,9 @@ by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
   bincount's default minlength (int arguments the JSON leaves out but the call passes); equals eager.
 - custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
   (and the coverage table) and exit 2: the negative control.
+- linalg_checks: cholesky and inv through the proxy executor (linalg_cholesky_ex, linalg_inv_ex) and
+  their info checks (_linalg_check_errors): a positive-definite input matches eager, one that is not
+  fails the run with torch's own LinAlgError message.
 """
 
 from __future__ import annotations
@@ -76,6 +79,43 @@ def test_index_add_and_defaulted_int_arguments_match_eager(models, cpu_runtime, 
     got, want = np.load(tmp_path / "output_0.npy"), np.load(models / "index_add" / "out0.npy")
     assert got.shape == want.shape == (24 + 20 + 6,)
     assert np.array_equal(got, want), np.abs(got - want).max()
+
+
+def test_linalg_checks_match_eager_and_raise_torch_errors(models, cpu_runtime, tmp_path):
+    completed = _run(models / "linalg_checks", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    got, want = np.load(tmp_path / "output_0.npy"), np.load(models / "linalg_checks" / "out0.npy")
+    assert got.shape == want.shape == (2, 4, 4) and float(np.abs(got - want).max()) <= 1e-5
+    # Negative control: item 1 is not positive-definite (its leading 2 x 2 minor is singular).
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.pt2").write_bytes((models / "linalg_checks" / "model.pt2").read_bytes())
+    x = np.load(models / "linalg_checks" / "in0.npy")
+    x[1, :2, :2] = 1.0
+    np.save(bad / "in0.npy", x)
+    import torch
+
+    with pytest.raises(torch.linalg.LinAlgError) as torch_error:
+        torch.linalg.cholesky(torch.from_numpy(x))
+    run = tmp_path / "bad-run"
+    run.mkdir()
+    completed = _run(bad, cpu_runtime.library, run)
+    assert completed.returncode != 0
+    assert str(torch_error.value) in completed.stderr, completed.stderr
+    assert not list(run.glob("output_*.npy"))
+
+
+def test_linalg_shapes_match_eager(models, cpu_runtime, tmp_path):
+    """float64, broadcast batches, vector and left=False right-hand sides, wide and transposed inputs:
+    every output of the model within 1e-9 of eager."""
+    completed = _run(models / "linalg_shapes", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    expected = sorted((models / "linalg_shapes").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+    assert len(expected) == 21
+    for i, path in enumerate(expected):
+        got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype == np.float64, (i, got.shape, want.shape)
+        assert np.allclose(got, want, atol=1e-9, rtol=1e-9), (i, float(np.abs(got - want).max()))
 
 
 def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):

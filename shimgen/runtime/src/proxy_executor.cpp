@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -92,6 +93,13 @@ class Call {
     if (b->arg->kind != ArgKind::kBool)
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a bool");
     return b->arg->flag;
+  }
+  std::string text(const char* name, const std::string& fallback) const {  // a static str argument
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return fallback;
+    if (b->arg->kind != ArgKind::kString)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a string");
+    return b->arg->text;
   }
   std::vector<int64_t> ints(const char* name) const {  // an int list (as_ints / as_sym_ints)
     const Bound* b = find(name);
@@ -289,6 +297,31 @@ AtenTensorHandle to_device_of(AtenTensorHandle host, AtenTensorHandle like) {
   return own_out.release();
 }
 
+// A host op's call: host copies of its tensor arguments (h(t), owned here), then run<N>(op): op(r)
+// fills r[0 .. N) with new host tensors, each put in the call's output slot on `like`'s device.
+class OnHost {
+ public:
+  OnHost(Call& call, AtenTensorHandle like) : call_(call), like_(like) {}
+  AtenTensorHandle operator()(AtenTensorHandle t) {
+    keep_.emplace_back();
+    return on_host(t, keep_.back());
+  }
+  template <size_t N, class Op>
+  void run(Op&& op) {
+    AtenTensorHandle results[N] = {};
+    op(results);
+    Owned owned[N];
+    for (size_t i = 0; i < N; ++i) owned[i].h = results[i];
+    for (size_t i = 0; i < N; ++i) owned[i].h = to_device_of(owned[i].release(), like_);
+    for (size_t i = 0; i < N && i < call_.num_outputs(); ++i) call_.set_output(i, owned[i].release());
+  }
+
+ private:
+  Call& call_;
+  AtenTensorHandle like_;
+  std::deque<Owned> keep_;
+};
+
 void multinomial(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
@@ -377,6 +410,135 @@ void poisson(Call& call) {
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
   Owned keep;
   call.set_output(0, to_device_of(proxy_ops::cpu_poisson(on_host(self, keep)), self));
+}
+
+// ---- linalg: LAPACK on the host (ops/cpu/linalg.h); CUDA tensors are staged through it ----
+
+void linalg_check_errors(Call& call) {
+  AtenTensorHandle info = call.tensor("info");
+  OnHost h(call, info);
+  proxy_ops::cpu_linalg_check_errors(h(info), call.text("api_name", ""), call.flag("is_matrix", false));
+}
+
+void linalg_cholesky_ex(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<2>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_cholesky_ex(h(self), call.flag("upper", false), call.flag("check_errors", false), r);
+  });
+}
+
+void linalg_qr(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<2>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_qr(h(a), call.text("mode", "reduced"), r); });
+}
+
+void linalg_svd(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_svd(h(a), call.flag("full_matrices", false), call.flag("compute_uv", true), call.has("driver"),
+                              r);
+  });
+}
+
+void linalg_eigh(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<2>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_eigh(h(a), call.text("UPLO", "L"), call.flag("compute_v", true), r);
+  });
+}
+
+void linalg_solve_ex(Call& call) {
+  AtenTensorHandle a = call.tensor("A"), b = call.tensor("B");
+  OnHost h(call, a);
+  h.run<4>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_solve_ex(h(a), h(b), call.flag("left", true), call.flag("check_errors", false), r);
+  });
+}
+
+void linalg_det(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_det(h(a), r); });
+}
+
+void linalg_slogdet(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<4>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_slogdet(h(a), r); });
+}
+
+void linalg_inv_ex(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<2>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_inv_ex(h(a), call.flag("check_errors", false), r); });
+}
+
+void linalg_pinv(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_pinv(h(self), h(call.optional_tensor("atol")), h(call.optional_tensor("rtol")),
+                               call.flag("hermitian", false), r);
+  });
+}
+
+void linalg_lu_factor_ex(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_lu_factor_ex(h(a), call.flag("pivot", true), call.flag("check_errors", false), r);
+  });
+}
+
+void linalg_lu(Call& call) {
+  AtenTensorHandle a = call.tensor("A");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_lu(h(a), call.flag("pivot", true), r); });
+}
+
+void linalg_lu_solve(Call& call) {
+  AtenTensorHandle lu = call.tensor("LU"), pivots = call.tensor("pivots"), b = call.tensor("B");
+  OnHost h(call, b);
+  h.run<1>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_lu_solve(h(lu), h(pivots), h(b), call.flag("left", true), call.flag("adjoint", false), r);
+  });
+}
+
+void linalg_solve_triangular(Call& call) {
+  AtenTensorHandle a = call.tensor("self"), b = call.tensor("B");
+  OnHost h(call, b);
+  h.run<1>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_solve_triangular(h(a), h(b), call.flag("upper", false), call.flag("left", true),
+                                           call.flag("unitriangular", false), r);
+  });
+}
+
+void linalg_eig(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<2>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_eig(h(self), true, r); });
+}
+
+void linalg_eigvals(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_eig(h(self), false, r); });
+}
+
+void linalg_householder_product(Call& call) {
+  AtenTensorHandle input = call.tensor("input"), tau = call.tensor("tau");
+  OnHost h(call, input);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_householder_product(h(input), h(tau), r); });
+}
+
+void linalg_matrix_exp(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { proxy_ops::cpu_linalg_matrix_exp(h(self), r); });
 }
 
 void prims_normal(Call& call) {
@@ -490,6 +652,24 @@ const Served kServed[] = {
     {"aten::index_add", index_add, {"dim", "alpha"}},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
+    {"aten::_linalg_check_errors", linalg_check_errors},
+    {"aten::linalg_cholesky_ex", linalg_cholesky_ex},
+    {"aten::linalg_qr", linalg_qr},
+    {"aten::_linalg_svd", linalg_svd},
+    {"aten::_linalg_eigh", linalg_eigh},
+    {"aten::_linalg_solve_ex", linalg_solve_ex},
+    {"aten::_linalg_det", linalg_det},
+    {"aten::_linalg_slogdet", linalg_slogdet},
+    {"aten::linalg_inv_ex", linalg_inv_ex},
+    {"aten::linalg_pinv.atol_rtol_tensor", linalg_pinv},
+    {"aten::linalg_lu_factor_ex", linalg_lu_factor_ex},
+    {"aten::linalg_lu", linalg_lu},
+    {"aten::linalg_lu_solve", linalg_lu_solve},
+    {"aten::linalg_solve_triangular", linalg_solve_triangular},
+    {"aten::linalg_eig", linalg_eig},
+    {"aten::_linalg_eigvals", linalg_eigvals},
+    {"aten::linalg_householder_product", linalg_householder_product},
+    {"aten::linalg_matrix_exp", linalg_matrix_exp},
 };  // and the special functions of proxy_ops::special_targets()
 
 const Served* served_for(const std::string& node_target) {

@@ -206,6 +206,33 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle
                                                                int64_t range_len_, AtenTensorHandle* weight,
                                                                int32_t density, AtenTensorHandle* ret0,
                                                                AtenTensorHandle* ret1);
+/* ---- Linear algebra through the LAPACK of scipy-openblas32 (src/ops/cpu/linalg.h): float32/64,
+ * leading batch dims (broadcast between operands), any strides; results batched column-major as
+ * torch's. The linalg ops without a C shim (linalg_cholesky_ex, linalg_qr, _linalg_svd, ...) are
+ * served through the proxy executor (docs/aoti.md). ---- */
+/* X with (L L^T) X = self (upper: U^T U); self [*, n, k], input2 [*, n, n]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
+                                                             int32_t upper, AtenTensorHandle* ret0);
+/* (L L^T)^-1 (upper: (U^T U)^-1) from a Cholesky factor self [*, n, n]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
+                                                               AtenTensorHandle* ret0);
+/* X with op(A) X = self, A triangular (transpose: op(A) = A^T); ret1: A broadcast to the batch. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A,
+                                                               int32_t upper, int32_t transpose,
+                                                               int32_t unitriangular, AtenTensorHandle* ret0,
+                                                               AtenTensorHandle* ret1);
+/* Householder QR: reflectors and R [*, m, n], tau [*, min(m, n)]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0,
+                                                    AtenTensorHandle* ret1);
+/* Q input3 (left) or input3 Q (Q^T when transpose), Q given by geqrf's self and tau input2. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
+                                                    AtenTensorHandle input3, int32_t left, int32_t transpose,
+                                                    AtenTensorHandle* ret0);
+/* P, L, U (row-major) of linalg.lu_factor's LU and int32 pivots; the empty [0] for what is not asked. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
+                                                        int32_t unpack_data, int32_t unpack_pivots,
+                                                        AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                        AtenTensorHandle* ret2);
 
 #ifdef __cplusplus
 } /* extern "C" */

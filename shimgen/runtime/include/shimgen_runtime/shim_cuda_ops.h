@@ -257,6 +257,25 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__thnn_fused_gru_cell(AtenTensorH
                                                                      AtenTensorHandle hx, AtenTensorHandle* input_bias,
                                                                      AtenTensorHandle* hidden_bias,
                                                                      AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+/* Linear algebra: the CPU ops' LAPACK (scipy-openblas32) on host copies, results copied back to the
+ * device (src/ops/cuda/host_staged.h); shapes, layouts and errors as the aoti_torch_cpu_ ones. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
+                                                              int32_t upper, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cholesky_inverse(AtenTensorHandle self, int32_t upper,
+                                                                AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_triangular_solve(AtenTensorHandle self, AtenTensorHandle A,
+                                                                int32_t upper, int32_t transpose,
+                                                                int32_t unitriangular, AtenTensorHandle* ret0,
+                                                                AtenTensorHandle* ret1);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0,
+                                                     AtenTensorHandle* ret1);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
+                                                     AtenTensorHandle input3, int32_t left, int32_t transpose,
+                                                     AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
+                                                         int32_t unpack_data, int32_t unpack_pivots,
+                                                         AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                         AtenTensorHandle* ret2);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -62,4 +62,45 @@ bool special_is_binary(const SpecialFunction& fn);
 // operands' float dtype (float32/64, bfloat16, float16; binary: one dtype), torch's elementwise layout.
 AtenTensorHandle cpu_special(const SpecialFunction& fn, AtenTensorHandle a, AtenTensorHandle b, int64_t n);
 
+// ---- linalg (ops/cpu/linalg.h: LAPACK of scipy-openblas32; float32/float64, leading batch dims,
+// any strides; outputs in torch's layouts). Each fills out[0 .. its output count) with new handles,
+// all or none; a nonzero LAPACK info raises torch's message where torch's kernel checks it. ----
+// aten::_linalg_check_errors: fails with torch's message for the first nonzero info.
+void cpu_linalg_check_errors(AtenTensorHandle info, const std::string& api_name, bool is_matrix);
+// aten::linalg_cholesky_ex: L (or U), info.
+void cpu_linalg_cholesky_ex(AtenTensorHandle self, bool upper, bool check_errors, AtenTensorHandle* out);
+// aten::linalg_qr: Q, R (mode "reduced", "complete" or "r").
+void cpu_linalg_qr(AtenTensorHandle A, const std::string& mode, AtenTensorHandle* out);
+// aten::_linalg_svd: U, S, Vh (has_driver: a driver was named, which the CPU refuses).
+void cpu_linalg_svd(AtenTensorHandle A, bool full_matrices, bool compute_uv, bool has_driver, AtenTensorHandle* out);
+// aten::_linalg_eigh: eigenvalues, eigenvectors.
+void cpu_linalg_eigh(AtenTensorHandle A, const std::string& uplo, bool compute_v, AtenTensorHandle* out);
+// aten::_linalg_solve_ex: result, LU, pivots, info.
+void cpu_linalg_solve_ex(AtenTensorHandle A, AtenTensorHandle B, bool left, bool check_errors, AtenTensorHandle* out);
+// aten::_linalg_det: result, LU, pivots.
+void cpu_linalg_det(AtenTensorHandle A, AtenTensorHandle* out);
+// aten::_linalg_slogdet: sign, logabsdet, LU, pivots.
+void cpu_linalg_slogdet(AtenTensorHandle A, AtenTensorHandle* out);
+// aten::linalg_inv_ex: inverse, info.
+void cpu_linalg_inv_ex(AtenTensorHandle A, bool check_errors, AtenTensorHandle* out);
+// aten::linalg_pinv.atol_rtol_tensor: the pseudo-inverse (atol, rtol: null for None).
+void cpu_linalg_pinv(AtenTensorHandle self, AtenTensorHandle atol, AtenTensorHandle rtol, bool hermitian,
+                     AtenTensorHandle* out);
+// aten::linalg_lu_factor_ex: LU, pivots, info.
+void cpu_linalg_lu_factor_ex(AtenTensorHandle A, bool pivot, bool check_errors, AtenTensorHandle* out);
+// aten::linalg_lu: P, L, U.
+void cpu_linalg_lu(AtenTensorHandle A, bool pivot, AtenTensorHandle* out);
+// aten::linalg_lu_solve: X from linalg_lu_factor's LU and pivots.
+void cpu_linalg_lu_solve(AtenTensorHandle LU, AtenTensorHandle pivots, AtenTensorHandle B, bool left, bool adjoint,
+                         AtenTensorHandle* out);
+// aten::linalg_solve_triangular: X.
+void cpu_linalg_solve_triangular(AtenTensorHandle self, AtenTensorHandle B, bool upper, bool left, bool unitriangular,
+                                 AtenTensorHandle* out);
+// aten::linalg_eig (vectors: eigenvalues, eigenvectors) and aten::_linalg_eigvals (eigenvalues), complex.
+void cpu_linalg_eig(AtenTensorHandle self, bool vectors, AtenTensorHandle* out);
+// aten::linalg_householder_product: Q's first n columns from reflectors and tau.
+void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau, AtenTensorHandle* out);
+// aten::linalg_matrix_exp: exp(A).
+void cpu_linalg_matrix_exp(AtenTensorHandle self, AtenTensorHandle* out);
+
 }  // namespace shimgen::rt::proxy_ops
