@@ -13,13 +13,8 @@
 #include "special_math.h"
 
 namespace shimgen::rt::proxy_ops {
-namespace {
 
 namespace sm = special_math;
-using cpu::BFloat16;
-using cpu::Half;
-
-}  // namespace
 
 // One function at float and double. Unary ones ignore b; polygamma takes its order as n.
 struct SpecialFunction {
