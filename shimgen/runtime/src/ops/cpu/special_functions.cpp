@@ -2,41 +2,19 @@
 // pointwise_overrides_data with no Triton implementation (torch/_inductor/codegen/common.py), which
 // AOTInductor leaves to aten on CUDA and reaches through the proxy executor (digamma, polygamma,
 // special_ndtri, ...). One table (kFunctions: target, arity, the scalar function) and one strided,
-// broadcasting host walk. The scalar functions are torch's own (third_party/torch_math.h, vendored
-// from ATen/native/Math.h), called as torch's CPU kernels call them: float32 in float (float
-// accumulating in double where torch's CPU acc_type does), float64 in double, bfloat16/float16
-// computed in float and rounded. Output: torch's elementwise layout, the operands' dtype.
+// broadcasting host walk. The scalar functions are ours (special_math.h), computed in double: float64
+// as is, float32 rounded from the double result, bfloat16/float16 through float. Output: torch's
+// elementwise layout, the operands' dtype.
 #include <cmath>
 #include <string>
 
 #include "../proxy_ops.h"
 #include "elementwise.h"
-#include "third_party/torch_math.h"
-
-// torch's polynomial recurrences (inlined here) leave a variable unset on paths that return early.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "special_math.h"
 
 namespace shimgen::rt::proxy_ops {
-namespace {
 
-namespace tm = torch_math;
-using cpu::BFloat16;
-using cpu::Half;
-
-template <class T>
-T ndtr(T x) {  // torch's CPU ndtr_kernel
-  const T x_sqrt_2 = x * static_cast<T>(M_SQRT1_2);
-  return (1 + std::erf(x_sqrt_2)) * static_cast<T>(0.5);
-}
-
-template <class T>
-T polygamma(int64_t n, T x) {  // torch's CPU polygamma_kernel: digamma, trigamma, then the series
-  if (n == 0) return tm::calc_digamma(x);
-  if (n == 1) return tm::trigamma(x);
-  return tm::calc_polygamma<T, false>(x, static_cast<int>(n));
-}
-
-}  // namespace
+namespace sm = special_math;
 
 // One function at float and double. Unary ones ignore b; polygamma takes its order as n.
 struct SpecialFunction {
@@ -48,56 +26,61 @@ struct SpecialFunction {
   double (*f64)(int64_t, double, double);
 };
 
-// An entry whose float and double functions are one expression of x (and y).
-#define SHIMGEN_UNARY(target, arg, expr)                                         \
-  SpecialFunction {                                                              \
-    target, 1, arg, nullptr, [](int64_t, float x, float) -> float { return expr; }, \
-        [](int64_t, double x, double) -> double { return expr; }                 \
+// An entry whose float and double functions are one double expression of x (and y): float operands
+// are widened, the result rounded once.
+#define SHIMGEN_UNARY(target, arg, expr)                                                         \
+  SpecialFunction {                                                                              \
+    target, 1, arg, nullptr,                                                                     \
+        [](int64_t, float xf, float) -> float {                                                  \
+          const double x = xf;                                                                   \
+          return static_cast<float>(expr);                                                       \
+        },                                                                                       \
+        [](int64_t, double x, double) -> double { return expr; }                                 \
   }
-#define SHIMGEN_BINARY(target, arg_a, arg_b, expr)                                       \
-  SpecialFunction {                                                                      \
-    target, 2, arg_a, arg_b, [](int64_t, float x, float y) -> float { return expr; },    \
-        [](int64_t, double x, double y) -> double { return expr; }                       \
+#define SHIMGEN_BINARY(target, arg_a, arg_b, expr)                                               \
+  SpecialFunction {                                                                              \
+    target, 2, arg_a, arg_b,                                                                     \
+        [](int64_t, float xf, float yf) -> float {                                               \
+          const double x = xf, y = yf;                                                           \
+          return static_cast<float>(expr);                                                       \
+        },                                                                                       \
+        [](int64_t, double x, double y) -> double { return expr; }                               \
   }
 
-// Policy as data: what is served, with which arguments, computed how (torch's CPU kernel's call).
+// Policy as data: what is served, with which arguments, computed by which function of special_math.h.
 const SpecialFunction kFunctions[] = {
-    SHIMGEN_UNARY("aten::digamma", "self", tm::calc_digamma(x)),
+    SHIMGEN_UNARY("aten::digamma", "self", sm::digamma(x)),
     SpecialFunction{"aten::polygamma", 0, "self", nullptr,
-                    [](int64_t n, float x, float) { return polygamma(n, x); },
-                    [](int64_t n, double x, double) { return polygamma(n, x); }},
-    SHIMGEN_UNARY("aten::special_ndtri", "self", tm::calc_ndtri(x)),
-    SHIMGEN_UNARY("aten::special_ndtr", "self", ndtr(x)),
-    SHIMGEN_UNARY("aten::special_log_ndtr", "self", tm::calc_log_ndtr(x)),
-    SHIMGEN_UNARY("aten::special_i0e", "self", tm::calc_i0e(x)),
-    SHIMGEN_UNARY("aten::special_i1e", "self", tm::calc_i1e(x)),
-    SHIMGEN_UNARY("aten::special_airy_ai", "x", tm::airy_ai_forward(x)),
-    SHIMGEN_UNARY("aten::special_modified_bessel_k0", "self", tm::modified_bessel_k0_forward(x)),
-    SHIMGEN_UNARY("aten::special_modified_bessel_k1", "self", tm::modified_bessel_k1_forward(x)),
-    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k0", "x", tm::scaled_modified_bessel_k0_forward(x)),
-    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k1", "x", tm::scaled_modified_bessel_k1_forward(x)),
-    SHIMGEN_UNARY("aten::special_spherical_bessel_j0", "x", tm::spherical_bessel_j0_forward(x)),
-    SHIMGEN_BINARY("aten::igamma", "self", "other", tm::calc_igamma(x, y)),
-    SHIMGEN_BINARY("aten::igammac", "self", "other", tm::calc_igammac(x, y)),
-    SHIMGEN_BINARY("aten::special_gammainc", "self", "other", tm::calc_igamma(x, y)),
-    SHIMGEN_BINARY("aten::special_gammaincc", "self", "other", tm::calc_igammac(x, y)),
-    SHIMGEN_BINARY("aten::special_zeta", "self", "other", (tm::zeta<decltype(x), false>(x, y))),
-    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_t", "x", "n", tm::chebyshev_polynomial_t_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_u", "x", "n", tm::chebyshev_polynomial_u_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_v", "x", "n", tm::chebyshev_polynomial_v_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_w", "x", "n", tm::chebyshev_polynomial_w_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_t", "x", "n",
-                   tm::shifted_chebyshev_polynomial_t_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_u", "x", "n",
-                   tm::shifted_chebyshev_polynomial_u_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_v", "x", "n",
-                   tm::shifted_chebyshev_polynomial_v_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_w", "x", "n",
-                   tm::shifted_chebyshev_polynomial_w_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_hermite_polynomial_h", "x", "n", tm::hermite_polynomial_h_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_hermite_polynomial_he", "x", "n", tm::hermite_polynomial_he_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_laguerre_polynomial_l", "x", "n", tm::laguerre_polynomial_l_forward(x, y)),
-    SHIMGEN_BINARY("aten::special_legendre_polynomial_p", "x", "n", tm::legendre_polynomial_p_forward(x, y)),
+                    [](int64_t n, float x, float) { return static_cast<float>(sm::polygamma(n, x, true)); },
+                    [](int64_t n, double x, double) { return sm::polygamma(n, x); }},
+    SHIMGEN_UNARY("aten::special_ndtri", "self", sm::ndtri(x)),
+    SHIMGEN_UNARY("aten::special_ndtr", "self", sm::ndtr(x)),
+    SHIMGEN_UNARY("aten::special_log_ndtr", "self", sm::log_ndtr(x)),
+    SHIMGEN_UNARY("aten::special_i0e", "self", sm::i0e(x)),
+    SHIMGEN_UNARY("aten::special_i1e", "self", sm::i1e(x)),
+    SHIMGEN_UNARY("aten::special_airy_ai", "x", sm::airy_ai(x)),
+    SHIMGEN_UNARY("aten::special_modified_bessel_k0", "self", sm::bessel_k(0.0, x)),
+    SHIMGEN_UNARY("aten::special_modified_bessel_k1", "self", sm::bessel_k(1.0, x)),
+    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k0", "x", sm::scaled_bessel_k(0.0, x)),
+    SHIMGEN_UNARY("aten::special_scaled_modified_bessel_k1", "x", sm::scaled_bessel_k(1.0, x)),
+    SHIMGEN_UNARY("aten::special_spherical_bessel_j0", "x", sm::spherical_bessel_j0(x)),
+    SHIMGEN_BINARY("aten::igamma", "self", "other", sm::igamma(x, y)),
+    SHIMGEN_BINARY("aten::igammac", "self", "other", sm::igammac(x, y)),
+    SHIMGEN_BINARY("aten::special_gammainc", "self", "other", sm::igamma(x, y)),
+    SHIMGEN_BINARY("aten::special_gammaincc", "self", "other", sm::igammac(x, y)),
+    SHIMGEN_BINARY("aten::special_zeta", "self", "other", sm::zeta(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_t", "x", "n", sm::chebyshev_t(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_u", "x", "n", sm::chebyshev_u(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_v", "x", "n", sm::chebyshev_v(x, y)),
+    SHIMGEN_BINARY("aten::special_chebyshev_polynomial_w", "x", "n", sm::chebyshev_w(x, y)),
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_t", "x", "n", sm::shifted_chebyshev_t(x, y)),
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_u", "x", "n", sm::shifted_chebyshev_u(x, y)),
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_v", "x", "n", sm::shifted_chebyshev_v(x, y)),
+    SHIMGEN_BINARY("aten::special_shifted_chebyshev_polynomial_w", "x", "n", sm::shifted_chebyshev_w(x, y)),
+    SHIMGEN_BINARY("aten::special_hermite_polynomial_h", "x", "n", sm::hermite_h(x, y)),
+    SHIMGEN_BINARY("aten::special_hermite_polynomial_he", "x", "n", sm::hermite_he(x, y)),
+    SHIMGEN_BINARY("aten::special_laguerre_polynomial_l", "x", "n", sm::laguerre_l(x, y)),
+    SHIMGEN_BINARY("aten::special_legendre_polynomial_p", "x", "n", sm::legendre_p(x, y)),
 };
 #undef SHIMGEN_UNARY
 #undef SHIMGEN_BINARY
