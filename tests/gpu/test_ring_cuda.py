@@ -14,7 +14,10 @@ A model torch cannot export on this machine is skipped with torch's reason (reco
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,25 +53,38 @@ class RefusedByPrefixImports(str):
     """`shimgen prefix-imports` refused the model (its message names the shims the runtime lacks)."""
 
 
+@dataclass
+class Ran:
+    """One model's prepared run: the compiled directory and `shimgen run`'s outcome (outputs in out)."""
+    directory: Path
+    out: Path
+    completed: subprocess.CompletedProcess
+
+
+def _prepare_and_run(name: str, directory: Path, work: Path, runtime: Path) -> Ran | str:
+    if not (directory / "meta.json").is_file():
+        return aoti_zoo.error_of(directory).read_text().strip()
+    target = work / f"{name}.prefixed.pt2"
+    try:  # one model's refusal is its own row, not the whole ring's
+        prefix_imports_cli(directory / "model.pt2", target)  # asserts: names any shim the runtime lacks
+    except AssertionError as refused:
+        print(f"{name}: refused by prefix-imports: {' '.join(str(refused).split())[-600:]}", flush=True)
+        return RefusedByPrefixImports(str(refused))
+    out = work / name
+    return Ran(directory, out, run_on_cuda_beside_libtorch(target, aoti_zoo.inputs_of(directory), runtime, out))
+
+
 @pytest.fixture(scope="module")
-def ring(cuda, tmp_path_factory) -> dict[str, tuple[Path, Path] | str]:
+def ring(cuda, tmp_path_factory) -> dict[str, Ran | str]:
+    """Every model compiled, prefixed and run once; the runs go concurrently (each is a process that
+    loads libtorch and the runtime: seconds of start-up, little GPU work), the checks per test."""
     torch_lib_dir()
     dirs = aoti_zoo.ensure_compiled(NAMES, device="cuda", keep_going=True, timeout=3000)
-    out = tmp_path_factory.mktemp("ring-cuda")
-    prepared: dict[str, tuple[Path, Path] | str] = {}
-    for name, directory in dirs.items():
-        if not (directory / "meta.json").is_file():
-            prepared[name] = aoti_zoo.error_of(directory).read_text().strip()
-            continue
-        target = out / f"{name}.prefixed.pt2"
-        try:  # one model's refusal is its own row, not the whole ring's
-            prefix_imports_cli(directory / "model.pt2", target)  # asserts: names any shim the runtime lacks
-        except AssertionError as refused:
-            prepared[name] = RefusedByPrefixImports(str(refused))
-            print(f"{name}: refused by prefix-imports: {' '.join(str(refused).split())[-600:]}", flush=True)
-            continue
-        prepared[name] = (target, directory)
-    return prepared
+    work = tmp_path_factory.mktemp("ring-cuda")
+    workers = max(1, min(8, (os.cpu_count() or 2) // 2))
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {name: pool.submit(_prepare_and_run, name, d, work, cuda.rt.path) for name, d in dirs.items()}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> float:
@@ -81,18 +97,16 @@ def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> 
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_ring_model_matches_eager_on_cuda(cuda, ring, name, tmp_path):
+def test_ring_model_matches_eager_on_cuda(ring, name):
     entry = ring[name]
     if isinstance(entry, RefusedByPrefixImports):
         pytest.fail(f"{name} refused by prefix-imports: {entry.strip()[-1500:]}")
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
-    target, directory = entry
-    completed = run_on_cuda_beside_libtorch(target, aoti_zoo.inputs_of(directory), cuda.rt.path, tmp_path)
-    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert entry.completed.returncode == 0, entry.completed.stdout + entry.completed.stderr
     tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
-    for index, expected_path in enumerate(aoti_zoo.expected_of(directory)):
-        expected, got = np.load(expected_path), np.load(tmp_path / f"output_{index}.npy")
+    for index, expected_path in enumerate(aoti_zoo.expected_of(entry.directory)):
+        expected, got = np.load(expected_path), np.load(entry.out / f"output_{index}.npy")
         assert got.shape == expected.shape and got.dtype == expected.dtype
         error = max_difference(got, expected, RING[name].rtol)
         print(f"{name} output {index}: max |shimgen - eager| = {error:.3g} (tolerance {tolerance:g}"
