@@ -2,7 +2,7 @@
 for CUDA by stock torch (its special functions have no Triton code, so inductor leaves them to aten
 and the compiled code calls them through the proxy executor), rewritten by `shimgen prefix-imports`,
 run by `shimgen run --device cuda:0` beside libtorch, against eager torch on CUDA. The runtime
-computes them on the host (torch's CPU code, float accumulating in double where torch's CPU does);
+computes them on the host (special_math.h, in double);
 torch's CUDA kernels compute in float: hence wider tolerances than the CPU test's
 (tests/integration/test_proxy_executor.py)."""
 
@@ -21,9 +21,14 @@ sys.path.insert(0, str(REPO / "tests"))
 import proxy_models  # noqa: E402 (tests/ put on sys.path just above)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
-CUDA_SPECIAL_TOLERANCE = {  # (dtype, kind) -> (rtol, atol)
+# The per-function entries are torch's own float64 error where its kernel is the less accurate one
+# (checked against mpmath: tests/integration/test_proxy_executor.py's SPECIAL_TOLERANCE says where).
+CUDA_SPECIAL_TOLERANCE = {  # (dtype, kind or output name) -> (rtol, atol)
     ("float32", "function"): (1e-4, 1e-6), ("float32", "polynomial"): (2e-3, 1e-4),
-    ("float64", "function"): (1e-12, 1e-14), ("float64", "polynomial"): (1e-10, 1e-12),
+    ("float64", "function"): (1e-12, 1e-13), ("float64", "polynomial"): (1e-10, 1e-12),
+    ("float32", "special_airy_ai"): (1e-4, 5e-6), ("float64", "special_airy_ai"): (1e-12, 5e-6),
+    ("float64", "polygamma(1)"): (1e-9, 1e-13),
+    **{("float64", name): (1e-12, 1e-9) for name in ("igamma", "igammac", "special_gammainc", "special_gammaincc")},
 }
 
 
