@@ -251,7 +251,7 @@ def fused_cells(s: Shims, dtype):
         state = torch.randn(batch, hidden, device=DEV, generator=gen(62)).to(dtype)
         b1 = torch.randn(gates * hidden, device=DEV, generator=gen(63)).to(dtype)
         b2 = torch.randn(gates * hidden, device=DEV, generator=gen(64)).to(dtype)
-        reference = getattr(torch, f"_thnn_fused_{op}_cell")
+        reference = getattr(torch.ops.aten, f"_thnn_fused_{op}_cell")  # not a torch.* attribute in every release
         outs = (c_void_p(), c_void_p(), c_void_p())[: 3 if op == "lstm" else 2]
         f = s.fn(f"aoti_torch_cuda__thnn_fused_{op}_cell", H, H, H, HP, HP, *([HP] * len(outs)))
         hig, hhg, hs, hb1, hb2 = s.wrap(ig), s.wrap(hg), s.wrap(state), s.wrap(b1), s.wrap(b2)
@@ -612,8 +612,8 @@ def fft_r2c(s: Shims, dtype):
 
 def mode(s: Shims, dtype):
     """mode (host-staged) along both dims of a transposed CUDA tensor, keepdim or not, against
-    torch.mode: values equal, indices pointing at them (torch's CUDA kernel documents no tie order).
-    Each line has one most frequent value. Refusal: dim out of range."""
+    torch.mode: values equal, indices pointing at them; lines with one most frequent value, then lines
+    with ties (torch's CUDA rule: the largest of them). Refusal: dim out of range."""
     others = torch.stack([torch.randperm(7, device=DEV, generator=gen(90 + r)) + 10 for r in range(9)])  # distinct
     lines = torch.cat([others, torch.full((9, 4), 6, device=DEV)], 1)  # 6 four times, the others once
     lines = lines[:, torch.randperm(11, device=DEV, generator=gen(91))]
@@ -640,10 +640,18 @@ def mode(s: Shims, dtype):
     assert torch.equal(on_device(s, v.value), torch.mode(y, -1).values)
     assert torch.equal(y.gather(1, on_device(s, i.value).unsqueeze(1)).squeeze(1), on_device(s, v.value))
     s.free(v.value, i.value)
+    # ties between values (mode_counts' shape: small counts over few values): torch's CUDA kernel
+    # picks the largest of the most frequent values (its CPU kernel the smallest)
+    ties = (torch.rand(6, 9, device=DEV, generator=gen(98)) * 4).floor().to(dtype)
+    ht = s.wrap(ties)
+    assert f(ht, 1, 0, byref(v), byref(i)) == 0, s.rt.last_error()
+    want_ties = torch.mode(ties, 1).values
+    assert torch.equal(on_device(s, v.value), want_ties), f"ties: {on_device(s, v.value).tolist()} != {want_ties.tolist()}"
+    s.free(v.value, i.value)
     bad_v, bad_i = c_void_p(7), c_void_p(7)
     refused_with(f(hx, 2, 0, byref(bad_v), byref(bad_i)), 2, bad_v, s, "out of range")
-    s.free(hx, hy)
-    return f"{dtype}: mode values equal torch's, indices point at them ({checked + 1} calls)"
+    s.free(hx, hy, ht)
+    return f"{dtype}: mode values equal torch's (ties too), indices point at them ({checked + 2} calls)"
 
 
 def index_tensor(s: Shims, dtype):

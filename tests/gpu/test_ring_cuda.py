@@ -96,8 +96,34 @@ def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> 
     return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
 
 
+# Runs a package with torch's own AOTI loader (the baseline a user would otherwise have) and saves each
+# output: argv = package, output folder, input .npy files.
+_TORCH_LOADER = """
+import sys, numpy as np, torch
+runner = torch._inductor.aoti_load_package(sys.argv[1])
+outs = runner(*[torch.from_numpy(np.load(p)).cuda() for p in sys.argv[3:]])
+for i, o in enumerate(outs if isinstance(outs, (list, tuple)) else [outs]):
+    np.save(f"{sys.argv[2]}/output_{i}.npy", o.detach().cpu().numpy())
+"""
+
+
+def _outputs(folder: Path, count: int) -> list[np.ndarray]:
+    return [np.load(folder / f"output_{i}.npy") for i in range(count)]
+
+
+def _mismatch(got: list[np.ndarray], want: list[np.ndarray], tolerance: float, rtol: float) -> str | None:
+    """What differs first (shape, dtype or values beyond the tolerance), or None."""
+    for index, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"output {index}: {g.shape} {g.dtype} against {w.shape} {w.dtype}"
+        error = max_difference(g, w, rtol)
+        if error > tolerance:
+            return f"output {index}: max difference {error:.3g} (tolerance {tolerance:g} + {rtol:g} * |eager|)"
+    return None
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_ring_model_matches_eager_on_cuda(ring, name):
+def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     entry = ring[name]
     if isinstance(entry, RefusedByPrefixImports):
         pytest.fail(f"{name} refused by prefix-imports: {entry.strip()[-1500:]}")
@@ -105,10 +131,24 @@ def test_ring_model_matches_eager_on_cuda(ring, name):
         pytest.skip(f"torch could not export {name} here: {entry}")
     assert entry.completed.returncode == 0, entry.completed.stdout + entry.completed.stderr
     tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
-    for index, expected_path in enumerate(aoti_zoo.expected_of(entry.directory)):
-        expected, got = np.load(expected_path), np.load(entry.out / f"output_{index}.npy")
-        assert got.shape == expected.shape and got.dtype == expected.dtype
-        error = max_difference(got, expected, RING[name].rtol)
-        print(f"{name} output {index}: max |shimgen - eager| = {error:.3g} (tolerance {tolerance:g}"
-              f" + {RING[name].rtol:g} * |eager|)")
-        assert error <= tolerance
+    expected = [np.load(path) for path in aoti_zoo.expected_of(entry.directory)]
+    got = _outputs(entry.out, len(expected))
+    for index, (g, w) in enumerate(zip(got, expected)):
+        if g.shape == w.shape:
+            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, RING[name].rtol):.3g}"
+                  f" (tolerance {tolerance:g} + {RING[name].rtol:g} * |eager|)")
+    differs = _mismatch(got, expected, tolerance, RING[name].rtol)
+    if differs is None:
+        return
+    # Where shimgen differs from eager, torch's own loader on the same package says whose difference it
+    # is: if torch's loader gives shimgen's outputs, the compiled model itself differs from eager (an
+    # inductor difference, upstream); only then is the row an expected failure, never a pass.
+    completed = subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(entry.directory / "model.pt2"), str(tmp_path),
+                                *map(str, aoti_zoo.inputs_of(entry.directory))],
+                               capture_output=True, text=True, timeout=600, check=False)
+    assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
+    loader = _outputs(tmp_path, len(expected))
+    if _mismatch(loader, expected, tolerance, RING[name].rtol) is not None and \
+            _mismatch(got, loader, tolerance, RING[name].rtol) is None:
+        pytest.xfail(f"{name}: {differs}, and torch's own AOTI loader gives shimgen's outputs (upstream)")
+    pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, RING[name].rtol)}")

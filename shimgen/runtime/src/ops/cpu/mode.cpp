@@ -2,7 +2,10 @@
 // smoothing of predictions). Ties between values go to the smallest value (torch's CPU kernel, which
 // sorts each line); the index is the last position of that value in the line (torch's is whichever
 // its unstable sort leaves last). NaNs sort last and each NaN is its own value. New contiguous
-// tensors, dim kept as size 1 when keepdim.
+// tensors, dim kept as size 1 when keepdim. The CUDA op computes here too, ties to the largest value
+// (../mode.h).
+#include "../mode.h"
+
 #include <algorithm>
 
 #include "cpu_op.h"
@@ -13,7 +16,12 @@ using namespace shimgen::rt::cpu;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
                                                                AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
-  return guarded(__func__, [&] {
+  return guarded(__func__, [&] { mode_on_host(self, dim, keepdim, ModeTies::kSmallest, ret0, ret1); });
+}
+
+void shimgen::rt::mode_on_host(AtenTensorHandle self, int64_t dim, int32_t keepdim, ModeTies ties,
+                               AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  {
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
     require_out(ret1, "ret1");
@@ -53,7 +61,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle 
           const bool ends = i == n - 1 || nan_last_less(line[static_cast<size_t>(i)].first, line[static_cast<size_t>(i + 1)].first) ||
                             line[static_cast<size_t>(i)].first != line[static_cast<size_t>(i)].first;
           if (ends) {
-            if (run > best_count) {
+            if (run > best_count || (ties == ModeTies::kLargest && run == best_count)) {
               best_count = run;
               best = i;
             }
@@ -66,5 +74,5 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle 
     });
     *ret0 = wrap(std::move(values));
     *ret1 = wrap(std::move(indices));
-  });
+  }
 }

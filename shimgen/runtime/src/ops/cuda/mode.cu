@@ -1,7 +1,8 @@
 // aoti_torch_cuda_mode: the most frequent value along dim and an index of it (torch.mode; majority
-// votes). Computed by the CPU op on a host copy (host_staged.h): ties between values go to the
-// smallest, the index is the value's last position in the line (torch's CUDA kernel documents no
-// tie order; tests/gpu checks that the index points at the value).
+// votes). Computed on a host copy (host_staged.h) by the CPU op's code with torch's CUDA tie rule:
+// ties between values go to the largest (../mode.h); the index is the value's last position in the
+// line (tests/gpu checks that it points at the value).
+#include "../mode.h"
 #include "host_staged.h"
 #include "shimgen_runtime/shim_cuda_ops.h"
 
@@ -13,7 +14,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mode(AtenTensorHandle
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("mode", {ret0, ret1},
-          [&](AtenTensorHandle* r) { return aoti_torch_cpu_mode(s.host(self), dim, keepdim, &r[0], &r[1]); });
+    s.run("mode", {ret0, ret1}, [&](AtenTensorHandle* r) {
+      return run_guarded(__func__, [&] { mode_on_host(s.host(self), dim, keepdim, ModeTies::kLargest, &r[0], &r[1]); });
+    });
   });
 }
