@@ -65,8 +65,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _declare(parser_class, suppress: object, argv: Sequence[str] | None):
-    """Every option, declared once: to argparse (``build_parser``), or to ``shimgen.plainargs``,
-    which reads the same declarations and parses the plain forms without importing argparse."""
+    """Every option, declared once: to argparse (``build_parser``), or to
+    ``shimgen.commands.plainargs``, which reads the same declarations and parses the plain forms
+    without importing argparse."""
     import importlib
 
     parser = parser_class(
@@ -90,13 +91,13 @@ def _declare(parser_class, suppress: object, argv: Sequence[str] | None):
 
 
 def parse(argv: Sequence[str] | None = None):
-    """(namespace, None) for argv in a plain form (``shimgen.plainargs``: the command first, exact
-    options, one run of paths), without importing argparse (with the gettext, locale and re it
+    """(namespace, None) for argv in a plain form (``shimgen.commands.plainargs``: the command first,
+    exact options, one run of paths), without importing argparse (with the gettext, locale and re it
     imports: ~35M instructions, a seventh of checking libtorch_cpu.so); else argparse's parser
     and what it parsed (every other form, --help and every usage error)."""
     words = list(sys.argv[1:] if argv is None else argv)
     if _named_command(words) is not None:
-        from shimgen import plainargs
+        from shimgen.commands import plainargs
 
         try:
             args = plainargs.parse(_declare(plainargs.Parser, plainargs.SUPPRESS, words), words)

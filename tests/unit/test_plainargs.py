@@ -1,4 +1,4 @@
-"""shimgen.plainargs parses the plain forms of a command line from the same declarations argparse
+"""shimgen.commands.plainargs parses the plain forms of a command line from the same declarations argparse
 gets, into the namespace argparse gives; every other form it leaves to argparse (None)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import shlex
 
 import pytest
 
-from shimgen import plainargs
 from shimgen.cli import _declare, build_parser, parse
+from shimgen.commands import plainargs
 
 LINES = [
     "check-symbols --prefix p_ lib.so",
