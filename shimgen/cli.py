@@ -93,7 +93,7 @@ def _declare(parser_class, suppress: object, argv: Sequence[str] | None):
 def parse(argv: Sequence[str] | None = None):
     """(namespace, None) for argv in a plain form (``shimgen.commands.plainargs``: the command first,
     exact options, one run of paths), without importing argparse (with the gettext, locale and re it
-    imports: ~35M instructions, a seventh of checking libtorch_cpu.so); else argparse's parser
+    imports: ~30M instructions, an eighth of checking libtorch_cpu.so); else argparse's parser
     and what it parsed (every other form, --help and every usage error)."""
     words = list(sys.argv[1:] if argv is None else argv)
     if _named_command(words) is not None:

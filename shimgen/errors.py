@@ -51,7 +51,7 @@ def os_error_line(exc: OSError) -> str:
 # a colour or cursor sequence, carriage return), DEL, and the bidirectional overrides and
 # zero-width marks that make text display differently from what it is. A str.translate table, not
 # a regular expression: compiling that character class cost every run ~4M instructions (a tenth of
-# the interpreter's start), and the check of an ELF file needs no `re` otherwise.
+# the interpreter's start), and the check of an ELF file imports no `re` at all.
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ESCAPES = {
     code: _NAMED.get(chr(code)) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
