@@ -60,17 +60,24 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``argv`` naming a command, only that command's subparser (importing
     and configuring all of them costs ~20 ms, a sixth of `check-symbols` on libtorch_cpu.so)."""
     import argparse
+
+    return _declare(_parser_class(), argparse.SUPPRESS, argv)
+
+
+def _declare(parser_class, suppress: object, argv: Sequence[str] | None):
+    """Every option, declared once: to argparse (``build_parser``), or to
+    ``shimgen.commands.plainargs``, which reads the same declarations and parses the plain forms
+    without importing argparse."""
     import importlib
 
-    _Parser = _parser_class()
-    parser = _Parser(
+    parser = parser_class(
         prog="shimgen",
         description="Prefix a C-ABI shim library from one config, and prove it on the compiled binary.",
     )
     parser.add_argument("--version", action="version", version=f"shimgen {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     _add_verbosity(parser, default=False)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     named = _named_command(argv)
     for name in COMMANDS:
         if named is not None and name != named:
@@ -79,8 +86,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         module.configure_parser(subparsers)
     for subparser in subparsers.choices.values():
         # Also after the command (`shimgen build -v`); SUPPRESS keeps a flag given before it.
-        _add_verbosity(subparser, default=argparse.SUPPRESS)
+        _add_verbosity(subparser, default=suppress)
     return parser
+
+
+def parse(argv: Sequence[str] | None = None):
+    """(namespace, None) for argv in a plain form (``shimgen.commands.plainargs``: the command first,
+    exact options, one run of paths), without importing argparse (with the gettext, locale and re it
+    imports: ~30M instructions, an eighth of checking libtorch_cpu.so); else argparse's parser
+    and what it parsed (every other form, --help and every usage error)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if _named_command(words) is not None:
+        from shimgen.commands import plainargs
+
+        try:
+            args = plainargs.parse(_declare(plainargs.Parser, plainargs.SUPPRESS, words), words)
+        except plainargs.Unsupported:
+            args = None
+        if args is not None:
+            return args, None
+    parser = build_parser(argv)
+    return parser.parse_args(argv), parser
 
 
 def _named_command(argv: Sequence[str] | None) -> str | None:
@@ -155,10 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, parser = parse(argv)
     if not getattr(args, "execute", None):
-        parser.print_help(sys.stderr)
+        (parser or build_parser([])).print_help(sys.stderr)
         return 2
     try:
         # A command whose run cannot log (check-symbols with --prefix or --manifest) skips the

@@ -52,15 +52,16 @@ def _make_record(cls: type[_T]) -> type[_T]:
             raise TypeError(f"non-default argument {name!r} follows default argument")
         else:
             parameters.append(name)
-    body = [f"    d[{n!r}] = {n}" for n in names]
-    if hasattr(cls, "__post_init__"):
-        body.append("    self.__post_init__()")
-    source = (f"def __init__(self, {', '.join(parameters)}):\n    d = self.__dict__\n" + "\n".join(body) + "\n"
-              if names else "def __init__(self):\n" + ("\n".join(body) or "    pass") + "\n")
-    scope: dict[str, Any] = {f"_default_{n}": v for n, v in defaults.items()}
-    exec(source, scope)  # one small function per class, as dataclasses does (fast instances)
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    post_init = hasattr(cls, "__post_init__")
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        # The real __init__ is compiled on the first instance, then replaces this one: most of the
+        # records a run defines are never built (compiling all of them costs check-symbols ~4M
+        # instructions on libtorch_cpu.so).
+        real = _compile_init(cls, names, parameters, defaults, post_init)
+        type.__setattr__(cls, "__init__", real)
+        real(self, *args, **kwargs)
+
     getter = _fields_of(names)
 
     def __repr__(self: Any) -> str:
@@ -83,6 +84,21 @@ def _make_record(cls: type[_T]) -> type[_T]:
     type.__setattr__(cls, FIELDS, names)
     type.__setattr__(cls, "__match_args__", names)
     return cls
+
+
+def _compile_init(cls: type, names: tuple[str, ...], parameters: list[str], defaults: dict[str, Any],
+                  post_init: bool):
+    """The record's ``__init__``: one small function per class, as dataclasses makes (fast instances)."""
+    body = [f"    d[{n!r}] = {n}" for n in names]
+    if post_init:
+        body.append("    self.__post_init__()")
+    source = (f"def __init__(self, {', '.join(parameters)}):\n    d = self.__dict__\n" + "\n".join(body) + "\n"
+              if names else "def __init__(self):\n" + ("\n".join(body) or "    pass") + "\n")
+    scope: dict[str, Any] = {f"_default_{n}": v for n, v in defaults.items()}
+    exec(source, scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 def _fields_of(names: tuple[str, ...]):

@@ -626,12 +626,13 @@ _IS_HIDDEN = _flags(test=lambda b: b & 3 in (STV_HIDDEN, STV_INTERNAL))
 class _Selected:
     """Name offsets picked from one symbol table."""
 
-    exports: list[int] | frozenset[int]
-    imports: list[int] | frozenset[int]
-    tls: list[int] | frozenset[int]
-    tls_unique: list[int] | frozenset[int]
+    exports: list[int] | tuple[int, ...]
+    """A tuple when dense, in table order, and then it may hold 0 (an empty name): dropped by its reader."""
+    imports: list[int] | tuple[int, ...]
+    tls: list[int] | tuple[int, ...]
+    tls_unique: list[int] | tuple[int, ...]
     """Thread-local exports bound STB_GNU_UNIQUE (one copy per process, whoever loads them)."""
-    tls_protected: list[int] | frozenset[int]
+    tls_protected: list[int] | tuple[int, ...]
     """Thread-local exports of STV_PROTECTED visibility (the library binds its own copy)."""
 
 
@@ -663,11 +664,12 @@ def _select(raw: bytes, layout: _Layout) -> _Selected:
     import_mask = (info >> 1) & (ones ^ defined)
     tls_mask = export_mask & (info >> 2)
 
-    def pick(mask: int) -> list[int] | frozenset[int]:
+    def pick(mask: int) -> list[int] | tuple[int, ...]:
         flags = mask.to_bytes(count, "little")
-        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, straight into
-            dense = frozenset(compress(names, flags))  # the set Names keeps (no list between)
-            return dense - {0} if 0 in dense else dense
+        if mask.bit_count() * 16 > count:  # dense (the exports): one pass at C speed, kept as the
+            # tuple compress makes: Names builds its set from it and gathers first bytes in table
+            # order from it (an offset 0, an empty name, is dropped there: ``drop_empty``).
+            return tuple(compress(names, flags))
         # Sparse (imports, thread-locals): compress would still make an int of every entry's
         # st_name (75k in libtorch_cpu.so, five times over); jump from one flagged entry to the next.
         picked, at = [], flags.find(1)
@@ -714,9 +716,9 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
         highest = _max_name(raw, layout)
         raise bad(f"corrupt: a {what} name offset ({highest}) lies outside its string table ({limit} bytes)")
     # Exports and imports stay in the string table until asked for (74k exports in libtorch_cpu.so).
-    exports = Names.from_table(strings, export_offsets, index)
-    imports = Names.from_table(strings, import_offsets)
-    tls = Names(_bytes_name_at(strings, o) for o in tls_offsets)
+    exports = Names.from_table(strings, export_offsets, index, drop_empty=True)
+    imports = Names.from_table(strings, import_offsets, drop_empty=True)
+    tls = Names(_bytes_name_at(strings, o) for o in tls_offsets if o)
     symbols: list[Symbol] = []
     if detail:
         text = _decode_table(strings)
@@ -736,8 +738,8 @@ def _classify(raw: bytes, strings: bytes, layout: _Layout, bad, what: str, detai
                 is_export=defined and binding in EXPORT_BINDINGS and visibility in EXPORT_VISIBILITIES,
                 is_import=not defined and binding in IMPORT_BINDINGS,
             ))
-    return _Classified(exports, imports, tls, frozenset(_bytes_name_at(strings, o) for o in selected.tls_unique),
-                       frozenset(_bytes_name_at(strings, o) for o in selected.tls_protected), symbols)
+    return _Classified(exports, imports, tls, frozenset(_bytes_name_at(strings, o) for o in selected.tls_unique if o),
+                       frozenset(_bytes_name_at(strings, o) for o in selected.tls_protected if o), symbols)
 
 
 def _hidden_tls(raw: bytes, strings: _StringView, layout: _Layout) -> frozenset[str]:

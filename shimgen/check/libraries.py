@@ -12,13 +12,12 @@ rule reports is what repair addresses. Same shape and checks as runtimes.json (S
 
 from __future__ import annotations
 
-import json
 import os.path
 from functools import lru_cache
 
 from shimgen.binary.symbols import Binary
 from shimgen.check.policy import names_starting_any
-from shimgen.check.runtimes import Family, parse_families, read_text
+from shimgen.check.runtimes import Family, parse_families, read_json
 from shimgen.errors import InputError
 from shimgen.record import record
 
@@ -54,7 +53,7 @@ def parse_libraries(data: object, where: str) -> tuple[tuple[Family, ...], int]:
 
 @lru_cache(maxsize=1)
 def _loaded() -> tuple[tuple[Family, ...], int]:
-    return parse_libraries(json.loads(read_text(DATA)), DATA)
+    return parse_libraries(read_json(DATA), DATA)
 
 
 def families() -> tuple[Family, ...]:

@@ -4,7 +4,6 @@ which other exports are allowed. Built from a Config + ShimSet, a manifest.json,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from functools import cached_property, lru_cache
 
@@ -74,6 +73,7 @@ class Policy:
 
     @classmethod
     def from_manifest(cls, path: Path) -> Policy:
+        import json  # here: checking against --prefix or a config imports no json
         from pathlib import Path
 
         where = str(path)

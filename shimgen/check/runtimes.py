@@ -9,12 +9,11 @@ family's names, counted and shown; ``sonames`` are the runtime's own libraries, 
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import os.path
 from functools import lru_cache
 
 from shimgen.errors import InputError
+from shimgen.project.matcher import glob_match
 from shimgen.record import record
 
 SCHEMA = "shimgen-runtimes/1"
@@ -30,7 +29,7 @@ class Family:
     hint: str
 
     def is_the_runtime(self, soname: str | None) -> bool:
-        return soname is not None and any(fnmatch.fnmatchcase(soname, glob) for glob in self.sonames)
+        return soname is not None and any(glob_match(soname, glob) for glob in self.sonames)
 
 
 def parse_families(data: object, where: str, schema: str = SCHEMA) -> tuple[Family, ...]:
@@ -68,7 +67,7 @@ def parse_families(data: object, where: str, schema: str = SCHEMA) -> tuple[Fami
 
 @lru_cache(maxsize=1)
 def families() -> tuple[Family, ...]:
-    return parse_families(json.loads(read_text(DATA)), DATA)
+    return parse_families(read_json(DATA), DATA)
 
 
 @lru_cache(maxsize=1)
@@ -80,3 +79,35 @@ def anchors() -> frozenset[str]:
 def read_text(path: str) -> str:
     with open(path, encoding="utf-8") as handle:
         return handle.read()
+
+
+class _Decoding:
+    """What json's C scanner reads from a decoder: json.loads' defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+def read_json(path: str) -> object:
+    """``json.loads`` of a bundled data file, through the C scanner json.loads itself runs
+    (``_json.make_scanner``), so that checking a binary imports neither json nor, through it, re
+    (~30M instructions, a tenth of checking libtorch_cpu.so). Anything the scanner does not take
+    whole, or an interpreter without ``_json``, goes to json.loads, which gives its own answer or
+    error."""
+    text = read_text(path)
+    try:
+        from _json import make_scanner
+
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        value, end = make_scanner(_Decoding())(text, start)  # type: ignore[arg-type]  # (typeshed: a JSONDecoder)
+        if not text[end:].strip(" \t\n\r"):
+            return value
+    except Exception:  # json.loads below reports it in its own words
+        pass
+    import json
+
+    return json.loads(text)

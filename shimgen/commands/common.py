@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 from shimgen.errors import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
 

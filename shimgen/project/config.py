@@ -26,7 +26,7 @@ from shimgen.errors import ConfigError, printable
 from shimgen.files import is_within
 from shimgen.project.keys import Context, Key, key, keys_of, read_table, run_checks
 from shimgen.project.matcher import DEFAULT_PATTERNS
-from shimgen.project.names import IDENTIFIER, MAX_PREFIX_LENGTH, is_reserved, prefix_problem, reserved_word_problem
+from shimgen.project.names import MAX_PREFIX_LENGTH, is_identifier, is_reserved, prefix_problem, reserved_word_problem
 
 CONFIG_NAME = "shimgen.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -45,7 +45,7 @@ def _valid_prefix(value: str, context: Context) -> Iterator[str]:
 
 
 def _c_macro(value: str, context: Context) -> Iterator[str]:
-    if not IDENTIFIER.match(value) or is_reserved(value):
+    if not is_identifier(value) or is_reserved(value):
         yield f"'{value}' is not a valid, unreserved C macro name"
     elif reserved_word_problem(value):
         yield f"{reserved_word_problem(value)}; it cannot be a macro name"
@@ -60,7 +60,7 @@ def _shim_names(names: tuple[str, ...], context: Context) -> Iterator[str]:
     prefix = context.prefix
     seen: set[str] = set()
     for name in names:
-        if not IDENTIFIER.match(name):
+        if not is_identifier(name):
             yield f"'{name}' is not a C identifier"
         elif reserved_word_problem(name):
             yield f"{reserved_word_problem(name)}; it cannot be a shim name"
@@ -86,7 +86,7 @@ def _export_items(items: tuple[str, ...], context: Context) -> Iterator[str]:
 
     yield from problems(items)
     for name in items:
-        if IDENTIFIER.match(name) and reserved_word_problem(name):
+        if is_identifier(name) and reserved_word_problem(name):
             yield f"{reserved_word_problem(name)}; it cannot be an exported name"
 
 
@@ -128,7 +128,7 @@ def _plain_file_name(value: str | Literal[False], context: Context) -> Iterator[
 
 
 def _python_module_file(value: str | Literal[False], context: Context) -> Iterator[str]:
-    if value and not (value.endswith(".py") and IDENTIFIER.match(value[:-3])):
+    if value and not (value.endswith(".py") and is_identifier(value[:-3])):
         yield f"'{context.name}' = '{value}' is not an importable module file name (name.py)"
 
 

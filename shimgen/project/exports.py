@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from shimgen.project.names import IDENTIFIER
+from shimgen.project.names import is_identifier
 
 GLOB_CHARS = frozenset("*?[")
 # What an item may hold: it is written into linker files, so nothing that ends or quotes an entry
@@ -68,7 +68,7 @@ def problems(items: Iterable[str]) -> Iterator[str]:
                        "write the exact signature, or a glob without spaces ('ns::f*')")
         elif not _NAME.match(text):
             yield f"'{text}' is not a symbol name or glob (letters, digits, _ . $ and * ? [ ])"
-        elif item.kind == "name" and not IDENTIFIER.match(text) and not text.startswith("_Z"):
+        elif item.kind == "name" and not is_identifier(text) and not text.startswith("_Z"):
             yield f"'{text}' is not a C identifier or a mangled C++ name (_Z...)"
 
 

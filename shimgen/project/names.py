@@ -5,12 +5,14 @@ Free of heavy imports, so check-symbols can validate ``--prefix`` without loadin
 
 from __future__ import annotations
 
-import re
-
 MAX_PREFIX_LENGTH = 64
 """Longer prefixes are refused: they only make symbol tables longer, and hint at a mistake."""
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+def is_identifier(text: str) -> bool:
+    """``text`` is a C identifier (ASCII letters, digits, '_'; no leading digit). String methods, not
+    a regular expression: the check of a binary imports no ``re``."""
+    return text.isascii() and text.isidentifier()
 
 
 def is_reserved(name: str) -> bool:
@@ -24,7 +26,7 @@ def prefix_problem(prefix: str) -> str | None:
         return "the prefix is empty"
     if len(prefix) > MAX_PREFIX_LENGTH:
         return f"the prefix is {len(prefix)} characters long; at most {MAX_PREFIX_LENGTH} are accepted"
-    if not IDENTIFIER.match(prefix):
+    if not is_identifier(prefix):
         return f"'{prefix}' is not a valid C identifier fragment (letters, digits, '_'; no leading digit)"
     if is_reserved(prefix):
         return f"'{prefix}' is reserved in C and C++ (names starting with '__' or '_' + capital)"
