@@ -310,8 +310,8 @@ def test_randn_normal_and_randperm_draw_the_right_distributions(rt, hs):
 @pytest.mark.parametrize("dtype", [None, torch.float32, torch.float64, torch.float16, torch.bfloat16])
 def test_hann_window_matches_torch(rt, hs, dtype):
     # torch.hann_window(L) (periodic): 0.5 - 0.5 cos(2 pi n / L); L = 1: [1]; L = 0: empty. The shim
-    # rounds a double once; torch computes in the dtype, so the two differ by about its epsilon.
-    atol = {torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float64: 1e-12}.get(dtype, 1e-6)
+    # rounds a double once; torch computes in the dtype step by step, a few of its ulps away.
+    atol = {torch.float16: 5e-3, torch.bfloat16: 3e-2, torch.float64: 1e-12}.get(dtype, 1e-6)
     for length in (0, 1, 2, 7, 64):
         out = c_void_p()
         code = None if dtype is None else byref(c_int32(CODES[dtype]))
