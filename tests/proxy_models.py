@@ -22,6 +22,10 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                batch dims that broadcast (a [2, 3, 4, 4] against B [4, 2]), vector right-hand sides,
                left=False, wide matrices (qr complete, svd, lu, pinv with atol/rtol tensors),
                transposed (strided) inputs, matrix_exp. Every output (out<i>.npy) is compared.
+  grid_sampler: F.grid_sample of a volume (aten::grid_sampler_3d, forced onto the proxy as torch 2.11
+               on CUDA calls it: grid_sampler_fallbacks()) and aten::cudnn_grid_sampler (what torch
+               on CUDA runs for 4-D bilinear / zeros / align_corners=True; given a CPU kernel and a
+               meta kernel here, the 2-D sampler's, so the CPU model takes the CUDA model's path).
 """
 
 from __future__ import annotations
@@ -141,6 +145,43 @@ def _special_inputs() -> tuple[torch.Tensor, ...]:
                    torch.tensor([-1.0, 0.0, 1.0, 2.0, 60.0, 200.0, nan, inf, 3.0, 4.0] + [5.0] * 10)])
     shaped = [v.reshape(40, 60) for v in (x, p, a, b, t, n)]
     return (*(v.float() for v in shaped), *(v.double() for v in shaped))
+
+
+_ATEN_IMPL = torch.library.Library("aten", "IMPL")  # test-only kernels, this process only
+
+
+def _cudnn_grid_sampler(x: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
+    return torch.ops.aten.grid_sampler_2d(x, grid, 0, 0, True)
+
+
+for _key in ("CPU", "Meta"):
+    with contextlib.suppress(RuntimeError):  # a kernel already registered (a torch that has one): keep it
+        _ATEN_IMPL.impl("cudnn_grid_sampler", _cudnn_grid_sampler, _key)
+
+
+@contextlib.contextmanager
+def grid_sampler_fallbacks():
+    """torch 2.13 has a C shim for grid_sampler_3d; torch 2.11 (on CUDA) calls it through the proxy
+    executor. Leave it out of the C-shim list while the model compiles: the proxy path."""
+    from torchgen.aoti.fallback_ops import inductor_fallback_ops
+
+    saved = inductor_fallback_ops.pop("aten.grid_sampler_3d.default", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            inductor_fallback_ops["aten.grid_sampler_3d.default"] = saved
+
+
+class GridSampler(torch.nn.Module):
+    def forward(self, v: torch.Tensor, g3: torch.Tensor, x: torch.Tensor, g2: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        border = torch.nn.functional.grid_sample(v, g3, mode="bilinear", padding_mode="border", align_corners=False)
+        nearest = torch.nn.functional.grid_sample(v, g3, mode="nearest", padding_mode="zeros", align_corners=True)
+        cudnn = torch.ops.aten.cudnn_grid_sampler(x, g2)
+        strided = torch.ops.aten.cudnn_grid_sampler(x.transpose(2, 3), g2[:, :, :3])  # a strided self
+        return border, nearest, cudnn, strided
+
+
 class LinalgChecks(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.linalg.cholesky(x) + torch.linalg.inv(x)
@@ -174,6 +215,11 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "linalg_shapes":
         return tuple(torch.randn(*shape, generator=g, dtype=torch.float64).to(device)
                      for shape in ((2, 3, 4, 4), (4, 2), (3, 5)))
+    if name == "grid_sampler":  # grid points past the edges (-1.3 .. 1.3): zeros and border padding
+        return (torch.randn(2, 3, 4, 5, 6, generator=g).to(device),
+                (torch.rand(2, 3, 4, 5, 3, generator=g) * 2.6 - 1.3).to(device),
+                torch.randn(2, 3, 7, 6, generator=g).to(device),
+                (torch.rand(2, 4, 5, 2, generator=g) * 2.6 - 1.3).to(device))
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
@@ -183,7 +229,7 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
 
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
-          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes}
+          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
@@ -201,7 +247,8 @@ def compile_one(out: Path, name: str, device: str) -> None:
     with torch.no_grad():
         expected = model(*inputs)
     exported = torch.export.export(model, inputs)
-    with special_fallbacks() if name == "special" and device == "cpu" else contextlib.nullcontext():
+    forced = {"special": special_fallbacks, "grid_sampler": grid_sampler_fallbacks}.get(name)
+    with forced() if forced is not None and (name == "grid_sampler" or device == "cpu") else contextlib.nullcontext():
         torch._inductor.aoti_compile_and_package(exported, package_path=str(directory / "model.pt2"),
                                                  inductor_configs={"aot_inductor.link_libtorch": False})
     for i, tensor in enumerate(inputs):

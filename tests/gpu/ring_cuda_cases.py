@@ -764,6 +764,27 @@ def grid_sampler_3d(s: Shims, mode: int, padding: int):
     return detail
 
 
+
+def hann_window(s: Shims):
+    """torch.hann_window(L) (periodic) made on the device (the fft and stft_istft models' STFT window):
+    every floating dtype and dtype null (float32), L = 0, 1, 7, 64; a negative length refused."""
+    f = s.fn("aoti_torch_cuda_hann_window", c_int64, I32P, I32P, I32P, c_int32, I32P, HP)
+    codes = {torch.float32: 6, torch.float64: 7, torch.float16: 5, torch.bfloat16: 15}
+    device, out = c_int32(1), c_void_p()
+    for dtype in (None, *codes):
+        atol = {torch.float16: 5e-3, torch.bfloat16: 3e-2, torch.float64: 1e-12}.get(dtype, 1e-6)
+        for length in (0, 1, 7, 64):
+            code = None if dtype is None else byref(c_int32(codes[dtype]))
+            assert f(length, code, None, byref(device), 0, None, byref(out)) == 0, s.rt.last_error()
+            got = on_device(s, out.value)
+            want = torch.hann_window(length, dtype=dtype, device=DEV)
+            assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+            close(got, want, atol)
+            s.free(out.value)
+    bad = c_void_p(7)
+    refused(f(-1, None, None, byref(device), 0, None, byref(bad)), bad)
+    return "hann_window matches torch on the device (4 dtypes, L = 0, 1, 7, 64)"
+
 def linalg(s: Shims, dtype):
     """The linalg C shims (host-staged LAPACK) on batched, strided device tensors against torch.linalg on
     CUDA: cholesky_solve and cholesky_inverse (both triangles), triangular_solve (broadcast batch),
@@ -869,6 +890,7 @@ CASES = {
        for i, m in enumerate(("bilinear", "nearest")) for j, p in enumerate(("zeros", "border", "reflection"))},
     "linalg-float32": lambda s: linalg(s, torch.float32),
     "linalg-float64": lambda s: linalg(s, torch.float64),
+    "hann-window": hann_window,
 }
 
 

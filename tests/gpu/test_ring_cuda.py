@@ -39,7 +39,9 @@ NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embe
          # issue 22's real architectures on the device (cudaops22): FNet, mode_counts, DeepSeek-V2 (fft above)
          "fnet", "mode_counts", "deepseek_v2",
          # round 3: index_put_out and aten::index_add (proxy) staged through the host, grid_sampler_3d
-         "index_put_mask", "grid_sample_3d", "op_shapes", "mha_padding", "linalg_more"]
+         "index_put_mask", "grid_sample_3d", "op_shapes", "mha_padding", "linalg_more",
+         # the H200 ring's gaps: hann_window (fft, stft_istft), cudnn_grid_sampler (roi_align) via the proxy
+         "stft_istft"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
 CUDA_ATOL = 5e-5
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the

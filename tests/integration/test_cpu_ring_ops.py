@@ -307,6 +307,29 @@ def test_randn_normal_and_randperm_draw_the_right_distributions(rt, hs):
 
 
 
+@pytest.mark.parametrize("dtype", [None, torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_hann_window_matches_torch(rt, hs, dtype):
+    # torch.hann_window(L) (periodic): 0.5 - 0.5 cos(2 pi n / L); L = 1: [1]; L = 0: empty. The shim
+    # rounds a double once; torch computes in the dtype step by step, a few of its ulps away.
+    atol = {torch.float16: 5e-3, torch.bfloat16: 3e-2, torch.float64: 1e-12}.get(dtype, 1e-6)
+    for length in (0, 1, 2, 7, 64):
+        out = c_void_p()
+        code = None if dtype is None else byref(c_int32(CODES[dtype]))
+        assert shim(rt, "aoti_torch_cpu_hann_window")(c_int64(length), code, None, None, c_int32(0), None,
+                                                      byref(out)) == 0, last_error(rt)
+        expected = torch.hann_window(length, dtype=dtype)
+        assert_same(got_(hs, out), expected, atol=atol)
+        if length == 64:  # against the double formula too: one rounding, not torch's several
+            exact = torch.hann_window(length, dtype=torch.float64).to(expected.dtype)
+            assert_same(got_(hs, out), exact, atol=0.0)
+    out = c_void_p()
+    assert shim(rt, "aoti_torch_cpu_hann_window")(c_int64(-1), None, None, None, c_int32(0), None,
+                                                  byref(out)) == INVALID
+    assert shim(rt, "aoti_torch_cpu_hann_window")(c_int64(4), byref(c_int32(CODES[torch.int64])), None, None,
+                                                  c_int32(0), None, byref(out)) == UNSUPPORTED
+    assert out.value is None
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_addbmm_matches_torch(rt, hs, dtype):
     b1, b2 = torch.randn(3, 5, 7, generator=gen(27)).to(dtype), torch.randn(3, 7, 4, generator=gen(28)).to(dtype)

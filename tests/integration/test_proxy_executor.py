@@ -190,3 +190,16 @@ def test_special_functions_through_the_proxy_match_torch(models, cpu_runtime, tm
     completed = _run(directory, cpu_runtime.library, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     proxy_models.assert_special_matches(tmp_path, directory, SPECIAL_TOLERANCE)
+
+
+def test_grid_samplers_through_the_proxy_match_eager(models, cpu_runtime, tmp_path):
+    """aten::grid_sampler_3d (bilinear/border, nearest/zeros: torch 2.11's CUDA proxy path) and
+    aten::cudnn_grid_sampler (4-D bilinear, zeros, align_corners=True; a strided self too), served by
+    the runtime's grid_sampler_3d shim: every output within 1e-5 of eager."""
+    completed = _run(models / "grid_sampler", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    shapes = [(2, 3, 3, 4, 5), (2, 3, 3, 4, 5), (2, 3, 4, 5), (2, 3, 4, 3)]
+    for i, shape in enumerate(shapes):
+        got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(models / "grid_sampler" / f"out{i}.npy")
+        assert got.shape == want.shape == shape and got.dtype == want.dtype == np.float32, (i, got.shape)
+        assert np.allclose(got, want, atol=1e-5, rtol=0), (i, float(np.abs(got - want).max()))

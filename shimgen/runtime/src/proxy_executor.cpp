@@ -615,6 +615,54 @@ void thnn_fused_cell(Call& call, bool lstm) {
 void thnn_fused_lstm_cell(Call& call) { thnn_fused_cell(call, true); }
 void thnn_fused_gru_cell(Call& call) { thnn_fused_cell(call, false); }
 
+// F.grid_sample of a volume: torch on CUDA calls grid_sampler_3d through the proxy, not its C shim.
+// The runtime's own shim of the tensor's device serves it.
+AtenTensorHandle grid_sampler_3d_of(AtenTensorHandle input, AtenTensorHandle grid, int64_t interpolation_mode,
+                                    int64_t padding_mode, bool align_corners) {
+  const std::string name = "aoti_torch_" + device_of(input) + "_grid_sampler_3d";
+  using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, int64_t, int64_t, int32_t, AtenTensorHandle*);
+  AtenTensorHandle out = nullptr;
+  check(shim<Fn>(name)(input, grid, interpolation_mode, padding_mode, align_corners ? 1 : 0, &out), name);
+  return out;
+}
+
+void grid_sampler_3d(Call& call) {
+  call.set_output(0, grid_sampler_3d_of(call.tensor("input"), call.tensor("grid"), call.integer("interpolation_mode", 0),
+                                        call.integer("padding_mode", 0), call.flag("align_corners", false)));
+}
+
+// cudnn_grid_sampler(self [N, C, H, W], grid [N, H', W', 2]) -> [N, C, H', W']: torch on CUDA routes
+// 4-D bilinear / zeros / align_corners=True grid_sample to cuDNN. Served by the 3-D sampler: self
+// viewed as a depth-1 volume [N, C, 1, H, W], the grid given z = 0 ([N, 1, H', W', 3], built on the
+// host: with align_corners=True z = 0 samples depth index 0 exactly), the result [N, C, 1, H', W']
+// viewed as [N, C, H', W'] (contiguous).
+void cudnn_grid_sampler(Call& call) {
+  AtenTensorHandle self = call.tensor("self"), grid = call.tensor("grid");
+  const Tensor& x = *unwrap(self, "self");
+  const Tensor& g = *unwrap(grid, "grid");
+  SHIMGEN_REQUIRE(x.sizes.size() == 4 && g.sizes.size() == 4 && g.sizes[3] == 2 && g.sizes[0] == x.sizes[0],
+                  call.target() + ": expected self [N, C, H, W] and grid [N, H', W', 2]");
+  SHIMGEN_REQUIRE(x.storage->device_type == g.storage->device_type,
+                  call.target() + ": self and grid must be on the same device");
+  Owned volume(wrap(views::unsqueeze(x, 2)));
+  // The 3-channel grid on the host: zeros, then the (x, y) pairs copied into channels 0 and 1.
+  Owned keep_grid;
+  AtenTensorHandle host_grid = on_host(grid, keep_grid);
+  Owned grid2(wrap(views::unsqueeze(*unwrap(host_grid, "grid"), 1)));  // [N, 1, H', W', 2]
+  const std::vector<int64_t> sizes{g.sizes[0], 1, g.sizes[1], g.sizes[2], 3};
+  const std::vector<int64_t> strides{g.sizes[1] * g.sizes[2] * 3, g.sizes[1] * g.sizes[2] * 3, g.sizes[2] * 3, 3, 1};
+  Owned grid3;
+  check(aoti_torch_empty_strided(5, sizes.data(), strides.data(), g.dtype, kCPU, -1, &grid3.h), "empty_strided");
+  const Tensor& g3 = *unwrap(grid3.h, "grid");
+  std::fill_n(g3.data(), static_cast<size_t>(sizes[0] * strides[0]) * g3.itemsize(), char{0});
+  const std::vector<int64_t> xy_sizes{sizes[0], 1, sizes[2], sizes[3], 2};
+  Owned xy(view_of(grid3.h, xy_sizes, strides, 0));
+  check(aoti_torch_copy_(xy.h, grid2.h, 0), "copy_");
+  Owned device_grid(to_device_of(grid3.release(), grid));
+  Owned sampled(grid_sampler_3d_of(volume.h, device_grid.h, 0, 0, true));  // bilinear, zeros, align_corners
+  call.set_output(0, wrap(views::squeeze_dim(*unwrap(sampled.h, "result"), 2)));
+}
+
 void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
@@ -670,6 +718,8 @@ const Served kServed[] = {
     {"aten::_linalg_eigvals", linalg_eigvals},
     {"aten::linalg_householder_product", linalg_householder_product},
     {"aten::linalg_matrix_exp", linalg_matrix_exp},
+    {"aten::grid_sampler_3d", grid_sampler_3d, {"interpolation_mode", "padding_mode"}},
+    {"aten::cudnn_grid_sampler", cudnn_grid_sampler},
 };  // and the special functions of proxy_ops::special_targets()
 
 const Served* served_for(const std::string& node_target) {

@@ -148,6 +148,11 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nonzero(AtenTensorHandle self, At
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randperm(int64_t n, int32_t* dtype, int32_t* layout, int32_t* device,
                                                         int32_t device_index_, int32_t* pin_memory,
                                                         AtenTensorHandle* ret0);
+/* torch.hann_window(window_length) (periodic): 0.5 - 0.5 * cos(2 * pi * n / L), L = 1: [1]; dtype null:
+   float32 (floating dtypes only). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length, int32_t* dtype, int32_t* layout,
+                                                           int32_t* device, int32_t device_index_, int32_t* pin_memory,
+                                                           AtenTensorHandle* ret0);
 
 /* beta * self + alpha * sum over b of batch1[b] @ batch2[b]: a new [n, m]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
