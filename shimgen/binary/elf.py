@@ -487,18 +487,21 @@ class _Elf:
         entry = struct.Struct(self.layout.sym.format[0] + ("qQ" if self.layout.is64 else "iI"))
         raw = self.section_bytes(section, ".dynamic")
         raw = raw[:len(raw) - len(raw) % entry.size]
-        strings = b""
+        # The names are read where they lie: the string table is .dynstr (5 MB in libtorch_cpu.so,
+        # already copied once for the symbols), and .dynamic names only a handful of it.
+        start = end = 0
         if 0 < section.link < len(self.sections) and self.sections[section.link].type == SHT_STRTAB:
-            strings = self.section_bytes(self.sections[section.link], "string table of .dynamic")
+            linked = self.sections[section.link]  # inside the file (checked with the headers)
+            start, end = linked.offset, linked.offset + linked.size
         soname, needed, symbolic = None, [], False
         for tag, value in entry.iter_unpack(raw):
             if tag == DT_NULL:
                 break
             if tag in (DT_SONAME, DT_NEEDED):
-                stop = strings.find(b"\0", value)
-                if value >= len(strings) or stop < 0:
+                stop = self.buf.find(b"\0", start + value, end) if value < end - start else -1
+                if stop < 0:
                     raise self.bad(f"corrupt: a .dynamic name offset ({value}) lies outside its string table")
-                name = strings[value:stop].decode("utf-8", "backslashreplace")
+                name = bytes(self.buf[start + value:stop]).decode("utf-8", "backslashreplace")
                 if tag == DT_SONAME:
                     soname = name
                 else:
