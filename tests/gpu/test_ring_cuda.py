@@ -145,9 +145,12 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     # Where shimgen differs from eager, torch's own loader on the same package says whose difference it
     # is: if torch's loader gives shimgen's outputs, the compiled model itself differs from eager (an
     # inductor difference, upstream); only then is the row an expected failure, never a pass.
-    completed = subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(entry.directory / "model.pt2"), str(tmp_path),
-                                *map(str, aoti_zoo.inputs_of(entry.directory))],
-                               capture_output=True, text=True, timeout=600, check=False)
+    try:  # bounded: on the H200, torch's loader ran past 400 s on pixel_shuffle_grid and took the session's budget
+        completed = subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(entry.directory / "model.pt2"),
+                                    str(tmp_path), *map(str, aoti_zoo.inputs_of(entry.directory))],
+                                   capture_output=True, text=True, timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 120 s")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
     if _mismatch(loader, expected, tolerance, RING[name].rtol) is not None and \
