@@ -32,20 +32,27 @@ CUDA_SPECIAL_TOLERANCE = {  # (dtype, kind or output name) -> (rtol, atol)
 }
 
 
-def test_special_functions_through_the_proxy_on_cuda(cuda, tmp_path):
+def _compile_and_run_on_cuda(name: str, cuda, tmp_path: Path) -> Path:
+    """tests/proxy_models.py's model `name` compiled for CUDA (cached), prefixed, run beside libtorch;
+    its outputs land in tmp_path. Returns the model's folder (inputs and eager outputs)."""
     torch_lib_dir()
     import aoti_zoo
 
     out = aoti_zoo.cache_root() / "proxy-models-cuda"
     completed = subprocess.run([sys.executable, str(REPO / "tests" / "proxy_models.py"), str(out), "--device", "cuda",
-                                "special"], capture_output=True, text=True, timeout=1800, check=False)
+                                name], capture_output=True, text=True, timeout=1800, check=False)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    directory = out / "special"
+    directory = out / name
     target = tmp_path / "model.pt2"
     prefix_imports_cli(directory / "model.pt2", target)
     inputs = sorted(directory.glob("in*.npy"), key=lambda p: int(p.stem[2:]))
     completed = run_on_cuda_beside_libtorch(target, inputs, cuda.rt.path, tmp_path, timeout=600)
     assert completed.returncode == 0, completed.stdout + completed.stderr
+    return directory
+
+
+def test_special_functions_through_the_proxy_on_cuda(cuda, tmp_path):
+    directory = _compile_and_run_on_cuda("special", cuda, tmp_path)
     proxy_models.assert_special_matches(tmp_path, directory, CUDA_SPECIAL_TOLERANCE)
 
 
@@ -53,20 +60,9 @@ def test_grid_samplers_through_the_proxy_on_cuda(cuda, tmp_path):
     """tests/proxy_models.py's `grid_sampler` model compiled for CUDA: grid_sampler_3d forced onto the
     proxy (torch 2.11's CUDA path) and cudnn_grid_sampler (torch's cuDNN route for 4-D bilinear /
     zeros / align_corners=True), served by the runtime's grid_sampler_3d shim, against eager CUDA."""
-    torch_lib_dir()
-    import aoti_zoo
     import numpy as np
 
-    out = aoti_zoo.cache_root() / "proxy-models-cuda"
-    completed = subprocess.run([sys.executable, str(REPO / "tests" / "proxy_models.py"), str(out), "--device", "cuda",
-                                "grid_sampler"], capture_output=True, text=True, timeout=1800, check=False)
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    directory = out / "grid_sampler"
-    target = tmp_path / "model.pt2"
-    prefix_imports_cli(directory / "model.pt2", target)
-    inputs = sorted(directory.glob("in*.npy"), key=lambda p: int(p.stem[2:]))
-    completed = run_on_cuda_beside_libtorch(target, inputs, cuda.rt.path, tmp_path, timeout=600)
-    assert completed.returncode == 0, completed.stdout + completed.stderr
+    directory = _compile_and_run_on_cuda("grid_sampler", cuda, tmp_path)
     for i in range(4):
         got, want = np.load(tmp_path / f"output_{i}.npy"), np.load(directory / f"out{i}.npy")
         assert got.shape == want.shape and got.dtype == want.dtype, i
