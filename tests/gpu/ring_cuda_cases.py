@@ -390,6 +390,48 @@ def conv_transposed(s: Shims, dtype):
     return detail
 
 
+def conv_layouts(s: Shims, dtype):
+    """The output layout torch's meta function predicts (what inductor's generated code indexes the
+    result with), for each input/weight layout: a 1-channel stem made channels-last by inductor's
+    layout optimisation (AST's patch embedding, transposed input), a channels-last weight only, and
+    plain contiguous; values against torch's own CUDA convolution."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    cl = torch.channels_last
+    layouts = [  # (input [N, C, H, W] from a transposed [N, C, W, H], weight [F, C, KH, KW], channels-last?)
+        ((2, 1, 16, 32), (64, 1, 8, 8), (8, 8), cl, cl),
+        ((2, 1, 16, 32), (64, 1, 8, 8), (8, 8), None, None),
+        ((2, 3, 9, 10), (5, 3, 3, 3), (1, 2), None, cl),
+        ((2, 3, 9, 10), (5, 3, 3, 3), (1, 1), cl, None),
+    ]
+    f = s.fn("aoti_torch_cuda_convolution", H, H, HP, I64P, c_int64, I64P, c_int64, I64P, c_int64, c_int32, I64P,
+             c_int64, c_int64, HP)
+    details = []
+    for k, (xs, ws, stride, x_fmt, w_fmt) in enumerate(layouts):
+        x = torch.randn(xs[0], xs[1], xs[3], xs[2], device=DEV, generator=gen(60 + k)).to(dtype).transpose(2, 3)
+        if x_fmt is not None:
+            x = x.contiguous(memory_format=x_fmt)
+        w = torch.randn(ws, device=DEV, generator=gen(70 + k)).to(dtype)
+        if w_fmt is not None:
+            w = w.contiguous(memory_format=w_fmt)
+        b = torch.randn(ws[0], device=DEV, generator=gen(80 + k)).to(dtype)
+        with FakeTensorMode() as mode:
+            predicted = torch.ops.aten.convolution(mode.from_tensor(x), mode.from_tensor(w), mode.from_tensor(b),
+                                                   list(stride), [0, 0], [1, 1], False, [0, 0], 1).stride()
+        hx, hw, hb, out = s.wrap(x), s.wrap(w), s.wrap(b), c_void_p()
+        bias = c_void_p(hb)
+        assert f(hx, hw, byref(bias), int64_array(list(stride)), 2, int64_array([0, 0]), 2, int64_array([1, 1]), 2, 0,
+                 int64_array([0, 0]), 2, 1, byref(out)) == 0, s.rt.last_error()
+        got = on_device(s, out.value)
+        # float64: torch's float32 CUDA convolution runs in TF32 by default (0.0085 off on the H200)
+        want = torch.ops.aten.convolution(x.double(), w.double(), b.double(), list(stride), [0, 0], [1, 1], False,
+                                          [0, 0], 1).to(dtype)
+        assert got.stride() == predicted, f"layout {k}: strides {got.stride()}, torch's meta predicts {predicted}"
+        details.append(close(got.float(), want.float(), 1e-3 if dtype == torch.float32 else 0.15, 0.02))
+        s.free(hx, hw, hb, out.value)
+    return "; ".join(details)
+
+
 def addbmm_masked_select(s: Shims):
     b1 = torch.randn(3, 5, 7, device=DEV, generator=gen(17))
     b2 = torch.randn(3, 7, 4, device=DEV, generator=gen(18))
@@ -613,7 +655,7 @@ def fft_r2c(s: Shims, dtype):
 def mode(s: Shims, dtype):
     """mode (host-staged) along both dims of a transposed CUDA tensor, keepdim or not, against
     torch.mode: values equal, indices pointing at them; lines with one most frequent value, then lines
-    with ties (torch's CUDA rule: the largest of them). Refusal: dim out of range."""
+    with ties (torch's CUDA rule: the run its reduction tree prefers, ops/mode.h). Refusal: dim out of range."""
     others = torch.stack([torch.randperm(7, device=DEV, generator=gen(90 + r)) + 10 for r in range(9)])  # distinct
     lines = torch.cat([others, torch.full((9, 4), 6, device=DEV)], 1)  # 6 four times, the others once
     lines = lines[:, torch.randperm(11, device=DEV, generator=gen(91))]
@@ -641,17 +683,22 @@ def mode(s: Shims, dtype):
     assert torch.equal(y.gather(1, on_device(s, i.value).unsqueeze(1)).squeeze(1), on_device(s, v.value))
     s.free(v.value, i.value)
     # ties between values (mode_counts' shape: small counts over few values): torch's CUDA kernel
-    # picks the largest of the most frequent values (its CPU kernel the smallest)
-    ties = (torch.rand(6, 9, device=DEV, generator=gen(98)) * 4).floor().to(dtype)
-    ht = s.wrap(ties)
-    assert f(ht, 1, 0, byref(v), byref(i)) == 0, s.rt.last_error()
-    want_ties = torch.mode(ties, 1).values
-    assert torch.equal(on_device(s, v.value), want_ties), f"ties: {on_device(s, v.value).tolist()} != {want_ties.tolist()}"
-    s.free(v.value, i.value)
+    # gives them to the run its reduction tree prefers (ops/mode.h): the smallest, the largest or a
+    # middle value. 4 values over 9 (the largest wins every tie there), 7 values over 9 and lines of
+    # 40 and 300 (other block sizes), each against torch's own CUDA kernel.
+    for k, (rows, n, values) in enumerate(((6, 9, 4), (64, 9, 7), (32, 40, 12), (8, 300, 60))):
+        ties = (torch.rand(rows, n, device=DEV, generator=gen(98 + k)) * values).floor().to(dtype)
+        ht = s.wrap(ties)
+        assert f(ht, 1, 0, byref(v), byref(i)) == 0, s.rt.last_error()
+        want_ties = torch.mode(ties, 1)
+        assert torch.equal(on_device(s, v.value), want_ties.values), \
+            f"ties ({rows}x{n}, {values} values): {on_device(s, v.value).tolist()} != {want_ties.values.tolist()}"
+        assert torch.equal(on_device(s, i.value), want_ties.indices), "ties: indices differ from torch's (the last)"
+        s.free(v.value, i.value, ht)
     bad_v, bad_i = c_void_p(7), c_void_p(7)
     refused_with(f(hx, 2, 0, byref(bad_v), byref(bad_i)), 2, bad_v, s, "out of range")
-    s.free(hx, hy, ht)
-    return f"{dtype}: mode values equal torch's (ties too), indices point at them ({checked + 2} calls)"
+    s.free(hx, hy)
+    return f"{dtype}: mode values equal torch's (ties too), indices point at them ({checked + 5} calls)"
 
 
 def index_tensor(s: Shims, dtype):
@@ -870,6 +917,8 @@ CASES = {
     "nonzero": nonzero,
     "conv-transposed-float32": lambda s: conv_transposed(s, torch.float32),
     "conv-transposed-bfloat16": lambda s: conv_transposed(s, torch.bfloat16),
+    "conv-layouts-float32": lambda s: conv_layouts(s, torch.float32),
+    "conv-layouts-bfloat16": lambda s: conv_layouts(s, torch.bfloat16),
     "addbmm-masked-select": addbmm_masked_select,
     "segments-stats": segments_stats,
     "random-sources": random_sources,

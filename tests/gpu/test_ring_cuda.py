@@ -101,7 +101,8 @@ def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> 
 # Runs a package with torch's own AOTI loader (the baseline a user would otherwise have) and saves each
 # output: argv = package, output folder, input .npy files.
 _TORCH_LOADER = """
-import sys, numpy as np, torch
+import faulthandler, sys, numpy as np, torch
+faulthandler.dump_traceback_later(100)  # where it stands if it runs past the test's bound
 runner = torch._inductor.aoti_load_package(sys.argv[1])
 outs = runner(*[torch.from_numpy(np.load(p)).cuda() for p in sys.argv[3:]])
 for i, o in enumerate(outs if isinstance(outs, (list, tuple)) else [outs]):
@@ -149,8 +150,9 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
         completed = subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(entry.directory / "model.pt2"),
                                     str(tmp_path), *map(str, aoti_zoo.inputs_of(entry.directory))],
                                    capture_output=True, text=True, timeout=120, check=False)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 120 s")
+    except subprocess.TimeoutExpired as late:
+        stack = late.stderr.decode(errors="replace") if isinstance(late.stderr, bytes) else (late.stderr or "")
+        pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 120 s:\n{stack[-1500:]}")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
     if _mismatch(loader, expected, tolerance, RING[name].rtol) is not None and \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from shimgen.builder.builder import BuildOptions, build, find_nvcc
 from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
 from shimgen.resources import default_config, runtime_dir
+from tests.cuda_mode_model import cuda_mode
 from tests.support import write_loader_inputs
 
 pytestmark = pytest.mark.slow
@@ -80,6 +82,35 @@ def test_internal_helpers(built, case):
     assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr
     if _avx512():  # the kernel parts ran (elsewhere they report themselves skipped)
         assert "skipped" not in completed.stdout and "not taken" not in completed.stdout, completed.stdout
+
+
+def test_cuda_mode_tie_rule_matches_torchs_kernel(built):
+    """aoti_torch_cuda_mode's tie rule (ops/mode.h, run here on host tensors through the internal test
+    program) against a step-by-step model of torch's CUDA kernel (tests/cuda_mode_model.py): rows with
+    ties between 2 to 7 values, of the lengths that take each block size and thrust's path. Control:
+    the rows include ties the kernel gives to the smallest, the largest and a middle value, so a fixed
+    smallest- or largest-value rule fails."""
+    generator = random.Random(22)
+    rows = [[3, 1, 5, 2, 0, 2, 4, 1, 3], [5, 0, 3, 1, 4, 5, 2, 3, 1], [2, 0, 1, 5, 0, 4, 2, 1, 3]]
+    for _ in range(300):
+        n = generator.choice([2, 5, 9, 17, 64, 100, 128, 129, 300, 1024, 1500, 2048, 2050])
+        k = generator.choice([2, 3, 5, 7, max(2, n // 2)])
+        rows.append([generator.randrange(k) for _ in range(n)])
+    program = _tests_listing(built.build_dir)["internal_tests"]
+    completed = subprocess.run([program, "cuda_mode_rows"], input="\n".join(" ".join(map(str, r)) for r in rows),
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0 and "cuda_mode_rows: ok" in completed.stdout, completed.stderr
+    got = [tuple(map(int, line.split())) for line in completed.stdout.splitlines()[:-1]]
+    want = [cuda_mode(r) for r in rows]
+    assert got == want, next(f"row {i} (n={len(rows[i])}): shimgen {g}, torch's kernel {w}"
+                             for i, (g, w) in enumerate(zip(got, want)) if g != w)
+    kinds = set()
+    for r, (value, _) in zip(rows, want):
+        counts = {v: r.count(v) for v in set(r)}
+        tied = sorted(v for v, c in counts.items() if c == max(counts.values()))
+        if len(tied) > 1:
+            kinds.add("smallest" if value == tied[0] else "largest" if value == tied[-1] else "middle")
+    assert kinds == {"smallest", "largest", "middle"}, kinds
 
 
 def _avx512() -> bool:

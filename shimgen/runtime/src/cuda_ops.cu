@@ -315,11 +315,9 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const int64_t OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
   SHIMGEN_REQUIRE(OH > 0 && OW > 0, "the kernel (with dilation) is larger than the padded input");
   // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output, and the
-  // generated code indexes the result with the strides its meta function predicted: follow it.
-  auto channels_last = [](const Tensor& t) {
-    return t.sizes.size() == 4 && t.sizes[1] > 1 && t.strides[1] == 1 && t.is_non_overlapping_and_dense();
-  };
-  const bool nhwc = !one_d && (channels_last(in) || channels_last(w));
+  // generated code indexes the result with the strides its meta function predicted: follow it, size-1
+  // channels included (inductor's layout optimisation hands a 1-channel stem, AST's, channels-last).
+  const bool nhwc = !one_d && (channels_last_strides(in.sizes, in.strides) || channels_last_strides(w.sizes, w.strides));
   const Tensor* bias = nullptr;
   if (bias_p != nullptr && *bias_p != nullptr) {
     bias = &cuda_tensor(*bias_p, "bias", 1);

@@ -176,6 +176,11 @@ void dense_strides_like(const std::vector<int64_t>& sizes, const int64_t* stride
 // TensorIterator gives one operand's output (index_Tensor's result layout).
 void dense_strides_in_order(const std::vector<int64_t>& sizes, const int64_t* strides, int64_t* out);
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
+// PyTorch's test for channels-last strides (c10's is_channels_last_strides_2d/3d: the channel dim
+// innermost, then the spatial ones from last to first, then the batch; size-1 dims are ambiguous and
+// resolved as c10 does). Convolution's output layout follows it on both devices, and the generated
+// code indexes the result with the strides torch's meta function predicted from it.
+bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
 // Two views of `sizes` that one flat copy of numel elements can move: the same stride on every

@@ -41,6 +41,23 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
   return span;
 }
 
+bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  std::vector<size_t> order;
+  if (sizes.size() == 4) order = {1, 3, 2, 0};
+  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
+  else return false;
+  if (strides[1] == 0) return false;
+  int64_t min = 0;
+  for (size_t d : order) {
+    if (sizes[d] == 0) return false;
+    if (strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;  // N, C both size-1 ambiguity: not channels-last
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return true;
+}
+
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size());
   int64_t s = 1;

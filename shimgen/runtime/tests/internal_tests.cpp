@@ -1,13 +1,18 @@
 // Tests of the runtime's internal helpers (runtime/src/internal.h), linked against the static shim
 // archive rather than the shared library, which exports none of them. One case per process:
 // `shimgen_runtime_internal_tests <case>`; exit 0 = pass, 1 = fail (with the reason).
+#include <algorithm>
 #include <cstdio>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "expect.h"
 #include "internal.h"
 #include "ops/cpu/fft.h"
+#include "ops/mode.h"
+#include "shimgen_runtime/shim.h"
 
 namespace {
 
@@ -62,6 +67,30 @@ void fft_cuda_layout() {
   EXPECT(exec_fft_strides({16, 1}, {4, 9}, sort_dims({0, 1}, {16, 1}, true)) == (Dims{9, 1}));
 }
 
+// The CUDA mode shim's tie rule (ops/mode.h), run on host tensors: stdin holds one line of int64
+// values per row, stdout gets "value index" per row. tests/unit/test_cuda_mode_rule.py compares it with
+// a step-by-step model of torch's CUDA kernel (sort, run counts, warp-shuffle reduction trees).
+void cuda_mode_rows() {
+  std::string text;
+  while (std::getline(std::cin, text)) {
+    std::istringstream fields(text);
+    std::vector<int64_t> row;
+    for (int64_t v; fields >> v;) row.push_back(v);
+    const int64_t size = static_cast<int64_t>(row.size());
+    AtenTensorHandle t = nullptr, v = nullptr, i = nullptr;
+    EXPECT(aoti_torch_empty_strided(1, &size, nullptr, 4 /* int64 */, 0, 0, &t) == 0);
+    void* data = nullptr;
+    EXPECT(aoti_torch_get_data_ptr(t, &data) == 0);
+    std::copy(row.begin(), row.end(), static_cast<int64_t*>(data));
+    shimgen::rt::mode_on_host(t, 0, 0, shimgen::rt::ModeTies::kCudaKernel, &v, &i);
+    void *vp = nullptr, *ip = nullptr;
+    EXPECT(aoti_torch_get_data_ptr(v, &vp) == 0 && aoti_torch_get_data_ptr(i, &ip) == 0);
+    std::printf("%lld %lld\n", static_cast<long long>(*static_cast<int64_t*>(vp)),
+                static_cast<long long>(*static_cast<int64_t*>(ip)));
+    for (AtenTensorHandle h : {t, v, i}) aoti_torch_delete_tensor_object(h);
+  }
+}
+
 }  // namespace
 
 // internal_cpu_tests.cpp: true when it knows the case (and ran it).
@@ -69,12 +98,13 @@ bool run_cpu_case(const std::string& name);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|packed_weight_cache|small_attention|free_lists\n", argv[0]);
+    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|cuda_mode_rows|packed_weight_cache|small_attention|free_lists\n", argv[0]);
     return 2;
   }
   const std::string name = argv[1];
   if (name == "same_dense_layout") same_dense_layout();
   else if (name == "fft_cuda_layout") fft_cuda_layout();
+  else if (name == "cuda_mode_rows") cuda_mode_rows();
   else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

@@ -33,25 +33,6 @@ Dims param(const int64_t* values, int64_t len, size_t spatial, int64_t fill, int
   return out;
 }
 
-// PyTorch's test for channels-last strides (c10's is_channels_last_strides_2d/3d): the channel
-// dimension innermost, then the spatial ones from last to first, then the batch.
-bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  std::vector<size_t> order;
-  if (sizes.size() == 4) order = {1, 3, 2, 0};
-  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
-  else return false;
-  if (strides[1] == 0) return false;
-  int64_t min = 0;
-  for (size_t d : order) {
-    if (sizes[d] == 0) return false;
-    if (strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;  // N, C both size-1 ambiguity: not channels-last
-    min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
-  }
-  return true;
-}
-
 std::vector<int64_t> channels_last_strides_for(const std::vector<int64_t>& sizes) {
   const size_t n = sizes.size();
   std::vector<int64_t> strides(n);

@@ -2,8 +2,8 @@
 // smoothing of predictions). Ties between values go to the smallest value (torch's CPU kernel, which
 // sorts each line); the index is the last position of that value in the line (torch's is whichever
 // its unstable sort leaves last). NaNs sort last and each NaN is its own value. New contiguous
-// tensors, dim kept as size 1 when keepdim. The CUDA op computes here too, ties to the largest value
-// (../mode.h).
+// tensors, dim kept as size 1 when keepdim. The CUDA op computes here too, with its kernel's tie
+// rule (../mode.h).
 #include "../mode.h"
 
 #include <algorithm>
@@ -50,26 +50,38 @@ void shimgen::rt::mode_on_host(AtenTensorHandle self, int64_t dim, int32_t keepd
       auto* v_out = reinterpret_cast<T*>(values->data());
       auto* i_out = reinterpret_cast<int64_t*>(indices->data());
       std::vector<std::pair<decltype(value_of(T{})), int64_t>> line(static_cast<size_t>(n));
+      std::vector<int64_t> ends;
       const std::vector<int64_t>* strides[2] = {&in.strides, &v_strides};
       for_each_line(kept_sizes, rank == 0 ? -1 : d, strides, [&](const int64_t* base) {
         for (int64_t i = 0; i < n; ++i) line[static_cast<size_t>(i)] = {value_of(src[base[0] + i * step]), i};
         std::stable_sort(line.begin(), line.end(),
                          [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
-        int64_t best = 0, best_count = 0, run = 0;
+        // Run ends (sorted positions) of the longest runs, in sorted order; the tie rule picks one.
+        int64_t best_count = 0, run = 0;
+        ends.clear();
         for (int64_t i = 0; i < n; ++i) {
           ++run;
-          const bool ends = i == n - 1 || nan_last_less(line[static_cast<size_t>(i)].first, line[static_cast<size_t>(i + 1)].first) ||
-                            line[static_cast<size_t>(i)].first != line[static_cast<size_t>(i)].first;
-          if (ends) {
-            if (run > best_count || (ties == ModeTies::kLargest && run == best_count)) {
+          const bool ends_here = i == n - 1 || nan_last_less(line[static_cast<size_t>(i)].first, line[static_cast<size_t>(i + 1)].first) ||
+                                 line[static_cast<size_t>(i)].first != line[static_cast<size_t>(i)].first;
+          if (ends_here) {
+            if (run > best_count) ends.clear();
+            if (run >= best_count) {
               best_count = run;
-              best = i;
+              ends.push_back(i);
             }
             run = 0;
           }
         }
-        v_out[base[1]] = src[base[0] + line[static_cast<size_t>(best)].second * step];
-        i_out[base[1]] = line[static_cast<size_t>(best)].second;
+        int64_t best = ends.front(), at = best;  // at: the sorted position whose input index is returned
+        if (ties == ModeTies::kCudaKernel && n <= kCudaFusedModeMax) {
+          for (int64_t e : ends)
+            if (cuda_tree_rank(e) < cuda_tree_rank(best)) best = e;
+          at = best;
+        } else if (ties == ModeTies::kCudaKernel) {
+          at = best - best_count + 1;  // thrust's path: the first position of the run
+        }
+        v_out[base[1]] = src[base[0] + line[static_cast<size_t>(at)].second * step];
+        i_out[base[1]] = line[static_cast<size_t>(at)].second;
       });
     });
     *ret0 = wrap(std::move(values));
