@@ -82,6 +82,39 @@ def run_on_cuda_beside_libtorch(target: Path, inputs: list[Path], runtime: Path,
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout, check=False)
 
 
+# torch's own AOTI loader on a package (the baseline a user would otherwise have): argv = package,
+# device, output folder, input .npy files; saves output_<i>.npy. A link_libtorch=False package's
+# model .so leaves the aoti_torch_* names to the process, and `import torch` loads libtorch
+# RTLD_LOCAL ("undefined symbol: aoti_torch_check" otherwise), so libtorch goes global first.
+_TORCH_LOADER = """
+import ctypes, faulthandler, os, sys
+faulthandler.dump_traceback_later(float(os.environ.get("SHIMGEN_LOADER_STACK_AFTER", "100")))
+import numpy as np, torch
+lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+for name in ("libtorch_cpu.so", "libtorch_cuda.so"):
+    if os.path.exists(os.path.join(lib, name)) and not os.environ.get("SHIMGEN_LOADER_LOCAL"):  # control
+        ctypes.CDLL(os.path.join(lib, name), mode=ctypes.RTLD_GLOBAL)
+runner = torch._inductor.aoti_load_package(sys.argv[1])
+outs = runner(*[torch.from_numpy(np.load(p)).to(sys.argv[2]) for p in sys.argv[4:]])
+for i, o in enumerate(outs if isinstance(outs, (list, tuple)) else [outs]):
+    np.save(os.path.join(sys.argv[3], f"output_{i}.npy"), o.detach().cpu().numpy())
+"""
+
+
+def run_with_torch_loader(package: Path, inputs: list[Path], out: Path, *, device: str = "cpu",
+                          timeout: float = 120, libtorch_global: bool = True) -> subprocess.CompletedProcess:
+    """torch's own loader (torch._inductor.aoti_load_package) runs the unprefixed package on ``device``
+    in a fresh process; outputs land in out/output_<i>.npy. Raises TimeoutExpired past ``timeout``
+    (its stderr then holds the Python stack from faulthandler, dumped 20 s before)."""
+    import os
+
+    env = {**os.environ, "SHIMGEN_LOADER_STACK_AFTER": str(max(1.0, timeout - 20))}
+    if not libtorch_global:
+        env["SHIMGEN_LOADER_LOCAL"] = "1"
+    return subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(package), device, str(out), *map(str, inputs)],
+                          capture_output=True, text=True, timeout=timeout, check=False, env=env)
+
+
 def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Path, work: Path, *,
                         timeout: float = 900) -> subprocess.CompletedProcess:
     """``shimgen run`` of prefixed packages (name -> (package, input .npy files)) in one child process

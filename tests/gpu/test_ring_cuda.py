@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, run_with_torch_loader, torch_lib_dir
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -98,18 +98,6 @@ def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> 
     return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
 
 
-# Runs a package with torch's own AOTI loader (the baseline a user would otherwise have) and saves each
-# output: argv = package, output folder, input .npy files.
-_TORCH_LOADER = """
-import faulthandler, sys, numpy as np, torch
-faulthandler.dump_traceback_later(100)  # where it stands if it runs past the test's bound
-runner = torch._inductor.aoti_load_package(sys.argv[1])
-outs = runner(*[torch.from_numpy(np.load(p)).cuda() for p in sys.argv[3:]])
-for i, o in enumerate(outs if isinstance(outs, (list, tuple)) else [outs]):
-    np.save(f"{sys.argv[2]}/output_{i}.npy", o.detach().cpu().numpy())
-"""
-
-
 def _outputs(folder: Path, count: int) -> list[np.ndarray]:
     return [np.load(folder / f"output_{i}.npy") for i in range(count)]
 
@@ -147,12 +135,11 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     # is: if torch's loader gives shimgen's outputs, the compiled model itself differs from eager (an
     # inductor difference, upstream); only then is the row an expected failure, never a pass.
     try:  # bounded: on the H200, torch's loader ran past 400 s on pixel_shuffle_grid and took the session's budget
-        completed = subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(entry.directory / "model.pt2"),
-                                    str(tmp_path), *map(str, aoti_zoo.inputs_of(entry.directory))],
-                                   capture_output=True, text=True, timeout=120, check=False)
+        completed = run_with_torch_loader(entry.directory / "model.pt2", aoti_zoo.inputs_of(entry.directory), tmp_path,
+                                          device="cuda", timeout=90)
     except subprocess.TimeoutExpired as late:
         stack = late.stderr.decode(errors="replace") if isinstance(late.stderr, bytes) else (late.stderr or "")
-        pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 120 s:\n{stack[-1500:]}")
+        pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 90 s:\n{stack[-1500:]}")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
     if _mismatch(loader, expected, tolerance, RING[name].rtol) is not None and \

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -23,7 +24,7 @@ import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 from arch_ring import CI, RING  # noqa: E402
 
 from shimgen.aoti import coverage  # noqa: E402
-from tests.aoti_helpers import assert_zoo_model_matches_eager, run_zoo_beside_libtorch  # noqa: E402
+from tests.aoti_helpers import assert_zoo_model_matches_eager, run_with_torch_loader, run_zoo_beside_libtorch  # noqa: E402
 
 # What each CI model is here for (measured, torch 2.13 CPU): fallbacks the runtime must serve.
 EXPECTED_FALLBACKS = {
@@ -67,3 +68,20 @@ def test_ring_model_matches_eager_beside_libtorch(ring, ring_run, cpu_runtime, n
     report, work = ring_run
     assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol,
                                    RING[name].rtol)
+
+
+def test_torch_loader_arbiter_runs_a_ring_package(ring, tmp_path):
+    """tests/gpu/test_ring_cuda.py asks torch's own loader whose difference a mismatch is; the same
+    helper here, on CPU: it runs a link_libtorch=False package and matches eager. Control: without
+    libtorch made global first, torch's loader cannot even load the package (the model .so leaves the
+    aoti_torch_* names to the process)."""
+    name = "conv_transpose"
+    directory = ring[name]
+    completed = run_with_torch_loader(directory / "model.pt2", aoti_zoo.inputs_of(directory), tmp_path)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    expected = [np.load(p) for p in aoti_zoo.expected_of(directory)]
+    for index, want in enumerate(expected):
+        np.testing.assert_allclose(np.load(tmp_path / f"output_{index}.npy"), want, atol=RING[name].atol)
+    control = run_with_torch_loader(directory / "model.pt2", aoti_zoo.inputs_of(directory), tmp_path,
+                                    libtorch_global=False)
+    assert control.returncode != 0 and "undefined symbol" in control.stderr, control.stderr[-2000:]
