@@ -13,27 +13,14 @@ from ctypes import byref, c_int32, c_void_p
 
 import pytest
 
-from shimgen.aoti.runner import Runtime
 from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
-from tests.integration.test_cpu_arch_ops import Handles, last_error, strided
+from tests.cpu_shim_tensors import last_error, strided
 from tests.integration.test_cpu_complex_ops import check, fake
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 aten = torch.ops.aten
 DTYPES = [torch.float32, torch.float64]
-
-
-@pytest.fixture(scope="module")
-def rt(cpu_runtime) -> Runtime:
-    return Runtime(cpu_runtime.library, PREFIX)
-
-
-@pytest.fixture
-def hs(rt):
-    handles = Handles(rt)
-    yield handles
-    handles.close()
 
 
 def spd(*batch: int, n: int = 5, seed: int = 0, dtype=torch.float64) -> torch.Tensor:

@@ -9,16 +9,10 @@ from ctypes import byref, c_double, c_int32, c_int64, c_void_p
 import numpy as np
 import pytest
 
-from shimgen.aoti.runner import Runtime
 from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def rt(cpu_runtime) -> Runtime:
-    return Runtime(cpu_runtime.library, PREFIX)
 
 
 def h(handle) -> c_void_p:

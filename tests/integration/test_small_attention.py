@@ -24,11 +24,6 @@ PREFIX = "executorch_"
 SDPA = "aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu"
 
 
-@pytest.fixture(scope="module")
-def rt(cpu_runtime) -> Runtime:
-    return Runtime(cpu_runtime.library, PREFIX)
-
-
 def sdpa(rt: Runtime, q, k, v, mask=None, causal=False, scale=None):
     """The shim's (out, logsumexp) as numpy arrays."""
     arrays = [x.numpy() for x in (q, k, v)] + ([mask.numpy()] if mask is not None else [])

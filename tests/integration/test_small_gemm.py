@@ -22,11 +22,6 @@ pytestmark = pytest.mark.slow
 PREFIX = "executorch_"
 
 
-@pytest.fixture(scope="module")
-def rt(cpu_runtime) -> Runtime:
-    return Runtime(cpu_runtime.library, PREFIX)
-
-
 def call(rt: Runtime, name: str, *arrays: np.ndarray, scalars: tuple[float, ...] = ()) -> None:
     """Run one op on handles over `arrays` (the first is out, written in place)."""
     handles = [rt.tensor_from_array(x) for x in arrays]

@@ -1,7 +1,8 @@
 // Advanced indexing self[indices] (aoti_torch_{cpu,cuda}_index_Tensor) as a plan computed on the host
 // from self's metadata and the index tensors' values: the result's shape and layout, and for every
-// element its source offset in self. The CPU op (ops/cpu/index_Tensor.cpp, which defines plan())
-// and the CUDA op's device gather (ops/cuda/index_Tensor.cu) both walk it; neither reads self here.
+// element its source offset in self. The CPU op (ops/cpu/index_Tensor.cpp, which defines plan()),
+// the CUDA op's device gather (ops/cuda/index_Tensor.cu) and index_put_out's writes
+// (ops/cpu/index_put.cpp, offsets into out) all walk it; none reads self here.
 // Nothing here is exported.
 #pragma once
 
