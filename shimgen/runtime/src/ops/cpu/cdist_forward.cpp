@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cpu_op.h"
+#include "p_norm.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 using namespace shimgen::rt;
@@ -34,19 +35,10 @@ void cdist(const Tensor& a, const Tensor& b, Tensor& out, double p, const std::v
     }
     for (int64_t i = 0; i < P; ++i)
       for (int64_t j = 0; j < R; ++j) {
-        double acc = 0.0;
-        for (int64_t k = 0; k < M; ++k) {
-          const double d = std::abs(static_cast<double>(value_of(x[xa + i * a.strides[nb] + k * a.strides[nb + 1]])) -
-                                    static_cast<double>(value_of(y[yb + j * b.strides[nb] + k * b.strides[nb + 1]])));
-          if (p == 0.0) acc += d != 0.0 ? 1.0 : 0.0;
-          else if (std::isinf(p)) acc = std::max(acc, d);
-          else if (p == 1.0) acc += d;
-          else if (p == 2.0) acc += d * d;
-          else acc += std::pow(d, p);
-        }
-        if (p == 2.0) acc = std::sqrt(acc);
-        else if (p != 0.0 && p != 1.0 && !std::isinf(p)) acc = std::pow(acc, 1.0 / p);
-        const double v = acc;
+        const double v = p_norm_distance(M, p, [&](int64_t k) {
+          return std::abs(static_cast<double>(value_of(x[xa + i * a.strides[nb] + k * a.strides[nb + 1]])) -
+                          static_cast<double>(value_of(y[yb + j * b.strides[nb] + k * b.strides[nb + 1]])));
+        });
         if constexpr (std::is_same_v<T, double>) o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = v;
         else o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = T(static_cast<float>(v));
       }

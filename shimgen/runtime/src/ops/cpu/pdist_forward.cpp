@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cpu_op.h"
+#include "p_norm.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 using namespace shimgen::rt;
@@ -27,18 +28,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTen
       int64_t k = 0;
       for (int64_t i = 0; i < N; ++i)
         for (int64_t j = i + 1; j < N; ++j, ++k) {
-          double acc = 0.0;
-          for (int64_t c = 0; c < M; ++c) {
-            const double d = std::abs(static_cast<double>(value_of(src[i * x.strides[0] + c * x.strides[1]])) -
-                                      static_cast<double>(value_of(src[j * x.strides[0] + c * x.strides[1]])));
-            if (p == 0.0) acc += d != 0.0 ? 1.0 : 0.0;
-            else if (std::isinf(p)) acc = std::max(acc, d);
-            else if (p == 1.0) acc += d;
-            else if (p == 2.0) acc += d * d;
-            else acc += std::pow(d, p);
-          }
-          if (p == 2.0) acc = std::sqrt(acc);
-          else if (p != 0.0 && p != 1.0 && !std::isinf(p)) acc = std::pow(acc, 1.0 / p);
+          const double acc = p_norm_distance(M, p, [&](int64_t c) {
+            return std::abs(static_cast<double>(value_of(src[i * x.strides[0] + c * x.strides[1]])) -
+                            static_cast<double>(value_of(src[j * x.strides[0] + c * x.strides[1]])));
+          });
           if constexpr (std::is_same_v<T, double>) dst[k] = acc;
           else dst[k] = T(static_cast<float>(acc));
         }
