@@ -32,7 +32,7 @@ extern "C" {{
 """
 
 
-def _spell(tokens: list[Token]) -> str:
+def spell(tokens: list[Token]) -> str:
     """Tokens back to C: one space between tokens, none after '(' or '[', none before ',', ')', ']',
     '(', '[' or '*' (so pointers read ``AtenTensorHandle* ret0``)."""
     out: list[str] = []
@@ -47,6 +47,6 @@ def cuda_stubs(header_text: str, header_name: str) -> str:
     """The stub translation unit for ``header_text`` (the text of shim_cuda_ops.h)."""
     parts = [_HEAD.format(header=header_name)]
     for _name, tokens in exported_statements(header_text, EXPORT_MACRO):
-        parts.append(f"\n{_spell(tokens)} {{\n  return unsupported(__func__);\n}}\n")
+        parts.append(f"\n{spell(tokens)} {{\n  return unsupported(__func__);\n}}\n")
     parts.append('\n}  // extern "C"\n')
     return "".join(parts)
