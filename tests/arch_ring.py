@@ -639,6 +639,151 @@ RING: dict[str, ZooModel] = {
         "s = torch.stft(x, 16, hop_length=4, window=w, return_complex=True)\n"
         "return s.abs(), torch.istft(s, 16, hop_length=4, window=w, length=x.shape[-1])",
         (Input((2, 64)),), 1e-4),
+    # ---- wider ring, round 4: decoders with local/partial/interleaved rotary attention, more MoE routers
+    # (DBRX, GPT-OSS with attention sinks), hybrid conv/linear-attention decoders, relative-attention and
+    # bottleneck/grouped-conv/landmark encoders, sinusoidal-position translation, a conv1d speech
+    # subsampler, disentangled-attention speech, hierarchical/conv-projection/continuous-bias vision,
+    # masked autoencoding with given noise, video, grouping by hard assignment; plain-torch op shapes.
+    # Left out because torch 2.13 cannot export it: DBRX (its experts loop over `expert_mask.sum(...) > 0
+    # .nonzero()`: GuardOnDataDependentSymNode on Eq(u0, 0) in DbrxExperts.forward). ----
+    "gpt_neo": ZooModel(_lm("GPTNeoConfig", "GPTNeoForCausalLM",
+                            "vocab_size=128, max_position_embeddings=64, hidden_size=64, num_layers=2, num_heads=4,"
+                            " intermediate_size=128, attention_types=[[['global', 'local'], 1]], window_size=8"),
+                        _LM, _PADDED, 1e-4),
+    "codegen": ZooModel(_lm("CodeGenConfig", "CodeGenForCausalLM",
+                            "vocab_size=128, n_positions=64, n_ctx=64, n_embd=64, n_layer=2, n_head=4, rotary_dim=8"),
+                        _LM, _TOKENS, 1e-4),
+    "xglm": ZooModel(_lm("XGLMConfig", "XGLMForCausalLM",
+                         "vocab_size=128, max_position_embeddings=64, d_model=64, ffn_dim=128, num_layers=2,"
+                         " attention_heads=4, pad_token_id=1"), _LM, _PADDED, 1e-4),
+    "persimmon": ZooModel(_lm("PersimmonConfig", "PersimmonForCausalLM",
+                              "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                              " num_attention_heads=4, max_position_embeddings=64, qk_layernorm=True,"
+                              " partial_rotary_factor=0.5"), _LM, _TOKENS, 1e-4),
+    "gpt_oss": ZooModel(_lm("GptOssConfig", "GptOssForCausalLM",
+                            _DECODER + ", head_dim=16, num_local_experts=4, num_experts_per_tok=2, sliding_window=8"),
+                        _LM, _TOKENS, 1e-4),
+    "lfm2": ZooModel(_lm("Lfm2Config", "Lfm2ForCausalLM",
+                         _DECODER + ", layer_types=['conv', 'full_attention'], conv_L_cache=3"), _LM, _TOKENS, 1e-4),
+    "qwen3_next": ZooModel(_lm("Qwen3NextConfig", "Qwen3NextForCausalLM",
+                               _DECODER + ", head_dim=16, layer_types=['linear_attention', 'full_attention'],"
+                               " linear_num_value_heads=4, linear_num_key_heads=2, linear_key_head_dim=16,"
+                               " linear_value_head_dim=16, linear_conv_kernel_dim=4, num_experts=4,"
+                               " num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32"),
+                           _LM, _TOKENS, 1e-4),
+    "xlnet": ZooModel(_hf("XLNetConfig", "XLNetModel",
+                          "vocab_size=128, d_model=64, n_layer=2, n_head=4, d_inner=128, use_mems_eval=False"),
+                      _HIDDEN, _PADDED, 1e-4),
+    "modernbert": ZooModel(_hf("ModernBertConfig", "ModernBertModel",
+                               "vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=3,"
+                               " num_attention_heads=4, max_position_embeddings=64, local_attention=8,"
+                               " global_attn_every_n_layers=2, pad_token_id=0"), _HIDDEN, _PADDED, 1e-4),
+    "mobilebert": ZooModel(_hf("MobileBertConfig", "MobileBertModel",
+                               "vocab_size=128, hidden_size=64, embedding_size=32, num_hidden_layers=2,"
+                               " num_attention_heads=4, intermediate_size=128, intra_bottleneck_size=32,"
+                               " true_hidden_size=32, num_feedforward_networks=2, max_position_embeddings=64"),
+                           _HIDDEN, _PADDED, 1e-4),
+    "squeezebert": ZooModel(_hf("SqueezeBertConfig", "SqueezeBertModel",
+                                "vocab_size=128, hidden_size=64, embedding_size=64, num_hidden_layers=2,"
+                                " num_attention_heads=4, intermediate_size=128, max_position_embeddings=64,"
+                                " q_groups=2, k_groups=2, v_groups=2, post_attention_groups=2,"
+                                " intermediate_groups=4, output_groups=4"), _HIDDEN, _PADDED, 1e-4),
+    "nystromformer": ZooModel(_hf("NystromformerConfig", "NystromformerModel",
+                                  "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                                  " intermediate_size=128, max_position_embeddings=64, num_landmarks=4,"
+                                  " segment_means_seq_len=12, conv_kernel_size=3"),
+                              # Its model-level mask (transformers 5: 4-D) does not broadcast against the
+                              # landmark scores, so the encoder runs unmasked, as with a full batch.
+                              "return self.m.encoder(self.m.embeddings(input_ids=x)).last_hidden_state",
+                              (Input((2, 12), "index:128"),), 1e-4),
+    "m2m100": ZooModel(_hf("M2M100Config", "M2M100Model", _BART + ", pad_token_id=1"),
+                       _SEQ2SEQ, _SRC_TGT, 1e-4),
+    "speech_to_text": ZooModel(_hf("Speech2TextConfig", "Speech2TextModel",
+                                   "vocab_size=128, d_model=64, encoder_layers=2, decoder_layers=2,"
+                                   " encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,"
+                                   " decoder_ffn_dim=128, max_source_positions=64, max_target_positions=32,"
+                                   " num_conv_layers=2, conv_kernel_sizes=[5, 5], conv_channels=32,"
+                                   " input_feat_per_channel=16, input_channels=1"),
+                               "return self.m(input_features=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                               (Input((2, 40, 16)), Input((2, 6), "index:128")), 1e-4),
+    "sew_d": _speech("SEWDConfig", "SEWDModel", _POS_CONV + ", squeeze_factor=2, position_buckets=16,"
+                     " max_position_embeddings=64"),
+    "levit": ZooModel(_hf("LevitConfig", "LevitModel",
+                          "image_size=64, hidden_sizes=[32, 48], num_attention_heads=[2, 3], depths=[1, 1],"
+                          " key_dim=[8, 8], mlp_ratio=[2, 2], attention_ratio=[2, 2],"
+                          " down_ops=[['Subsample', 8, 4, 4, 2, 2]]"),
+                      "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output",
+                      (Input((2, 3, 64, 64)),), 1e-4),
+    "pvt_v2": ZooModel(_hf("PvtV2Config", "PvtV2Model",
+                           "num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],"
+                           " num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2]"),
+                       _PIXEL_OUT, _PIXELS, 1e-4),
+    "cvt": ZooModel(_hf("CvtConfig", "CvtModel",
+                        "num_stages=2, patch_sizes=[7, 3], patch_stride=[4, 2], patch_padding=[2, 1],"
+                        " embed_dim=[16, 32], num_heads=[1, 2], depth=[1, 2], mlp_ratio=[2.0, 2.0],"
+                        " attention_drop_rate=[0.0, 0.0], drop_rate=[0.0, 0.0], drop_path_rate=[0.0, 0.0],"
+                        " qkv_bias=[True, True], cls_token=[False, True], qkv_projection_method=['dw_bn', 'dw_bn'],"
+                        " kernel_qkv=[3, 3], padding_kv=[1, 1], stride_kv=[2, 2], padding_q=[1, 1], stride_q=[1, 1]"),
+                    "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.cls_token_value", _PIXELS, 1e-4),
+    "dpt": ZooModel(_hf("DPTConfig", "DPTForDepthEstimation",
+                        "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=4,"
+                        " num_attention_heads=4, backbone_out_indices=[0, 1, 2, 3],"
+                        " neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16"),
+                    "return self.m(pixel_values=x).predicted_depth", _PIXELS, 1e-4),
+    "swinv2": ZooModel(_hf("Swinv2Config", "Swinv2Model",
+                           "image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4"),
+                       "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
+    # MAE's random masking with the noise given (as its forward allows): argsort/gather of the kept patches.
+    "vitmae": ZooModel(_hf("ViTMAEConfig", "ViTMAEModel",
+                           "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=2,"
+                           " num_attention_heads=4, mask_ratio=0.75"),
+                       "o = self.m(pixel_values=x, noise=y)\nreturn o.last_hidden_state, o.mask, o.ids_restore",
+                       (Input((2, 3, 32, 32)), Input((2, 16))), 1e-4),
+    "hiera": ZooModel(_hf("HieraConfig", "HieraModel",
+                          "image_size=[32, 32], embed_dim=16, patch_stride=[4, 4], num_heads=[1, 2], depths=[1, 1],"
+                          " query_stride=[2, 2], masked_unit_size=[4, 4], mlp_ratio=2.0, num_query_pool=1"),
+                      "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
+    "mobilevitv2": ZooModel(_hf("MobileViTV2Config", "MobileViTV2Model", "image_size=64, width_multiplier=0.25"),
+                            "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 64, 64)),), 1e-4),
+    "timesformer": ZooModel(_hf("TimesformerConfig", "TimesformerModel",
+                                "image_size=16, patch_size=8, num_frames=2, hidden_size=64, num_hidden_layers=2,"
+                                " num_attention_heads=4, intermediate_size=128"),
+                            _PIXEL_OUT, (Input((1, 2, 3, 16, 16)),), 1e-4),
+    # Grouping tokens by hard assignment in eval (argmax, one-hot scatter).
+    "groupvit": ZooModel(_hf("GroupViTVisionConfig", "GroupViTVisionModel",
+                             "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, depths=[1, 1],"
+                             " num_group_tokens=[4, 0], num_output_groups=[4, 4], num_attention_heads=4"),
+                         "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
+    # ---- round 4, plain torch ----
+    # Embedding with padding_idx and max_norm (renormalises the looked-up rows in place), einsum forms
+    # (bilinear, trace, outer batch), p-norm distances other than 2, upper-triangle indices, a stable
+    # argsort over ties, nan_to_num with its arguments, logsumexp over -inf rows, descending bf16 sort,
+    # where with scalars, int32 bucketize.
+    "op_shapes_4": ZooModel(
+        "self.e = torch.nn.Embedding(32, 8, padding_idx=0, max_norm=1.0)\n"
+        "self.p = torch.nn.Embedding(32, 8, padding_idx=3)\nself.w = torch.nn.Parameter(torch.randn(4, 8, 8))",
+        "i = (x.abs() * 5).long().clamp(max=31)\n"
+        "r, c = torch.triu_indices(5, 8, 1, device=x.device)\n"
+        "t = x.masked_fill(x > 1.0, float('nan')).masked_fill(x < -1.2, float('-inf')) / (x.abs() > 0.05)\n"
+        "l = x.masked_fill(torch.arange(8, device=x.device) >= 0, float('-inf')) * (torch.arange(5, device=x.device) < 2)[:, None]\n"
+        "s = torch.sort(x.to(torch.bfloat16), dim=1, descending=True)\n"
+        "return (self.e(i), self.p(i), torch.einsum('bn,anm,bm->ba', x, self.w, y), torch.einsum('ii->i', x[:, :5]),"
+        " torch.einsum('bi,bj->bij', x, y), torch.einsum('ij,kj->ik', x, y), torch.cdist(x, y, p=3.0),"
+        " torch.cdist(x, y, p=float('inf')), torch.cdist(x, y, p=0.5), x[r, c], torch.argsort(i % 3, dim=1, stable=True),"
+        " torch.argsort(i % 3, dim=0, stable=True, descending=True), torch.nan_to_num(t, nan=0.5, posinf=2.0, neginf=-2.0),"
+        " torch.logsumexp(l, 1), s.values.float(), s.indices, torch.where(x > 0, 1.0, -0.5), torch.where(x > y, x, 0.0),"
+        " torch.bucketize(x, torch.linspace(-1, 1, 5, device=x.device), right=True, out_int32=True))",
+        (Input((5, 8)), Input((5, 8))), 1e-4),
+    # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
+    "transformer_full": ZooModel(
+        "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"
+        "self.t.encoder.enable_nested_tensor = self.t.encoder.use_nested_tensor = False",
+        "sp = torch.arange(10, device=x.device)[None, :] >= torch.tensor([[10], [6]], device=x.device)\n"
+        "tp = torch.arange(6, device=x.device)[None, :] >= torch.tensor([[6], [4]], device=x.device)\n"
+        "m = torch.nn.Transformer.generate_square_subsequent_mask(6, device=x.device)\n"
+        "return self.t(x, y, tgt_mask=m, src_key_padding_mask=sp, tgt_key_padding_mask=tp,"
+        " memory_key_padding_mask=sp, tgt_is_causal=True)",
+        (Input((2, 10, 32)), Input((2, 6, 32))), 1e-4),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
