@@ -644,6 +644,8 @@ RING: dict[str, ZooModel] = {
     # bottleneck/grouped-conv/landmark encoders, sinusoidal-position translation, a conv1d speech
     # subsampler, disentangled-attention speech, hierarchical/conv-projection/continuous-bias vision,
     # masked autoencoding with given noise, video, grouping by hard assignment; plain-torch op shapes.
+    # LeViT, DPT and MobileViTv2 take a larger initializer_range: at their default (0.02) the signal
+    # vanishes through the stack (outputs below 1e-6, all zeros for MobileViTv2), which any tolerance passes.
     # Left out because torch 2.13 cannot export it: DBRX (its experts loop over `expert_mask.sum(...) > 0
     # .nonzero()`: GuardOnDataDependentSymNode on Eq(u0, 0) in DbrxExperts.forward). ----
     "gpt_neo": ZooModel(_lm("GPTNeoConfig", "GPTNeoForCausalLM",
@@ -711,7 +713,7 @@ RING: dict[str, ZooModel] = {
     "levit": ZooModel(_hf("LevitConfig", "LevitModel",
                           "image_size=64, hidden_sizes=[32, 48], num_attention_heads=[2, 3], depths=[1, 1],"
                           " key_dim=[8, 8], mlp_ratio=[2, 2], attention_ratio=[2, 2],"
-                          " down_ops=[['Subsample', 8, 4, 4, 2, 2]]"),
+                          " down_ops=[['Subsample', 8, 4, 4, 2, 2]], initializer_range=0.2"),
                       "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output",
                       (Input((2, 3, 64, 64)),), 1e-4),
     "pvt_v2": ZooModel(_hf("PvtV2Config", "PvtV2Model",
@@ -728,7 +730,8 @@ RING: dict[str, ZooModel] = {
     "dpt": ZooModel(_hf("DPTConfig", "DPTForDepthEstimation",
                         "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, num_hidden_layers=4,"
                         " num_attention_heads=4, backbone_out_indices=[0, 1, 2, 3],"
-                        " neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16"),
+                        " neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16,"
+                        " initializer_range=0.1"),
                     "return self.m(pixel_values=x).predicted_depth", _PIXELS, 1e-4),
     "swinv2": ZooModel(_hf("Swinv2Config", "Swinv2Model",
                            "image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4"),
@@ -743,7 +746,8 @@ RING: dict[str, ZooModel] = {
                           "image_size=[32, 32], embed_dim=16, patch_stride=[4, 4], num_heads=[1, 2], depths=[1, 1],"
                           " query_stride=[2, 2], masked_unit_size=[4, 4], mlp_ratio=2.0, num_query_pool=1"),
                       "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
-    "mobilevitv2": ZooModel(_hf("MobileViTV2Config", "MobileViTV2Model", "image_size=64, width_multiplier=0.25"),
+    "mobilevitv2": ZooModel(_hf("MobileViTV2Config", "MobileViTV2Model", "image_size=64, width_multiplier=0.25,"
+                                                                      " initializer_range=0.3"),
                             "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 64, 64)),), 1e-4),
     "timesformer": ZooModel(_hf("TimesformerConfig", "TimesformerModel",
                                 "image_size=16, patch_size=8, num_frames=2, hidden_size=64, num_hidden_layers=2,"
@@ -755,19 +759,23 @@ RING: dict[str, ZooModel] = {
                              " num_group_tokens=[4, 0], num_output_groups=[4, 4], num_attention_heads=4"),
                          "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
     # ---- round 4, plain torch ----
-    # Embedding with padding_idx and max_norm (renormalises the looked-up rows in place), einsum forms
+    # Embedding with padding_idx and max_norm on a computed weight (aten::embedding_renorm through the
+    # proxy: renormed afresh each call; a max_norm layer's own weight would be renormed by the eager
+    # run before export, leaving nothing for the compiled one to do), einsum forms
     # (bilinear, trace, outer batch), p-norm distances other than 2, upper-triangle indices, a stable
     # argsort over ties, nan_to_num with its arguments, logsumexp over -inf rows, descending bf16 sort,
     # where with scalars, int32 bucketize.
     "op_shapes_4": ZooModel(
-        "self.e = torch.nn.Embedding(32, 8, padding_idx=0, max_norm=1.0)\n"
+        "self.e = torch.nn.Embedding(32, 8, padding_idx=0)\n"
         "self.p = torch.nn.Embedding(32, 8, padding_idx=3)\nself.w = torch.nn.Parameter(torch.randn(4, 8, 8))",
         "i = (x.abs() * 5).long().clamp(max=31)\n"
         "r, c = torch.triu_indices(5, 8, 1, device=x.device)\n"
         "t = x.masked_fill(x > 1.0, float('nan')).masked_fill(x < -1.2, float('-inf')) / (x.abs() > 0.05)\n"
-        "l = x.masked_fill(torch.arange(8, device=x.device) >= 0, float('-inf')) * (torch.arange(5, device=x.device) < 2)[:, None]\n"
+        "l = x.masked_fill((torch.arange(5, device=x.device) < 2)[:, None], float('-inf'))\n"
         "s = torch.sort(x.to(torch.bfloat16), dim=1, descending=True)\n"
-        "return (self.e(i), self.p(i), torch.einsum('bn,anm,bm->ba', x, self.w, y), torch.einsum('ii->i', x[:, :5]),"
+        "F = torch.nn.functional\nw = self.e.weight * 2\n"
+        "return (F.embedding(i, w, padding_idx=0, max_norm=1.0), F.embedding(i, self.e.weight * 3, max_norm=1.5, norm_type=3.0),"
+        " self.p(i), torch.einsum('bn,anm,bm->ba', x, self.w, y), torch.einsum('ii->i', x[:, :5]),"
         " torch.einsum('bi,bj->bij', x, y), torch.einsum('ij,kj->ik', x, y), torch.cdist(x, y, p=3.0),"
         " torch.cdist(x, y, p=float('inf')), torch.cdist(x, y, p=0.5), x[r, c], torch.argsort(i % 3, dim=1, stable=True),"
         " torch.argsort(i % 3, dim=0, stable=True, descending=True), torch.nan_to_num(t, nan=0.5, posinf=2.0, neginf=-2.0),"

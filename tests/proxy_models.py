@@ -26,6 +26,10 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                on CUDA calls it: grid_sampler_fallbacks()) and aten::cudnn_grid_sampler (what torch
                on CUDA runs for 4-D bilinear / zeros / align_corners=True; given a CPU kernel and a
                meta kernel here, the 2-D sampler's, so the CPU model takes the CUDA model's path).
+  embedding_renorm: F.embedding with max_norm (aten::embedding_renorm, the functional form of the
+               in-place renorm): norm types 2, 1, inf, 3 and 0, repeated indices, rows never named, rows
+               already within max_norm, int32 indices, a float64 transposed (strided) weight, bfloat16.
+               Each renormed weight is returned beside the lookup, so untouched rows are compared too.
 """
 
 from __future__ import annotations
@@ -74,6 +78,16 @@ class IndexAdd(torch.nn.Module):
         g = torch.ones(5, 4, dtype=torch.bfloat16, device=x.device).index_add(0, i[:3].clamp(max=4),
                                                                             x.t()[:3].to(torch.bfloat16))
         return torch.cat([h.float().flatten(), g.float().flatten(), torch.bincount(i).float()])
+
+
+class EmbeddingRenorm(torch.nn.Module):
+    def forward(self, w: torch.Tensor, i: torch.Tensor, w64: torch.Tensor, j: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        F = torch.nn.functional
+        a, b, c, d = w * 1.0, w * 2.0, w * 3.0, w64.mT * 1.0
+        e, z = (w * 2.0).to(torch.bfloat16), w * 0.5
+        return (F.embedding(i, a, max_norm=1.0), a, F.embedding(i, b, max_norm=2.0, norm_type=1.0), b,
+                F.embedding(i, c, max_norm=1.5, norm_type=float("inf")), c, F.embedding(j, d, max_norm=0.5, norm_type=3.0),
+                d, F.embedding(i, e, max_norm=1.0).float(), e.float(), F.embedding(i, z, max_norm=4.0, norm_type=0.0), z)
 
 
 aten = torch.ops.aten
@@ -223,13 +237,18 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    if name == "embedding_renorm":  # rows 8 and 9 never named; 3 and 5 named more than once
+        i = torch.tensor([[3, 0, 5, 3], [7, 5, 1, 2], [6, 4, 3, 0]])
+        return (torch.randn(10, 6, generator=g).to(device), i.to(device),
+                torch.randn(6, 10, generator=g, dtype=torch.float64).to(device), i[:2].to(torch.int32).to(device))
     if name == "index_add":  # repeated targets: the sums must round in torch's order
         return (torch.randn(4, 5, generator=g).to(device), torch.tensor([5, 0, 3, 5, 1]).to(device))
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
-          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler}
+          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
+          "embedding_renorm": EmbeddingRenorm}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

@@ -405,6 +405,16 @@ void index_add(Call& call) {
                                   self));
 }
 
+void embedding_renorm(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_indices;
+  AtenTensorHandle indices = on_host(call.tensor("indices"), keep_indices);
+  call.set_output(0, to_device_of(proxy_ops::cpu_embedding_renorm(on_host(self, keep_self), indices,
+                                                                  call.real("max_norm", 0.0),
+                                                                  call.real("norm_type", 2.0)),
+                                  self));
+}
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -698,6 +708,7 @@ const Served kServed[] = {
     {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
     {"aten::unsqueeze", unsqueeze, {"dim"}},
     {"aten::index_add", index_add, {"dim", "alpha"}},
+    {"aten::embedding_renorm", embedding_renorm},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
@@ -794,6 +805,20 @@ bool read_arg(const Value& named, Arg* out, std::string* problem) {
   } else if (type == "as_float") {
     out->kind = ArgKind::kFloat;
     out->real = v.number;
+    // torch.export's serializer writes the non-finite floats as the strings "Infinity", "-Infinity"
+    // and "NaN" (norm_type=inf: F.embedding's max_norm, torch.norm); read as a number they were 0.
+    if (v.is(Kind::kString)) {
+      if (v.text == "Infinity") out->real = HUGE_VAL;
+      else if (v.text == "-Infinity") out->real = -HUGE_VAL;
+      else if (v.text == "NaN") out->real = std::nan("");
+      else {
+        *problem = "input '" + out->name + "': as_float holds the string '" + v.text.substr(0, 40) + "'";
+        return false;
+      }
+    } else if (!v.is(Kind::kDouble) && !v.is(Kind::kInt)) {
+      *problem = "input '" + out->name + "': as_float is not a number";
+      return false;
+    }
   } else if (type == "as_bool") {
     out->kind = ArgKind::kBool;
     out->flag = v.boolean;

@@ -49,6 +49,11 @@ AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& 
 AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source,
                                double alpha);
 
+// aten::embedding_renorm: a new copy (self's layout) of the 2-D float weight self with each row indices
+// names (once) scaled to max_norm when its norm_type-norm exceeds it (F.embedding's max_norm).
+AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle indices, double max_norm,
+                                      double norm_type);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
