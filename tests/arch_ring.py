@@ -758,6 +758,94 @@ RING: dict[str, ZooModel] = {
                              "image_size=32, patch_size=8, hidden_size=64, intermediate_size=128, depths=[1, 1],"
                              " num_group_tokens=[4, 0], num_output_groups=[4, 4], num_attention_heads=4"),
                          "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.pooler_output", _PIXELS, 1e-4),
+    # Round 4, more: MoE routers (sparsemixer, Granite, ERNIE, Llama 4 with chunked attention), hybrids
+    # (Bamba: Mamba2 + attention; FalconMamba), Conformer speech (rotary, relative), an encoder-decoder
+    # over raw audio (Moonshine), a neural codec (DAC: Snake, weight norm, vector quantisation),
+    # character and layout encoders, depth (Depth Anything on DINOv2), detection/segmentation towers
+    # (YOLOS at a resized input, SAM, RT-DETR), video (ViViT), super-resolution (Swin2SR).
+    "phimoe": ZooModel(_lm("PhimoeConfig", "PhimoeForCausalLM", _DECODER + ", num_local_experts=4, num_experts_per_tok=2"),
+                       _LM, _TOKENS, 1e-4),
+    "granitemoe": ZooModel(_lm("GraniteMoeConfig", "GraniteMoeForCausalLM",
+                               _DECODER + ", num_local_experts=4, num_experts_per_tok=2"), _LM, _TOKENS, 1e-4),
+    "olmo2": ZooModel(_lm("Olmo2Config", "Olmo2ForCausalLM", _DECODER), _LM, _PADDED, 1e-4),
+    "cohere2": ZooModel(_lm("Cohere2Config", "Cohere2ForCausalLM",
+                            _DECODER + ", sliding_window=8, layer_types=['sliding_attention', 'full_attention']"),
+                        _LM, _TOKENS, 1e-4),
+    "ernie4_5_moe": ZooModel(_lm("Ernie4_5_MoeConfig", "Ernie4_5_MoeForCausalLM",
+                                 _DECODER + ", moe_num_experts=4, moe_k=2, moe_intermediate_size=32,"
+                                 " moe_layer_start_index=1, moe_num_shared_experts=1"), _LM, _TOKENS, 1e-4),
+    "llama4_text": ZooModel(_lm("Llama4TextConfig", "Llama4ForCausalLM",
+                                _DECODER + ", head_dim=16, intermediate_size_mlp=128, num_local_experts=4,"
+                                " num_experts_per_tok=1, attention_chunk_size=8, interleave_moe_layer_step=1"),
+                            _LM, _TOKENS, 1e-4),
+    "bamba": ZooModel(_lm("BambaConfig", "BambaForCausalLM",
+                          _DECODER + ", attn_layer_indices=[1], mamba_n_heads=4, mamba_d_head=32, mamba_d_state=8,"
+                          " mamba_n_groups=1, mamba_chunk_size=4, mamba_expand=2, mamba_d_conv=4"), _LM, _TOKENS, 1e-4),
+    "falcon_mamba": ZooModel(_hf("FalconMambaConfig", "FalconMambaForCausalLM",
+                                 "vocab_size=128, hidden_size=32, state_size=8, num_hidden_layers=2, expand=2,"
+                                 " conv_kernel=4, use_mambapy=False"),
+                             "return self.m(input_ids=x, use_cache=False).logits", (Input((2, 12), "index:128"),), 1e-4),
+    "wav2vec2_conformer": _speech("Wav2Vec2ConformerConfig", "Wav2Vec2ConformerModel",
+                                  _POS_CONV + ", position_embeddings_type='rotary', conv_depthwise_kernel_size=7"),
+    "wav2vec2_conformer_rel": _speech("Wav2Vec2ConformerConfig", "Wav2Vec2ConformerModel",
+                                      _POS_CONV + ", position_embeddings_type='relative', conv_depthwise_kernel_size=7"),
+    "sew": _speech("SEWConfig", "SEWModel", _POS_CONV + ", squeeze_factor=2"),
+    "moonshine": ZooModel(_hf("MoonshineConfig", "MoonshineModel",
+                              "vocab_size=128, hidden_size=64, intermediate_size=128, encoder_num_hidden_layers=2,"
+                              " decoder_num_hidden_layers=2, encoder_num_attention_heads=4, decoder_num_attention_heads=4,"
+                              " encoder_num_key_value_heads=4, decoder_num_key_value_heads=4, max_position_embeddings=64"),
+                          "return self.m(input_values=x, decoder_input_ids=y, use_cache=False).last_hidden_state",
+                          (Input((2, 3200)), Input((2, 6), "index:128")), 1e-4),
+    "dac": ZooModel(_hf("DacConfig", "DacModel",
+                        "encoder_hidden_size=8, downsampling_ratios=[2, 4], decoder_hidden_size=32, n_codebooks=2,"
+                        " codebook_size=16, codebook_dim=4, upsampling_ratios=[4, 2], hidden_size=32"),
+                    "o = self.m(input_values=x)\nreturn o.audio_values, o.audio_codes", (Input((2, 1, 64)),), 1e-4),
+    "canine": ZooModel(_hf("CanineConfig", "CanineModel",
+                           "hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
+                           " max_position_embeddings=64, downsampling_rate=4, num_hash_functions=4,"
+                           " num_hash_buckets=64, local_transformer_stride=8"), _HIDDEN,
+                       (Input((2, 16), "index:1000"), Input((2, 16), "leftpad:3")), 1e-4),
+    # Boxes from sorted coordinates (x0 <= x1, y0 <= y1: LayoutLM embeds their widths and heights).
+    "layoutlm": ZooModel(_hf("LayoutLMConfig", "LayoutLMModel",
+                             "vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                             " intermediate_size=128, max_position_embeddings=64, max_2d_position_embeddings=64"),
+                         "return self.m(input_ids=x, bbox=torch.sort(z, -1).values, attention_mask=y).last_hidden_state",
+                         (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"), Input((2, 12, 4), "index:64")),
+                         1e-4),
+    "depth_anything": ZooModel(
+        "from transformers import Dinov2Config, DepthAnythingConfig, DepthAnythingForDepthEstimation\n"
+        "backbone = Dinov2Config(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=4, num_attention_heads=4,"
+        " intermediate_size=128, out_features=['stage1', 'stage2', 'stage3', 'stage4'], reshape_hidden_states=False)\n"
+        "self.m = DepthAnythingForDepthEstimation(DepthAnythingConfig(backbone_config=backbone, reassemble_hidden_size=64,"
+        " patch_size=8, neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16)).eval()",
+        "return self.m(pixel_values=x).predicted_depth", _PIXELS, 1e-4),
+    # YOLOS at 32 x 48 (its config's 32 x 32): position embeddings resized by bicubic interpolation.
+    "yolos": ZooModel(_hf("YolosConfig", "YolosModel",
+                          "image_size=[32, 32], patch_size=8, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
+                          " intermediate_size=128, num_detection_tokens=4"),
+                      _PIXEL_OUT, (Input((2, 3, 32, 48)),), 1e-4),
+    "vivit": ZooModel(_hf("VivitConfig", "VivitModel",
+                          "image_size=16, num_frames=4, tubelet_size=[2, 8, 8], hidden_size=64, num_hidden_layers=2,"
+                          " num_attention_heads=4, intermediate_size=128"),
+                      _PIXEL_OUT, (Input((1, 4, 3, 16, 16)),), 1e-4),
+    "sam_vision": ZooModel(_hf("SamVisionConfig", "SamVisionModel",
+                               "hidden_size=64, output_channels=32, num_hidden_layers=2, num_attention_heads=4,"
+                               " image_size=64, patch_size=8, mlp_dim=128, window_size=4, global_attn_indexes=[1]"),
+                           _PIXEL_OUT, (Input((1, 3, 64, 64)),), 1e-4),
+    "swin2sr": ZooModel(_hf("Swin2SRConfig", "Swin2SRForImageSuperResolution",
+                            "image_size=16, patch_size=1, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4,"
+                            " upscale=2, upsampler='pixelshuffle'"),
+                        "return self.m(pixel_values=x).reconstruction", (Input((1, 3, 16, 16)),), 1e-4),
+    "rt_detr": ZooModel(
+        "from transformers import RTDetrConfig, RTDetrModel, RTDetrResNetConfig\n"
+        "backbone = RTDetrResNetConfig(embedding_size=16, hidden_sizes=[16, 32, 64, 64], depths=[1, 1, 1, 1],"
+        " out_features=['stage2', 'stage3', 'stage4'])\n"
+        "self.m = RTDetrModel(RTDetrConfig(backbone_config=backbone, encoder_hidden_dim=32, d_model=32,"
+        " encoder_in_channels=[32, 64, 64], decoder_in_channels=[32, 32, 32], feat_strides=[8, 16, 32], num_queries=10, decoder_layers=1, encoder_layers=1,"
+        " decoder_attention_heads=4, encoder_attention_heads=4, decoder_ffn_dim=64, encoder_ffn_dim=64,"
+        " num_feature_levels=3, decoder_n_points=2, anchor_image_size=None)).eval()",
+        "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.init_reference_points",
+        (Input((1, 3, 64, 64)),), 1e-4),
     # ---- round 4, plain torch ----
     # Embedding with padding_idx and max_norm on a computed weight (aten::embedding_renorm through the
     # proxy: renormed afresh each call; a max_norm layer's own weight would be renormed by the eager
