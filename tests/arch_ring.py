@@ -763,13 +763,18 @@ RING: dict[str, ZooModel] = {
     # over raw audio (Moonshine), a neural codec (DAC: Snake, weight norm, vector quantisation),
     # character and layout encoders, depth (Depth Anything on DINOv2), detection/segmentation towers
     # (YOLOS at a resized input, SAM, RT-DETR), video (ViViT), super-resolution (Swin2SR).
+    # Initialisations that leave nothing to compare are replaced: SAM's vision config defaults to
+    # initializer_range=1e-10 (outputs ~1e-21), Depth Anything's head vanishes at 0.02 (~1e-6), RT-DETR's
+    # score head starts at zero weights (every query score ties, and topk's choice among ties is
+    # unspecified: eager and any correct topk may pick different queries), Cohere2 scales logits by 1/16.
     "phimoe": ZooModel(_lm("PhimoeConfig", "PhimoeForCausalLM", _DECODER + ", num_local_experts=4, num_experts_per_tok=2"),
                        _LM, _TOKENS, 1e-4),
     "granitemoe": ZooModel(_lm("GraniteMoeConfig", "GraniteMoeForCausalLM",
                                _DECODER + ", num_local_experts=4, num_experts_per_tok=2"), _LM, _TOKENS, 1e-4),
     "olmo2": ZooModel(_lm("Olmo2Config", "Olmo2ForCausalLM", _DECODER), _LM, _PADDED, 1e-4),
     "cohere2": ZooModel(_lm("Cohere2Config", "Cohere2ForCausalLM",
-                            _DECODER + ", sliding_window=8, layer_types=['sliding_attention', 'full_attention']"),
+                            _DECODER + ", sliding_window=8, layer_types=['sliding_attention', 'full_attention'],"
+                            " logit_scale=1.0"),
                         _LM, _TOKENS, 1e-4),
     "ernie4_5_moe": ZooModel(_lm("Ernie4_5_MoeConfig", "Ernie4_5_MoeForCausalLM",
                                  _DECODER + ", moe_num_experts=4, moe_k=2, moe_intermediate_size=32,"
@@ -817,7 +822,8 @@ RING: dict[str, ZooModel] = {
         "backbone = Dinov2Config(image_size=32, patch_size=8, hidden_size=64, num_hidden_layers=4, num_attention_heads=4,"
         " intermediate_size=128, out_features=['stage1', 'stage2', 'stage3', 'stage4'], reshape_hidden_states=False)\n"
         "self.m = DepthAnythingForDepthEstimation(DepthAnythingConfig(backbone_config=backbone, reassemble_hidden_size=64,"
-        " patch_size=8, neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16)).eval()",
+        " patch_size=8, neck_hidden_sizes=[16, 32, 64, 64], fusion_hidden_size=32, head_hidden_size=16,"
+        " initializer_range=0.1)).eval()",
         "return self.m(pixel_values=x).predicted_depth", _PIXELS, 1e-4),
     # YOLOS at 32 x 48 (its config's 32 x 32): position embeddings resized by bicubic interpolation.
     "yolos": ZooModel(_hf("YolosConfig", "YolosModel",
@@ -830,7 +836,8 @@ RING: dict[str, ZooModel] = {
                       _PIXEL_OUT, (Input((1, 4, 3, 16, 16)),), 1e-4),
     "sam_vision": ZooModel(_hf("SamVisionConfig", "SamVisionModel",
                                "hidden_size=64, output_channels=32, num_hidden_layers=2, num_attention_heads=4,"
-                               " image_size=64, patch_size=8, mlp_dim=128, window_size=4, global_attn_indexes=[1]"),
+                               " image_size=64, patch_size=8, mlp_dim=128, window_size=4, global_attn_indexes=[1],"
+                               " initializer_range=0.02"),
                            _PIXEL_OUT, (Input((1, 3, 64, 64)),), 1e-4),
     "swin2sr": ZooModel(_hf("Swin2SRConfig", "Swin2SRForImageSuperResolution",
                             "image_size=16, patch_size=1, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4,"
@@ -843,7 +850,8 @@ RING: dict[str, ZooModel] = {
         "self.m = RTDetrModel(RTDetrConfig(backbone_config=backbone, encoder_hidden_dim=32, d_model=32,"
         " encoder_in_channels=[32, 64, 64], decoder_in_channels=[32, 32, 32], feat_strides=[8, 16, 32], num_queries=10, decoder_layers=1, encoder_layers=1,"
         " decoder_attention_heads=4, encoder_attention_heads=4, decoder_ffn_dim=64, encoder_ffn_dim=64,"
-        " num_feature_levels=3, decoder_n_points=2, anchor_image_size=None)).eval()",
+        " num_feature_levels=3, decoder_n_points=2, anchor_image_size=None)).eval()\n"
+        "torch.nn.init.normal_(self.m.enc_score_head.weight, std=1.0)",
         "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.init_reference_points",
         (Input((1, 3, 64, 64)),), 1e-4),
     # ---- round 4, plain torch ----
@@ -870,6 +878,29 @@ RING: dict[str, ZooModel] = {
         " torch.logsumexp(l, 1), s.values.float(), s.indices, torch.where(x > 0, 1.0, -0.5), torch.where(x > y, x, 0.0),"
         " torch.bucketize(x, torch.linspace(-1, 1, 5, device=x.device), right=True, out_int32=True))",
         (Input((5, 8)), Input((5, 8))), 1e-4),
+    # Op shapes inductor tends to leave to fallbacks: nn.Bilinear (_trilinear), antialiased resizing
+    # (SigLIP2/Idefics-style position-embedding resizes), adaptive pools with uneven windows, a large
+    # max-pool window, avg_pool3d with ceil_mode and divisor_override, gcd, masked_scatter, circular /
+    # reflect / replicate padding, nonzero_static, int8 weight-only linear (_weight_int8pack_mm, as
+    # int8-quantised CPU models run) and int8 x int8 matmul (_int_mm), segment_reduce.
+    "op_shapes_5": ZooModel(
+        "self.bil = torch.nn.Bilinear(8, 6, 4)\n"
+        "self.register_buffer('w8', torch.randint(-128, 128, (16, 8), dtype=torch.int8))\n"
+        "self.register_buffer('s8', torch.rand(16) * 0.02 + 0.01)",
+        "F = torch.nn.functional\nv = x.unsqueeze(1)\n"
+        "i = (x.abs() * 20).long()\n"
+        "a8 = (x.flatten()[:272].view(17, 16) * 40).clamp(-128, 127).to(torch.int8)\n"
+        "lengths = torch.tensor([3, 0, 5, 4], device=x.device)\n"
+        "return (self.bil(y, z), F.interpolate(x, size=(5, 7), mode='bilinear', antialias=True),"
+        " F.interpolate(x, size=(6, 5), mode='bicubic', antialias=True), F.adaptive_avg_pool2d(x, (5, 7)),"
+        " F.adaptive_max_pool3d(v, (2, 3, 5)), F.max_pool2d(x, 11, stride=1),"
+        " F.avg_pool3d(v, (1, 3, 3), stride=(1, 2, 2), ceil_mode=True, divisor_override=5),"
+        " torch.gcd(i, i.flip(-1)), x.masked_scatter(x > 0, torch.arange(x.numel(), device=x.device).float().view_as(x)),"
+        " F.pad(x, (2, 1, 1, 2), mode='circular'), F.pad(x, (2, 2, 2, 2), mode='reflect'),"
+        " F.pad(x, (1, 3, 0, 2), mode='replicate'), torch.nonzero_static(x[0, 0] > 0, size=80),"
+        " torch.ops.aten._weight_int8pack_mm(y, self.w8, self.s8), torch._int_mm(a8, a8[:16, :8].contiguous()),"
+        " torch.segment_reduce(y.flatten()[:12], 'sum', lengths=lengths))",
+        (Input((2, 3, 12, 12)), Input((4, 8)), Input((4, 6))), 1e-4),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"
