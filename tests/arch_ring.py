@@ -765,8 +765,9 @@ RING: dict[str, ZooModel] = {
     # (YOLOS at a resized input, SAM, RT-DETR), video (ViViT), super-resolution (Swin2SR).
     # Initialisations that leave nothing to compare are replaced: SAM's vision config defaults to
     # initializer_range=1e-10 (outputs ~1e-21), Depth Anything's head vanishes at 0.02 (~1e-6), RT-DETR's
-    # score head starts at zero weights (every query score ties, and topk's choice among ties is
-    # unspecified: eager and any correct topk may pick different queries), Cohere2 scales logits by 1/16.
+    # encoder memory vanishes at its 0.01 (~1e-10: every query score ties, and topk's choice among ties
+    # is unspecified, so eager and any correct topk may pick different queries; at 0.3 the 10th and 11th
+    # scores differ by ~1e-2), Cohere2 scales logits by 1/16.
     "phimoe": ZooModel(_lm("PhimoeConfig", "PhimoeForCausalLM", _DECODER + ", num_local_experts=4, num_experts_per_tok=2"),
                        _LM, _TOKENS, 1e-4),
     "granitemoe": ZooModel(_lm("GraniteMoeConfig", "GraniteMoeForCausalLM",
@@ -850,8 +851,7 @@ RING: dict[str, ZooModel] = {
         "self.m = RTDetrModel(RTDetrConfig(backbone_config=backbone, encoder_hidden_dim=32, d_model=32,"
         " encoder_in_channels=[32, 64, 64], decoder_in_channels=[32, 32, 32], feat_strides=[8, 16, 32], num_queries=10, decoder_layers=1, encoder_layers=1,"
         " decoder_attention_heads=4, encoder_attention_heads=4, decoder_ffn_dim=64, encoder_ffn_dim=64,"
-        " num_feature_levels=3, decoder_n_points=2, anchor_image_size=None)).eval()\n"
-        "torch.nn.init.normal_(self.m.enc_score_head.weight, std=1.0)",
+        " num_feature_levels=3, decoder_n_points=2, anchor_image_size=None, initializer_range=0.3)).eval()",
         "o = self.m(pixel_values=x)\nreturn o.last_hidden_state, o.init_reference_points",
         (Input((1, 3, 64, 64)),), 1e-4),
     # ---- round 4, plain torch ----

@@ -415,6 +415,18 @@ void embedding_renorm(Call& call) {
                                   self));
 }
 
+void upsample_aa(Call& call, bool bicubic) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_upsample_aa(on_host(self, keep), call.ints("output_size"),
+                                                             call.flag("align_corners", false),
+                                                             call.real("scales_h", 0.0), call.real("scales_w", 0.0),
+                                                             bicubic),
+                                  self));
+}
+void upsample_bilinear2d_aa(Call& call) { upsample_aa(call, false); }
+void upsample_bicubic2d_aa(Call& call) { upsample_aa(call, true); }
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -709,6 +721,8 @@ const Served kServed[] = {
     {"aten::unsqueeze", unsqueeze, {"dim"}},
     {"aten::index_add", index_add, {"dim", "alpha"}},
     {"aten::embedding_renorm", embedding_renorm},
+    {"aten::_upsample_bilinear2d_aa", upsample_bilinear2d_aa, {"output_size"}},
+    {"aten::_upsample_bicubic2d_aa", upsample_bicubic2d_aa, {"output_size"}},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},

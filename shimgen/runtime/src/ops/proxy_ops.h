@@ -54,6 +54,11 @@ AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHan
 AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle indices, double max_norm,
                                       double norm_type);
 
+// aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa: antialiased resize of self [N, C, H, W] to
+// output_size (PIL-style separable filters); scale_h / scale_w <= 0: not given.
+AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_t>& output_size, bool align_corners,
+                                 double scale_h, double scale_w, bool bicubic);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
