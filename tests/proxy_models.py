@@ -30,6 +30,9 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                in-place renorm): norm types 2, 1, inf, 3 and 0, repeated indices, rows never named, rows
                already within max_norm, int32 indices, a float64 transposed (strided) weight, bfloat16.
                Each renormed weight is returned beside the lookup, so untouched rows are compared too.
+  upsample_aa: F.interpolate with antialias=True (aten::_upsample_bilinear2d_aa / _bicubic2d_aa):
+               downsampling by integer and fractional factors, upsampling, align_corners, a given
+               scale_factor, a transposed (strided) input, float64 (torch's CPU kernel has no bfloat16).
 """
 
 from __future__ import annotations
@@ -88,6 +91,17 @@ class EmbeddingRenorm(torch.nn.Module):
         return (F.embedding(i, a, max_norm=1.0), a, F.embedding(i, b, max_norm=2.0, norm_type=1.0), b,
                 F.embedding(i, c, max_norm=1.5, norm_type=float("inf")), c, F.embedding(j, d, max_norm=0.5, norm_type=3.0),
                 d, F.embedding(i, e, max_norm=1.0).float(), e.float(), F.embedding(i, z, max_norm=4.0, norm_type=0.0), z)
+
+
+class UpsampleAA(torch.nn.Module):
+    def forward(self, x: torch.Tensor, x64: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        def aa(t, mode, **kw):
+            return torch.nn.functional.interpolate(t, mode=mode, antialias=True, **kw)
+
+        return (aa(x, "bilinear", size=(5, 7)), aa(x, "bicubic", size=(6, 5)), aa(x, "bilinear", size=(4, 4)),
+                aa(x, "bicubic", size=(21, 30)), aa(x, "bilinear", size=(7, 9), align_corners=True),
+                aa(x, "bicubic", size=(5, 8), align_corners=True), aa(x, "bilinear", scale_factor=0.4),
+                aa(x.transpose(2, 3), "bicubic", size=(9, 4)), aa(x64, "bicubic", size=(5, 3)))
 
 
 aten = torch.ops.aten
@@ -237,6 +251,9 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    if name == "upsample_aa":
+        return (torch.randn(2, 3, 12, 16, generator=g).to(device),
+                torch.randn(1, 2, 11, 7, generator=g, dtype=torch.float64).to(device))
     if name == "embedding_renorm":  # rows 8 and 9 never named; 3 and 5 named more than once
         i = torch.tensor([[3, 0, 5, 3], [7, 5, 1, 2], [6, 4, 3, 0]])
         return (torch.randn(10, 6, generator=g).to(device), i.to(device),
@@ -248,7 +265,7 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
           "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
-          "embedding_renorm": EmbeddingRenorm}
+          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:
