@@ -901,6 +901,22 @@ RING: dict[str, ZooModel] = {
         " torch.ops.aten._weight_int8pack_mm(y, self.w8, self.s8), torch._int_mm(a8, a8[:16, :8].contiguous()),"
         " torch.segment_reduce(y.flatten()[:12], 'sum', lengths=lengths))",
         (Input((2, 3, 12, 12)), Input((4, 8)), Input((4, 6))), 1e-4),
+    # Pooling with windows too large for inductor's own kernels (classifier heads such as VGG's
+    # AdaptiveAvgPool2d((7, 7)) on larger maps, Inception's avg_pool2d(8)), 3-d max pooling with
+    # indices and unpooling, fractional max pooling with given samples, histogramdd, a bit-cast view.
+    "op_shapes_6": ZooModel(
+        "",
+        "F = torch.nn.functional\nv = x[:, :2].unsqueeze(2).expand(-1, -1, 6, -1, -1) * torch.linspace(0.5, 1.5, 6,"
+        " device=x.device)[:, None, None]\n"
+        "m, i = F.max_pool3d(v, 2, return_indices=True)\n"
+        "samples = torch.tensor([0.3, 0.7], device=x.device).expand(2, 4, 2)\n"
+        "h = torch.histogramdd(y, bins=[3, 4], range=[-2.0, 2.0, -2.0, 2.0])\n"
+        "return (F.adaptive_avg_pool2d(x, (3, 3)), F.adaptive_avg_pool3d(v, (2, 3, 3)), F.adaptive_max_pool2d(x, (3, 3)),"
+        " F.adaptive_max_pool2d(x, (3, 3), return_indices=True)[1], F.avg_pool2d(x, 8), F.avg_pool3d(v, (2, 6, 6)),"
+        " m, i, F.max_unpool3d(m, i, 2, output_size=v.shape[-3:]), F.max_pool2d(x, 7, stride=3, return_indices=True)[1],"
+        " F.fractional_max_pool2d(x, 3, output_size=(6, 6), _random_samples=samples), h.hist, *h.bin_edges,"
+        " x.view(torch.int32) & 0xFFFF)",
+        (Input((2, 4, 24, 24)), Input((30, 2))), 1e-5),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"

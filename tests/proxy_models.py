@@ -30,6 +30,9 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                in-place renorm): norm types 2, 1, inf, 3 and 0, repeated indices, rows never named, rows
                already within max_norm, int32 indices, a float64 transposed (strided) weight, bfloat16.
                Each renormed weight is returned beside the lookup, so untouched rows are compared too.
+  histogramdd: torch.histogramdd's bin edges (aten::_histogramdd_bin_edges) and counts (the
+               _histogramdd_from_bin_cts C shim): ranges from the data (a coordinate with one value
+               widened by 0.5), given ranges, weights with density, float64, 3 coordinates.
   upsample_aa: F.interpolate with antialias=True (aten::_upsample_bilinear2d_aa / _bicubic2d_aa):
                downsampling by integer and fractional factors, upsampling, align_corners, a given
                scale_factor, a transposed (strided) input, float64 (torch's CPU kernel has no bfloat16).
@@ -91,6 +94,14 @@ class EmbeddingRenorm(torch.nn.Module):
         return (F.embedding(i, a, max_norm=1.0), a, F.embedding(i, b, max_norm=2.0, norm_type=1.0), b,
                 F.embedding(i, c, max_norm=1.5, norm_type=float("inf")), c, F.embedding(j, d, max_norm=0.5, norm_type=3.0),
                 d, F.embedding(i, e, max_norm=1.0).float(), e.float(), F.embedding(i, z, max_norm=4.0, norm_type=0.0), z)
+
+
+class Histogramdd(torch.nn.Module):
+    def forward(self, x: torch.Tensor, x64: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a = torch.histogramdd(x, bins=[4, 3, 2])
+        b = torch.histogramdd(x[:, :2], bins=[5, 2], range=[-1.0, 1.5, -2.0, 2.0], weight=w, density=True)
+        c = torch.histogramdd(x64, bins=[3, 3])
+        return (a.hist, *a.bin_edges, b.hist, *b.bin_edges, c.hist, *c.bin_edges)
 
 
 class UpsampleAA(torch.nn.Module):
@@ -251,6 +262,11 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    if name == "histogramdd":
+        x = torch.randn(50, 3, generator=g)
+        x[:, 2] = 0.25  # one value: its range widened to [-0.25, 0.75]
+        return (x.to(device), torch.randn(30, 2, generator=g, dtype=torch.float64).to(device),
+                torch.rand(50, generator=g).to(device))
     if name == "upsample_aa":
         return (torch.randn(2, 3, 12, 16, generator=g).to(device),
                 torch.randn(1, 2, 11, 7, generator=g, dtype=torch.float64).to(device))
@@ -265,7 +281,7 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
           "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
-          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA}
+          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

@@ -184,3 +184,50 @@ def test_segment_reduce_matches_torch(rt, hs, reduce, initial):
              byref(c_void_p())) == INVALID
     assert f(hs.of(data), c_char_p(b"median"), byref(hs.of(lengths)), None, None, c_int64(0), c_int32(0), None,
              byref(c_void_p())) == INVALID
+
+
+@pytest.mark.parametrize("spatial", [2, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_adaptive_avg_pool_matches_torch(rt, hs, spatial, dtype):
+    x = torch.randn(2, 3, *(13, 17, 11)[:spatial], generator=gen(20)).to(dtype)
+    fn = torch.ops.aten._adaptive_avg_pool2d if spatial == 2 else torch.ops.aten._adaptive_avg_pool3d
+    name = f"aoti_torch_cpu__adaptive_avg_pool{spatial}d"
+    channels_last = x.to(memory_format=torch.channels_last if spatial == 2 else torch.channels_last_3d)
+    for view, size in ((x, (3, 4, 2)), (x[0], (5, 17, 1)), (channels_last, (2, 3, 4)), (strided(x), (13, 1, 11)),
+                       (x[:, :1].expand(2, 3, *x.shape[2:]), (4, 4, 4))):
+        out = c_void_p()
+        array, n = ints(size[:spatial])
+        assert shim(rt, name)(hs.of(view), array, n, byref(out)) == 0, last_error(rt)
+        assert_same(got_(hs, out), fn(view, list(size[:spatial])), atol=0.02 if dtype == torch.bfloat16 else 1e-6)
+    array, n = ints((2,) * (spatial + 1))
+    assert shim(rt, name)(hs.of(x), array, n, byref(c_void_p())) == INVALID
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("density", [False, True])
+def test_histogramdd_from_bin_cts_matches_torch(rt, hs, dtype, density):
+    x = torch.randn(40, 3, generator=gen(21)).to(dtype)
+    x[3, 1] = float("nan")  # a sample with NaN is skipped
+    x[4] = torch.tensor([2.0, -1.0, 0.0], dtype=dtype)  # on the last edge of dim 0: the last bin
+    w = torch.rand(40, generator=gen(22)).to(dtype)
+    f = shim(rt, "aoti_torch_cpu__histogramdd_from_bin_cts")
+    for sample, bins, rng, weight in ((x, [3, 4, 2], [-2.0, 2.0, -1.0, 1.5, -3.0, 3.0], None),
+                                      (strided(x), [5, 1, 3], [-1.0, 1.0, -2.0, 2.0, -1.0, 0.5], w),
+                                      (x[:, :2].reshape(4, 10, 2), [2, 6], [-2.0, 2.0, -2.0, 2.0], w.view(4, 10))):
+        out = c_void_p()
+        b, nb = ints(bins)
+        r = (c_double * len(rng))(*rng)
+        rp = ctypes_pointer(r)
+        code = f(hs.of(sample), b, nb, byref(rp), c_int64(len(rng)), byref(hs.of(weight)) if weight is not None else None,
+                 c_int32(density), byref(out))
+        assert code == 0, last_error(rt)
+        want = torch.histogramdd(sample, bins=bins, range=rng, weight=weight, density=density).hist
+        assert_same(got_(hs, out), want, atol=1e-6)
+    b, nb = ints([3, 4])  # two bin counts for three coordinates
+    assert f(hs.of(x), b, nb, None, c_int64(0), None, c_int32(0), byref(c_void_p())) == INVALID
+
+
+def ctypes_pointer(array):
+    from ctypes import POINTER, cast
+
+    return cast(array, POINTER(c_double))

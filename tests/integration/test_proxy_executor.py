@@ -9,6 +9,9 @@ by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
 - embedding_renorm: F.embedding with max_norm (aten::embedding_renorm) over norm types 2, 1, inf (the
   JSON spells it "Infinity"), 3 and 0, repeated and unnamed rows, int32 indices, a strided float64
   weight and bfloat16: every lookup and every renormed weight equals eager's.
+- histogramdd: torch.histogramdd's edges through the proxy (aten::_histogramdd_bin_edges, its `range`
+  an as_floats list) and counts through the C shim, with data ranges, given ranges, weights, density,
+  float64: every edge and count equals eager's.
 - upsample_aa: antialiased bilinear and bicubic resizing (aten::_upsample_{bilinear,bicubic}2d_aa):
   down and up, align_corners, a scale factor, strided, float64; every output near eager's.
 - custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
@@ -104,6 +107,18 @@ def test_embedding_renorm_matches_eager(models, cpu_runtime, tmp_path):
     assert np.array_equal(a[8:], w[8:])
 
 
+def test_histogramdd_matches_eager(models, cpu_runtime, tmp_path):
+    completed = _run(models / "histogramdd", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    expected = sorted((models / "histogramdd").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+    assert len(expected) == 10
+    for k, path in enumerate(expected):
+        got, want = np.load(tmp_path / f"output_{k}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+        assert np.allclose(got, want, atol=1e-6, rtol=1e-6), (k, float(np.abs(got - want).max()))
+    assert np.array_equal(np.load(tmp_path / "output_3.npy"), np.array([-0.25, 0.25, 0.75], dtype=np.float32))
+
+
 def test_upsample_aa_matches_eager(models, cpu_runtime, tmp_path):
     completed = _run(models / "upsample_aa", cpu_runtime.library, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -171,7 +186,7 @@ def test_unserved_proxy_op_is_one_clear_error(models, cpu_runtime, tmp_path):
     # torch writes non-finite floats as "Infinity", "-Infinity", "NaN"; any other string is refused.
     (b'{"nodes": [{"node": {"target": "aten::embedding_renorm", "inputs": [{"name": "norm_type", "arg":'
      b' {"as_float": "Inf"}, "kind": 1}], "outputs": [{"as_tensor": {"name": "b"}}]}}]}',
-     "norm_type': as_float holds the string 'Inf'"),
+     "norm_type': as_float is not a number (the string 'Inf')"),
 ])
 def test_bad_extern_kernel_json_is_refused(models, cpu_runtime, tmp_path, json_text, says):
     """The JSON is untrusted package data: truncated, too deep or incomplete, it is refused at open

@@ -272,6 +272,17 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle d
                                                              AtenTensorHandle* lengths, AtenTensorHandle* indices,
                                                              AtenTensorHandle* offsets, int64_t axis, int32_t unsafe,
                                                              double* initial, AtenTensorHandle* ret0);
+/* F.adaptive_avg_pool2d / 3d where inductor's windows would be too large: [N, C, *out] or [C, *out]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+/* torch.histogramdd's counts: self [..., D], bins [D], range null or 2D values, weight null or
+ * self.shape[:-1]; hist [bins...] of self's dtype (float32/64). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins,
+                                                                        int64_t bins_len_, const double** range,
+                                                                        int64_t range_len_, AtenTensorHandle* weight,
+                                                                        int32_t density, AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

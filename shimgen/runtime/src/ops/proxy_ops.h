@@ -59,6 +59,11 @@ AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle in
 AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_t>& output_size, bool align_corners,
                                  double scale_h, double scale_w, bool bicubic);
 
+// aten::_histogramdd_bin_edges: the bins[d] + 1 edges of each of self's D coordinates (self [..., D];
+// range: 2D floats, or null for each coordinate's min and max), new 1-d tensors.
+std::vector<AtenTensorHandle> cpu_histogramdd_bin_edges(AtenTensorHandle self, const std::vector<int64_t>& bins,
+                                                        const std::vector<double>* range);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
