@@ -26,6 +26,16 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
                on CUDA calls it: grid_sampler_fallbacks()) and aten::cudnn_grid_sampler (what torch
                on CUDA runs for 4-D bilinear / zeros / align_corners=True; given a CPU kernel and a
                meta kernel here, the 2-D sampler's, so the CPU model takes the CUDA model's path).
+  embedding_renorm: F.embedding with max_norm (aten::embedding_renorm, the functional form of the
+               in-place renorm): norm types 2, 1, inf, 3 and 0, repeated indices, rows never named, rows
+               already within max_norm, int32 indices, a float64 transposed (strided) weight, bfloat16.
+               Each renormed weight is returned beside the lookup, so untouched rows are compared too.
+  histogramdd: torch.histogramdd's bin edges (aten::_histogramdd_bin_edges) and counts (the
+               _histogramdd_from_bin_cts C shim): ranges from the data (a coordinate with one value
+               widened by 0.5), given ranges, weights with density, float64, 3 coordinates.
+  upsample_aa: F.interpolate with antialias=True (aten::_upsample_bilinear2d_aa / _bicubic2d_aa):
+               downsampling by integer and fractional factors, upsampling, align_corners, a given
+               scale_factor, a transposed (strided) input, float64 (torch's CPU kernel has no bfloat16).
 """
 
 from __future__ import annotations
@@ -74,6 +84,35 @@ class IndexAdd(torch.nn.Module):
         g = torch.ones(5, 4, dtype=torch.bfloat16, device=x.device).index_add(0, i[:3].clamp(max=4),
                                                                             x.t()[:3].to(torch.bfloat16))
         return torch.cat([h.float().flatten(), g.float().flatten(), torch.bincount(i).float()])
+
+
+class EmbeddingRenorm(torch.nn.Module):
+    def forward(self, w: torch.Tensor, i: torch.Tensor, w64: torch.Tensor, j: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        F = torch.nn.functional
+        a, b, c, d = w * 1.0, w * 2.0, w * 3.0, w64.mT * 1.0
+        e, z = (w * 2.0).to(torch.bfloat16), w * 0.5
+        return (F.embedding(i, a, max_norm=1.0), a, F.embedding(i, b, max_norm=2.0, norm_type=1.0), b,
+                F.embedding(i, c, max_norm=1.5, norm_type=float("inf")), c, F.embedding(j, d, max_norm=0.5, norm_type=3.0),
+                d, F.embedding(i, e, max_norm=1.0).float(), e.float(), F.embedding(i, z, max_norm=4.0, norm_type=0.0), z)
+
+
+class Histogramdd(torch.nn.Module):
+    def forward(self, x: torch.Tensor, x64: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a = torch.histogramdd(x, bins=[4, 3, 2])
+        b = torch.histogramdd(x[:, :2], bins=[5, 2], range=[-1.0, 1.5, -2.0, 2.0], weight=w, density=True)
+        c = torch.histogramdd(x64, bins=[3, 3])
+        return (a.hist, *a.bin_edges, b.hist, *b.bin_edges, c.hist, *c.bin_edges)
+
+
+class UpsampleAA(torch.nn.Module):
+    def forward(self, x: torch.Tensor, x64: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        def aa(t, mode, **kw):
+            return torch.nn.functional.interpolate(t, mode=mode, antialias=True, **kw)
+
+        return (aa(x, "bilinear", size=(5, 7)), aa(x, "bicubic", size=(6, 5)), aa(x, "bilinear", size=(4, 4)),
+                aa(x, "bicubic", size=(21, 30)), aa(x, "bilinear", size=(7, 9), align_corners=True),
+                aa(x, "bicubic", size=(5, 8), align_corners=True), aa(x, "bilinear", scale_factor=0.4),
+                aa(x.transpose(2, 3), "bicubic", size=(9, 4)), aa(x64, "bicubic", size=(5, 3)))
 
 
 aten = torch.ops.aten
@@ -223,13 +262,26 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
     if name == "grouped_mm":
         # 12 tokens sorted by expert: 3, 0, 5, 4 tokens (an empty group and a ragged split).
         return (torch.randn(12, 32, generator=g).to(device), torch.tensor([3, 3, 8, 12], dtype=torch.int64).to(device))
+    if name == "histogramdd":
+        x = torch.randn(50, 3, generator=g)
+        x[:, 2] = 0.25  # one value: its range widened to [-0.25, 0.75]
+        return (x.to(device), torch.randn(30, 2, generator=g, dtype=torch.float64).to(device),
+                torch.rand(50, generator=g).to(device))
+    if name == "upsample_aa":
+        return (torch.randn(2, 3, 12, 16, generator=g).to(device),
+                torch.randn(1, 2, 11, 7, generator=g, dtype=torch.float64).to(device))
+    if name == "embedding_renorm":  # rows 8 and 9 never named; 3 and 5 named more than once
+        i = torch.tensor([[3, 0, 5, 3], [7, 5, 1, 2], [6, 4, 3, 0]])
+        return (torch.randn(10, 6, generator=g).to(device), i.to(device),
+                torch.randn(6, 10, generator=g, dtype=torch.float64).to(device), i[:2].to(torch.int32).to(device))
     if name == "index_add":  # repeated targets: the sums must round in torch's order
         return (torch.randn(4, 5, generator=g).to(device), torch.tensor([5, 0, 3, 5, 1]).to(device))
     return (torch.randn(6, 5, generator=g).to(device),)
 
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
-          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler}
+          "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
+          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

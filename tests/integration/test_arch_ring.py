@@ -7,7 +7,9 @@ EmbeddingBag, transposed convolution, top-p sampling (multinomial through the pr
 and complex tensors (_fft_c2r and complex through the proxy executor), boolean-mask and int64-accumulating
 index_put_ (aoti_torch_index_put_out) with bfloat16 index_add (aten::index_add through the proxy),
 volumetric grid_sample (grid_sampler_3d), dense linear algebra (LAPACK:
-cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor),
+F.embedding with max_norm (aten::embedding_renorm through the proxy) beside cdist p != 2, stable and
+descending sorts and int32 bucketize (op_shapes_4). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
 
 from __future__ import annotations
 
@@ -42,6 +44,10 @@ EXPECTED_FALLBACKS = {
     "linalg": {"aoti_torch_cpu_cholesky_solve", "aoti_torch_proxy_executor_call_function"},
     "linalg_more": {"aoti_torch_cpu_cholesky_inverse", "aoti_torch_cpu_geqrf", "aoti_torch_cpu_lu_unpack",
                     "aoti_torch_cpu_ormqr", "aoti_torch_cpu_triangular_solve", "aoti_torch_proxy_executor_call_function"},
+    # Round 4: F.embedding's max_norm (aten::embedding_renorm through the proxy), cdist with p != 2,
+    # stable and descending sorts, int32 bucketize.
+    "op_shapes_4": {"aoti_torch_cpu__cdist_forward", "aoti_torch_cpu_sort_stable", "aoti_torch_cpu_bucketize_Tensor",
+                    "aoti_torch_proxy_executor_call_function"},
 }
 
 

@@ -35,6 +35,7 @@ struct Arg {
   std::vector<bool> present;  // kOptionalTensors: which items are tensors
   size_t count = 0;           // kTensors / kInts: list length
   double real = 0.0;
+  std::vector<double> reals;  // kFloats
   bool flag = false;
   int32_t dtype = -1;         // kScalarType, as a c10 code
   std::string text;           // kString; kDevice: the device type ("cpu", "cuda")
@@ -100,6 +101,13 @@ class Call {
     if (b->arg->kind != ArgKind::kString)
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a string");
     return b->arg->text;
+  }
+  const std::vector<double>* floats(const char* name) const {  // a float list (as_floats); null for None / absent
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return nullptr;
+    if (b->arg->kind != ArgKind::kFloats)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a float list");
+    return &b->arg->reals;
   }
   std::vector<int64_t> ints(const char* name) const {  // an int list (as_ints / as_sym_ints)
     const Bound* b = find(name);
@@ -405,6 +413,42 @@ void index_add(Call& call) {
                                   self));
 }
 
+void embedding_renorm(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_indices;
+  AtenTensorHandle indices = on_host(call.tensor("indices"), keep_indices);
+  call.set_output(0, to_device_of(proxy_ops::cpu_embedding_renorm(on_host(self, keep_self), indices,
+                                                                  call.real("max_norm", 0.0),
+                                                                  call.real("norm_type", 2.0)),
+                                  self));
+}
+
+void upsample_aa(Call& call, bool bicubic) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_upsample_aa(on_host(self, keep), call.ints("output_size"),
+                                                             call.flag("align_corners", false),
+                                                             call.real("scales_h", 0.0), call.real("scales_w", 0.0),
+                                                             bicubic),
+                                  self));
+}
+void upsample_bilinear2d_aa(Call& call) { upsample_aa(call, false); }
+
+void histogramdd_bin_edges(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  std::vector<AtenTensorHandle> edges =
+      proxy_ops::cpu_histogramdd_bin_edges(on_host(self, keep), call.ints("bins"), call.floats("range"));
+  std::deque<Owned> owned;  // Owned does not move: a deque builds in place
+  for (AtenTensorHandle e : edges) owned.emplace_back(e);
+  SHIMGEN_REQUIRE(owned.size() == call.num_outputs(), call.target() + ": the call expects " +
+                                                          std::to_string(call.num_outputs()) + " edge tensors, made " +
+                                                          std::to_string(owned.size()));
+  for (Owned& o : owned) o.h = to_device_of(o.release(), self);
+  for (size_t i = 0; i < owned.size(); ++i) call.set_output(i, owned[i].release());
+}
+void upsample_bicubic2d_aa(Call& call) { upsample_aa(call, true); }
+
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
@@ -698,6 +742,10 @@ const Served kServed[] = {
     {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
     {"aten::unsqueeze", unsqueeze, {"dim"}},
     {"aten::index_add", index_add, {"dim", "alpha"}},
+    {"aten::embedding_renorm", embedding_renorm},
+    {"aten::_upsample_bilinear2d_aa", upsample_bilinear2d_aa, {"output_size"}},
+    {"aten::_upsample_bicubic2d_aa", upsample_bicubic2d_aa, {"output_size"}},
+    {"aten::_histogramdd_bin_edges", histogramdd_bin_edges, {"bins"}},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
@@ -767,6 +815,22 @@ int32_t c10_dtype(int64_t serialized) {
   return -1;
 }
 
+// A serialized float: a JSON number, or one of the strings torch.export's serializer writes for the
+// non-finite ones ("Infinity", "-Infinity", "NaN": norm_type=inf in F.embedding's max_norm, torch.norm);
+// before round 4 of the ring those strings were read as 0.
+bool float_of(const Value& v, double* out) {
+  if (v.is(Kind::kDouble) || v.is(Kind::kInt)) {
+    *out = v.number;
+    return true;
+  }
+  if (!v.is(Kind::kString)) return false;
+  if (v.text == "Infinity") *out = HUGE_VAL;
+  else if (v.text == "-Infinity") *out = -HUGE_VAL;
+  else if (v.text == "NaN") *out = std::nan("");
+  else return false;
+  return true;
+}
+
 bool read_arg(const Value& named, Arg* out, std::string* problem) {
   const Value* name = named.find("name");
   const Value* arg = named.find("arg");
@@ -793,7 +857,20 @@ bool read_arg(const Value& named, Arg* out, std::string* problem) {
     out->count = v.items.size();
   } else if (type == "as_float") {
     out->kind = ArgKind::kFloat;
-    out->real = v.number;
+    if (!float_of(v, &out->real)) {
+      *problem = "input '" + out->name + "': as_float is not a number" +
+                 (v.is(Kind::kString) ? " (the string '" + v.text.substr(0, 40) + "')" : std::string());
+      return false;
+    }
+  } else if (type == "as_floats") {
+    out->kind = ArgKind::kFloats;
+    for (const Value& item : v.items) {
+      out->reals.emplace_back();
+      if (!float_of(item, &out->reals.back())) {
+        *problem = "input '" + out->name + "': as_floats holds something that is not a number";
+        return false;
+      }
+    }
   } else if (type == "as_bool") {
     out->kind = ArgKind::kBool;
     out->flag = v.boolean;

@@ -238,6 +238,51 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_dat
                                                         int32_t unpack_data, int32_t unpack_pivots,
                                                         AtenTensorHandle* ret0, AtenTensorHandle* ret1,
                                                         AtenTensorHandle* ret2);
+/* torch.nonzero_static: int64 [size, rank] coordinates of the first `size` non-zero elements, row-major,
+ * the rows past the last found filled with fill_value. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value,
+                                                             AtenTensorHandle* ret0);
+/* torch.gcd of integer tensors, broadcast (the wider integer dtype). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
+                                                  AtenTensorHandle* ret0);
+/* self.masked_scatter(mask, source): a contiguous copy of self (broadcast with mask) whose k-th masked
+ * position (row-major) takes source's k-th element. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask,
+                                                             AtenTensorHandle source, AtenTensorHandle* ret0);
+/* F.adaptive_max_pool3d over [N, C, D, H, W] or [C, D, H, W]: values and int64 flat indices. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0,
+                                                                   AtenTensorHandle* ret1);
+/* aten::_trilinear (nn.Bilinear): the inputs expanded at expand1/2/3, multiplied, summed over sumdim. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3,
+                                                         const int64_t* expand1, int64_t expand1_len_,
+                                                         const int64_t* expand2, int64_t expand2_len_,
+                                                         const int64_t* expand3, int64_t expand3_len_,
+                                                         const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim,
+                                                         AtenTensorHandle* ret0);
+/* int8 weight-only linear: self [M, K] (float32/bfloat16/float16) @ mat2 int8 [N, K]^T, times scales [N]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                                  AtenTensorHandle scales, AtenTensorHandle* ret0);
+/* torch._int_mm: out int32 [M, N] = self int8 [M, K] @ mat2 int8 [K, N]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                          AtenTensorHandle mat2);
+/* torch.segment_reduce (sum, prod, max, min, mean) over segments of data along axis given by lengths
+ * or offsets; initial null: none. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce,
+                                                             AtenTensorHandle* lengths, AtenTensorHandle* indices,
+                                                             AtenTensorHandle* offsets, int64_t axis, int32_t unsafe,
+                                                             double* initial, AtenTensorHandle* ret0);
+/* F.adaptive_avg_pool2d / 3d where inductor's windows would be too large: [N, C, *out] or [C, *out]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+/* torch.histogramdd's counts: self [..., D], bins [D], range null or 2D values, weight null or
+ * self.shape[:-1]; hist [bins...] of self's dtype (float32/64). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins,
+                                                                        int64_t bins_len_, const double** range,
+                                                                        int64_t range_len_, AtenTensorHandle* weight,
+                                                                        int32_t density, AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -49,6 +49,21 @@ AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& 
 AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source,
                                double alpha);
 
+// aten::embedding_renorm: a new copy (self's layout) of the 2-D float weight self with each row indices
+// names (once) scaled to max_norm when its norm_type-norm exceeds it (F.embedding's max_norm).
+AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle indices, double max_norm,
+                                      double norm_type);
+
+// aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa: antialiased resize of self [N, C, H, W] to
+// output_size (PIL-style separable filters); scale_h / scale_w <= 0: not given.
+AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_t>& output_size, bool align_corners,
+                                 double scale_h, double scale_w, bool bicubic);
+
+// aten::_histogramdd_bin_edges: the bins[d] + 1 edges of each of self's D coordinates (self [..., D];
+// range: 2D floats, or null for each coordinate's min and max), new 1-d tensors.
+std::vector<AtenTensorHandle> cpu_histogramdd_bin_edges(AtenTensorHandle self, const std::vector<int64_t>& bins,
+                                                        const std::vector<double>* range);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
