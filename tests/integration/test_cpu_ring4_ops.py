@@ -11,24 +11,11 @@ from ctypes import byref, c_char_p, c_double, c_int32, c_int64, c_void_p
 
 import pytest
 
-from shimgen.aoti.runner import Runtime
-from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
-from tests.integration.test_cpu_arch_ops import Handles, assert_same, last_error, strided
+from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
+from tests.cpu_shim_tensors import assert_same, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def rt(cpu_runtime) -> Runtime:
-    return Runtime(cpu_runtime.library, PREFIX)
-
-
-@pytest.fixture
-def hs(rt):
-    handles = Handles(rt)
-    yield handles
-    handles.close()
 
 
 def got_(hs, handle: c_void_p) -> torch.Tensor:
