@@ -432,6 +432,62 @@ def conv_layouts(s: Shims, dtype):
     return "; ".join(details)
 
 
+def host_staged_generated(s: Shims):
+    """The CUDA ops generated from their CPU declarations (ops/cuda/host_staged_ops.json,
+    scripts/gen_host_staged.py) against torch's CUDA kernels on the same CUDA inputs: results on the
+    device with torch's values and shapes (nonzero_static, gcd, masked_scatter, adaptive_max_pool3d,
+    segment_reduce, _int_mm out-variant, _adaptive_avg_pool2d); a refusal leaves the output slot."""
+    details = []
+    x = torch.randn(3, 4, 5, device=DEV, generator=gen(120))
+    x = x.masked_fill(x.abs() < 0.5, 0.0)
+    out, v, i = c_void_p(), c_void_p(), c_void_p()
+    f = s.fn("aoti_torch_cuda_nonzero_static", H, c_int64, c_int64, HP)
+    hx = s.wrap(x.transpose(0, 2))
+    assert f(hx, 9, -1, byref(out)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, out.value), torch.nonzero_static(x.transpose(0, 2), size=9, fill_value=-1))
+    s.free(out.value)
+    bad = c_void_p(7)
+    refused(f(hx, -1, 0, byref(bad)), bad)
+    a = torch.randint(-60, 60, (4, 6), device=DEV, generator=gen(121))
+    b = torch.randint(-60, 60, (6,), device=DEV, generator=gen(122))
+    ha, hb = s.wrap(a.t().contiguous().t()), s.wrap(b)
+    assert s.fn("aoti_torch_cuda_gcd", H, H, HP)(ha, hb, byref(out)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, out.value), torch.gcd(a, b))
+    s.free(out.value, ha, hb)
+    mask, source = x > 0, torch.randn(70, device=DEV, generator=gen(123))
+    hm, hsrc, hself = s.wrap(mask), s.wrap(source), s.wrap(x)
+    assert s.fn("aoti_torch_cuda_masked_scatter", H, H, H, HP)(hself, hm, hsrc, byref(out)) == 0, s.rt.last_error()
+    assert torch.equal(on_device(s, out.value), x.masked_scatter(mask, source))
+    s.free(out.value, hm, hsrc, hself, hx)
+    vol = torch.randn(2, 3, 6, 7, 5, device=DEV, generator=gen(124))
+    hv = s.wrap(vol)
+    f = s.fn("aoti_torch_cuda_adaptive_max_pool3d", H, I64P, c_int64, HP, HP)
+    assert f(hv, int64_array([3, 2, 4]), 3, byref(v), byref(i)) == 0, s.rt.last_error()
+    want_v, want_i = torch.nn.functional.adaptive_max_pool3d(vol, (3, 2, 4), return_indices=True)
+    assert torch.equal(on_device(s, v.value), want_v) and torch.equal(on_device(s, i.value), want_i)
+    s.free(v.value, i.value)
+    f = s.fn("aoti_torch_cuda__adaptive_avg_pool2d", H, I64P, c_int64, HP)
+    hv2 = s.wrap(vol[:, :, 0])
+    assert f(hv2, int64_array([4, 3]), 2, byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), torch.ops.aten._adaptive_avg_pool2d(vol[:, :, 0], [4, 3]), 1e-5))
+    s.free(out.value, hv, hv2)
+    data, lengths = torch.randn(12, 3, device=DEV, generator=gen(125)), torch.tensor([3, 0, 5, 4], device=DEV)
+    hd, hl = s.wrap(data), s.wrap(lengths)
+    f = s.fn("aoti_torch_cuda_segment_reduce", H, c_char_p, HP, HP, HP, c_int64, c_int32, ctypes.POINTER(c_double), HP)
+    hl_slot = c_void_p(hl)
+    assert f(hd, b"max", byref(hl_slot), None, None, 0, 0, None, byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), torch.segment_reduce(data, "max", lengths=lengths), 0.0))
+    s.free(out.value, hd, hl)
+    m1 = torch.randint(-128, 128, (17, 64), device=DEV, generator=gen(126), dtype=torch.int8)
+    m2 = torch.randint(-128, 128, (64, 24), device=DEV, generator=gen(127), dtype=torch.int8)
+    dst = torch.full((17, 24), 5, device=DEV, dtype=torch.int32)
+    hdst, h1, h2 = s.wrap(dst), s.wrap(m1), s.wrap(m2)
+    assert s.fn("aoti_torch_cuda__int_mm_out", H, H, H)(hdst, h1, h2) == 0, s.rt.last_error()
+    assert torch.equal(dst, torch._int_mm(m1, m2)), "_int_mm_out: out differs from torch's"
+    s.free(hdst, h1, h2)
+    return "7 generated ops equal torch's CUDA results; " + "; ".join(details)
+
+
 def addbmm_masked_select(s: Shims):
     b1 = torch.randn(3, 5, 7, device=DEV, generator=gen(17))
     b2 = torch.randn(3, 7, 4, device=DEV, generator=gen(18))
@@ -917,6 +973,7 @@ CASES = {
     "nonzero": nonzero,
     "conv-transposed-float32": lambda s: conv_transposed(s, torch.float32),
     "conv-transposed-bfloat16": lambda s: conv_transposed(s, torch.bfloat16),
+    "host-staged-generated": host_staged_generated,
     "conv-layouts-float32": lambda s: conv_layouts(s, torch.float32),
     "conv-layouts-bfloat16": lambda s: conv_layouts(s, torch.bfloat16),
     "addbmm-masked-select": addbmm_masked_select,

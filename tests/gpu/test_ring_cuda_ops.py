@@ -26,7 +26,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
          "index-reduce-prod", "index-reduce-mean", "index-reduce-amax", "index-reduce-amin", "nonzero",
-         "conv-transposed-float32", "conv-transposed-bfloat16", "conv-layouts-float32", "conv-layouts-bfloat16",
+         "conv-transposed-float32", "conv-transposed-bfloat16", "conv-layouts-float32", "conv-layouts-bfloat16", "host-staged-generated",
          "addbmm-masked-select", "segments-stats",
          "random-sources",
          # issue 22, real architectures (FNet, fft, mode_counts, DeepSeek-V2): views, complex elementwise

@@ -8,3 +8,94 @@
 
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("nonzero_static", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_nonzero_static(s.host(self), size, fill_value, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_gcd(AtenTensorHandle self, AtenTensorHandle other, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("gcd", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_gcd(s.host(self), s.host(other), &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask, AtenTensorHandle source, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("masked_scatter", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_masked_scatter(s.host(self), s.host(mask), s.host(source), &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("adaptive_max_pool3d", {ret0, ret1},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_adaptive_max_pool3d(s.host(self), output_size, output_size_len_, &r[0], &r[1]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3, const int64_t* expand1, int64_t expand1_len_, const int64_t* expand2, int64_t expand2_len_, const int64_t* expand3, int64_t expand3_len_, const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(i1, "i1");
+    s.run("_trilinear", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu__trilinear(s.host(i1), s.host(i2), s.host(i3), expand1, expand1_len_, expand2, expand2_len_, expand3, expand3_len_, sumdim, sumdim_len_, unroll_dim, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scales, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("_weight_int8pack_mm", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu__weight_int8pack_mm(s.host(self), s.host(mat2), s.host(scales), &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__int_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(out, "out");
+    AtenTensorHandle host_out = s.host(out);
+    s.check(aoti_torch_cpu__int_mm_out(host_out, s.host(self), s.host(mat2)), "_int_mm_out");
+    s.copy_back(out, host_out);
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_segment_reduce(AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices, AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(data, "data");
+    s.run("segment_reduce", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_segment_reduce(s.host(data), reduce, s.host(lengths), s.host(indices), s.host(offsets), axis, unsafe, initial, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("_adaptive_avg_pool2d", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu__adaptive_avg_pool2d(s.host(self), output_size, output_size_len_, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("_adaptive_avg_pool3d", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu__adaptive_avg_pool3d(s.host(self), output_size, output_size_len_, &r[0]); });
+  });
+}
