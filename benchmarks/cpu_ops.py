@@ -139,9 +139,9 @@ def woq_cpu(runtime_path: Path, sizes: list[int], repeats: int) -> None:
                 a = torch.randn(m, n, generator=gen).to(dtype)
                 cases = {
                     "int8": ("aoti_torch_cpu__weight_int8pack_mm", (a, w8, scales),
-                             lambda a=a, s=scales: torch.ops.aten._weight_int8pack_mm(a, w8, s)),
+                             lambda a=a, w=w8, s=scales: torch.ops.aten._weight_int8pack_mm(a, w, s)),
                     "int4": ("aoti_torch_cpu__weight_int4pack_mm_cpu_tensor", (a, w4, group_t, sz),
-                             lambda a=a, sz=sz: torch.ops.aten._weight_int4pack_mm_for_cpu(a, w4, group, sz)),
+                             lambda a=a, w=w4, g=group, sz=sz: torch.ops.aten._weight_int4pack_mm_for_cpu(a, w, g, sz)),
                 }
                 for label, (name, args, theirs_fn) in cases.items():
                     fn = getattr(rt.lib, PREFIX + name)
