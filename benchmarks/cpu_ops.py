@@ -15,6 +15,12 @@ runtime is faster).
                timed with CUDA events on that stream: device time per GEMM, launch gaps included.
                Needs torch with CUDA and a GPU; the runtime is built with CUDA unless --runtime.
 
+--woq          instead of the GEMM: the weight-only quantized linears (aoti_torch_cpu__weight_int8pack_mm,
+               aoti_torch_cpu__weight_int4pack_mm_cpu_tensor, group size 128) vs torch's own CPU kernels
+               (torch.ops.aten._weight_int8pack_mm / _weight_int4pack_mm_for_cpu, torch's default
+               threads) at M = 1 (decoding) and 16, K = N = 4096 (``--sizes`` sets K = N); the ratio
+               printed is runtime time / torch time (<= 1: the runtime is faster).
+
 The transformer block's per-call latency (runtime vs eager vs torch's loader) is
 benchmarks/model_latency.py.
 """
@@ -97,6 +103,72 @@ def gemm_cpu(runtime_path: Path, sizes: list[int], repeats: int) -> None:
             rt.delete(h)
 
 
+def woq_cpu(runtime_path: Path, sizes: list[int], repeats: int) -> None:
+    import torch
+
+    from shimgen.aoti.runner import Runtime
+
+    rt = Runtime(runtime_path, PREFIX)
+    codes = {torch.float32: 6, torch.bfloat16: 15, torch.float16: 5}
+
+    def handle(t: Any) -> c_void_p:
+        out = c_void_p()
+        dims = (c_int64 * t.dim())(*t.shape), (c_int64 * t.dim())(*t.stride())
+        code = rt.shim("aoti_torch_create_tensor_from_blob_v2")(
+            t.data_ptr(), t.dim(), *dims, 0,
+            {torch.int8: 1, torch.uint8: 0, torch.int64: 4}.get(t.dtype, codes.get(t.dtype)),
+            0, 0, ctypes.byref(out), 0, None, 0)
+        rt.check(code, "aoti_torch_create_tensor_from_blob_v2")
+        return out
+
+    print(f"weight-only quantized linear on the CPU, out [M, N] = A [M, K] @ dequant(W)^T; torch "
+          f"{torch.__version__} on {torch.get_num_threads()} threads; the runtime on one")
+    print(f"{'op':>6} {'dtype':>9} {'M':>3} {'K=N':>5} {'runtime ms':>11} {'torch ms':>9} {'runtime/torch':>14}")
+    gen = torch.Generator().manual_seed(0)
+    for n in sizes:
+        w8 = torch.randint(-128, 128, (n, n), dtype=torch.int8, generator=gen)
+        w4 = torch.ops.aten._convert_weight_to_int4pack_for_cpu(
+            torch.randint(0, 16, (n, n), dtype=torch.int32, generator=gen), 2)
+        group = 128
+        for dtype in (torch.bfloat16, torch.float32):
+            scales = (torch.rand(n, generator=gen) * 0.01).to(dtype)
+            sz = torch.stack([torch.rand(n // group, n, generator=gen) * 0.01,
+                              torch.randn(n // group, n, generator=gen) * 0.01], -1).to(dtype)
+            group_t = torch.tensor(group)
+            for m in (1, 16):
+                a = torch.randn(m, n, generator=gen).to(dtype)
+                cases = {
+                    "int8": ("aoti_torch_cpu__weight_int8pack_mm", (a, w8, scales),
+                             lambda a=a, w=w8, s=scales: torch.ops.aten._weight_int8pack_mm(a, w, s)),
+                    "int4": ("aoti_torch_cpu__weight_int4pack_mm_cpu_tensor", (a, w4, group_t, sz),
+                             lambda a=a, w=w4, g=group, sz=sz: torch.ops.aten._weight_int4pack_mm_for_cpu(a, w, g, sz)),
+                }
+                for label, (name, args, theirs_fn) in cases.items():
+                    fn = getattr(rt.lib, PREFIX + name)
+                    fn.restype = c_int32
+                    hs = [handle(t) for t in args]
+                    out = c_void_p()
+
+                    def ours_fn(fn: Any = fn, hs: list = hs, out: c_void_p = out) -> None:
+                        rt.check(fn(*hs, ctypes.byref(out)), "woq")
+                        rt.delete(out.value)
+
+                    rt.check(fn(*hs, ctypes.byref(out)), name)
+                    expected = theirs_fn()
+                    got = torch.empty_like(expected)
+                    ctypes.memmove(got.data_ptr(), rt.data_ptr(out.value), got.numel() * got.element_size())
+                    rt.delete(out.value)
+                    error = float((got.double() - expected.double()).abs().max())
+                    assert error <= 0.02 * float(expected.double().abs().max()), f"{label} differs by {error}"
+                    inner = max(1, int(2e8 / (2 * m * n * n)))
+                    ours = median_time(ours_fn, repeats, inner)
+                    theirs = median_time(theirs_fn, repeats, inner)
+                    print(f"{label:>6} {str(dtype)[6:]:>9} {m:>3} {n:>5} {ours * 1e3:>11.3f} {theirs * 1e3:>9.3f} "
+                          f"{ours / theirs:>14.2f}")
+                    for h in hs:
+                        rt.delete(h.value)
+
+
 def borrow_cuda(rt: Any, tensor: Any) -> int:
     """A runtime tensor handle over a torch CUDA tensor's memory (the runtime does not own it)."""
     out = c_void_p()
@@ -174,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runtime", type=Path, help="libshimgen_runtime.so (default: build one, with CUDA for cuda)")
     parser.add_argument("--sizes", help="comma-separated n (default: 256,1024,2048; cuda adds 4096)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--woq", action="store_true", help="the weight-only quantized linears vs torch's (CPU)")
     args = parser.parse_args(argv)
-    default_sizes = "256,1024,2048,4096" if args.device == "cuda" else "256,1024,2048"
+    default_sizes = "256,1024,2048,4096" if args.device == "cuda" else "4096" if args.woq else "256,1024,2048"
     try:
         sizes = [int(s) for s in (args.sizes or default_sizes).split(",")]
     except ValueError:
@@ -196,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"cpu_ops.py --device cuda: {runtime} was built without CUDA", file=sys.stderr)
                 return 2
             gemm_cuda(runtime, sizes, args.repeats)
+        elif args.woq:
+            woq_cpu(runtime, sizes, args.repeats)
         else:
             gemm_cpu(runtime, sizes, args.repeats)
     return 0

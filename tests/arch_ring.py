@@ -57,6 +57,30 @@ def _speech(config: str, model: str, extra: str) -> ZooModel:
                     1e-4)
 
 
+# Weight-only quantized linears as torchao's int8/int4 weight-only CPU paths lower them (issue 22):
+# int8 per-output-channel codes with float scales (aten._weight_int8pack_mm), int4 codes in groups of
+# 32 along K with a scale and zero per group, packed by torch's own CPU packer
+# (aten._weight_int4pack_mm_for_cpu; inductor calls aoti_torch_cpu__weight_int4pack_mm_cpu_tensor).
+# Both take 2-D activations: the blocks flatten tokens first. Random weights, fixed seeds.
+_WOQ_INIT = """g = torch.Generator().manual_seed(0)
+def q8(name, n, k, dtype):
+    w = torch.randn(n, k, generator=g) * 0.1
+    s = w.abs().amax(1) / 127
+    self.register_buffer(name, torch.round(w / s[:, None]).clamp(-128, 127).to(torch.int8))
+    self.register_buffer(name + '_s', s.to(dtype))
+def q4(name, n, k, dtype, gs=32):
+    w = (torch.randn(n, k, generator=g) * 0.1).reshape(n, k // gs, gs)
+    lo, hi = w.amin(-1), w.amax(-1)
+    scale = (hi - lo).clamp(min=1e-6) / 15
+    q = torch.round((w - lo[..., None]) / scale[..., None]).clamp(0, 15).to(torch.int32).reshape(n, k)
+    self.register_buffer(name, torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, 1))
+    sz = torch.stack([scale, lo + 8 * scale], -1).transpose(0, 1).contiguous().to(dtype)
+    self.register_buffer(name + '_sz', sz)
+"""
+_Q8 = "torch.ops.aten._weight_int8pack_mm"
+_Q4 = "torch.ops.aten._weight_int4pack_mm_for_cpu"
+
+
 RING: dict[str, ZooModel] = {
     # ---- decoder LLMs (logits; attention mask given, as generate() passes it) ----
     "mistral": ZooModel(_lm("MistralConfig", "MistralForCausalLM", _DECODER + ", sliding_window=8"), _LM, _TOKENS, 1e-4),
@@ -245,6 +269,42 @@ RING: dict[str, ZooModel] = {
         "self.d = torch.nn.Conv1d(4, 4, 3, groups=4).to(torch.bfloat16)",
         "return self.c(x.to(torch.bfloat16)).float(), self.d(x[:, :, 0].to(torch.bfloat16)).float()",
         (Input((2, 4, 8, 8)),), 0.05),
+    # ---- weight-only quantized linears (int8 and int4, as torchao ships LLMs on CPU) ----
+    # A LLaMA MLP in bfloat16 with int8 weights: gate and up, SiLU, down; 12 tokens of 64.
+    "woq_int8_mlp": ZooModel(
+        _WOQ_INIT + "q8('wg', 128, 64, torch.bfloat16)\nq8('wu', 128, 64, torch.bfloat16)\n"
+        "q8('wd', 64, 128, torch.bfloat16)",
+        "h = x.reshape(-1, 64).to(torch.bfloat16)\n"
+        f"a = torch.nn.functional.silu({_Q8}(h, self.wg, self.wg_s)) * {_Q8}(h, self.wu, self.wu_s)\n"
+        f"return {_Q8}(a, self.wd, self.wd_s).float().reshape(2, 6, 64)",
+        (Input((2, 6, 64)),), 0.05),
+    # A pre-norm decoder block with int4 weights (group 32), float32: RMSNorm, q/k/v, causal SDPA over
+    # 4 heads, output projection, residual, RMSNorm, gated MLP, residual. One token (decoding) and 9.
+    "woq_int4_decoder": ZooModel(
+        _WOQ_INIT + "for name, n, k in (('q', 64, 64), ('k', 64, 64), ('v', 64, 64), ('o', 64, 64),"
+        " ('g', 128, 64), ('u', 128, 64), ('d', 64, 128)):\n    q4('w' + name, n, k, torch.float32)\n"
+        "self.n1 = torch.nn.RMSNorm(64)\nself.n2 = torch.nn.RMSNorm(64)",
+        "def lin(t, name):\n"
+        f"    return {_Q4}(t, getattr(self, 'w' + name), 32, getattr(self, 'w' + name + '_sz'))\n"
+        "outs = []\n"
+        "for t in (x, y):\n"
+        "    b, s, _ = t.shape\n"
+        "    h = self.n1(t).reshape(-1, 64)\n"
+        "    q, k, v = (lin(h, n).reshape(b, s, 4, 16).transpose(1, 2) for n in 'qkv')\n"
+        "    a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+        "    t = t + lin(a.transpose(1, 2).reshape(-1, 64), 'o').reshape(b, s, 64)\n"
+        "    h = self.n2(t).reshape(-1, 64)\n"
+        "    m = torch.nn.functional.silu(lin(h, 'g')) * lin(h, 'u')\n"
+        "    outs.append(t + lin(m, 'd').reshape(b, s, 64))\n"
+        "return tuple(outs)",
+        (Input((1, 1, 64)), Input((2, 9, 64))), 1e-4),
+    # int4 in bfloat16 (torchao's usual activation dtype) and an int8 head in float16: 33 tokens.
+    "woq_half_linears": ZooModel(
+        _WOQ_INIT + "q4('w4', 96, 128, torch.bfloat16)\nq8('w8', 48, 96, torch.float16)",
+        "h = x.reshape(-1, 128)\n"
+        f"a = {_Q4}(h.to(torch.bfloat16), self.w4, 32, self.w4_sz)\n"
+        f"return {_Q8}(torch.relu(a).to(torch.float16), self.w8, self.w8_s).float()",
+        (Input((3, 11, 128)),), 0.05),
     "conv_fp16": ZooModel(
         "self.c = torch.nn.Conv2d(4, 8, 3, stride=2).to(torch.float16)",
         "return self.c(x.to(torch.float16)).float()",

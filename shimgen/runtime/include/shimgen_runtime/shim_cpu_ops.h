@@ -65,6 +65,18 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle self, int64
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensorHandle self, int32_t* stable, int64_t dim,
                                                            int32_t descending, AtenTensorHandle* ret0,
                                                            AtenTensorHandle* ret1);
+/* Weight-only quantized linears (torchao's int8/int4 weight-only CPU paths): out [M, N] = A [M, K] @
+ * dequant(W)^T, A float32/bfloat16/float16, float32 sums rounded once to A's dtype.
+ * int8: mat2 int8 [N, K] contiguous, scales [N] of A's dtype: (A @ mat2^T) * scales. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                                   AtenTensorHandle scales, AtenTensorHandle* ret0);
+/* int4 (aten._weight_int4pack_mm_for_cpu): w uint8 [N, K/2] in torch's CPU packed layout
+ * (_convert_weight_to_int4pack_for_cpu), qGroupSize a one-element int64 tensor (32/64/128/256),
+ * qScaleAndZeros [K/qGroupSize, N, 2] of A's dtype: W[n, k] = (code - 8) * scale + zero. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(AtenTensorHandle X, AtenTensorHandle w,
+                                                                             AtenTensorHandle qGroupSize,
+                                                                             AtenTensorHandle qScaleAndZeros,
+                                                                             AtenTensorHandle* ret0);
 /* Histogram of self in `bins` equal bins over [min, max] (min == max: the data's range). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
                                                      AtenTensorHandle* ret0);
@@ -260,9 +272,6 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, A
                                                          const int64_t* expand3, int64_t expand3_len_,
                                                          const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim,
                                                          AtenTensorHandle* ret0);
-/* int8 weight-only linear: self [M, K] (float32/bfloat16/float16) @ mat2 int8 [N, K]^T, times scales [N]. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHandle self, AtenTensorHandle mat2,
-                                                                  AtenTensorHandle scales, AtenTensorHandle* ret0);
 /* torch._int_mm: out int32 [M, N] = self int8 [M, K] @ mat2 int8 [K, N]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                           AtenTensorHandle mat2);
