@@ -917,6 +917,18 @@ RING: dict[str, ZooModel] = {
         " F.fractional_max_pool2d(x, 3, output_size=(6, 6), _random_samples=samples), h.hist, *h.bin_edges,"
         " x.view(torch.int32) & 0xFFFF)",
         (Input((2, 4, 24, 24)), Input((30, 2))), 1e-5),
+    # Complex arithmetic beyond the rotary multiply (spectral filters, complex-valued layers): add,
+    # subtract, divide, exp, integer and complex powers, angle, conjugate, a complex tensor viewed as
+    # float32 (view(dtype)). (torch.sgn
+    # of a complex tensor is left out: torch 2.13's inductor fails on it, InductorError: AssertionError.)
+    "op_shapes_7": ZooModel(
+        "",
+        "a = torch.complex(x, y)\nb = torch.polar(y.abs() + 0.5, x)\n"
+        "c = (a + b) * (a - b) / (b + 2)\n"
+        "return (torch.view_as_real(c), torch.view_as_real(torch.exp(a * 0.5)), torch.view_as_real(a ** 2),"
+        " torch.view_as_real(b.pow(a * 0.1)), torch.angle(a), torch.view_as_real(a.conj_physical()),"
+        " (a * 2.5).abs(), (a + 3).view(torch.float32))",
+        (Input((4, 16)), Input((4, 16))), 1e-4),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"

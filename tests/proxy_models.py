@@ -33,6 +33,10 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
   histogramdd: torch.histogramdd's bin edges (aten::_histogramdd_bin_edges) and counts (the
                _histogramdd_from_bin_cts C shim): ranges from the data (a coordinate with one value
                widened by 0.5), given ranges, weights with density, float64, 3 coordinates.
+  complex_arith: complex subtraction (alpha given), division (by a complex and a real; by a Python
+               number torch 2.13's inductor cannot compile: AssertionError "got <class 'int'>"),
+               exp and conjugation (aten::sub.Tensor, div.Tensor, exp, _conj_physical through the proxy
+               on CPU), complex64 with broadcasting and complex128.
   upsample_aa: F.interpolate with antialias=True (aten::_upsample_bilinear2d_aa / _bicubic2d_aa):
                downsampling by integer and fractional factors, upsampling, align_corners, a given
                scale_factor, a transposed (strided) input, float64 (torch's CPU kernel has no bfloat16).
@@ -102,6 +106,15 @@ class Histogramdd(torch.nn.Module):
         b = torch.histogramdd(x[:, :2], bins=[5, 2], range=[-1.0, 1.5, -2.0, 2.0], weight=w, density=True)
         c = torch.histogramdd(x64, bins=[3, 3])
         return (a.hist, *a.bin_edges, b.hist, *b.bin_edges, c.hist, *c.bin_edges)
+
+
+class ComplexArith(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a, b = torch.complex(x, y), torch.complex(y[:1], x[:1])
+        c = torch.complex(z, z.flip(-1))
+        return tuple(torch.view_as_real(t) for t in (
+            torch.sub(a, b, alpha=2), a / b, a / (y.abs() + 1), torch.exp(a), a.conj_physical(),
+            torch.exp(c) - c.conj_physical() / (c + 1)))
 
 
 class UpsampleAA(torch.nn.Module):
@@ -267,6 +280,9 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
         x[:, 2] = 0.25  # one value: its range widened to [-0.25, 0.75]
         return (x.to(device), torch.randn(30, 2, generator=g, dtype=torch.float64).to(device),
                 torch.rand(50, generator=g).to(device))
+    if name == "complex_arith":
+        return (torch.randn(3, 6, generator=g).to(device), torch.randn(3, 6, generator=g).to(device),
+                torch.randn(4, 5, generator=g, dtype=torch.float64).to(device))
     if name == "upsample_aa":
         return (torch.randn(2, 3, 12, 16, generator=g).to(device),
                 torch.randn(1, 2, 11, 7, generator=g, dtype=torch.float64).to(device))
@@ -281,7 +297,8 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
           "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
-          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd}
+          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd,
+          "complex_arith": ComplexArith}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

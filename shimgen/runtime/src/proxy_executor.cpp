@@ -434,6 +434,25 @@ void upsample_aa(Call& call, bool bicubic) {
 }
 void upsample_bilinear2d_aa(Call& call) { upsample_aa(call, false); }
 
+// Complex arithmetic without a CPU C shim, on the host (a CUDA input makes the round trip).
+void complex_binary(Call& call, char op) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_other;
+  AtenTensorHandle other = on_host(call.tensor("other"), keep_other);
+  call.set_output(0, to_device_of(proxy_ops::cpu_complex_binary(on_host(self, keep_self), other, op,
+                                                                op == '-' ? call.real("alpha", 1.0) : 1.0),
+                                  self));
+}
+void complex_sub(Call& call) { complex_binary(call, '-'); }
+void complex_div(Call& call) { complex_binary(call, '/'); }
+void complex_unary(Call& call, char op) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_complex_unary(on_host(self, keep), op), self));
+}
+void complex_exp(Call& call) { complex_unary(call, 'e'); }
+void conj_physical(Call& call) { complex_unary(call, 'c'); }
+
 void histogramdd_bin_edges(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
@@ -746,6 +765,10 @@ const Served kServed[] = {
     {"aten::_upsample_bilinear2d_aa", upsample_bilinear2d_aa, {"output_size"}},
     {"aten::_upsample_bicubic2d_aa", upsample_bicubic2d_aa, {"output_size"}},
     {"aten::_histogramdd_bin_edges", histogramdd_bin_edges, {"bins"}},
+    {"aten::sub.Tensor", complex_sub, {"alpha"}},
+    {"aten::div.Tensor", complex_div},
+    {"aten::exp", complex_exp},
+    {"aten::_conj_physical", conj_physical},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
