@@ -929,6 +929,23 @@ RING: dict[str, ZooModel] = {
         " torch.view_as_real(b.pow(a * 0.1)), torch.angle(a), torch.view_as_real(a.conj_physical()),"
         " (a * 2.5).abs(), (a + 3).view(torch.float32))",
         (Input((4, 16)), Input((4, 16))), 1e-4),
+    # Generation and data-handling op shapes: isin (stop-token checks in generate()), unique and
+    # unique_consecutive over rows, nanmedian along a dim, renorm, put, frexp, erfcx, bicubic
+    # grid_sample, trilinear resize.
+    "op_shapes_8": ZooModel(
+        "",
+        "F = torch.nn.functional\ni = (x.abs() * 3).long()\n"
+        "rows = torch.cat([i[:3], i[:2], i[3:]])\n"
+        "q = x.masked_fill(x > 1.0, float('nan'))\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]], device=x.device)\n"
+        "grid = F.affine_grid(theta, [1, 1, 5, 7], align_corners=False)\n"
+        "m, e = torch.frexp(x * 10)\n"
+        "return (torch.isin(i, torch.tensor([0, 2, 5], device=x.device)), torch.unique(rows, dim=0),"
+        " torch.unique_consecutive(rows, dim=0), torch.nanmedian(q, dim=1).values, torch.renorm(x, 2, 0, 1.5),"
+        " x.clone().put_(torch.tensor([3, 17, 40], device=x.device), torch.tensor([1.0, 2.0, 3.0], device=x.device)),"
+        " m, e, torch.special.erfcx(x), F.grid_sample(x[None, None], grid, mode='bicubic', align_corners=False),"
+        " F.interpolate(x[None, None, None].expand(1, 1, 3, -1, -1), scale_factor=(2, 1.5, 2), mode='trilinear'))",
+        (Input((6, 8)),), 1e-4),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"
