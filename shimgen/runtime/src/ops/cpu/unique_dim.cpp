@@ -5,8 +5,9 @@
 // says); the consecutive form collapses each run of equal neighbouring slices, in order. values:
 // self's shape with dim of the kept count, contiguous (torch's meta function, which the compiled
 // model checks; its CPU kernel lays a dim other than 0 out differently); inverse int64
-// [self.size(dim)]: the kept slice of each input slice; counts int64 [kept]. torch's CPU kernels return inverse and counts whether asked or not,
-// and so does this. Any real dtype; NaN compares unequal to itself, as in torch.
+// [self.size(dim)]: the kept slice of each input slice; counts int64 [kept]. torch's CPU kernels
+// return inverse and counts whether asked or not, and so does this. Any real dtype; NaN compares
+// unequal to itself, as in torch.
 #include <algorithm>
 #include <numeric>
 
