@@ -946,6 +946,18 @@ RING: dict[str, ZooModel] = {
         " m, e, torch.special.erfcx(x), F.grid_sample(x[None, None], grid, mode='bicubic', align_corners=False),"
         " F.interpolate(x[None, None, None].expand(1, 1, 3, -1, -1), scale_factor=(2, 1.5, 2), mode='trilinear'))",
         (Input((6, 8)),), 1e-4),
+    # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
+    # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
+    # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
+    # 2.13's inductor fails lowering the op on a converted input, LoweringException: AssertionError
+    # <class 'torch._inductor.ir.Pointwise'>; tests/integration/test_cpu_ring4_ops.py covers bfloat16.)
+    "int4_linear_cpu": ZooModel(
+        "q = torch.randint(0, 16, (80, 64), dtype=torch.int32)\n"
+        "self.register_buffer('p', torch._convert_weight_to_int4pack_for_cpu(q, 2))\n"
+        "self.register_buffer('sz', torch.rand(2, 80, 2) * 0.05)\nself.out = torch.nn.Linear(80, 8)",
+        "h = torch._weight_int4pack_mm_for_cpu(x, self.p, 32, self.sz)\n"
+        "return self.out(torch.relu(h)), h",
+        (Input((6, 64)),), 1e-4),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"

@@ -286,3 +286,25 @@ def test_view_dtype_matches_torch(rt, hs, src, dst):
         got = got_(hs, out)
         assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == want.dtype
         assert torch.equal(got.contiguous().flatten().view(torch.uint8), want.contiguous().flatten().view(torch.uint8))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize(("n", "k", "group"), [(16, 64, 32), (48, 64, 64), (96, 128, 32), (208, 64, 32)])
+def test_weight_int4pack_mm_cpu_tensor_matches_torch(rt, hs, dtype, n, k, group):
+    """Row counts that exercise every packing block torch uses (64-row blocks and the smaller rest)."""
+    q = torch.randint(0, 16, (n, k), generator=gen(31), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack_for_cpu(q, 2)
+    scales_zeros = (torch.rand(k // group, n, 2, generator=gen(32)) * 0.1).to(dtype)
+    x = torch.randn(5, k, generator=gen(33)).to(dtype)
+    g = torch.tensor(group)
+    for a in (x, x[1:4]):  # torch takes a contiguous A only
+        out = c_void_p()
+        code = shim(rt, "aoti_torch_cpu__weight_int4pack_mm_cpu_tensor")(hs.of(a), hs.of(packed), hs.of(g),
+                                                                         hs.of(scales_zeros), byref(out))
+        assert code == 0, last_error(rt)
+        want = torch._weight_int4pack_mm_for_cpu(a, packed, group, scales_zeros)
+        atol = 1e-4 if dtype == torch.float32 else 0.02 * float(want.abs().max())
+        assert_same(got_(hs, out), want, atol=atol)
+    bad = torch.tensor(48)  # not a group size torch packs
+    assert shim(rt, "aoti_torch_cpu__weight_int4pack_mm_cpu_tensor")(hs.of(x), hs.of(packed), hs.of(bad),
+                                                                     hs.of(scales_zeros), byref(c_void_p())) == INVALID

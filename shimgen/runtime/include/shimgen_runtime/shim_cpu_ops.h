@@ -294,6 +294,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandl
 /* self.view(dtype): self's bytes as another dtype, sharing its storage (torch's size and stride rules). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype,
                                                          AtenTensorHandle* ret0);
+/* torch._weight_int4pack_mm_for_cpu: X [M, K] @ int4 weights packed by
+ * torch._convert_weight_to_int4pack_for_cpu (uint8 [N, K / 2]), groups of qGroupSize (a one-element
+ * integer tensor) along K dequantised as (q - 8) * scale + zero from qScaleAndZeros [K / G, N, 2]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(AtenTensorHandle X, AtenTensorHandle w,
+                                                                             AtenTensorHandle qGroupSize,
+                                                                             AtenTensorHandle qScaleAndZeros,
+                                                                             AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */
