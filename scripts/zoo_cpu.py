@@ -112,6 +112,8 @@ def main(argv: list[str]) -> int:
                 verdict, err = "CRASHED: " + child.stderr.strip()[-200:], ""
             elif report[name]["code"] != 0 or report[name]["unbound"]:
                 verdict, err = f"FAILED (exit {report[name]['code']})", ""
+                if report[name].get("error"):  # refused at open (an op the runtime does not serve)
+                    verdict += ": " + report[name]["error"][-240:]
             else:
                 worst = 0.0
                 ok = True

@@ -977,6 +977,47 @@ RING: dict[str, ZooModel] = {
         " F.fractional_max_pool2d(x, 3, output_size=(6, 6), _random_samples=samples), h.hist, *h.bin_edges,"
         " x.view(torch.int32) & 0xFFFF)",
         (Input((2, 4, 24, 24)), Input((30, 2))), 1e-5),
+    # Complex arithmetic beyond the rotary multiply (spectral filters, complex-valued layers): add,
+    # subtract, divide, exp, integer and complex powers, angle, conjugate, a complex tensor viewed as
+    # float32 (view(dtype)). (torch.sgn
+    # of a complex tensor is left out: torch 2.13's inductor fails on it, InductorError: AssertionError.)
+    "op_shapes_7": ZooModel(
+        "",
+        "a = torch.complex(x, y)\nb = torch.polar(y.abs() + 0.5, x)\n"
+        "c = (a + b) * (a - b) / (b + 2)\n"
+        "return (torch.view_as_real(c), torch.view_as_real(torch.exp(a * 0.5)), torch.view_as_real(a ** 2),"
+        " torch.view_as_real(b.pow(a * 0.1)), torch.angle(a), torch.view_as_real(a.conj_physical()),"
+        " (a * 2.5).abs(), (a + 3).view(torch.float32))",
+        (Input((4, 16)), Input((4, 16))), 1e-4),
+    # Generation and data-handling op shapes: isin (stop-token checks in generate()), unique and
+    # unique_consecutive over rows, nanmedian along a dim, renorm, put, frexp, erfcx, bicubic
+    # grid_sample, trilinear resize.
+    "op_shapes_8": ZooModel(
+        "",
+        "F = torch.nn.functional\ni = (x.abs() * 3).long()\n"
+        "rows = torch.cat([i[:3], i[:2], i[3:]])\n"
+        "q = x.masked_fill(x > 1.0, float('nan'))\n"
+        "theta = torch.tensor([[[0.9, 0.1, 0.05], [-0.1, 0.8, 0.0]]], device=x.device)\n"
+        "grid = F.affine_grid(theta, [1, 1, 5, 7], align_corners=False)\n"
+        "m, e = torch.frexp(x * 10)\n"
+        "return (torch.isin(i, torch.tensor([0, 2, 5], device=x.device)), torch.unique(rows, dim=0),"
+        " torch.unique_consecutive(rows, dim=0), torch.nanmedian(q, dim=1).values, torch.renorm(x, 2, 0, 1.5),"
+        " x.clone().put_(torch.tensor([3, 17, 40], device=x.device), torch.tensor([1.0, 2.0, 3.0], device=x.device)),"
+        " m, e, torch.special.erfcx(x), F.grid_sample(x[None, None], grid, mode='bicubic', align_corners=False),"
+        " F.interpolate(x[None, None, None].expand(1, 1, 3, -1, -1), scale_factor=(2, 1.5, 2), mode='trilinear'))",
+        (Input((6, 8)),), 1e-4),
+    # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
+    # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
+    # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
+    # 2.13's inductor fails lowering the op on a converted input, LoweringException: AssertionError
+    # <class 'torch._inductor.ir.Pointwise'>; tests/integration/test_cpu_ring4_ops.py covers bfloat16.)
+    "int4_linear_cpu": ZooModel(
+        "q = torch.randint(0, 16, (80, 64), dtype=torch.int32)\n"
+        "self.register_buffer('p', torch._convert_weight_to_int4pack_for_cpu(q, 2))\n"
+        "self.register_buffer('sz', torch.rand(2, 80, 2) * 0.05)\nself.out = torch.nn.Linear(80, 8)",
+        "h = torch._weight_int4pack_mm_for_cpu(x, self.p, 32, self.sz)\n"
+        "return self.out(torch.relu(h)), h",
+        (Input((6, 64)),), 1e-4),
     # The full nn.Transformer with source/target/memory key-padding masks and a causal target mask.
     "transformer_full": ZooModel(
         "self.t = torch.nn.Transformer(32, 4, 1, 2, 64, dropout=0.0, batch_first=True).eval()\n"

@@ -33,6 +33,13 @@ torch, link_libtorch=False) and skips a model whose directory is already complet
   histogramdd: torch.histogramdd's bin edges (aten::_histogramdd_bin_edges) and counts (the
                _histogramdd_from_bin_cts C shim): ranges from the data (a coordinate with one value
                widened by 0.5), given ranges, weights with density, float64, 3 coordinates.
+  complex_arith: complex subtraction (alpha given), division (by a complex and a real; by a Python
+               number torch 2.13's inductor cannot compile: AssertionError "got <class 'int'>"),
+               exp and conjugation (aten::sub.Tensor, div.Tensor, exp, _conj_physical through the proxy
+               on CPU), complex64 with broadcasting and complex128.
+  unique_rows: torch.unique(dim=) (aten::unique_dim) over rows and over the middle dim of a 3-d
+               tensor (values laid out with that dim outermost), unique_consecutive with a dim, and
+               nanmedian along a dim (aten::nanmedian.dim) with NaN in rows, keepdim, float64.
   upsample_aa: F.interpolate with antialias=True (aten::_upsample_bilinear2d_aa / _bicubic2d_aa):
                downsampling by integer and fractional factors, upsampling, align_corners, a given
                scale_factor, a transposed (strided) input, float64 (torch's CPU kernel has no bfloat16).
@@ -102,6 +109,26 @@ class Histogramdd(torch.nn.Module):
         b = torch.histogramdd(x[:, :2], bins=[5, 2], range=[-1.0, 1.5, -2.0, 2.0], weight=w, density=True)
         c = torch.histogramdd(x64, bins=[3, 3])
         return (a.hist, *a.bin_edges, b.hist, *b.bin_edges, c.hist, *c.bin_edges)
+
+
+class ComplexArith(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        a, b = torch.complex(x, y), torch.complex(y[:1], x[:1])
+        c = torch.complex(z, z.flip(-1))
+        return tuple(torch.view_as_real(t) for t in (
+            torch.sub(a, b, alpha=2), a / b, a / (y.abs() + 1), torch.exp(a), a.conj_physical(),
+            torch.exp(c) - c.conj_physical() / (c + 1)))
+
+
+class UniqueRows(torch.nn.Module):
+    def forward(self, i: torch.Tensor, x: torch.Tensor, x64: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        u, inv, cnt = torch.unique(i, dim=0, return_inverse=True, return_counts=True)
+        m = torch.unique(i.view(2, 4, 3), dim=1)
+        c, cinv, ccnt = torch.unique_consecutive(i, dim=0, return_inverse=True, return_counts=True)
+        q = x.masked_fill(x > 0.8, float("nan"))
+        v, k = torch.nanmedian(q, dim=1)
+        w, j = torch.nanmedian(x64.masked_fill(x64 < -1.0, float("nan")), dim=0, keepdim=True)
+        return u, inv, cnt, m, c, cinv, ccnt, v, k, w, j
 
 
 class UpsampleAA(torch.nn.Module):
@@ -267,6 +294,13 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
         x[:, 2] = 0.25  # one value: its range widened to [-0.25, 0.75]
         return (x.to(device), torch.randn(30, 2, generator=g, dtype=torch.float64).to(device),
                 torch.rand(50, generator=g).to(device))
+    if name == "complex_arith":
+        return (torch.randn(3, 6, generator=g).to(device), torch.randn(3, 6, generator=g).to(device),
+                torch.randn(4, 5, generator=g, dtype=torch.float64).to(device))
+    if name == "unique_rows":  # rows 0, 1 and 5 repeat; rows 1, 2 run; values drawn from three
+        i = torch.tensor([[1, 0, 2], [0, 0, 1], [0, 0, 1], [2, 2, 0], [1, 1, 1], [1, 0, 2], [0, 2, 2], [1, 1, 1]])
+        return (i.to(device), torch.randn(5, 7, generator=g).to(device),
+                torch.randn(6, 3, generator=g, dtype=torch.float64).to(device))
     if name == "upsample_aa":
         return (torch.randn(2, 3, 12, 16, generator=g).to(device),
                 torch.randn(1, 2, 11, 7, generator=g, dtype=torch.float64).to(device))
@@ -281,7 +315,8 @@ def _inputs(name: str, device: str) -> tuple[torch.Tensor, ...]:
 
 MODELS = {"grouped_mm": GroupedMM, "custom_op": CustomOp, "special": Special, "index_add": IndexAdd,
           "linalg_checks": LinalgChecks, "linalg_shapes": LinalgShapes, "grid_sampler": GridSampler,
-          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd}
+          "embedding_renorm": EmbeddingRenorm, "upsample_aa": UpsampleAA, "histogramdd": Histogramdd,
+          "complex_arith": ComplexArith, "unique_rows": UniqueRows}
 
 
 def compile_one(out: Path, name: str, device: str) -> None:

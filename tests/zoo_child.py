@@ -35,8 +35,13 @@ def main(spec_path: str) -> dict:
         code = cli(argv)
         served = runtime.shimgen_runtime_shim_call_count() - before
         imports = {s.name for s in read_dynamic_symbols(Path(entry["so"])) if not s.defined and "aoti_torch_" in s.name}
-        with Model(Runtime(Path(spec["runtime"]), spec["prefix"]), Path(entry["pt2"])) as model:
-            bound = bound_library(str(model.so_path), imports)
+        try:
+            with Model(Runtime(Path(spec["runtime"]), spec["prefix"]), Path(entry["pt2"])) as model:
+                bound = bound_library(str(model.so_path), imports)
+        except Exception as error:  # a package the runtime refuses at open fails its row, not the others'
+            report[entry["name"]] = {"code": code or 2, "served": served, "imports": sorted(imports),
+                                     "bound_to": [], "unbound": sorted(imports), "error": str(error)[:500]}
+            continue
         report[entry["name"]] = {"code": code, "served": served, "imports": sorted(imports),
                                  "bound_to": sorted(set(bound.values())), "unbound": sorted(imports - set(bound))}
     return report

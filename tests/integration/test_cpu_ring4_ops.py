@@ -218,3 +218,80 @@ def ctypes_pointer(array):
     from ctypes import POINTER, cast
 
     return cast(array, POINTER(c_double))
+
+
+def assert_close_complex(got: torch.Tensor, want: torch.Tensor, rtol: float):
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    g, w = torch.view_as_real(got.resolve_conj()), torch.view_as_real(want.resolve_conj())
+    assert torch.allclose(g, w, rtol=rtol, atol=rtol), f"max diff {(g - w).abs().max()}"
+
+
+def _complex(shape, seed, dtype=torch.complex64):
+    return torch.complex(torch.randn(*shape, generator=gen(seed)), torch.randn(*shape, generator=gen(seed + 1))).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_add_and_pow_match_torch(rt, hs, dtype):
+    a, b = _complex((3, 5), 23, dtype), _complex((5,), 25, dtype)
+    real = torch.randn(3, 1, generator=gen(27))
+    seven = torch.tensor(7)  # a Python int beside a complex tensor: a 0-d int64
+    rtol = 1e-5 if dtype == torch.complex64 else 1e-12
+    for x, y, alpha in ((a, b, 1.0), (a.t().contiguous().t(), real, 2.5), (a, seven, 1.0), (real, a, -1.0)):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_add_Tensor")(hs.of(x), hs.of(y), c_double(alpha), byref(out)) == 0, last_error(rt)
+        assert_close_complex(got_(hs, out), torch.add(x, y, alpha=alpha), rtol)
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_pow_Tensor_Tensor")(hs.of(x), hs.of(y * 0.3 if y is not seven else y),
+                                                            byref(out)) == 0, last_error(rt)
+        assert_close_complex(got_(hs, out), torch.pow(x, y * 0.3 if y is not seven else y), rtol * 10)
+    for exponent in (2.0, 0.5, -1.0, 3.0):
+        out = c_void_p()
+        assert shim(rt, "aoti_torch_cpu_pow_Tensor_Scalar")(hs.of(strided(a)), c_double(exponent), byref(out)) == 0
+        assert_close_complex(got_(hs, out), torch.pow(strided(a), exponent).contiguous(), rtol * 10)
+    f = torch.ones(3)
+    assert shim(rt, "aoti_torch_cpu_add_Tensor")(hs.of(f), hs.of(f), c_double(1.0), byref(c_void_p())) == UNSUPPORTED
+    assert shim(rt, "aoti_torch_cpu_pow_Tensor_Scalar")(hs.of(f), c_double(2.0), byref(c_void_p())) == UNSUPPORTED
+
+
+@pytest.mark.parametrize(("src", "dst"), [(torch.complex64, torch.float32), (torch.float32, torch.complex64),
+                                          (torch.float32, torch.int32), (torch.bfloat16, torch.int16),
+                                          (torch.float32, torch.bfloat16), (torch.int16, torch.float64)])
+def test_view_dtype_matches_torch(rt, hs, src, dst):
+    from tests.cpu_shim_tensors import CODES
+
+    base = torch.randn(4, 6, 8, generator=gen(29))
+    x = (torch.view_as_complex(base.view(4, 6, 4, 2)) if src == torch.complex64 else base.to(src))
+    for view in (x, x[1:, ::2], x.transpose(0, 1)):
+        out = c_void_p()
+        code = shim(rt, "aoti_torch_cpu_view_dtype")(hs.of(view), c_int32(CODES[dst]), byref(out))
+        try:
+            want = view.view(dst)
+        except RuntimeError:
+            assert code == INVALID  # torch refuses it too (a non-unit last stride across sizes)
+            continue
+        assert code == 0, last_error(rt)
+        got = got_(hs, out)
+        assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == want.dtype
+        assert torch.equal(got.contiguous().flatten().view(torch.uint8), want.contiguous().flatten().view(torch.uint8))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize(("n", "k", "group"), [(16, 64, 32), (48, 64, 64), (96, 128, 32), (208, 64, 32)])
+def test_weight_int4pack_mm_cpu_tensor_matches_torch(rt, hs, dtype, n, k, group):
+    """Row counts that exercise every packing block torch uses (64-row blocks and the smaller rest)."""
+    q = torch.randint(0, 16, (n, k), generator=gen(31), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack_for_cpu(q, 2)
+    scales_zeros = (torch.rand(k // group, n, 2, generator=gen(32)) * 0.1).to(dtype)
+    x = torch.randn(5, k, generator=gen(33)).to(dtype)
+    g = torch.tensor(group)
+    for a in (x, x[1:4]):  # torch takes a contiguous A only
+        out = c_void_p()
+        code = shim(rt, "aoti_torch_cpu__weight_int4pack_mm_cpu_tensor")(hs.of(a), hs.of(packed), hs.of(g),
+                                                                         hs.of(scales_zeros), byref(out))
+        assert code == 0, last_error(rt)
+        want = torch._weight_int4pack_mm_for_cpu(a, packed, group, scales_zeros)
+        atol = 1e-4 if dtype == torch.float32 else 0.02 * float(want.abs().max())
+        assert_same(got_(hs, out), want, atol=atol)
+    bad = torch.tensor(48)  # not a group size torch packs
+    assert shim(rt, "aoti_torch_cpu__weight_int4pack_mm_cpu_tensor")(hs.of(x), hs.of(packed), hs.of(bad),
+                                                                     hs.of(scales_zeros), byref(c_void_p())) == INVALID

@@ -12,6 +12,10 @@ by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
 - histogramdd: torch.histogramdd's edges through the proxy (aten::_histogramdd_bin_edges, its `range`
   an as_floats list) and counts through the C shim, with data ranges, given ranges, weights, density,
   float64: every edge and count equals eager's.
+- complex_arith: complex sub (alpha), div (by complex, real), exp, conj_physical through the proxy:
+  within float rounding of eager (complex128 to 1e-12).
+- unique_rows: unique over rows and over a middle dim, unique_consecutive with a dim (aten::unique_dim,
+  aten::unique_consecutive), nanmedian along a dim (aten::nanmedian.dim): equal to eager.
 - upsample_aa: antialiased bilinear and bicubic resizing (aten::_upsample_{bilinear,bicubic}2d_aa):
   down and up, align_corners, a scale factor, strided, float64; every output near eager's.
 - custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
@@ -117,6 +121,30 @@ def test_histogramdd_matches_eager(models, cpu_runtime, tmp_path):
         assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
         assert np.allclose(got, want, atol=1e-6, rtol=1e-6), (k, float(np.abs(got - want).max()))
     assert np.array_equal(np.load(tmp_path / "output_3.npy"), np.array([-0.25, 0.25, 0.75], dtype=np.float32))
+
+
+def test_complex_arith_matches_eager(models, cpu_runtime, tmp_path):
+    completed = _run(models / "complex_arith", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    expected = sorted((models / "complex_arith").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+    assert len(expected) == 6
+    for k, path in enumerate(expected):
+        got, want = np.load(tmp_path / f"output_{k}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+        tol = 1e-12 if want.dtype == np.float64 else 1e-5
+        assert np.allclose(got, want, atol=tol, rtol=tol), (k, float(np.abs(got - want).max()))
+
+
+def test_unique_dim_and_nanmedian_dim_match_eager(models, cpu_runtime, tmp_path):
+    completed = _run(models / "unique_rows", cpu_runtime.library, tmp_path)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    expected = sorted((models / "unique_rows").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+    assert len(expected) == 11
+    for k, path in enumerate(expected):
+        got, want = np.load(tmp_path / f"output_{k}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+        assert np.array_equal(got, want, equal_nan=got.dtype.kind == "f"), (k, got, want)
+    assert np.load(tmp_path / "output_0.npy").shape == (5, 3)  # 8 rows, 5 distinct
 
 
 def test_upsample_aa_matches_eager(models, cpu_runtime, tmp_path):

@@ -372,14 +372,39 @@ void unique2(Call& call) {
 
 void unique_consecutive(Call& call) {
   AtenTensorHandle self = call.tensor("self");
-  SHIMGEN_REQUIRE(!call.has("dim"), call.target() + ": only dim=None (the flattened input) is supported");
   Owned keep;
   AtenTensorHandle results[3] = {nullptr, nullptr, nullptr};
-  proxy_ops::cpu_unique_consecutive(on_host(self, keep), call.flag("return_inverse", false),
-                                    call.flag("return_counts", false), &results[0], &results[1], &results[2]);
+  if (call.has("dim"))  // slices along a dim (torch returns inverse and counts either way)
+    proxy_ops::cpu_unique_dim(on_host(self, keep), call.integer("dim", 0), true, &results[0], &results[1], &results[2]);
+  else
+    proxy_ops::cpu_unique_consecutive(on_host(self, keep), call.flag("return_inverse", false),
+                                      call.flag("return_counts", false), &results[0], &results[1], &results[2]);
   Owned owned[3] = {Owned(results[0]), Owned(results[1]), Owned(results[2])};
   for (size_t i = 0; i < 3; ++i) owned[i].h = to_device_of(owned[i].release(), self);
   for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
+}
+
+void unique_dim(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  AtenTensorHandle results[3] = {nullptr, nullptr, nullptr};
+  proxy_ops::cpu_unique_dim(on_host(self, keep), call.integer("dim", 0), false, &results[0], &results[1], &results[2]);
+  Owned owned[3] = {Owned(results[0]), Owned(results[1]), Owned(results[2])};
+  for (size_t i = 0; i < 3; ++i) owned[i].h = to_device_of(owned[i].release(), self);
+  for (size_t i = 0; i < 3 && i < call.num_outputs(); ++i) call.set_output(i, owned[i].release());
+}
+
+void nanmedian_dim(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  AtenTensorHandle values = nullptr, indices = nullptr;
+  proxy_ops::cpu_nanmedian_dim(on_host(self, keep), call.integer("dim", 0), call.flag("keepdim", false), &values,
+                               &indices);
+  Owned own_v(values), own_i(indices);
+  own_v.h = to_device_of(own_v.release(), self);
+  own_i.h = to_device_of(own_i.release(), self);
+  call.set_output(0, own_v.release());
+  call.set_output(1, own_i.release());
 }
 
 void complex_(Call& call) {
@@ -433,6 +458,25 @@ void upsample_aa(Call& call, bool bicubic) {
                                   self));
 }
 void upsample_bilinear2d_aa(Call& call) { upsample_aa(call, false); }
+
+// Complex arithmetic without a CPU C shim, on the host (a CUDA input makes the round trip).
+void complex_binary(Call& call, char op) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep_self, keep_other;
+  AtenTensorHandle other = on_host(call.tensor("other"), keep_other);
+  call.set_output(0, to_device_of(proxy_ops::cpu_complex_binary(on_host(self, keep_self), other, op,
+                                                                op == '-' ? call.real("alpha", 1.0) : 1.0),
+                                  self));
+}
+void complex_sub(Call& call) { complex_binary(call, '-'); }
+void complex_div(Call& call) { complex_binary(call, '/'); }
+void complex_unary(Call& call, char op) {
+  AtenTensorHandle self = call.tensor("self");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_complex_unary(on_host(self, keep), op), self));
+}
+void complex_exp(Call& call) { complex_unary(call, 'e'); }
+void conj_physical(Call& call) { complex_unary(call, 'c'); }
 
 void histogramdd_bin_edges(Call& call) {
   AtenTensorHandle self = call.tensor("self");
@@ -737,6 +781,8 @@ const Served kServed[] = {
     {"aten::_unique2", unique2},
     {"prims::normal", prims_normal, {"shape"}},
     {"aten::unique_consecutive", unique_consecutive},
+    {"aten::unique_dim", unique_dim, {"dim"}},
+    {"aten::nanmedian.dim", nanmedian_dim, {"dim"}},
     {"aten::poisson", poisson},
     {"aten::complex", complex_},
     {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
@@ -746,6 +792,10 @@ const Served kServed[] = {
     {"aten::_upsample_bilinear2d_aa", upsample_bilinear2d_aa, {"output_size"}},
     {"aten::_upsample_bicubic2d_aa", upsample_bicubic2d_aa, {"output_size"}},
     {"aten::_histogramdd_bin_edges", histogramdd_bin_edges, {"bins"}},
+    {"aten::sub.Tensor", complex_sub, {"alpha"}},
+    {"aten::div.Tensor", complex_div},
+    {"aten::exp", complex_exp},
+    {"aten::_conj_physical", conj_physical},
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},

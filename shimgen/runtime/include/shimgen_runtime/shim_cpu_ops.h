@@ -292,6 +292,17 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTen
                                                                         int64_t bins_len_, const double** range,
                                                                         int64_t range_len_, AtenTensorHandle* weight,
                                                                         int32_t density, AtenTensorHandle* ret0);
+/* Complex elementwise fallbacks (inductor generates the real ones): self + alpha * other, self ** exponent
+ * (a scalar or a tensor, broadcast); the result dtype as mul_Tensor's. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
+                                                          AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent,
+                                                                AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent,
+                                                                AtenTensorHandle* ret0);
+/* self.view(dtype): self's bytes as another dtype, sharing its storage (torch's size and stride rules). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype,
+                                                         AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -64,6 +64,19 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
 std::vector<AtenTensorHandle> cpu_histogramdd_bin_edges(AtenTensorHandle self, const std::vector<int64_t>& bins,
                                                         const std::vector<double>* range);
 
+// aten::sub.Tensor ('-': self - alpha * other) and aten::div.Tensor ('/') with a complex operand,
+// broadcast; aten::exp ('e') and aten::_conj_physical ('c') of a complex tensor.
+AtenTensorHandle cpu_complex_binary(AtenTensorHandle self, AtenTensorHandle other, char op, double alpha);
+AtenTensorHandle cpu_complex_unary(AtenTensorHandle self, char op);
+
+// aten::unique_dim (consecutive false: distinct slices along dim, sorted) and aten::unique_consecutive
+// with a dim (true: runs of equal neighbouring slices collapsed): values, inverse and counts.
+void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTensorHandle* values,
+                    AtenTensorHandle* inverse, AtenTensorHandle* counts);
+// aten::nanmedian.dim: the lower median of each line's non-NaN values and its index.
+void cpu_nanmedian_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTensorHandle* values,
+                       AtenTensorHandle* indices);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special

@@ -35,7 +35,7 @@ void for_each(const std::vector<int64_t>& sizes, const std::vector<int64_t>* con
   });
 }
 
-// Element at of a complex64/128 or real float32/64 tensor, as complex<double>.
+// Element at of a complex64/128 or real tensor (any real dtype), as complex<double>.
 inline std::complex<double> read_complex(const Tensor& t, int64_t at) {
   switch (t.dtype) {
     case kComplex64: {
@@ -45,7 +45,13 @@ inline std::complex<double> read_complex(const Tensor& t, int64_t at) {
     case kComplex128: return reinterpret_cast<const std::complex<double>*>(t.data())[at];
     case kFloat32: return {reinterpret_cast<const float*>(t.data())[at], 0.0};
     case kFloat64: return {reinterpret_cast<const double*>(t.data())[at], 0.0};
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(t.dtype) + " is not supported");
+    default: {  // the other real dtypes (a Python int beside a complex tensor arrives as a 0-d int64)
+      double v = 0.0;
+      dispatch_real(t.dtype, "complex arithmetic", [&](auto x) {
+        v = static_cast<double>(value_of(reinterpret_cast<const decltype(x)*>(t.data())[at]));
+      });
+      return {v, 0.0};
+    }
   }
 }
 
@@ -54,6 +60,25 @@ inline void write_complex(const Tensor& t, int64_t at, std::complex<double> v) {
     reinterpret_cast<std::complex<float>*>(t.data())[at] = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
   else
     reinterpret_cast<std::complex<double>*>(t.data())[at] = v;
+}
+
+// The result dtype of a binary op with a complex operand (add, sub, div, pow), by mul's rule
+// (rules::mul_dtype: complex128 when an operand that sets the width is 64-bit, 0-d operands only
+// raising the category), the other operand any real dtype (a Python int arrives as a 0-d int64);
+// errors name `op`.
+inline int32_t complex_binary_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  for (const Tensor* t : {&a, &b})
+    if (!is_complex(t->dtype)) dispatch_real(t->dtype, op, [](auto) {});  // any real dtype beside a complex one
+  if (!is_complex(a.dtype) && !is_complex(b.dtype))
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": only calls with a complex operand are served "
+                                                              "(inductor generates the real ones itself)");
+  std::vector<const Tensor*> leading;  // torch's promotion: dimensioned operands set the width
+  for (const Tensor* t : {&a, &b})
+    if (!t->sizes.empty()) leading.push_back(t);
+  if (leading.empty()) leading = {&a, &b};
+  bool wide = false;
+  for (const Tensor* t : leading) wide |= t->dtype == kComplex128 || t->dtype == kFloat64;
+  return wide ? kComplex128 : kComplex64;
 }
 
 // A complex tensor made from two real ones of one float dtype, broadcast (torch.complex, torch.polar):
