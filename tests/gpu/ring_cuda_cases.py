@@ -485,7 +485,23 @@ def host_staged_generated(s: Shims):
     assert s.fn("aoti_torch_cuda__int_mm_out", H, H, H)(hdst, h1, h2) == 0, s.rt.last_error()
     assert torch.equal(dst, torch._int_mm(m1, m2)), "_int_mm_out: out differs from torch's"
     s.free(hdst, h1, h2)
-    return "7 generated ops equal torch's CUDA results; " + "; ".join(details)
+    z = torch.randn(3, 4, dtype=torch.complex64, device=DEV, generator=gen(128))
+    w = torch.randn(4, dtype=torch.complex64, device=DEV, generator=gen(129))
+    hz, hw = s.wrap(z), s.wrap(w)
+    assert s.fn("aoti_torch_cuda_add_Tensor", H, H, c_double, HP)(hz, hw, 2.0, byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), torch.add(z, w, alpha=2.0), 1e-6))
+    s.free(out.value)
+    assert s.fn("aoti_torch_cuda_pow_Tensor_Scalar", H, c_double, HP)(hz, 3.0, byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), z ** 3, 1e-4))
+    s.free(out.value, hz, hw)
+    # view_dtype is a view (hand-written, ../views.h): the same device memory, no copy
+    f32 = torch.randn(3, 8, device=DEV, generator=gen(130))
+    hf = s.wrap(f32)
+    assert s.fn("aoti_torch_cuda_view_dtype", H, c_int32, HP)(hf, 9, byref(out)) == 0, s.rt.last_error()
+    viewed = on_device(s, out.value)
+    assert torch.equal(viewed, f32.view(torch.complex64)) and viewed.data_ptr() == f32.data_ptr()
+    s.free(out.value, hf)
+    return "9 generated ops equal torch's CUDA results, view_dtype shares storage; " + "; ".join(details)
 
 
 def addbmm_masked_select(s: Shims):

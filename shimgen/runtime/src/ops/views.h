@@ -26,6 +26,8 @@ inline std::unique_ptr<Tensor> alias(const Tensor& in) {
 
 // torch.view_as_real: complex64/128 as float32/64 [..., 2] (strides * 2 + [1], offset * 2).
 std::unique_ptr<Tensor> view_as_real(const Tensor& self);
+// self.view(dtype): the same bytes as another dtype (ops/cpu/view_dtype.cpp has torch's rules).
+std::unique_ptr<Tensor> view_dtype(const Tensor& self, int32_t dtype);
 // torch.view_as_complex: float32/64 [..., 2] (last stride 1, other strides and offset even) as complex.
 std::unique_ptr<Tensor> view_as_complex(const Tensor& self);
 // self's dims reordered: sizes[i] = self.sizes[dims[i]] (dims a permutation, negative dims wrap).

@@ -99,3 +99,30 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__adaptive_avg_pool3d(
           [&](AtenTensorHandle* r) { return aoti_torch_cpu__adaptive_avg_pool3d(s.host(self), output_size, output_size_len_, &r[0]); });
   });
 }
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("add_Tensor", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_add_Tensor(s.host(self), s.host(other), alpha, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(AtenTensorHandle self, double exponent, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("pow_Tensor_Scalar", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_pow_Tensor_Scalar(s.host(self), exponent, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("pow_Tensor_Tensor", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_pow_Tensor_Tensor(s.host(self), s.host(exponent), &r[0]); });
+  });
+}
