@@ -168,9 +168,12 @@ RING: dict[str, ZooModel] = {
                            "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
     "mobilevit": ZooModel(_hf("MobileViTConfig", "MobileViTModel",
                               "image_size=32, patch_size=2, hidden_sizes=[16, 24, 32],"
-                              " neck_hidden_sizes=[8, 8, 16, 16, 24, 24, 32], num_attention_heads=2"),
+                              " neck_hidden_sizes=[8, 8, 16, 16, 24, 24, 32], num_attention_heads=2,"
+                              " initializer_range=0.3"),  # at 0.02 the output is exactly 0: nothing compared
                           "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
-    "mobilenet_v2": ZooModel(_hf("MobileNetV2Config", "MobileNetV2Model", "image_size=32, depth_multiplier=0.35"),
+    # initializer_range: at 0.02 the output is about 4e-25, which any result would match
+    "mobilenet_v2": ZooModel(_hf("MobileNetV2Config", "MobileNetV2Model",
+                                 "image_size=32, depth_multiplier=0.35, initializer_range=0.25"),
                              "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
     "segformer": ZooModel(_hf("SegformerConfig", "SegformerModel",
                               "num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],"
@@ -618,7 +621,8 @@ RING: dict[str, ZooModel] = {
                                "num_encoder_blocks=2, depths=[1, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3],"
                                " strides=[4, 2], padding=[2, 1], pool_size=3"), _PIXEL_OUT, _PIXELS, 1e-4),
     "efficientnet": ZooModel(_hf("EfficientNetConfig", "EfficientNetModel",
-                                 "image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320"),
+                                 "image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320,"
+                                 " initializer_range=0.65"),  # 0.02: exactly 0; 0.3: 2e-15; 1.0: 1e12
                              "return self.m(pixel_values=x).pooler_output", _PIXELS, 1e-4),
     "bit": ZooModel(_hf("BitConfig", "BitModel",
                         "embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type='preactivation',"
