@@ -14,23 +14,6 @@
 
 namespace shimgen::rt::cpu {
 
-// c10's channels-last test for 4-d / 5-d strides: C innermost, then the spatial dims last to first.
-inline bool is_channels_last(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  std::vector<size_t> order;
-  if (sizes.size() == 4) order = {1, 3, 2, 0};
-  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
-  else return false;
-  if (strides[1] == 0) return false;
-  int64_t min = 0;
-  for (size_t d : order) {
-    if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;
-    min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
-  }
-  return true;
-}
-
 inline AtenTensorHandle adaptive_avg_pool(const Tensor& in, const int64_t* output_size, int64_t output_size_len,
                                           size_t spatial, const char* op) {
   const size_t rank = in.sizes.size();
@@ -49,7 +32,7 @@ inline AtenTensorHandle adaptive_avg_pool(const Tensor& in, const int64_t* outpu
   std::vector<int64_t> sizes(in.sizes.begin(), in.sizes.begin() + static_cast<std::ptrdiff_t>(lead));
   for (size_t i = 0; i < spatial; ++i) sizes.push_back(output_size[i]);
   std::vector<int64_t> strides = contiguous_strides_of(sizes);
-  if (spatial == 2 && rank == 4 && is_channels_last(in.sizes, in.strides)) {  // C innermost, N outermost
+  if (spatial == 2 && rank == 4 && channels_last_strides(in.sizes, in.strides)) {  // C innermost, N outermost
     int64_t s = 1;
     strides[1] = s;
     s *= std::max<int64_t>(sizes[1], 1);
