@@ -1037,4 +1037,6 @@ RING: dict[str, ZooModel] = {
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
 # the ring's new ops (the transformers families stay in the script).
 # Kept small: CI has 2 cores and 25 minutes for everything (the whole ring: scripts/zoo_cpu.py --ring).
-CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "index_put_mask", "op_shapes_4")
+# (op_shapes_4 left it again: with it CI took 25.9 min; its ops have native tests, embedding_renorm a
+# proxy-model test.)
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "index_put_mask")

@@ -7,9 +7,8 @@ EmbeddingBag, transposed convolution, top-p sampling (multinomial through the pr
 and complex tensors (_fft_c2r and complex through the proxy executor), boolean-mask and int64-accumulating
 index_put_ (aoti_torch_index_put_out) with bfloat16 index_add (aten::index_add through the proxy),
 volumetric grid_sample (grid_sampler_3d), dense linear algebra (LAPACK:
-cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor),
-F.embedding with max_norm (aten::embedding_renorm through the proxy) beside cdist p != 2, stable and
-descending sorts and int32 bucketize (op_shapes_4). ``python scripts/zoo_cpu.py --ring`` runs the whole ring."""
+cholesky_solve and the Householder/LU/triangular C shims, 17 linalg targets through the proxy executor).
+``python scripts/zoo_cpu.py --ring`` runs the whole ring (op_shapes_4 and the rest of round 4 among it)."""
 
 from __future__ import annotations
 
