@@ -1,0 +1,241 @@
+"""Screen every transformers model family for op fallbacks the runtime does not serve (issue 22's
+"hidden rings": architectures nobody here named).
+
+For each model type transformers registers a base model for, build the model from its default config
+shrunk generically (sizes, layers, heads, experts; nested sub-configs too), export it with
+torch.export, and lower it with AOTInductor in ``package_cpp_only`` mode: inductor writes the wrapper
+source without compiling it (seconds, not minutes). The shim calls in the wrapper and the ops its
+extern-kernel JSON hands to the proxy executor are compared with what the runtime serves: its header
+scan (the exported shims) and the proxy executor's target table. Nothing is run, so a family that
+lowers cleanly is only *served*, not *correct*: tests/arch_ring.py and scripts/zoo_cpu.py --ring
+compare outputs with eager.
+
+    python scripts/family_sweep.py [--jobs N] [--timeout S] [--json OUT] [MODEL_TYPE...]
+
+Prints one row per family (lowered / served / missing names, or why it did not lower: config, build,
+export, lower) and, last, the missing names ranked by how many families need them. Exit status 0:
+the screen is a report, not a gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# The proxy executor's target table and the special functions it serves besides.
+PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
+                 REPO / "shimgen/runtime/src/ops/cpu/special_functions.cpp")
+
+# One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
+# line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
+CHILD = r'''
+import json, re, sys, zipfile, warnings
+warnings.filterwarnings("ignore")
+model_type, out = sys.argv[1], sys.argv[2]
+
+SIZES = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 16, "d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
+         "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 128,
+         "decoder_ffn_dim": 128, "num_layers": 2, "n_layer": 2, "n_head": 4, "n_embd": 64, "d_ff": 128,
+         "ffn_dim": 128, "num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4,
+         "num_experts_per_tok": 2, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 64,
+         "num_decoder_layers": 2, "encoder_hidden_size": 64, "projection_dim": 32, "embed_dim": 64,
+         "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
+         "v_head_dim": 16, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "image_size": 64}
+LISTS = {"depths": 1, "num_layers": 1, "layer_types": None}
+
+
+def shrink(config, depth=0):
+    for key, value in list(vars(config).items()):
+        if key.startswith("_"):
+            continue
+        if hasattr(value, "to_dict") and depth < 3 and not isinstance(value, type):
+            shrink(value, depth + 1)
+        elif key in SIZES and isinstance(value, int) and not isinstance(value, bool) and value > SIZES[key]:
+            setattr(config, key, SIZES[key])
+        elif key in ("depths",) and isinstance(value, (list, tuple)):
+            setattr(config, key, type(value)(1 for _ in value))
+        elif key == "layer_types" and isinstance(value, (list, tuple)):
+            n = getattr(config, "num_hidden_layers", None)
+            if isinstance(n, int):
+                # keep one of each kind the default mixes (sliding/full, linear/full, mamba/attention)
+                kinds = list(dict.fromkeys(value))
+                setattr(config, key, type(value)((kinds * n)[:max(n, len(kinds))]))
+                if len(kinds) > n:
+                    config.num_hidden_layers = len(kinds)
+        elif key in ("max_position_embeddings",) and isinstance(value, int) and value > 512:
+            setattr(config, key, 512)
+    return config
+
+
+def emit(stage, **extra):
+    print(json.dumps({"stage": stage, **extra}))
+    sys.exit(0)
+
+
+try:
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+    config = shrink(AutoConfig.for_model(model_type))
+except Exception as e:
+    emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
+try:
+    torch.manual_seed(0)
+    model = AutoModel.from_config(config).eval()
+except Exception as e:
+    emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
+
+def vocab(c):
+    for cand in (c, getattr(c, "text_config", None), getattr(c, "decoder", None)):
+        v = getattr(cand, "vocab_size", None) if cand is not None else None
+        if isinstance(v, int) and v > 8:
+            return min(v, 100)
+    return 100
+
+name = getattr(model, "main_input_name", "input_ids")
+kwargs = {}
+if name == "input_ids":
+    kwargs["input_ids"] = torch.randint(3, vocab(config), (2, 12))
+    kwargs["attention_mask"] = torch.ones(2, 12, dtype=torch.long)
+elif name == "pixel_values":
+    vc = getattr(config, "vision_config", config)
+    size = getattr(vc, "image_size", 64)
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    size = min(int(size or 64), 64) if not isinstance(size, dict) else 64
+    kwargs[name] = torch.randn(2, getattr(vc, "num_channels", 3) or 3, size, size)
+elif name == "input_values":
+    channels = getattr(config, "audio_channels", None)
+    kwargs[name] = torch.randn(2, channels, 1600) if isinstance(channels, int) else torch.randn(2, 1600)
+elif name == "input_features":
+    kwargs[name] = torch.randn(2, getattr(config, "num_mel_bins", 80), 3000 if "whisper" in model_type else 64)
+else:
+    emit("inputs", error=f"main input {name!r} has no generic input here")
+if getattr(config, "is_encoder_decoder", False):
+    kwargs["decoder_input_ids"] = torch.randint(3, vocab(config), (2, 6))
+
+import inspect
+params = inspect.signature(model.forward).parameters
+kwargs = {k: v for k, v in kwargs.items() if k in params}
+if "use_cache" in params:
+    kwargs["use_cache"] = False
+
+
+class Wrap(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, **kw):
+        out = self.m(**kw)
+        return tuple(v for v in (out.values() if hasattr(out, "values") else [out]) if isinstance(v, torch.Tensor))
+
+try:
+    with torch.no_grad():
+        Wrap(model)(**kwargs)
+except Exception as e:
+    emit("eager", error=f"{type(e).__name__}: {str(e)[:200]}")
+try:
+    ep = torch.export.export(Wrap(model), (), kwargs, strict=False)
+except Exception as e:
+    emit("export", error=f"{type(e).__name__}: {str(e)[:200]}")
+try:
+    path = torch._inductor.aoti_compile_and_package(
+        ep, package_path=out, inductor_configs={"aot_inductor.package_cpp_only": True})
+except Exception as e:
+    emit("lower", error=f"{type(e).__name__}: {str(e)[:200]}")
+shims, proxy = set(), set()
+with zipfile.ZipFile(path) as z:
+    for n in z.namelist():
+        if n.endswith(".wrapper.cpp") or n.endswith(".cpp") and "/model/" in n:
+            shims |= set(re.findall(r"\baoti_torch_[a-z0-9_]+", z.read(n).decode(errors="replace")))
+        elif n.endswith(".json") and "/model/" in n and not n.endswith(("_flags.json", "_metadata.json")):
+            try:
+                for node in json.loads(z.read(n)).get("nodes", []):
+                    target = node.get("node", {}).get("target")
+                    if target:
+                        proxy.add(target.removesuffix(".default"))
+            except Exception:
+                pass
+emit("lowered", shims=sorted(shims), proxy=sorted(proxy))
+'''
+
+
+def proxy_targets(sources: tuple[Path, ...] = PROXY_SOURCES) -> frozenset[str]:
+    """The ops the runtime's proxy executor serves: the quoted "namespace::op" names of its tables."""
+    return frozenset(name for source in sources
+                     for name in re.findall(r'"([a-z_]+::[A-Za-z0-9_.]+)"', source.read_text(encoding="utf-8")))
+
+
+def model_types() -> list[str]:
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    return sorted(MODEL_MAPPING_NAMES)
+
+
+def screen(model_type: str, timeout: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
+        try:
+            done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2")],
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"stage": "crash", "error": f"exit {done.returncode}: {tail[:200]}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model_types", nargs="*")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=240)
+    parser.add_argument("--json", type=Path, help="write every row here")
+    args = parser.parse_args(argv)
+
+    sys.path.insert(0, str(REPO))
+    from shimgen.aoti.coverage import served_by_runtime
+
+    served, proxied = served_by_runtime(), proxy_targets()
+    names = args.model_types or model_types()
+    rows: dict[str, dict] = {}
+    missing_count: Counter[str] = Counter()
+
+    def one(name: str) -> None:
+        row = screen(name, args.timeout)
+        if row["stage"] == "lowered":
+            row["missing"] = sorted({s for s in row["shims"] if s not in served and s != "aoti_torch_proxy_executor_call_function"}
+                                    | {p for p in row["proxy"] if p not in proxied})
+            status = "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
+        else:
+            status = f"{row['stage']}: {row['error']}"
+        rows[name] = row
+        print(f"{name:32s} {status}", flush=True)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(one, names))
+    for row in rows.values():
+        missing_count.update(row.get("missing", ()))
+    lowered = [n for n, r in rows.items() if r["stage"] == "lowered"]
+    ok = [n for n in lowered if not rows[n]["missing"]]
+    print(f"\n{len(names)} families: {len(lowered)} lowered, {len(ok)} served, "
+          f"{len(lowered) - len(ok)} need a name the runtime lacks")
+    for name, count in missing_count.most_common():
+        print(f"  {count:3d}  {name}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
