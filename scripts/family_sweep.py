@@ -39,41 +39,8 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 CHILD = r'''
 import json, re, sys, zipfile, warnings
 warnings.filterwarnings("ignore")
-model_type, out = sys.argv[1], sys.argv[2]
-
-SIZES = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
-         "num_key_value_heads": 2, "head_dim": 16, "d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
-         "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 128,
-         "decoder_ffn_dim": 128, "num_layers": 2, "n_layer": 2, "n_head": 4, "n_embd": 64, "d_ff": 128,
-         "ffn_dim": 128, "num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4,
-         "num_experts_per_tok": 2, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 64,
-         "num_decoder_layers": 2, "encoder_hidden_size": 64, "projection_dim": 32, "embed_dim": 64,
-         "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
-         "v_head_dim": 16, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "image_size": 64}
-LISTS = {"depths": 1, "num_layers": 1, "layer_types": None}
-
-
-def shrink(config, depth=0):
-    for key, value in list(vars(config).items()):
-        if key.startswith("_"):
-            continue
-        if hasattr(value, "to_dict") and depth < 3 and not isinstance(value, type):
-            shrink(value, depth + 1)
-        elif key in SIZES and isinstance(value, int) and not isinstance(value, bool) and value > SIZES[key]:
-            setattr(config, key, SIZES[key])
-        elif key in ("depths",) and isinstance(value, (list, tuple)):
-            setattr(config, key, type(value)(1 for _ in value))
-        elif key == "layer_types" and isinstance(value, (list, tuple)):
-            n = getattr(config, "num_hidden_layers", None)
-            if isinstance(n, int):
-                # keep one of each kind the default mixes (sliding/full, linear/full, mamba/attention)
-                kinds = list(dict.fromkeys(value))
-                setattr(config, key, type(value)((kinds * n)[:max(n, len(kinds))]))
-                if len(kinds) > n:
-                    config.num_hidden_layers = len(kinds)
-        elif key in ("max_position_embeddings",) and isinstance(value, int) and value > 512:
-            setattr(config, key, 512)
-    return config
+model_type, out, tests = sys.argv[1:4]
+sys.path.insert(0, tests)
 
 
 def emit(stage, **extra):
@@ -83,50 +50,32 @@ def emit(stage, **extra):
 
 try:
     import torch
-    from transformers import AutoConfig, AutoModel
-    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
-    config = shrink(AutoConfig.for_model(model_type))
+    import hf_auto
+    config = hf_auto.tiny_config(model_type)
 except Exception as e:
     emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
 try:
-    torch.manual_seed(0)
-    model = AutoModel.from_config(config).eval()
+    model = hf_auto.tiny_model(model_type)
 except Exception as e:
     emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
 
-def vocab(c):
-    for cand in (c, getattr(c, "text_config", None), getattr(c, "decoder", None)):
-        v = getattr(cand, "vocab_size", None) if cand is not None else None
-        if isinstance(v, int) and v > 8:
-            return min(v, 100)
-    return 100
-
-name = getattr(model, "main_input_name", "input_ids")
-kwargs = {}
-if name == "input_ids":
-    kwargs["input_ids"] = torch.randint(3, vocab(config), (2, 12))
-    kwargs["attention_mask"] = torch.ones(2, 12, dtype=torch.long)
-elif name == "pixel_values":
-    vc = getattr(config, "vision_config", config)
-    size = getattr(vc, "image_size", 64)
-    size = size[0] if isinstance(size, (list, tuple)) else size
-    size = min(int(size or 64), 64) if not isinstance(size, dict) else 64
-    kwargs[name] = torch.randn(2, getattr(vc, "num_channels", 3) or 3, size, size)
-elif name == "input_values":
+kind = hf_auto.input_kind(model)
+inputs = {}
+if kind == "tokens":
+    inputs["input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), hf_auto.TOKENS)
+    inputs["attention_mask"] = torch.ones(hf_auto.TOKENS, dtype=torch.long)
+elif kind == "pixels":
+    vision = getattr(config, "vision_config", config)
+    inputs["pixel_values"] = torch.randn(2, getattr(vision, "num_channels", 3) or 3, 64, 64)
+elif kind == "audio":
     channels = getattr(config, "audio_channels", None)
-    kwargs[name] = torch.randn(2, channels, 1600) if isinstance(channels, int) else torch.randn(2, 1600)
-elif name == "input_features":
-    kwargs[name] = torch.randn(2, getattr(config, "num_mel_bins", 80), 3000 if "whisper" in model_type else 64)
+    inputs["input_values"] = torch.randn(2, *((channels,) if isinstance(channels, int) else ()), hf_auto.AUDIO_SAMPLES)
+elif kind == "features":
+    inputs["input_features"] = torch.randn(2, getattr(config, "num_mel_bins", 80), 3000 if "whisper" in model_type else 64)
 else:
-    emit("inputs", error=f"main input {name!r} has no generic input here")
+    emit("inputs", error=f"main input {model.main_input_name!r} has no generic input here")
 if getattr(config, "is_encoder_decoder", False):
-    kwargs["decoder_input_ids"] = torch.randint(3, vocab(config), (2, 6))
-
-import inspect
-params = inspect.signature(model.forward).parameters
-kwargs = {k: v for k, v in kwargs.items() if k in params}
-if "use_cache" in params:
-    kwargs["use_cache"] = False
+    inputs["decoder_input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), (2, 6))
 
 
 class Wrap(torch.nn.Module):
@@ -135,16 +84,15 @@ class Wrap(torch.nn.Module):
         self.m = m
 
     def forward(self, **kw):
-        out = self.m(**kw)
-        return tuple(v for v in (out.values() if hasattr(out, "values") else [out]) if isinstance(v, torch.Tensor))
+        return hf_auto.call(self.m, **kw)
 
 try:
     with torch.no_grad():
-        Wrap(model)(**kwargs)
+        Wrap(model)(**inputs)
 except Exception as e:
     emit("eager", error=f"{type(e).__name__}: {str(e)[:200]}")
 try:
-    ep = torch.export.export(Wrap(model), (), kwargs, strict=False)
+    ep = torch.export.export(Wrap(model), (), inputs, strict=False)
 except Exception as e:
     emit("export", error=f"{type(e).__name__}: {str(e)[:200]}")
 try:
@@ -155,8 +103,8 @@ except Exception as e:
 shims, proxy = set(), set()
 with zipfile.ZipFile(path) as z:
     for n in z.namelist():
-        if n.endswith(".wrapper.cpp") or n.endswith(".cpp") and "/model/" in n:
-            shims |= set(re.findall(r"\baoti_torch_[a-z0-9_]+", z.read(n).decode(errors="replace")))
+        if n.endswith(".wrapper.cpp"):
+            shims |= set(re.findall(r"\baoti_torch_[A-Za-z0-9_]+", z.read(n).decode(errors="replace")))
         elif n.endswith(".json") and "/model/" in n and not n.endswith(("_flags.json", "_metadata.json")):
             try:
                 for node in json.loads(z.read(n)).get("nodes", []):
@@ -165,7 +113,7 @@ with zipfile.ZipFile(path) as z:
                         proxy.add(target.removesuffix(".default"))
             except Exception:
                 pass
-emit("lowered", shims=sorted(shims), proxy=sorted(proxy))
+emit("lowered", kind=kind, shims=sorted(shims), proxy=sorted(proxy))
 '''
 
 
@@ -184,7 +132,8 @@ def model_types() -> list[str]:
 def screen(model_type: str, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
-            done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2")],
+            done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2"),
+                                   str(REPO / "tests")],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}

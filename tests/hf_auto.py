@@ -1,0 +1,97 @@
+"""Any transformers family as a tiny model, without writing its config by hand: the family's default
+config shrunk generically (sizes, layers, heads, experts, image size; nested sub-configs too) and the
+model's inputs chosen by its ``main_input_name``. scripts/family_sweep.py screens every registered
+family with it; tests/arch_ring.py's ``_auto`` entries compile and compare the ones it picked.
+
+A shrunk config keeps the family's own structure (its attention, norms, routing, layer kinds): only
+sizes change, so the ops inductor emits are the family's. Random weights, seeded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Upper bounds: a config value larger than this is lowered to it.
+SIZES = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 16, "d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
+         "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 128,
+         "decoder_ffn_dim": 128, "num_layers": 2, "n_layer": 2, "n_head": 4, "n_embd": 64, "d_ff": 128,
+         "ffn_dim": 128, "num_experts": 4, "num_local_experts": 4, "n_routed_experts": 4,
+         "num_experts_per_tok": 2, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 64,
+         "num_decoder_layers": 2, "encoder_hidden_size": 64, "projection_dim": 32, "embed_dim": 64,
+         "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
+         "v_head_dim": 16, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "image_size": 64,
+         "max_position_embeddings": 512}
+TOKENS, TOKEN_LIMIT, AUDIO_SAMPLES = (2, 12), 100, 1600
+
+
+def shrink(config: Any, depth: int = 0) -> Any:
+    """``config`` with every size above SIZES lowered, per-stage depths set to 1 and mixed layer kinds
+    kept one each (sliding/full, linear/full, mamba/attention), recursively into sub-configs."""
+    for key, value in list(vars(config).items()):
+        if key.startswith("_"):
+            continue
+        if hasattr(value, "to_dict") and depth < 3 and not isinstance(value, type):
+            shrink(value, depth + 1)
+        elif key in SIZES and isinstance(value, int) and not isinstance(value, bool) and value > SIZES[key]:
+            setattr(config, key, SIZES[key])
+        elif key == "depths" and isinstance(value, (list, tuple)):
+            setattr(config, key, type(value)(1 for _ in value))
+        elif key == "layer_types" and isinstance(value, (list, tuple)):
+            n = getattr(config, "num_hidden_layers", None)
+            if isinstance(n, int):
+                kinds = list(dict.fromkeys(value))
+                setattr(config, key, type(value)((kinds * n)[:max(n, len(kinds))]))
+                if len(kinds) > n:
+                    config.num_hidden_layers = len(kinds)
+    return config
+
+
+def tiny_config(model_type: str) -> Any:
+    from transformers import AutoConfig
+
+    return shrink(AutoConfig.for_model(model_type))
+
+
+def tiny_model(model_type: str) -> Any:
+    """The family's base model (AutoModel) from its shrunk config, seeded, in eval mode."""
+    import torch
+    from transformers import AutoModel
+
+    torch.manual_seed(0)
+    return AutoModel.from_config(tiny_config(model_type)).eval()
+
+
+def vocab_bound(config: Any) -> int:
+    """An exclusive bound for token ids every family accepts (its vocabulary, at most TOKEN_LIMIT)."""
+    for part in (config, getattr(config, "text_config", None), getattr(config, "decoder", None)):
+        size = getattr(part, "vocab_size", None) if part is not None else None
+        if isinstance(size, int) and size > 8:
+            return min(size, TOKEN_LIMIT)
+    return TOKEN_LIMIT
+
+
+def input_kind(model: Any) -> str:
+    """'tokens', 'pixels', 'audio' or 'features' (the model's main input), or '' for none of these."""
+    return {"input_ids": "tokens", "pixel_values": "pixels", "input_values": "audio",
+            "input_features": "features"}.get(getattr(model, "main_input_name", "input_ids"), "")
+
+
+def tensors(output: Any) -> tuple:
+    """Every tensor of a model output (a ModelOutput or a tuple), in order: what a ring entry returns."""
+    import torch
+
+    values = output.values() if hasattr(output, "values") else output if isinstance(output, tuple) else [output]
+    return tuple(v for v in values if isinstance(v, torch.Tensor))
+
+
+def call(model: Any, **inputs: Any) -> tuple:
+    """``model(**inputs)`` with the inputs its forward does not take left out and the cache off (a
+    cache object is no tensor output), returning tensors(output)."""
+    import inspect
+
+    params = inspect.signature(model.forward).parameters
+    kwargs = {k: v for k, v in inputs.items() if k in params}
+    if "use_cache" in params:
+        kwargs["use_cache"] = False
+    return tensors(model(**kwargs))
