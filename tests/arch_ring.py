@@ -46,6 +46,27 @@ def _lm(config: str, model: str, kwargs: str = _DECODER) -> str:
     return _hf(config, model, kwargs)
 
 
+
+def _auto(model_type: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel:
+    """A family from tests/hf_auto.py's generic tiny config (scripts/family_sweep.py screened it),
+    every tensor it returns compared. kind: 'tokens' (ids + mask), 'seq2seq' (+ decoder ids),
+    'pixels' (3 x 64 x 64), 'audio' (1600 samples) or 'features:<mel bins>x<frames>'."""
+    init = f"from hf_auto import tiny_model\nself.m = tiny_model({model_type!r})"
+    call = "from hf_auto import call\nreturn call(self.m, "
+    if kind in ("tokens", "seq2seq"):
+        inputs = (Input((2, 12), "index:100"), Input((2, 12), "ones"))
+        if kind == "seq2seq":
+            return ZooModel(init, call + "input_ids=x, attention_mask=y, decoder_input_ids=z)",
+                            (*inputs, Input((2, 6), "index:100")), atol)
+        return ZooModel(init, call + "input_ids=x, attention_mask=y)", inputs, atol)
+    if kind == "pixels":
+        return ZooModel(init, call + "pixel_values=x)", (Input((2, 3, 64, 64)),), atol)
+    if kind == "audio":
+        return ZooModel(init, call + "input_values=x)", (Input((2, 1600)),), atol)
+    mel, frames = (int(n) for n in kind.removeprefix("features:").split("x"))
+    return ZooModel(init, call + "input_features=x, decoder_input_ids=y)",
+                    (Input((2, mel, frames)), Input((2, 6), "index:100")), atol)
+
 # Self-supervised speech encoders over raw audio: one small conv feature extractor, then `extra`.
 _SPEECH = ("hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
            " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3)")
@@ -1032,6 +1053,14 @@ RING: dict[str, ZooModel] = {
         "return self.t(x, y, tgt_mask=m, src_key_padding_mask=sp, tgt_key_padding_mask=tp,"
         " memory_key_padding_mask=sp, tgt_is_causal=True)",
         (Input((2, 10, 32)), Input((2, 6, 32))), 1e-4),
+    # Families from scripts/family_sweep.py's screen, built by tests/hf_auto.py's generic tiny config
+    # (no config written here): each lowered with every fallback served; these compare the outputs.
+    "exaone4": _auto("exaone4"),
+    "falcon_h1": _auto("falcon_h1"),
+    "diffllama": _auto("diffllama"),
+    "dinov3_vit": _auto("dinov3_vit", "pixels"),
+    "bigbird_pegasus": _auto("bigbird_pegasus", "seq2seq"),
+    "aria_text": _auto("aria_text"),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
