@@ -82,7 +82,10 @@ def tensors(output: Any) -> tuple:
     import torch
 
     values = output.values() if hasattr(output, "values") else output if isinstance(output, tuple) else [output]
-    return tuple(v for v in values if isinstance(v, torch.Tensor))
+    flat = []
+    for value in values:  # a backbone's feature maps are a tuple of tensors: one level down
+        flat.extend(value if isinstance(value, (tuple, list)) else [value])
+    return tuple(v for v in flat if isinstance(v, torch.Tensor))
 
 
 def call(model: Any, **inputs: Any) -> tuple:

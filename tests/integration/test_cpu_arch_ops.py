@@ -59,6 +59,26 @@ def test_topk_matches_torch(rt, hs, dtype, largest):
         assert_same(hs.tensor(indices), ref_i.contiguous())
 
 
+@pytest.mark.parametrize("n, k", [(4, 2), (8, 2), (16, 4), (64, 8), (128, 2), (256, 4), (40, 40)])
+@pytest.mark.parametrize("largest, sorted_", [(1, 1), (0, 1), (1, 0), (0, 0)])
+@pytest.mark.parametrize("values", ["equal", "few", "nan"])
+def test_topk_ties_come_in_torchs_order(rt, hs, n, k, largest, sorted_, values):
+    # A zero-initialised MoE router (AFMoE's) scores every expert 0.5: which equal values topk returns,
+    # and in what order, then decides the routing. Both of torch's paths (partial sort when
+    # k * 64 <= n, else nth_element and a sort of the first k - 1) and sorted=0's order.
+    gen = torch.Generator().manual_seed(n * 7 + k)
+    x = {"equal": torch.full((6, n), 0.5),
+         "few": torch.randint(0, 3, (6, n), generator=gen).float(),
+         "nan": torch.randint(0, 2, (6, n), generator=gen).float().masked_fill(
+             torch.rand(6, n, generator=gen) < 0.2, float("nan"))}[values]
+    got_v, got_i = c_void_p(), c_void_p()
+    assert shim(rt, "aoti_torch_cpu_topk")(hs.of(x), c_int64(k), c_int64(-1), c_int32(largest), c_int32(sorted_),
+                                           byref(got_v), byref(got_i)) == 0, last_error(rt)
+    ref_v, ref_i = torch.topk(x, k, dim=-1, largest=bool(largest), sorted=bool(sorted_))
+    assert_same(hs.tensor(got_i), ref_i)
+    assert_same(hs.tensor(got_v), ref_v)
+
+
 def test_topk_nan_is_largest_and_bad_k_changes_nothing(rt, hs):
     x = torch.tensor([[1.0, float("nan"), 3.0, -2.0]])
     values, indices = c_void_p(), c_void_p()
