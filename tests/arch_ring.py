@@ -1031,6 +1031,27 @@ RING: dict[str, ZooModel] = {
         " m, e, torch.special.erfcx(x), F.grid_sample(x[None, None], grid, mode='bicubic', align_corners=False),"
         " F.interpolate(x[None, None, None].expand(1, 1, 3, -1, -1), scale_factor=(2, 1.5, 2), mode='trilinear'))",
         (Input((6, 8)),), 1e-4),
+    # Average pools inductor leaves to its fallback (windows over 25 cells, stride != kernel):
+    # Inception's avg_pool2d(13, 1, 6) (batched and unbatched), ceil_mode with count_include_pad=False,
+    # divisor_override, a channels-last input (two convolutions make inductor lay their output out
+    # channels-last, and it expects the pool's result in that layout), avg_pool3d(3, 2, 1), (7, 1, 3)
+    # and a ceil_mode / divisor one; and x.uniform_(a, b) on a fresh tensor (aten.uniform),
+    # compared by statistics any correct source meets: the mean of 65536 draws of U(-3, 1) is -1 with a
+    # standard error of 0.0045 (times 10, rounded: -10, 11 standard errors from either rounding edge),
+    # the variance 4/3 with one of 0.0047 (times 3, rounded: 4), and every draw in [-3, 1) (torch's
+    # kernel maps a draw that rounds up to `to` back to `from`; with these bounds none rounds anyway).
+    "op_shapes_9": ZooModel(
+        "self.c1 = torch.nn.Conv2d(4, 8, 3, padding=1)\nself.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)",
+        "F = torch.nn.functional\nu = torch.empty(256, 256, device=x.device).uniform_(-3, 1)\n"
+        "c = self.c2(torch.relu(self.c1(x)))\n"
+        "return (F.avg_pool2d(x, 13, 1, 6), F.avg_pool2d(x[0], 13, 1, 6),"
+        " F.avg_pool2d(x, (7, 5), (3, 2), (3, 2), ceil_mode=True, count_include_pad=False),"
+        " F.avg_pool2d(x, 9, 4, 4, ceil_mode=True, divisor_override=50), F.avg_pool2d(c, 11, 2, 5),"
+        " F.avg_pool3d(y, 3, 2, 1), F.avg_pool3d(y, 7, 1, 3),"
+        " F.avg_pool3d(y, (3, 5, 4), (2, 3, 1), (1, 2, 2), ceil_mode=True, count_include_pad=False,"
+        " divisor_override=7),"
+        " (u.mean() * 10).round(), (u.var() * 3).round(), u.min() >= -3, u.max() < 1)",
+        (Input((2, 4, 24, 23)), Input((2, 3, 8, 9, 10))), 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch

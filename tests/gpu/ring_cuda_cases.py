@@ -436,7 +436,8 @@ def host_staged_generated(s: Shims):
     """The CUDA ops generated from their CPU declarations (ops/cuda/host_staged_ops.json,
     scripts/gen_host_staged.py) against torch's CUDA kernels on the same CUDA inputs: results on the
     device with torch's values and shapes (nonzero_static, gcd, masked_scatter, adaptive_max_pool3d,
-    segment_reduce, _int_mm out-variant, _adaptive_avg_pool2d); a refusal leaves the output slot."""
+    segment_reduce, _int_mm out-variant, _adaptive_avg_pool2d, avg_pool2d on a channels-last input,
+    avg_pool3d; uniform by its statistics); a refusal leaves the output slot."""
     details = []
     x = torch.randn(3, 4, 5, device=DEV, generator=gen(120))
     x = x.masked_fill(x.abs() < 0.5, 0.0)
@@ -501,7 +502,35 @@ def host_staged_generated(s: Shims):
     viewed = on_device(s, out.value)
     assert torch.equal(viewed, f32.view(torch.complex64)) and viewed.data_ptr() == f32.data_ptr()
     s.free(out.value, hf)
-    return "9 generated ops equal torch's CUDA results, view_dtype shares storage; " + "; ".join(details)
+    # the average pools (torch's CUDA kernels also sum in float) and uniform (statistics, torch's layout)
+    img = torch.randn(2, 8, 24, 23, device=DEV, generator=gen(131)).to(memory_format=torch.channels_last)
+    himg = s.wrap(img)
+    f = s.fn("aoti_torch_cuda_avg_pool2d", H, I64P, c_int64, I64P, c_int64, I64P, c_int64, c_int32, c_int32,
+             ctypes.POINTER(c_int64), HP)
+    assert f(himg, int64_array([7, 5]), 2, int64_array([3, 2]), 2, int64_array([3, 2]), 2, 1, 0, None,
+             byref(out)) == 0, s.rt.last_error()
+    pooled, want = on_device(s, out.value), torch.nn.functional.avg_pool2d(img, (7, 5), (3, 2), (3, 2), True, False)
+    assert pooled.stride() == want.stride(), f"avg_pool2d: strides {pooled.stride()}, torch's {want.stride()}"
+    details.append(close(pooled, want, 1e-5))
+    s.free(out.value, himg)
+    vol3 = torch.randn(2, 3, 8, 9, 10, device=DEV, generator=gen(132))
+    hvol = s.wrap(vol3)
+    f = s.fn("aoti_torch_cuda_avg_pool3d", H, I64P, c_int64, I64P, c_int64, I64P, c_int64, c_int32, c_int32,
+             ctypes.POINTER(c_int64), HP)
+    assert f(hvol, int64_array([3]), 1, int64_array([2]), 1, int64_array([1]), 1, 0, 1, byref(c_int64(5)),
+             byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), torch.nn.functional.avg_pool3d(vol3, 3, 2, 1, divisor_override=5),
+                         1e-5))
+    s.free(out.value, hvol)
+    like = torch.zeros(100, 200, device=DEV).t()
+    hl = s.wrap(like)
+    assert s.fn("aoti_torch_cuda_uniform", H, c_double, c_double, HP, HP)(hl, -3.0, 1.0, None, byref(out)) == 0, \
+        s.rt.last_error()
+    u = on_device(s, out.value)
+    assert u.stride() == like.stride() and float(u.min()) >= -3 and float(u.max()) < 1
+    assert abs(float(u.mean()) + 1) < 0.05, "uniform: mean not (from + to) / 2"
+    s.free(out.value, hl)
+    return "12 generated ops equal torch's CUDA results, view_dtype shares storage; " + "; ".join(details)
 
 
 def addbmm_masked_select(s: Shims):

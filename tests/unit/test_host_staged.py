@@ -52,6 +52,16 @@ def test_wrappers_stage_inputs_results_and_out_variants():
     assert block.startswith(host_staged.BEGIN) and block.endswith(host_staged.END)
 
 
+def test_a_generator_argument_passes_through():
+    # aten.uniform's generator (AtenGeneratorHandle*) is not a tensor: handed to the CPU op as given
+    # (which refuses a non-null one), not staged.
+    header = ("AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_uniform(AtenTensorHandle self, double from, double to,"
+              " AtenGeneratorHandle* generator, AtenTensorHandle* ret0);")
+    (op,) = host_staged.host_staged_ops(header, ["uniform"])
+    assert [p.kind for p in op.params] == ["tensor", "other", "other", "other", "result"]
+    assert "aoti_torch_cpu_uniform(s.host(self), from, to, generator, &r[0])" in host_staged.source([op], "h")
+
+
 @pytest.mark.parametrize("name, message", [
     ("index_Tensor", "list of tensors"),  # a list of handles needs a hand-written wrapper
     ("randn", "no tensor input"),          # a creation op has no device to take

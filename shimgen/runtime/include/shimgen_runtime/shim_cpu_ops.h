@@ -149,6 +149,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randn(const int64_t* size, int64_
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_normal_functional(AtenTensorHandle self, double mean, double std,
                                                                  AtenGeneratorHandle* generator,
                                                                  AtenTensorHandle* ret0);
+/* A new tensor like self (self's values unread) of uniform draws in [from, to) (aten.uniform, the
+   functional x.uniform_(from, to)); floating and complex dtypes; generator must be null. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_uniform(AtenTensorHandle self, double from, double to,
+                                                       AtenGeneratorHandle* generator, AtenTensorHandle* ret0);
 
 /* searchsorted of every value of self in the 1-d boundaries. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries,
@@ -286,6 +290,22 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHa
                                                                    int64_t output_size_len_, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size,
                                                                    int64_t output_size_len_, AtenTensorHandle* ret0);
+/* F.avg_pool2d / 3d where the window holds more than 25 elements and differs from the stride: self
+ * [N, C, *spatial] or [C, *spatial]; kernel_size, padding one value or one per spatial dim, stride
+ * also empty (= kernel_size); divisor_override null: none. avg_pool2d keeps a 4-d self's channels-last
+ * layout; float32/64 and int64, avg_pool2d also bfloat16/float16 (torch's CPU kernels). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size,
+                                                          int64_t kernel_size_len_, const int64_t* stride,
+                                                          int64_t stride_len_, const int64_t* padding,
+                                                          int64_t padding_len_, int32_t ceil_mode,
+                                                          int32_t count_include_pad, int64_t* divisor_override,
+                                                          AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size,
+                                                          int64_t kernel_size_len_, const int64_t* stride,
+                                                          int64_t stride_len_, const int64_t* padding,
+                                                          int64_t padding_len_, int32_t ceil_mode,
+                                                          int32_t count_include_pad, int64_t* divisor_override,
+                                                          AtenTensorHandle* ret0);
 /* torch.histogramdd's counts: self [..., D], bins [D], range null or 2D values, weight null or
  * self.shape[:-1]; hist [bins...] of self's dtype (float32/64). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins,

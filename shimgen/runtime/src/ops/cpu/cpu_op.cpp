@@ -65,6 +65,34 @@ bool is_integral_dtype(int32_t dtype) noexcept {
   }
 }
 
+const char* scalar_type_name(int32_t dtype) noexcept {
+  switch (dtype) {
+    case kUInt8: return "Byte";
+    case kInt8: return "Char";
+    case kInt16: return "Short";
+    case kInt32: return "Int";
+    case kInt64: return "Long";
+    case kFloat16: return "Half";
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+    case kComplex32: return "ComplexHalf";
+    case kComplex64: return "ComplexFloat";
+    case kComplex128: return "ComplexDouble";
+    case kBool: return "Bool";
+    case kBFloat16: return "BFloat16";
+    case kFloat8_e5m2: return "Float8_e5m2";
+    case kFloat8_e4m3fn: return "Float8_e4m3fn";
+    case kFloat8_e5m2fnuz: return "Float8_e5m2fnuz";
+    case kFloat8_e4m3fnuz: return "Float8_e4m3fnuz";
+    case kUInt16: return "UInt16";
+    case kUInt32: return "UInt32";
+    case kUInt64: return "UInt64";
+    case kFloat8_e8m0fnu: return "Float8_e8m0fnu";
+    case kFloat4_e2m1fn_x2: return "Float4_e2m1fn_x2";
+    default: return "Undefined";
+  }
+}
+
 const Tensor& cpu_tensor(AtenTensorHandle handle, const char* what) {
   const Tensor* t = unwrap(handle, what);
   SHIMGEN_REQUIRE(t->storage->device_type == kCPU, std::string(what) + " is not a CPU tensor");

@@ -69,6 +69,9 @@ template <class T> inline auto value_of(T v) {
 }
 
 bool is_integral_dtype(int32_t dtype) noexcept;
+// c10's name of a dtype code (toString(ScalarType): "Float", "BFloat16", "Long", ...), for errors worded
+// as torch's ("\"avg_pool2d\" not implemented for 'Int'"); "Undefined" for an unknown code.
+const char* scalar_type_name(int32_t dtype) noexcept;
 
 // torch's sort order: NaN is larger than every number (ascending puts NaNs last, descending first).
 template <class V> inline bool nan_last_less(V a, V b) {

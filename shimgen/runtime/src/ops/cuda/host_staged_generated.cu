@@ -126,3 +126,30 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Tensor_Tensor(Ate
           [&](AtenTensorHandle* r) { return aoti_torch_cpu_pow_Tensor_Tensor(s.host(self), s.host(exponent), &r[0]); });
   });
 }
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_avg_pool2d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("avg_pool2d", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_avg_pool2d(s.host(self), kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_avg_pool3d(AtenTensorHandle self, const int64_t* kernel_size, int64_t kernel_size_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, int64_t padding_len_, int32_t ceil_mode, int32_t count_include_pad, int64_t* divisor_override, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("avg_pool3d", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_avg_pool3d(s.host(self), kernel_size, kernel_size_len_, stride, stride_len_, padding, padding_len_, ceil_mode, count_include_pad, divisor_override, &r[0]); });
+  });
+}
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_uniform(AtenTensorHandle self, double from, double to, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("uniform", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_uniform(s.host(self), from, to, generator, &r[0]); });
+  });
+}
