@@ -91,6 +91,23 @@ def test_kthvalue_matches_torch(rt, hs, keepdim, dtype):
     assert values.value is None  # refused before any output
 
 
+@pytest.mark.parametrize("width", [2, 5, 15, 40, 200])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_kthvalue_ties_give_torchs_index(rt, hs, width, dtype):
+    # Three values over the line (NaNs too in float32): which equal value's index comes back is
+    # torch's quickselect's doing; the runtime replays its swaps.
+    x = torch.randint(0, 3, (6, width), generator=gen(width)).to(dtype)
+    if dtype == torch.float32:
+        x[1::2, ::4] = float("nan")
+    for k in sorted({1, (width + 1) // 2, width}):
+        values, indices = c_void_p(), c_void_p()
+        assert shim(rt, "aoti_torch_cpu_kthvalue")(hs.of(x), c_int64(k), c_int64(1), c_int32(0), byref(values),
+                                                   byref(indices)) == 0, last_error(rt)
+        ref = torch.kthvalue(x, k, 1)
+        assert_same(got_(hs, indices), ref.indices, strides=False)
+        assert_same(got_(hs, values), ref.values, strides=False)
+
+
 def test_median_of_all_elements_matches_torch(rt, hs):
     for x in (torch.randn(7, 6, generator=gen(4)), strided(torch.randn(5, 8, generator=gen(5))),
               torch.tensor([3, 1, 2, 4], dtype=torch.int32), torch.tensor([1.0, float("nan"), 0.0])):

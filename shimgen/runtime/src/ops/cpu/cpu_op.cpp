@@ -188,8 +188,46 @@ void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* re
   *ret1 = wrap(std::move(indices));
 }
 
+namespace {
+
+// torch.kthvalue's CPU selection: quickselect with a median-of-three pivot moved to lo and Hoare
+// partitioning (the TH routine after Sedgewick's Program 2), on `greater or NaN`. Equal values move
+// only where it swaps them, so replaying its swaps on the line in index order lands on its index.
+template <class Key>
+void hoare_quick_select(std::vector<int64_t>& order, int64_t rank, Key key) {
+  auto after = [&](int64_t a, int64_t b) {  // a sorts after b: greater, or NaN before a number
+    const auto x = key(order[static_cast<size_t>(a)]), y = key(order[static_cast<size_t>(b)]);
+    return (x != x && y == y) || x > y;
+  };
+  auto swap_at = [&](int64_t a, int64_t b) { std::swap(order[static_cast<size_t>(a)], order[static_cast<size_t>(b)]); };
+  int64_t lo = 0, hi = static_cast<int64_t>(order.size()) - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (after(lo, hi)) swap_at(lo, hi);
+      return;
+    }
+    swap_at((lo + hi) >> 1, lo + 1);  // lo+1 <= lo <= hi after these three
+    if (after(lo + 1, hi)) swap_at(lo + 1, hi);
+    if (after(lo, hi)) swap_at(lo, hi);
+    if (after(lo + 1, lo)) swap_at(lo + 1, lo);
+    const int64_t pivot = lo;  // stays in place until the final swap
+    int64_t i = lo + 1, j = hi;
+    while (true) {
+      do ++i; while (after(pivot, i));
+      do --j; while (after(j, pivot));
+      if (j < i) break;
+      swap_at(i, j);
+    }
+    swap_at(lo, j);
+    if (j <= rank) lo = i;
+    if (j >= rank) hi = j - 1;
+  }
+}
+
+}  // namespace
+
 void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
-                AtenTensorHandle* values, AtenTensorHandle* indices) {
+                AtenTensorHandle* values, AtenTensorHandle* indices, KthMethod method) {
   require_out(values, "values");
   require_out(indices, "indices");
   std::vector<int64_t> sizes = in.sizes;
@@ -207,8 +245,11 @@ void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const
           }
         }
       }
-      std::nth_element(order.begin(), order.begin() + rank, order.end(),
-                       [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
+      if (method == KthMethod::kHoareQuickSelect)
+        hoare_quick_select(order, rank, key);
+      else
+        std::nth_element(order.begin(), order.begin() + rank, order.end(),
+                         [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
       order[0] = order[static_cast<size_t>(rank)];
       return int64_t{1};
     });

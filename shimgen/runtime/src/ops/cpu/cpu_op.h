@@ -145,9 +145,11 @@ void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* re
 // The rank-th smallest (0-based) element of every line of `in` along dim: values (in's dtype) and
 // int64 indices as new contiguous tensors in *values / *indices, dim kept as size 1 when keepdim,
 // else removed. NaN is the largest value; nan_wins: a line holding NaN answers its first NaN
-// (torch.median's rule). kthvalue, median.
+// (torch.median's rule). kthvalue, median. Among equal values the index is the one torch's kernel
+// returns: `method` names that kernel's selection, replayed on the line in index order.
+enum class KthMethod { kNthElement, kHoareQuickSelect };
 void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
-                AtenTensorHandle* values, AtenTensorHandle* indices);
+                AtenTensorHandle* values, AtenTensorHandle* indices, KthMethod method = KthMethod::kNthElement);
 
 // torch.searchsorted of `values` in `seq` (searchsorted.cpp, which documents the rules); bucketize
 // is the same call with a 1-d sequence. A new contiguous int64 (int32 when out_int32) tensor.

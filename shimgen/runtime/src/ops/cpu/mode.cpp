@@ -1,7 +1,6 @@
 // aoti_torch_cpu_mode: the most frequent value along dim and an index of it (majority votes, label
-// smoothing of predictions). Ties between values go to the smallest value (torch's CPU kernel, which
-// sorts each line); the index is the last position of that value in the line (torch's is whichever
-// its unstable sort leaves last). NaNs sort last and each NaN is its own value. New contiguous
+// smoothing of predictions). Ties between values go to the smallest value and the index is the one
+// torch's CPU kernel returns (below); each NaN is its own value. New contiguous
 // tensors, dim kept as size 1 when keepdim. The CUDA op computes here too, with its kernel's tie
 // rule (../mode.h).
 #include "../mode.h"
@@ -54,15 +53,25 @@ void shimgen::rt::mode_on_host(AtenTensorHandle self, int64_t dim, int32_t keepd
       const std::vector<int64_t>* strides[2] = {&in.strides, &v_strides};
       for_each_line(kept_sizes, rank == 0 ? -1 : d, strides, [&](const int64_t* base) {
         for (int64_t i = 0; i < n; ++i) line[static_cast<size_t>(i)] = {value_of(src[base[0] + i * step]), i};
-        std::stable_sort(line.begin(), line.end(),
-                         [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
+        // torch's CPU kernel: std::sort of (value, index) in index order on `value <` alone, then the
+        // last sorted position of the first longest run; the same calls give its index exactly (its
+        // sort is unstable: for lines over 16 the index is no simple rule). The CUDA rule is modelled
+        // on a stable order.
+        if (ties == ModeTies::kSmallest)
+          std::sort(line.begin(), line.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        else
+          std::stable_sort(line.begin(), line.end(),
+                           [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
         // Run ends (sorted positions) of the longest runs, in sorted order; the tie rule picks one.
         int64_t best_count = 0, run = 0;
         ends.clear();
         for (int64_t i = 0; i < n; ++i) {
           ++run;
-          const bool ends_here = i == n - 1 || nan_last_less(line[static_cast<size_t>(i)].first, line[static_cast<size_t>(i + 1)].first) ||
-                                 line[static_cast<size_t>(i)].first != line[static_cast<size_t>(i)].first;
+          const auto& here = line[static_cast<size_t>(i)].first;
+          const bool ends_here =
+              i == n - 1 || (ties == ModeTies::kSmallest
+                                 ? here != line[static_cast<size_t>(i + 1)].first  // NaN != NaN: each its own run
+                                 : nan_last_less(here, line[static_cast<size_t>(i + 1)].first) || here != here);
           if (ends_here) {
             if (run > best_count) ends.clear();
             if (run >= best_count) {
