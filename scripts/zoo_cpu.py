@@ -59,6 +59,13 @@ def max_difference(got: np.ndarray, expected: np.ndarray) -> float:
     return float(differences(got, expected).max())
 
 
+def vacuous(expected: list[np.ndarray], floor: float = 1e-6) -> bool:
+    """Every floating output of eager is within ``floor`` of zero (a model whose initialisation collapses
+    its activations): a comparison at the ring's tolerances would pass whatever the runtime computed."""
+    floats = [e for e in expected if e.dtype.kind in "fc" and e.size]
+    return bool(floats) and all(float(np.abs(np.nan_to_num(e)).max()) < floor for e in floats)
+
+
 def within(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> bool:
     """Every difference at most atol + rtol * |expected|."""
     bound = atol + rtol * np.abs(np.nan_to_num(expected.astype(np.float64)))
@@ -124,6 +131,8 @@ def main(argv: list[str]) -> int:
                         worst = max(worst, max_difference(got, expected))
                         ok &= within(got, expected, table[name].atol, table[name].rtol)
                 verdict, err = ("pass" if ok else "MISMATCH"), f"{worst:.2e}"
+                if ok and vacuous([np.load(p) for p in aoti_zoo.expected_of(dirs[name])]):
+                    verdict = "VACUOUS"  # every float output ~0: any tolerance passes, nothing is tested
             failed += verdict != "pass"
             rows.append((name, verdict, err, ", ".join(f.removeprefix("aoti_torch_") for f in fallbacks)))
         width = max(len(r[0]) for r in rows)
