@@ -123,6 +123,21 @@ def proxy_targets(sources: tuple[Path, ...] = PROXY_SOURCES) -> frozenset[str]:
                      for name in re.findall(r'"([a-z_]+::[A-Za-z0-9_.]+)"', source.read_text(encoding="utf-8")))
 
 
+def judge(row: dict, served: frozenset[str], proxied: frozenset[str]) -> dict:
+    """A screened row with "missing" added when it lowered: its shim calls the runtime does not export
+    and its proxy targets the executor does not serve."""
+    if row["stage"] != "lowered":
+        return row
+    missing = {s for s in row["shims"] if s not in served} | {p for p in row["proxy"] if p not in proxied}
+    return {**row, "missing": sorted(missing)}
+
+
+def status_of(row: dict) -> str:
+    if row["stage"] != "lowered":
+        return f"{row['stage']}: {row['error']}"
+    return "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
+
+
 def model_types() -> list[str]:
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
@@ -161,15 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     missing_count: Counter[str] = Counter()
 
     def one(name: str) -> None:
-        row = screen(name, args.timeout)
-        if row["stage"] == "lowered":
-            row["missing"] = sorted({s for s in row["shims"] if s not in served and s != "aoti_torch_proxy_executor_call_function"}
-                                    | {p for p in row["proxy"] if p not in proxied})
-            status = "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
-        else:
-            status = f"{row['stage']}: {row['error']}"
+        row = judge(screen(name, args.timeout), served, proxied)
         rows[name] = row
-        print(f"{name:32s} {status}", flush=True)
+        print(f"{name:32s} {status_of(row)}", flush=True)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(one, names))

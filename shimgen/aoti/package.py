@@ -19,7 +19,11 @@ PACKAGE_LIMITS = Limits(member_bytes=64 << 30, total_bytes=256 << 30)
 """Caps on a package's members as declared and as copied: a model's weights may be many gigabytes,
 and they are streamed, never held in memory; the member count is check-symbols'."""
 READ_LIMIT = DEFAULT_LIMITS.member_bytes
-"""The most shimgen reads of one member it parses (the model .so, a generated .cpp): check-symbols' cap."""
+"""The most shimgen reads of one member it parses as text (a generated .cpp): check-symbols' cap."""
+MODEL_SO_LIMIT = PACKAGE_LIMITS.member_bytes
+"""The most shimgen copies of a package's model .so: AOTInductor links the weights into it, so a real
+model's .so is as large as its weights (XLM's default config: 2.7 GB). It is streamed to disk; LIEF
+then holds about four times its size in memory while it rewrites it (10.5 GB for that 2.7 GB .so)."""
 MAX_RATIO = 200
 """Decompressed / compressed size beyond which a package member is taken for a zip bomb."""
 CHUNK = 1 << 20

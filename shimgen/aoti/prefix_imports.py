@@ -12,6 +12,7 @@ output is checked before it is moved into place, so a failed rewrite never leave
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from shimgen.aoti.localize import localize_cxx_runtime, verify_localized
 from shimgen.aoti.package import (
+    MODEL_SO_LIMIT,
     check_source_and_output,
     extract_member,
     model_members,
@@ -194,9 +196,45 @@ Verifier = Callable[[Path, str], None]
 """Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
 
 
+OVERLAY_ALIGN = 1 << 14
+"""AOTInductor appends weights over 2 GB to the model .so, outside every segment, at a 16 KiB-aligned
+offset it checks when it maps them back (model_base.h: "weights_offset must be aligned to 16K
+boundary")."""
+
+
+def _keep_overlay_aligned(source_size: int, overlay: int, target: Path, where: str) -> None:
+    """Keep the source's trailing overlay (data after the ELF image: AOTInductor's padding, then its
+    weights) at the same offset modulo 16 KiB in the rewritten file: LIEF's rewrite grows the image in
+    front of it. Zero bytes go between the image and the overlay, which nothing addresses by offset
+    but its own reader (the weights, by their distance from the end of the file)."""
+    if overlay == 0:
+        return
+    size = target.stat().st_size
+    body = size - overlay
+    pad = (source_size - overlay - body) % OVERLAY_ALIGN
+    if pad == 0:
+        return
+    aligned = target.with_name(target.name + ".aligned")
+    try:
+        with target.open("rb") as src, aligned.open("wb") as dst:
+            left = body
+            while left:
+                chunk = src.read(min(left, 1 << 24))
+                if not chunk:
+                    raise InputError(f"{where}: the rewritten image is shorter than written")
+                dst.write(chunk)
+                left -= len(chunk)
+            dst.write(bytes(pad))
+            shutil.copyfileobj(src, dst, 1 << 24)
+    except OSError as exc:
+        raise InputError(f"cannot write {aligned}: {exc.strerror}") from None
+    os.replace(aligned, target)
+
+
 def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
     binary = parse_elf(source, where)
+    overlay = len(binary.overlay)
     plan = plan_renames(_symbols(binary), shims, prefix, where=where)
     wanted = dict(plan.renames)
     for symbol in binary.dynamic_symbols:
@@ -204,6 +242,8 @@ def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
             symbol.name = wanted[symbol.name]
     localized = localize_cxx_runtime(binary)
     binary.write(str(target))
+    del binary
+    _keep_overlay_aligned(source.stat().st_size, overlay, target, where)
     os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
     # Verify what was written, read back fresh, never the in-memory object.
     written = parse_elf(target, where)
@@ -253,7 +293,7 @@ def _rewrite_pt2(source: Path, staged: Path, work: Path, prefix: str, shims: Shi
         for index, name in enumerate(targets):
             member_in = work / f"in{index}.so"
             member_out = work / f"out{index}.so"
-            extract_member(archive, name, member_in, where)
+            extract_member(archive, name, member_in, where, MODEL_SO_LIMIT)
             result = _rewrite_so(member_in, member_out, prefix, shims, provided, f"{where}:{name}", verify)
             results.append(MemberResult(name, result.renamed, result.imports, result.localized))
             rewritten[name] = member_out

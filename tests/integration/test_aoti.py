@@ -192,6 +192,40 @@ def test_concurrent_opens_of_one_model_do_not_collide(rt, models, prefixed):
     assert not any(p.parent.exists() for p in paths), "close must remove the private directory"
 
 
+def _as_zip64(source: Path, target: Path, monkeypatch) -> None:
+    """``source`` re-zipped the way Python writes a package holding a model .so over 2 GiB (AOTInductor
+    links the weights into the .so): every central-directory size and offset in the ZIP64 extra
+    field, a ZIP64 end-of-central-directory record and locator. zipfile decides by ZIP64_LIMIT, so a
+    small limit gives a small file the large one's layout."""
+    with zipfile.ZipFile(source) as old:
+        members = [(info, old.read(info)) for info in old.infolist()]
+    monkeypatch.setattr(zipfile, "ZIP64_LIMIT", 16)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as new:
+        for info, data in members:
+            with new.open(zipfile.ZipInfo(info.filename, info.date_time), "w", force_zip64=True) as sink:
+                sink.write(data)
+    monkeypatch.undo()
+
+
+def test_a_zip64_package_runs_like_the_plain_one(rt, models, prefixed, tmp_path, monkeypatch):
+    plain, wide = prefixed["rewrite/matmul"], tmp_path / "zip64.pt2"
+    _as_zip64(plain, wide, monkeypatch)
+    raw = wide.read_bytes()
+    assert b"PK\x06\x06" in raw and b"PK\x06\x07" in raw  # the ZIP64 record and its locator
+    assert raw.count(b"\xff\xff\xff\xff") >= 3            # 32-bit fields saturated
+    inputs = [np.load(p) for p in _inputs(models, "matmul")]
+    with zipfile.ZipFile(wide) as check:                   # Python reads it back as the same package
+        assert sorted(check.namelist()) == sorted(zipfile.ZipFile(plain).namelist())
+    got = Model(rt, wide).run(inputs)
+    want = Model(rt, plain).run(inputs)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    # The ZIP64 fields are read, not skipped: a saturated size with no ZIP64 extra is corrupt.
+    broken = tmp_path / "broken.pt2"
+    broken.write_bytes(raw.replace(b"\x01\x00\x18\x00", b"\x99\x00\x18\x00"))  # rename every 0x0001 extra
+    with pytest.raises(InputError, match="zip64"):
+        Model(rt, broken)
+
+
 def test_two_processes_run_one_model_at_once(runtime_lib, models, prefixed, tmp_path):
     name = "matmul"
     runs = []

@@ -174,3 +174,70 @@ def test_recompile_bad_input_is_one_line(tmp_path, consumer):
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "o.so").exists()
+
+
+# AOTInductor's layout for weights over 2 GB (model_base.h, USE_MMAP_SELF): the weights are appended to
+# the .so after the ELF image, at a 16 KiB-aligned offset; the model finds them by their size from the
+# end of the file and refuses an unaligned offset. The reader below does the same from inside the .so.
+SELF_MAPPED = "#define _GNU_SOURCE\n" + CONSUMER + """
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static const uint64_t weights_size = WEIGHTS;
+int64_t weights_check(void) {
+  Dl_info info;
+  if (!dladdr((void*)weights_check, &info)) return -1;
+  int fd = open(info.dli_fname, O_RDONLY);
+  off_t end = lseek(fd, 0, SEEK_END), offset = end - (off_t)weights_size;
+  if (offset & 0x3fff) { close(fd); return -2; }  /* what the model checks */
+  unsigned char* p = mmap(0, weights_size, PROT_READ, MAP_PRIVATE, fd, offset);
+  close(fd);
+  if (p == MAP_FAILED) return -3;
+  int64_t sum = 0;
+  for (uint64_t i = 0; i < weights_size; ++i) sum += p[i];
+  munmap(p, weights_size);
+  return sum;
+}
+"""
+
+
+def test_weights_appended_after_the_image_stay_16k_aligned(tmp_path):
+    weights = bytes(range(256)) * 64  # 16 KiB of "weights", sum 64 * 32640
+    library = _cc(tmp_path, "selfmapped", SELF_MAPPED.replace("WEIGHTS", str(len(weights))))
+    image = library.read_bytes()
+    library.write_bytes(image + bytes(-len(image) % (1 << 14)) + weights)  # as AOTInductor appends them
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(library), "-o", str(out), "-c", str(_config(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes().endswith(weights)
+    provider = _cc(tmp_path, "provider", """
+#include <stdint.h>
+int32_t executorch_aoti_torch_get_dim(void* t, int64_t* d) { (void)t; *d = 0; return 0; }
+int32_t executorch_aoti_torch_dtype_float32(void) { return 6; }
+""")
+    main = tmp_path / "main.c"
+    main.write_text("""
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdint.h>
+int main(int argc, char** argv) {
+  if (!dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL)) { puts(dlerror()); return 1; }
+  for (int i = 2; i < argc; ++i) {
+    void* c = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+    if (!c) { puts(dlerror()); return 1; }
+    printf("%lld\\n", (long long)((int64_t (*)(void))dlsym(c, "weights_check"))());
+  }
+  return 0;
+}
+""")
+    subprocess.run([CC, str(main), "-o", str(tmp_path / "main"), "-ldl"], check=True)
+    # The rewritten library reads its weights back; a rewrite that only appended them after LIEF's
+    # output (the negative control: the same weights 4 KiB off the boundary) reads -2.
+    shifted = tmp_path / "libshifted.so"
+    body = out.read_bytes()[: -len(weights)]
+    shifted.write_bytes(body + bytes(4096) + weights)
+    ran = subprocess.run([str(tmp_path / "main"), str(provider), str(out), str(shifted)], capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.split() == [str(sum(weights)), "-2"]

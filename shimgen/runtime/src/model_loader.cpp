@@ -88,7 +88,33 @@ struct Member {
   size_t size;
 };
 
-// The stored members of a zip, with every offset bounds-checked (the file is untrusted input).
+uint64_t le64(const unsigned char* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
+
+// A ZIP64 central directory entry keeps its sizes and local offset in extra field 0x0001 when the
+// 32-bit fields hold 0xffffffff (a model .so over 2 GiB: AOTInductor links the weights into it), in
+// the order usize, csize, offset, each present only where its field is saturated.
+bool zip64_fields(const unsigned char* extra, size_t extra_len, uint64_t* usize, uint64_t* csize, uint64_t* local) {
+  size_t at = 0;
+  while (at + 4 <= extra_len) {
+    const uint16_t id = le16(extra + at), len = le16(extra + at + 2);
+    if (at + 4 + len > extra_len) return false;
+    if (id == 0x0001) {
+      const unsigned char* f = extra + at + 4;
+      size_t used = 0;
+      for (uint64_t* field : {usize, csize, local}) {
+        if (*field != 0xffffffffu) continue;
+        if (used + 8 > len) return false;
+        *field = le64(f + used);
+        used += 8;
+      }
+      return true;
+    }
+    at += 4 + size_t(len);
+  }
+  return *usize != 0xffffffffu && *csize != 0xffffffffu && *local != 0xffffffffu;
+}
+
+// The stored members of a zip (ZIP64 too), with every offset bounds-checked (the file is untrusted input).
 std::string read_zip(const std::string& path, const Mapping& m, std::vector<Member>* members) {
   const size_t n = m.size;
   const unsigned char* d = m.data;
@@ -102,29 +128,41 @@ std::string read_zip(const std::string& path, const Mapping& m, std::vector<Memb
     }
   }
   if (eocd == std::string::npos) return path + ": not a zip archive (no end of central directory)";
-  const uint16_t entries = le16(d + eocd + 10);
-  const uint32_t cd_size = le32(d + eocd + 12), cd_offset = le32(d + eocd + 16);
-  if (entries == 0xffff || cd_offset == 0xffffffffu) return path + ": zip64 archives are not supported";
-  if (size_t(cd_offset) + cd_size > eocd) return path + ": corrupt zip (central directory out of bounds)";
-  size_t at = cd_offset;
-  for (uint16_t e = 0; e < entries; ++e) {
-    if (at + 46 > eocd || le32(d + at) != 0x02014b50u) return path + ": corrupt zip (bad central directory entry)";
+  uint64_t entries = le16(d + eocd + 10), cd_size = le32(d + eocd + 12), cd_offset = le32(d + eocd + 16);
+  size_t cd_end = eocd;  // the central directory ends where the record after it begins
+  if (entries == 0xffff || cd_size == 0xffffffffu || cd_offset == 0xffffffffu) {
+    // ZIP64: a locator just before the record points at the 64-bit end-of-central-directory record.
+    if (eocd < 20 || le32(d + eocd - 20) != 0x07064b50u) return path + ": corrupt zip (no zip64 locator)";
+    const uint64_t record = le64(d + eocd - 20 + 8);
+    if (record > eocd - 20 || eocd - 20 - record < 56 || le32(d + record) != 0x06064b50u)
+      return path + ": corrupt zip (bad zip64 end of central directory)";
+    entries = le64(d + record + 32);
+    cd_size = le64(d + record + 40);
+    cd_offset = le64(d + record + 48);
+    cd_end = static_cast<size_t>(record);
+  }
+  if (cd_offset > cd_end || cd_size > cd_end - cd_offset) return path + ": corrupt zip (central directory out of bounds)";
+  if (entries > cd_size / 46) return path + ": corrupt zip (more entries than the central directory holds)";
+  size_t at = static_cast<size_t>(cd_offset);
+  for (uint64_t e = 0; e < entries; ++e) {
+    if (at + 46 > cd_end || le32(d + at) != 0x02014b50u) return path + ": corrupt zip (bad central directory entry)";
     const uint16_t method = le16(d + at + 10);
-    const uint32_t csize = le32(d + at + 20), usize = le32(d + at + 24);
+    uint64_t csize = le32(d + at + 20), usize = le32(d + at + 24), local = le32(d + at + 42);
     const uint16_t name_len = le16(d + at + 28), extra_len = le16(d + at + 30), comment_len = le16(d + at + 32);
-    const uint32_t local = le32(d + at + 42);
-    if (at + 46 + name_len > eocd) return path + ": corrupt zip (name out of bounds)";
+    if (at + 46 + name_len + extra_len > cd_end) return path + ": corrupt zip (name out of bounds)";
     std::string name(reinterpret_cast<const char*>(d + at + 46), name_len);
+    if (!zip64_fields(d + at + 46 + name_len, extra_len, &usize, &csize, &local))
+      return path + ": corrupt zip (bad zip64 sizes of " + name + ")";
     at += 46 + size_t(name_len) + extra_len + comment_len;
-    if (size_t(local) + 30 > n || le32(d + local) != 0x04034b50u) return path + ": corrupt zip (bad local header of " + name + ")";
-    const size_t start = size_t(local) + 30 + le16(d + local + 26) + le16(d + local + 28);
-    if (start + csize > n) return path + ": corrupt zip (" + name + " is truncated)";
+    if (local > n || n - local < 30 || le32(d + local) != 0x04034b50u) return path + ": corrupt zip (bad local header of " + name + ")";
+    const uint64_t start = local + 30 + le16(d + local + 26) + le16(d + local + 28);
+    if (start > n || csize > n - start) return path + ": corrupt zip (" + name + " is truncated)";
     if (method != 0 || csize != usize) {
       // Only members the loader needs must be stored; others (compressed metadata) are skipped.
-      members->push_back(Member{name, nullptr, usize});
+      members->push_back(Member{name, nullptr, static_cast<size_t>(usize)});
       continue;
     }
-    members->push_back(Member{name, d + start, csize});
+    members->push_back(Member{name, d + start, static_cast<size_t>(csize)});
   }
   return {};
 }
