@@ -1052,6 +1052,36 @@ RING: dict[str, ZooModel] = {
         " divisor_override=7),"
         " (u.mean() * 10).round(), (u.var() * 3).round(), u.min() >= -3, u.max() < 1)",
         (Input((2, 4, 24, 23)), Input((2, 3, 8, 9, 10))), 1e-5),
+    # A Fourier neural operator block and a complex-valued linear layer (complex tensors as FNOs use
+    # them): lift (1x1 conv), rfft2, the low modes kept in both corners of dim -2 (neuraloperator's
+    # SpectralConv2d: a zero output spectrum, each corner written by a complex einsum with weights
+    # built from real parameters), irfft2 back to the grid, plus a pointwise conv skip and GELU; the
+    # truncated spectral conv irfft2(einsum(rfft2(h)[..., :4, :4], w), s=) that pads the modes back;
+    # a complex linear with a bias, its power (z * z.conj()) summed, a mean, a complex Gram matrix
+    # z.conj() @ z^T and a plain complex mm. Inductor falls back for all the complex ops: C shims
+    # slice_Tensor, reshape (and _fft_r2c, permute, mul_Tensor, view_as_real), proxy targets full,
+    # slice_scatter, copy, bmm, mm, addmm, clone, constant_pad_nd, _conj, sum.dim_IntList,
+    # mean.dim, expand (and complex, unsqueeze, _fft_c2r).
+    "fno_spectral": ZooModel(
+        "s = 1 / 64\n"
+        "self.w1_re = torch.nn.Parameter(s * torch.randn(8, 8, 4, 3))\nself.w1_im = torch.nn.Parameter(s * torch.randn(8, 8, 4, 3))\n"
+        "self.w2_re = torch.nn.Parameter(s * torch.randn(8, 8, 4, 3))\nself.w2_im = torch.nn.Parameter(s * torch.randn(8, 8, 4, 3))\n"
+        "self.w3 = torch.nn.Parameter(s * torch.randn(8, 5, 4, 4))\n"
+        "self.lift = torch.nn.Conv2d(3, 8, 1)\nself.skip = torch.nn.Conv2d(8, 8, 1)\n"
+        "self.cw_re = torch.nn.Parameter(torch.randn(5, 6) / 3)\nself.cw_im = torch.nn.Parameter(torch.randn(5, 6) / 3)\n"
+        "self.cb_re = torch.nn.Parameter(torch.randn(5))\nself.cb_im = torch.nn.Parameter(torch.randn(5))",
+        "F = torch.nn.functional\nh = self.lift(x)\nft = torch.fft.rfft2(h)\n"
+        "out_ft = torch.zeros(h.shape[0], 8, h.shape[-2], h.shape[-1] // 2 + 1, dtype=torch.complex64, device=x.device)\n"
+        "out_ft[:, :, :4, :3] = torch.einsum('bixy,ioxy->boxy', ft[:, :, :4, :3], torch.complex(self.w1_re, self.w1_im))\n"
+        "out_ft[:, :, -4:, :3] = torch.einsum('bixy,ioxy->boxy', ft[:, :, -4:, :3], torch.complex(self.w2_re, self.w2_im))\n"
+        "g = F.gelu(torch.fft.irfft2(out_ft, s=h.shape[-2:]) + self.skip(h))\n"
+        "t = torch.fft.irfft2(torch.einsum('bixy,ioxy->boxy', torch.fft.rfft2(g)[:, :, :4, :4],"
+        " torch.complex(self.w3, self.w3)), s=(16, 16))\n"
+        "z = torch.complex(y, y.flip(-1))\nw = torch.complex(self.cw_re, self.cw_im)\n"
+        "lz = F.linear(z, w, torch.complex(self.cb_re, self.cb_im))\n"
+        "return (g, t, torch.view_as_real(lz), torch.view_as_real((lz * lz.conj()).sum(1)),"
+        " torch.view_as_real(lz.mean(-1)), torch.view_as_real(z.conj() @ z.mT), torch.view_as_real(lz[0] @ w))",
+        (Input((2, 3, 16, 16)), Input((2, 7, 6))), 1e-4),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch

@@ -660,6 +660,38 @@ def views(s: Shims, dtype):
     return f"{dtype}: views share the memory with torch's metadata; 4 refusals"
 
 
+def slice_reshape(s: Shims, dtype):
+    """slice_Tensor and reshape of strided CUDA tensors (an FNO's kept modes, its einsum's flattening):
+    slices are views with torch's metadata; reshape is a view where torch's is one and otherwise a
+    contiguous device copy with torch's values; refusals: step 0, a shape of the wrong size."""
+    base = torch.randn(4, 6, 10, device=DEV, generator=gen(90), dtype=dtype)
+    x = base.permute(2, 0, 1)[1:, ::2]  # [9, 4, 3], strided, offset
+    hx, out = s.wrap(x), c_void_p()
+    f = s.fn("aoti_torch_cuda_slice_Tensor", H, c_int64, I64P, I64P, c_int64, HP)
+    for dim, start, end, step in ((0, 0, 4, 1), (1, -3, None, 2), (2, 1, 100, 1), (-1, None, None, 3)):
+        a = None if start is None else byref(c_int64(start))
+        b = None if end is None else byref(c_int64(end))
+        assert f(hx, dim, a, b, step, byref(out)) == 0, s.rt.last_error()
+        same_view(s, out.value, x[(slice(None),) * (dim % 3) + (slice(start, end, step),)])
+        s.free(out.value)
+    r = s.fn("aoti_torch_cuda_reshape", H, I64P, c_int64, HP)
+    contiguous = base[1:]  # [3, 6, 10], offset: views
+    hc = s.wrap(contiguous)
+    assert r(hc, int64_array([18, -1]), 2, byref(out)) == 0, s.rt.last_error()
+    same_view(s, out.value, contiguous.reshape(18, -1))
+    s.free(out.value)
+    assert r(hx, int64_array([-1]), 1, byref(out)) == 0, s.rt.last_error()  # no view: a device copy
+    want = x.reshape(-1)
+    assert s.rt.strides(out.value) == [1] and s.rt.data_ptr(out.value) != x.data_ptr()
+    assert torch.equal(on_device(s, out.value), want)
+    s.free(out.value)
+    bad = c_void_p(7)
+    refused_with(f(hx, 0, None, None, 0, byref(bad)), 2, bad, s, "slice step must be positive")
+    refused_with(r(hx, int64_array([5, -1]), 2, byref(bad)), 2, bad, s, "is invalid for input of size 108")
+    s.free(hx, hc)
+    return f"{dtype}: slices and reshape views share the memory, a reshape copy on the device; 2 refusals"
+
+
 def complex_elementwise(s: Shims, dtype):
     """Complex abs, mul_Tensor and polar on the device against torch's CUDA kernels: strided and
     broadcast operands, a real operand, a 0-d CPU scalar (scalar_to_tensor's); dtypes and strides
@@ -1025,6 +1057,8 @@ CASES = {
     "segments-stats": segments_stats,
     "random-sources": random_sources,
     **{f"views-{n}": (lambda s, d=d: views(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
+    **{f"slice-reshape-{n}": (lambda s, d=d: slice_reshape(s, d))
+       for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
     **{f"complex-elementwise-{n}": (lambda s, d=d: complex_elementwise(s, d))
        for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
     **{f"fft-c2c-{n}": (lambda s, d=d: fft_c2c(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},

@@ -32,6 +32,8 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          # issue 22, real architectures (FNet, fft, mode_counts, DeepSeek-V2): views, complex elementwise
          # and index_Tensor's gather on the device, host-staged FFTs (cuFFT's layouts) and mode, copy_ into complex
          *(f"views-{d}" for d in ("complex64", "complex128")),
+         # complex layers (FNO spectral convolutions): slice_Tensor and reshape, views or a device copy
+         *(f"slice-reshape-{d}" for d in ("complex64", "complex128")),
          *(f"complex-elementwise-{d}" for d in ("complex64", "complex128")),
          *(f"fft-c2c-{d}" for d in ("complex64", "complex128")), *(f"fft-r2c-{d}" for d in ("float32", "float64")),
          *(f"mode-{d}" for d in ("float32", "bfloat16", "float16", "int64")),

@@ -27,7 +27,7 @@ using json::Value;
 using Kind = Value::Kind;
 
 enum class ArgKind { kTensor, kTensors, kOptionalTensors, kInt, kInts, kFloat, kFloats, kBool, kBools, kString,
-                     kScalarType, kDevice, kNone, kOther };
+                     kScalarType, kMemoryFormat, kDevice, kNone, kOther };
 
 struct Arg {
   std::string name;
@@ -38,6 +38,7 @@ struct Arg {
   std::vector<double> reals;  // kFloats
   bool flag = false;
   int32_t dtype = -1;         // kScalarType, as a c10 code
+  int64_t memory_format = 0;  // kMemoryFormat, as torch.export serializes it (proxy_ops::kPreserveFormat, ...)
   std::string text;           // kString; kDevice: the device type ("cpu", "cuda")
 };
 
@@ -130,6 +131,13 @@ class Call {
   bool has(const char* name) const {
     const Bound* b = find(name);
     return b != nullptr && b->arg->kind != ArgKind::kNone;
+  }
+  int64_t memory_format(const char* name) const {  // a static memory format; preserve_format when absent
+    const Bound* b = find(name);
+    if (b == nullptr || b->arg->kind == ArgKind::kNone) return proxy_ops::kPreserveFormat;
+    if (b->arg->kind != ArgKind::kMemoryFormat)
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a memory format");
+    return b->arg->memory_format;
   }
   int32_t dtype(const char* name) const {
     const Bound* b = find(name);
@@ -478,6 +486,155 @@ void complex_unary(Call& call, char op) {
 void complex_exp(Call& call) { complex_unary(call, 'e'); }
 void conj_physical(Call& call) { complex_unary(call, 'c'); }
 
+// ---- complex layers (FNO spectral convolutions, complex linears; proxy_ops.h): what inductor
+// falls back to for complex tensors only. Computed on the host (a CUDA input makes the round trip,
+// a whole storage where the result keeps self's offset) except clone, a copy on self's device, and
+// the views expand and select. ----
+
+void complex_mm(Call& call, bool batched) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { r[0] = proxy_ops::cpu_complex_mm(h(self), h(call.tensor("mat2")), batched); });
+}
+void mm(Call& call) { complex_mm(call, false); }
+void bmm(Call& call) { complex_mm(call, true); }
+
+void clone_(Call& call) {
+  call.set_output(0, proxy_ops::clone(call.tensor("self"), call.memory_format("memory_format")));
+}
+
+void constant_pad_nd(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_constant_pad_nd(h(self), call.ints("pad"), call.real("value", 0.0));
+  });
+}
+
+void reduce(Call& call, bool mean) {
+  AtenTensorHandle self = call.tensor("self");
+  const std::vector<int64_t> dims = call.has("dim") ? call.ints("dim") : std::vector<int64_t>{};
+  const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_complex_sum(h(self), call.has("dim") ? &dims : nullptr, call.flag("keepdim", false), dtype,
+                                      mean);
+  });
+}
+void sum(Call& call) { reduce(call, false); }
+void mean(Call& call) { reduce(call, true); }
+
+// Results laid out on a whole storage (torch's _conj view, slice_scatter's clone_preserve_strides):
+// x's storage seen as a 1-d tensor of x's dtype, and a handle with x's sizes, strides and storage
+// offset on the storage of `flat` (such a 1-d tensor).
+AtenTensorHandle whole_storage(const Tensor& x) {
+  auto flat = views::alias(x);
+  flat->sizes = {x.storage->nbytes / static_cast<int64_t>(x.itemsize())};
+  flat->strides = {1};
+  flat->storage_offset = 0;
+  return wrap(std::move(flat));
+}
+AtenTensorHandle with_layout_of(AtenTensorHandle flat, const Tensor& x) {
+  auto out = views::alias(*unwrap(flat, "result"));
+  out->sizes = x.sizes;
+  out->strides = x.strides;
+  out->storage_offset = x.storage_offset;
+  return wrap(std::move(out));
+}
+
+// aten::_conj: torch answers a view of self with the conjugate bit set, which the runtime's tensors
+// do not carry, so the conjugate is materialised where torch's view would read: a new storage as
+// large as self's, every element of it conjugated (conj_physical over the storage seen as 1-d),
+// and the result self's sizes, strides and offset on it. A consumer reads the values torch's
+// conjugate view gives (clone materialises them, as torch's clone resolves the bit), and one that
+// reinterprets the buffer as inductor may (it takes _conj for an alias of self) finds every element
+// of self's storage conjugated too. Not an alias: a later write to self would not show through it,
+// which a functional graph never does. CUDA: the storage makes the host round trip.
+void conj(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  const Tensor& x = *unwrap(self, "self");
+  if (x.dtype != kComplex64 && x.dtype != kComplex128)
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, call.target() + ": dtype code " + std::to_string(x.dtype) +
+                                                " is not complex (torch's _conj takes complex64/128 only)");
+  Owned whole(whole_storage(x)), keep;
+  Owned conjugate(to_device_of(proxy_ops::cpu_complex_unary(on_host(whole.h, keep), 'c'), self));
+  call.set_output(0, with_layout_of(conjugate.h, x));
+}
+
+// aten::slice_scatter and aten::copy into a complex self (torch's clone_preserve_strides results:
+// ops/cpu/slice_scatter.cpp, copy.cpp): op(self on the host, src on the host) with self seen over
+// its whole storage there (a CUDA self's storage makes the round trip), so the result keeps self's
+// storage offset on either device.
+template <class Op>
+void on_whole_storage(Call& call, Op&& op) {
+  AtenTensorHandle self = call.tensor("self");
+  const Tensor& x = *unwrap(self, "self");
+  Owned whole(whole_storage(x)), keep_whole, keep_src;
+  Owned host_self(with_layout_of(on_host(whole.h, keep_whole), x));
+  Owned result(op(host_self.h, on_host(call.tensor("src"), keep_src)));
+  if (x.storage->device_type == kCPU) {
+    call.set_output(0, result.release());
+    return;
+  }
+  const Tensor& r = *unwrap(result.h, "result");
+  Owned on_device(to_device_of(whole_storage(r), self));
+  call.set_output(0, with_layout_of(on_device.h, r));
+}
+
+void slice_scatter(Call& call) {
+  const int64_t start = call.integer("start", 0), end = call.integer("end", 0);
+  on_whole_storage(call, [&](AtenTensorHandle self, AtenTensorHandle src) {
+    return proxy_ops::cpu_complex_slice_scatter(self, src, call.integer("dim", 0), call.has("start") ? &start : nullptr,
+                                                call.has("end") ? &end : nullptr, call.integer("step", 1));
+  });
+}
+
+void copy(Call& call) {
+  on_whole_storage(call, [](AtenTensorHandle self, AtenTensorHandle src) { return proxy_ops::cpu_complex_copy(self, src); });
+}
+
+void addmm(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_complex_addmm(h(self), h(call.tensor("mat1")), h(call.tensor("mat2")), call.real("beta", 1.0),
+                                        call.real("alpha", 1.0));
+  });
+}
+
+// A new host tensor (a handle) on the device a factory op names ("cpu", or "cuda": copied to the
+// current CUDA device): prims::normal's and full's results.
+AtenTensorHandle on_named_device(AtenTensorHandle host, const std::string& device, const std::string& target) {
+  if (device == "cpu") return host;
+  Owned own(host);
+  SHIMGEN_REQUIRE(device == "cuda", target + ": device '" + device + "' is not supported");
+  const Tensor& h = *unwrap(host, "result");
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype, kCUDA,
+                                 -1, &out),
+        "empty_strided");
+  Owned own_out(out);
+  check(aoti_torch_copy_(out, host, 0), "copy_");
+  return own_out.release();
+}
+
+void full(Call& call) {
+  const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;  // none: a real dtype, inductor's own
+  call.set_output(0, on_named_device(proxy_ops::cpu_complex_full(call.ints("size"), call.real("fill_value", 0.0), dtype),
+                                     call.device("device"), call.target()));
+}
+
+// Views (ops/views.h), any device: complex tensors broadcast before a batched complex matmul, a
+// complex batch indexed.
+void expand(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  call.set_output(0, wrap(views::expand(*unwrap(self, "self"), call.ints("size"))));
+}
+void select(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  call.set_output(0, wrap(views::select(*unwrap(self, "self"), call.integer("dim", 0), call.integer("index", 0))));
+}
+
 void histogramdd_bin_edges(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
@@ -630,23 +787,9 @@ void linalg_matrix_exp(Call& call) {
 }
 
 void prims_normal(Call& call) {
-  const std::string device = call.device("device");
   AtenTensorHandle host = proxy_ops::cpu_normal(call.ints("shape"), call.real("mean", 0.0), call.real("std", 1.0),
                                                 call.has("dtype") ? call.dtype("dtype") : kFloat32);
-  if (device == "cpu") {
-    call.set_output(0, host);
-    return;
-  }
-  Owned own(host);
-  SHIMGEN_REQUIRE(device == "cuda", call.target() + ": device '" + device + "' is not supported");
-  const Tensor& h = *unwrap(host, "result");
-  AtenTensorHandle out = nullptr;
-  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype, kCUDA,
-                                 -1, &out),
-        "empty_strided");
-  Owned own_out(out);
-  check(aoti_torch_copy_(out, host, 0), "copy_");
-  call.set_output(0, own_out.release());
+  call.set_output(0, on_named_device(host, call.device("device"), call.target()));
 }
 
 // The elementwise special functions (proxy_ops.h's one table): computed on the host, a CUDA
@@ -796,6 +939,21 @@ const Served kServed[] = {
     {"aten::div.Tensor", complex_div},
     {"aten::exp", complex_exp},
     {"aten::_conj_physical", conj_physical},
+    {"aten::mm", mm},
+    {"aten::bmm", bmm},
+    {"aten::clone", clone_},
+    {"aten::constant_pad_nd", constant_pad_nd, {"pad", "value"}},
+    {"aten::_conj", conj},
+    {"aten::sum", sum},
+    {"aten::sum.dim_IntList", sum, {"dim"}},
+    {"aten::mean", mean},
+    {"aten::mean.dim", mean, {"dim"}},
+    {"aten::expand", expand, {"size"}},
+    {"aten::select.int", select, {"dim", "index"}},
+    {"aten::addmm", addmm, {"beta", "alpha"}},
+    {"aten::full", full, {"size", "fill_value"}},
+    {"aten::copy", copy},
+    {"aten::slice_scatter", slice_scatter},  // every int positional, in the JSON (start/end None: no int)
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
@@ -848,6 +1006,9 @@ void add_defaulted_ints(const Served& served, std::vector<Arg>* inputs) {
       ints.erase(it);
       continue;
     }
+    // In the JSON as another kind (None, a float Scalar: constant_pad_nd's value=0.5, a sum's dim=None):
+    // static, no int in the call. Before, such an argument was taken for a missing int.
+    if (std::any_of(rest.begin(), rest.end(), [&](const Arg& a) { return a.name == name; })) continue;
     Arg missing;
     missing.name = name;
     missing.kind = ArgKind::kInt;
@@ -930,6 +1091,9 @@ bool read_arg(const Value& named, Arg* out, std::string* problem) {
   } else if (type == "as_scalar_type") {
     out->kind = ArgKind::kScalarType;
     out->dtype = c10_dtype(v.integer);
+  } else if (type == "as_memory_format") {
+    out->kind = ArgKind::kMemoryFormat;
+    out->memory_format = v.integer;
   } else if (type == "as_device") {
     const Value* device_type = v.find("type");
     out->kind = ArgKind::kDevice;

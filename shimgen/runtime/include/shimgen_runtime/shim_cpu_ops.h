@@ -201,6 +201,12 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
                                                       AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* self[..., start:end:step] along dim, a view (start / end null for None, clamped as torch; step > 0). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start,
+                                                           int64_t* end, int64_t step, AtenTensorHandle* ret0);
+/* torch.reshape (one -1 inferred): a view when torch's would be one, else a new contiguous copy. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape,
+                                                      int64_t shape_len_, AtenTensorHandle* ret0);
 /* Complex elementwise (inductor falls back for complex tensors): |self| (complex -> real), a
  * broadcast product with a complex operand, abs * exp(i angle). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);

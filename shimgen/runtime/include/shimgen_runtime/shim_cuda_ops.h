@@ -231,6 +231,12 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_view_as_complex(AtenTensorHandle
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
                                                        AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
+/* self[..., start:end:step] along dim, a view; torch.reshape, a view or (where torch copies) a new
+ * contiguous copy on the device. The CPU shims' own functions (src/ops/views.h). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start,
+                                                            int64_t* end, int64_t step, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, const int64_t* shape,
+                                                       int64_t shape_len_, AtenTensorHandle* ret0);
 /* Complex elementwise: |self| (complex -> real), a broadcast product with a complex operand,
  * abs * exp(i angle). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);

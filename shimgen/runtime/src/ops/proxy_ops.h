@@ -77,6 +77,43 @@ void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTe
 void cpu_nanmedian_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTensorHandle* values,
                        AtenTensorHandle* indices);
 
+// ---- complex layers (FNO spectral convolutions, complex linears): the ops inductor falls back to
+// for complex tensors only; real ones it generates or sends to the GEMM shims. ----
+// aten::mm (batched false: self [n, k] @ mat2 [k, m]) and aten::bmm ([b, n, k] @ [b, k, m]) of
+// complex64/128: zgemm on complex<double> copies, rounded once; a new contiguous result.
+AtenTensorHandle cpu_complex_mm(AtenTensorHandle self, AtenTensorHandle mat2, bool batched);
+// aten::constant_pad_nd of a complex tensor: pad's (before, after) pairs from the last dim back,
+// negative ones narrowing; value + 0i in the new cells; torch's layout (channels-last kept).
+AtenTensorHandle cpu_constant_pad_nd(AtenTensorHandle self, const std::vector<int64_t>& pad, double value);
+// aten::sum / sum.dim_IntList (mean false) and aten::mean / mean.dim (true) of a complex tensor:
+// dims null or empty for all; dtype -1 for self's; a new contiguous result.
+AtenTensorHandle cpu_complex_sum(AtenTensorHandle self, const std::vector<int64_t>* dims, bool keepdim, int32_t dtype,
+                                 bool mean);
+// aten::addmm of complex64/128: beta * self (broadcast to [n, m]; ignored when beta is 0) + alpha *
+// (mat1 @ mat2), accumulated as cpu_complex_mm; a new contiguous result.
+AtenTensorHandle cpu_complex_addmm(AtenTensorHandle self, AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
+                                   double alpha);
+// aten::full of a complex dtype: a new contiguous tensor of value + 0i (a real dtype: Unsupported).
+AtenTensorHandle cpu_complex_full(const std::vector<int64_t>& size, double value, int32_t dtype);
+// aten::copy into a complex self: clone_preserve_strides(self) holding src broadcast and converted.
+AtenTensorHandle cpu_complex_copy(AtenTensorHandle self, AtenTensorHandle src);
+// aten::slice_scatter into a complex self: clone_preserve_strides(self) with its slice (start / end
+// null for None) replaced by src.
+AtenTensorHandle cpu_complex_slice_scatter(AtenTensorHandle self, AtenTensorHandle src, int64_t dim,
+                                           const int64_t* start, const int64_t* end, int64_t step);
+// Memory formats as torch.export serializes them (torch/_export/serde/schema.py MemoryFormat).
+constexpr int64_t kContiguousFormat = 1, kChannelsLast = 2, kChannelsLast3d = 3, kPreserveFormat = 4;
+// The strides a clone of a tensor of `sizes` / `strides` takes in memory_format (torch's clone and
+// empty_like rules; channels_last needs 4 dims, channels_last_3d 5).
+std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                   int64_t memory_format);
+// ATen's clone_preserve_strides of a CPU tensor (what aten::copy and the *_scatter ops return): a
+// copy of self's whole storage seen with self's sizes, strides and storage offset; a self that
+// overlaps itself (a stride 0 over more than one element) gets a plain clone instead.
+std::unique_ptr<Tensor> clone_preserve_strides(const Tensor& self);
+// aten::clone: a new tensor on self's device (any device, any dtype) with clone_strides' layout.
+AtenTensorHandle clone(AtenTensorHandle self, int64_t memory_format);
+
 // The elementwise special functions (special_functions.cpp: digamma, polygamma, special_ndtri,
 // special_i0e, igamma, special_zeta, the Bessel functions and orthogonal polynomials, ...): the
 // ops torch's inductor has no Triton code for and leaves to aten on CUDA. One table; find_special
