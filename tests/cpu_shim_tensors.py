@@ -76,3 +76,20 @@ def assert_same(got: torch.Tensor, expected: torch.Tensor, atol: float = 0.0, st
         assert got.stride() == expected.stride()
     assert torch.allclose(got.double(), expected.double(), atol=atol, rtol=0, equal_nan=True), \
         f"max diff {(got.double() - expected.double()).abs().max()}"
+
+
+def got_(hs, handle: c_void_p) -> torch.Tensor:
+    """The runtime tensor in ``handle`` as torch (freed with the test's handles); the ctypes slot may
+    be reused for the next call."""
+    return hs.tensor(c_void_p(handle.value))
+
+
+def gen(seed: int = 0) -> torch.Generator:
+    """A seeded torch generator: each test's data is fixed."""
+    return torch.Generator().manual_seed(seed)
+
+
+def ints(values) -> tuple:
+    """An int64 array and its length, as the C shims take an ``int[]`` argument."""
+    values = list(values)
+    return (c_int64 * max(len(values), 1))(*values), c_int64(len(values))

@@ -49,6 +49,15 @@ def consumer(tmp_path) -> Path:
     return _cc(tmp_path, "consumer", CONSUMER)
 
 
+def _provider(tmp: Path, dim: int) -> Path:
+    """A prefixed stand-in for the runtime: the two shims the consumers import, under the prefix."""
+    return _cc(tmp, "provider", f"""
+#include <stdint.h>
+int32_t executorch_aoti_torch_get_dim(void* t, int64_t* d) {{ (void)t; *d = {dim}; return 0; }}
+int32_t executorch_aoti_torch_dtype_float32(void) {{ return 6; }}
+""")
+
+
 def _imports(path: Path) -> set[str]:
     return {s.name for s in read_dynamic_symbols(path) if not s.defined and "aoti_torch" in s.name}
 
@@ -60,11 +69,7 @@ def test_renames_the_undefined_shims_and_the_result_loads(tmp_path, consumer):
     assert _imports(out) == {"executorch_aoti_torch_get_dim", "executorch_aoti_torch_dtype_float32"}
     assert _imports(consumer) == {"aoti_torch_get_dim", "aoti_torch_dtype_float32"}  # input untouched
     # The rewritten file is a loadable library whose imports now bind to a prefixed provider.
-    provider = _cc(tmp_path, "provider", """
-#include <stdint.h>
-int32_t executorch_aoti_torch_get_dim(void* t, int64_t* d) { (void)t; *d = 41; return 0; }
-int32_t executorch_aoti_torch_dtype_float32(void) { return 6; }
-""")
+    provider = _provider(tmp_path, dim=41)
     main = tmp_path / "main.c"
     main.write_text("""
 #include <dlfcn.h>
@@ -211,11 +216,7 @@ def test_weights_appended_after_the_image_stay_16k_aligned(tmp_path):
     done = _shimgen("prefix-imports", str(library), "-o", str(out), "-c", str(_config(tmp_path)))
     assert done.returncode == 0, done.stderr
     assert out.read_bytes().endswith(weights)
-    provider = _cc(tmp_path, "provider", """
-#include <stdint.h>
-int32_t executorch_aoti_torch_get_dim(void* t, int64_t* d) { (void)t; *d = 0; return 0; }
-int32_t executorch_aoti_torch_dtype_float32(void) { return 6; }
-""")
+    provider = _provider(tmp_path, dim=0)
     main = tmp_path / "main.c"
     main.write_text("""
 #include <dlfcn.h>

@@ -24,17 +24,13 @@ import numpy as np
 import pytest
 
 from tests.aoti_helpers import INVALID, shim
-from tests.cpu_shim_tensors import last_error, strided
+from tests.cpu_shim_tensors import gen, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 aten = torch.ops.aten
 DTYPES = [torch.complex64, torch.complex128]
 U = {torch.complex64: 2.0**-24, torch.complex128: 2.0**-53}
-
-
-def gen(seed: int = 0) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
 def crandn(*shape, seed=0, dtype=torch.complex64) -> torch.Tensor:

@@ -13,15 +13,11 @@ from ctypes import POINTER, byref, c_int32, c_int64, c_void_p
 import pytest
 
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
-from tests.cpu_shim_tensors import last_error, strided
+from tests.cpu_shim_tensors import gen, ints, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 aten = torch.ops.aten
-
-
-def gen(seed: int = 0) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
 def crandn(*shape, seed=0, dtype=torch.complex64) -> torch.Tensor:
@@ -52,10 +48,6 @@ def call(rt, hs, name, *args) -> torch.Tensor:
     out = c_void_p()
     assert shim(rt, name)(*args, byref(out)) == 0, last_error(rt)
     return hs.tensor(c_void_p(out.value))
-
-
-def ints(values):
-    return (c_int64 * max(len(values), 1))(*values), c_int64(len(values))
 
 
 # ---- FFTs ----

@@ -12,7 +12,7 @@ from ctypes import byref, c_void_p
 import pytest
 
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
-from tests.cpu_shim_tensors import last_error, strided
+from tests.cpu_shim_tensors import gen, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -20,10 +20,6 @@ pytestmark = pytest.mark.slow
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 ROWS = [1, 2, 3, 4, 5, 16, 33]
 ULP = {torch.float32: 2.0 ** -23, torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}
-
-
-def gen(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
 def activation(m: int, k: int, dtype, layout: str, seed: int = 0) -> torch.Tensor:

@@ -12,23 +12,10 @@ from ctypes import byref, c_double, c_int32, c_int64, c_void_p
 import pytest
 
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
-from tests.cpu_shim_tensors import assert_same, last_error, strided
+from tests.cpu_shim_tensors import assert_same, gen, got_, ints, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-
-
-def got_(hs, handle: c_void_p) -> torch.Tensor:
-    return hs.tensor(c_void_p(handle.value))
-
-
-def gen(seed: int = 0) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
-
-
-def ints(values) -> tuple:
-    values = list(values)
-    return (c_int64 * max(len(values), 1))(*values), c_int64(len(values))
 
 
 def torch_error(fn, *args) -> str:

@@ -13,20 +13,10 @@ from ctypes import byref, c_bool, c_char_p, c_double, c_int32, c_int64, c_uint32
 import pytest
 
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
-from tests.cpu_shim_tensors import CODES, assert_same, last_error, strided
+from tests.cpu_shim_tensors import CODES, assert_same, gen, got_, last_error, strided
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-
-
-def got_(hs, handle: c_void_p) -> torch.Tensor:
-    """The runtime tensor in ``handle`` as torch (freed with the test's handles); the ctypes slot may
-    be reused for the next call."""
-    return hs.tensor(c_void_p(handle.value))
-
-
-def gen(seed: int = 0) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
 # ---- scans ----
@@ -308,7 +298,6 @@ def test_randn_normal_and_randperm_draw_the_right_distributions(rt, hs):
         assert perm.dtype == torch.int64 and torch.equal(perm.sort().values, torch.arange(n))
     assert not torch.equal(perm, torch.arange(1000))  # shuffled
     assert shim(rt, "aoti_torch_cpu_randperm")(c_int64(-1), None, None, None, c_int32(0), None, byref(out)) == INVALID
-
 
 
 @pytest.mark.parametrize("dtype", [None, torch.float32, torch.float64, torch.float16, torch.bfloat16])
