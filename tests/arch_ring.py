@@ -1192,6 +1192,20 @@ RING: dict[str, ZooModel] = {
     "yoso": _auto("yoso"),
     "zaya": _auto("zaya"),
     "plbart": _auto("plbart", "seq2seq"),
+    # ring-text: text families the first screen did not lower with the generic config (tests/hf_auto.py's
+    # OVERRIDES and derived-size rules make them consistent); compared with eager like the ones above.
+    "qwen2_vl_text": _auto("qwen2_vl_text"),
+    "qwen2_5_vl_text": _auto("qwen2_5_vl_text"),
+    "ministral": _auto("ministral"),
+    "hunyuan_v1_dense": _auto("hunyuan_v1_dense"),
+    "hunyuan_v1_moe": _auto("hunyuan_v1_moe"),
+    "zamba2": _auto("zamba2"),
+    "t5gemma": _auto("t5gemma", "seq2seq"),
+    "esm": _auto("esm"),
+    "lfm2_moe": _auto("lfm2_moe"),
+    "dots1": _auto("dots1"),
+    "glm4v_text": _auto("glm4v_text"),
+    "glm4v_moe_text": _auto("glm4v_moe_text"),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

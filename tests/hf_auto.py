@@ -22,6 +22,27 @@ SIZES = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "n
          "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
          "v_head_dim": 16, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "image_size": 64,
          "max_position_embeddings": 512}
+# Per-family constructor arguments where the generic shrink cannot reach a consistent config (policy as
+# data): sizes the family derives from others, a default it leaves None, a section list that must sum
+# to the rotary width. Passed to the config's constructor, so derived fields follow; then shrink.
+_ROPE = {"rope_type": "default", "rope_theta": 10000.0}
+OVERRIDES: dict[str, dict[str, Any]] = {
+    # m-rope sections must sum to head_dim * partial_rotary_factor / 2 (16 / 2; glm4v_moe: 16 / 2 / 2)
+    "qwen2_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
+    "qwen2_5_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
+    "glm4v_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
+    "glm4v_moe_text": {"rope_parameters": {**_ROPE, "partial_rotary_factor": 0.5, "mrope_section": [1, 1, 2]}},
+    # mamba head sizes derived from (or sized for) the full hidden size; one mamba and one hybrid layer
+    "zamba2": {"hidden_size": 64, "num_hidden_layers": 2, "layers_block_type": ["linear_attention", "hybrid"],
+               "mamba_d_state": 16, "adapter_rank": 8},
+    "granitemoehybrid": {"hidden_size": 64, "mamba_n_heads": 8, "mamba_d_head": 16, "mamba_d_state": 16,
+                         "layer_types": ["mamba", "attention"]},
+    # the decoder's cross-attention width is copied from the encoder before shrinking
+    "t5gemma": {"encoder": {"hidden_size": 64}, "decoder": {"hidden_size": 64}},
+    "esm": {"vocab_size": 33, "pad_token_id": 1},  # no default vocabulary
+    "lfm2_moe": {"num_hidden_layers": 2, "layer_types": ["conv", "full_attention"], "num_dense_layers": 1},  # no default layer kinds
+    "dots1": {"n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2},  # no default experts
+}
 TOKENS, TOKEN_LIMIT, AUDIO_SAMPLES = (2, 12), 100, 1600
 
 
@@ -44,13 +65,18 @@ def shrink(config: Any, depth: int = 0) -> Any:
                 setattr(config, key, type(value)((kinds * n)[:max(n, len(kinds))]))
                 if len(kinds) > n:
                     config.num_hidden_layers = len(kinds)
+    # A head_dim left None (the family derives it as hidden / heads, some with getattr's default,
+    # which None defeats): the derived value, set.
+    heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
+    if "head_dim" in vars(config) and config.head_dim is None and isinstance(heads, int) and isinstance(hidden, int):
+        config.head_dim = hidden // heads
     return config
 
 
 def tiny_config(model_type: str) -> Any:
     from transformers import AutoConfig
 
-    return shrink(AutoConfig.for_model(model_type))
+    return shrink(AutoConfig.for_model(model_type, **OVERRIDES.get(model_type, {})))
 
 
 def tiny_model(model_type: str) -> Any:
