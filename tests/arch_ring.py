@@ -1206,6 +1206,20 @@ RING: dict[str, ZooModel] = {
     "dots1": _auto("dots1"),
     "glm4v_text": _auto("glm4v_text"),
     "glm4v_moe_text": _auto("glm4v_moe_text"),
+    "granitemoehybrid": _auto("granitemoehybrid"),
+    "zamba": _auto("zamba"),
+    "gemma3n_text": _auto("gemma3n_text"),
+    "minicpm3": _auto("minicpm3"),
+    "nemotron": _auto("nemotron"),
+    "glm4_moe_lite": _auto("glm4_moe_lite"),
+    "mistral4": _auto("mistral4"),
+    "kimi_linear": _auto("kimi_linear"),
+    "deepseek_v32": _auto("deepseek_v32"),
+    "glm_moe_dsa": _auto("glm_moe_dsa"),
+    "sarvam_mla": _auto("sarvam_mla"),
+    "bailing_hybrid": _auto("bailing_hybrid"),
+    "longcat_flash": _auto("longcat_flash"),
+    "xlstm": _auto("xlstm"),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -35,12 +35,32 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     # mamba head sizes derived from (or sized for) the full hidden size; one mamba and one hybrid layer
     "zamba2": {"hidden_size": 64, "num_hidden_layers": 2, "layers_block_type": ["linear_attention", "hybrid"],
                "mamba_d_state": 16, "adapter_rank": 8},
-    "granitemoehybrid": {"hidden_size": 64, "mamba_n_heads": 8, "mamba_d_head": 16, "mamba_d_state": 16,
-                         "layer_types": ["mamba", "attention"]},
+    "granitemoehybrid": {"hidden_size": 64, "num_hidden_layers": 2, "mamba_n_heads": 8, "mamba_d_head": 16, "mamba_d_state": 16,
+                         "layer_types": ["linear_attention", "full_attention"]},
     # the decoder's cross-attention width is copied from the encoder before shrinking
     "t5gemma": {"encoder": {"hidden_size": 64}, "decoder": {"hidden_size": 64}},
     "esm": {"vocab_size": 33, "pad_token_id": 1},  # no default vocabulary
     "lfm2_moe": {"num_hidden_layers": 2, "layer_types": ["conv", "full_attention"], "num_dense_layers": 1},  # no default layer kinds
+    # DeepSeek sparse attention: the latent key/value has a head per query head; a small indexer whose
+    # top-k is below the sequence, so the sparse mask selects
+    "deepseek_v32": {"num_attention_heads": 4, "num_key_value_heads": 4, "index_n_heads": 4, "index_head_dim": 16,
+                     "index_topk": 8},
+    "glm_moe_dsa": {"num_attention_heads": 4, "num_key_value_heads": 4, "index_n_heads": 4, "index_head_dim": 16,
+                    "index_topk": 8},
+    # per-layer inputs (a 262k-row table per layer), kv sharing across a 4-layer pattern, sparse layers first
+    "gemma3n_text": {"num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention"] * 2,
+                     "num_kv_shared_layers": 2, "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0],
+                     "vocab_size_per_layer_input": 128, "hidden_size_per_layer_input": 16, "laurel_rank": 8},
+    # zamba ties the shared transformer of its hybrid layers: two of them
+    "zamba": {"hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4,
+              "layers_block_type": ["linear_attention", "hybrid", "hybrid"], "mamba_dt_rank": 8},
+    "kimi_linear": {"num_hidden_layers": 2, "num_experts_per_token": 2, "linear_head_dim": 16, "linear_num_heads": 4,
+                    "num_attention_heads": 4, "num_key_value_heads": 4,
+                    "layer_types": ["linear_attention", "full_attention"], "mlp_layer_types": ["dense", "sparse"]},
+    "xlstm": {"hidden_size": 64, "embedding_dim": 64, "num_blocks": 2, "num_hidden_layers": 2, "num_heads": 4,
+              "chunk_size": 4},
+    "longcat_flash": {"moe_topk": 2, "zero_expert_num": 2, "expert_ffn_hidden_size": 32, "ffn_hidden_size": 128,
+                      "num_attention_heads": 4, "num_key_value_heads": 4},
     "dots1": {"n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2},  # no default experts
 }
 TOKENS, TOKEN_LIMIT, AUDIO_SAMPLES = (2, 12), 100, 1600
@@ -49,6 +69,7 @@ TOKENS, TOKEN_LIMIT, AUDIO_SAMPLES = (2, 12), 100, 1600
 def shrink(config: Any, depth: int = 0) -> Any:
     """``config`` with every size above SIZES lowered, per-stage depths set to 1 and mixed layer kinds
     kept one each (sliding/full, linear/full, mamba/attention), recursively into sub-configs."""
+    before = dict(vars(config))
     for key, value in list(vars(config).items()):
         if key.startswith("_"):
             continue
@@ -70,13 +91,32 @@ def shrink(config: Any, depth: int = 0) -> Any:
     heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
     if "head_dim" in vars(config) and config.head_dim is None and isinstance(heads, int) and isinstance(hidden, int):
         config.head_dim = hidden // heads
+    # Fields the family derived from shrunk ones (multi-head latent attention: head_dim is the rotary
+    # width, qk_head_dim nope + rope): derived again from the shrunk values.
+    rope, nope = getattr(config, "qk_rope_head_dim", None), getattr(config, "qk_nope_head_dim", None)
+    if isinstance(rope, int) and isinstance(nope, int):
+        if before.get("head_dim") == before.get("qk_rope_head_dim"):
+            config.head_dim = rope
+        if "qk_head_dim" in before and before["qk_head_dim"] == before["qk_rope_head_dim"] + before["qk_nope_head_dim"]:
+            config.qk_head_dim = rope + nope
+    # Latent attention expands its key/value latent to one head per query head: a family whose default
+    # has as many key/value heads as query heads keeps that (else attention repeats the keys twice over).
+    if "kv_lora_rank" in before and before.get("num_key_value_heads") == before.get("num_attention_heads"):
+        config.num_key_value_heads = heads
+    if "num_key_value_heads" in vars(config) and config.num_key_value_heads is None and isinstance(heads, int):
+        config.num_key_value_heads = heads  # None: one key/value head per query head
     return config
 
 
 def tiny_config(model_type: str) -> Any:
     from transformers import AutoConfig
 
-    return shrink(AutoConfig.for_model(model_type, **OVERRIDES.get(model_type, {})))
+    overrides = OVERRIDES.get(model_type, {})
+    config = shrink(AutoConfig.for_model(model_type, **overrides))
+    for key, value in overrides.items():  # an override wins over shrink's bounds (sub-configs stay objects)
+        if not isinstance(value, dict):
+            setattr(config, key, value)
+    return config
 
 
 def tiny_model(model_type: str) -> Any:
