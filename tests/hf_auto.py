@@ -39,7 +39,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
                          "layer_types": ["linear_attention", "full_attention"]},
     # the decoder's cross-attention width is copied from the encoder before shrinking
     "t5gemma": {"encoder": {"hidden_size": 64}, "decoder": {"hidden_size": 64}},
-    "esm": {"vocab_size": 33, "pad_token_id": 1},  # no default vocabulary
+    "esm": {"vocab_size": 128, "pad_token_id": 1},  # no default vocabulary (the ring's ids go to 100)
     "lfm2_moe": {"num_hidden_layers": 2, "layer_types": ["conv", "full_attention"], "num_dense_layers": 1},  # no default layer kinds
     # DeepSeek sparse attention: the latent key/value has a head per query head; a small indexer whose
     # top-k is below the sequence, so the sparse mask selects

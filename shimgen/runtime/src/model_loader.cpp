@@ -511,7 +511,9 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     // model that fails its input checks throws before taking them: those slots still hold our new
     // handles, each a reference that would keep the caller's storage alive forever.
     for (size_t i = 0; i < num_outputs; ++i) {
-      if (outputs[i] != nullptr) aoti_torch_delete_tensor_object(outputs[i]);
+      bool repeated = false;  // a handle the model wrote to an earlier slot too: freed there
+      for (size_t j = 0; j < i && !repeated; ++j) repeated = outputs[j] == outputs[i];
+      if (outputs[i] != nullptr && !repeated) aoti_torch_delete_tensor_object(outputs[i]);
       for (size_t j = 0; j < num_inputs; ++j)
         if (given[j] == outputs[i]) given[j] = nullptr;  // an input passed through: freed just now
       outputs[i] = nullptr;
@@ -522,6 +524,28 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     const std::string shim_error = shimgen_runtime_last_error();
     return fail("the model failed" + model->model_error() + (shim_error.empty() ? "" : " (" + shim_error + ")"),
                 SHIMGEN_RUNTIME_ERROR_INTERNAL);
+  }
+  // A model returning one tensor as two outputs writes the same handle to both slots (the generated
+  // code's `output_handles[1] = output_handles[0];`, e.g. an encoder-decoder's last hidden state and
+  // its decoder's): torch's runner steals such a handle once. Each slot here is the caller's to free,
+  // so a repeated one becomes a new handle onto the same tensor.
+  for (size_t i = 1; i < num_outputs; ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (outputs[i] == nullptr || outputs[j] != outputs[i]) continue;
+      if (aoti_torch_new_tensor_handle(outputs[j], &outputs[i]) != 0) {
+        outputs[i] = nullptr;  // the earlier slots still own theirs; free them and every later one
+        for (size_t k = 0; k < num_outputs; ++k) {
+          bool seen = outputs[k] == nullptr;
+          for (size_t m = 0; m < k && !seen; ++m) seen = outputs[m] == outputs[k];
+          if (!seen) aoti_torch_delete_tensor_object(outputs[k]);
+        }
+        for (size_t k = 0; k < num_outputs; ++k) outputs[k] = nullptr;
+        return fail("shimgen_model_run: cannot hand out output " + std::to_string(i) +
+                        " (the model returned the handle of output " + std::to_string(j) + " again)",
+                    SHIMGEN_RUNTIME_ERROR_INTERNAL);
+      }
+      break;
+    }
   }
   return 0;
 }
