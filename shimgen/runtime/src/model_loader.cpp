@@ -516,8 +516,8 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
       if (outputs[i] != nullptr && !repeated) aoti_torch_delete_tensor_object(outputs[i]);
       for (size_t j = 0; j < num_inputs; ++j)
         if (given[j] == outputs[i]) given[j] = nullptr;  // an input passed through: freed just now
-      outputs[i] = nullptr;
     }
+    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;  // after: the loop compares the slots
     for (size_t i = 0; i < num_inputs; ++i)
       if (given[i] != nullptr) aoti_torch_delete_tensor_object(given[i]);
     // The shim that failed inside the model said why (the model's own message names only the call).
