@@ -1210,7 +1210,6 @@ RING: dict[str, ZooModel] = {
     "zamba": _auto("zamba"),
     "gemma3n_text": _auto("gemma3n_text"),
     "minicpm3": _auto("minicpm3"),
-    "nemotron": _auto("nemotron"),
     "glm4_moe_lite": _auto("glm4_moe_lite"),
     "mistral4": _auto("mistral4"),
     "kimi_linear": _auto("kimi_linear"),
