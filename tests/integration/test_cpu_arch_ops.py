@@ -139,13 +139,15 @@ def test_histc_refuses_bad_arguments(rt, hs):
 
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [1, 0])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
-def test_scatter_reduce_matches_torch(rt, hs, reduce, include_self, dtype):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.int32])
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_scatter_reduce_matches_torch(rt, hs, reduce, include_self, dtype, index_dtype):
+    """An int32 index as torch takes it: inductor computes glm5_next_text's scatter_add index in int32."""
     gen = torch.Generator().manual_seed(4)
     for dim in (0, 1):
         self_t = (torch.randn(6, 7, generator=gen) * 5).to(dtype)
         src = (torch.randn(8, 9, generator=gen) * 5).to(dtype)
-        index = torch.randint(0, self_t.shape[dim], (5, 6) if dim == 0 else (6, 5), generator=gen)
+        index = torch.randint(0, self_t.shape[dim], (5, 6) if dim == 0 else (6, 5), generator=gen).to(index_dtype)
         out = torch.empty_like(self_t)
         code = shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
             hs.of(out), hs.of(strided(self_t)), c_int64(dim), hs.of(index), hs.of(src), c_char_p(reduce.encode()),
@@ -173,6 +175,10 @@ def test_scatter_add_with_an_expanded_index_and_errors(rt, hs):
     assert "out of bounds" in last_error(rt) and torch.equal(out, before)
     assert shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(
         hs.of(out), hs.of(base), c_int64(0), hs.of(index), hs.of(src), c_char_p(b"max"), c_int32(1)) == INVALID
+    assert shim(rt, "aoti_torch_cpu_scatter_reduce_two_out")(  # torch takes int32 and int64 indices only
+        hs.of(out), hs.of(base), c_int64(0), hs.of(index.to(torch.int16)), hs.of(src), c_char_p(b"sum"),
+        c_int32(1)) == INVALID
+    assert "int32 or int64" in last_error(rt) and torch.equal(out, before)
 
 
 # ---- the LSTM layer ----

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.aoti_helpers import INVALID, PREFIX, UNSUPPORTED, shim
+from tests.cpu_shim_tensors import last_error
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -62,6 +63,20 @@ def test_gemm_errors_leave_out_untouched(rt):
     assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(i), h(hb)) == UNSUPPORTED
     assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), c_void_p(0), h(hb)) == INVALID
     assert (out == 7).all()
+
+
+def test_bmm_into_an_empty_out_with_zero_strides(rt, hs):
+    """An out with no elements overlaps nothing, whatever its strides: inductor gives a buffer of a
+    data-dependent size u the strides that size makes ({24, 32, u} strides {32 u, u, 1}: all zero but
+    the last at u = 0; glm5_next_text's sparse attention selects no block of a short prompt). torch
+    takes it; a non-empty out with a zero stride is still refused."""
+    a, b = torch.randn(24, 32, 16), torch.randn(24, 16, 0)
+    out = torch.empty_strided((24, 32, 0), (0, 0, 1))
+    assert shim(rt, "aoti_torch_cpu_bmm_out")(hs.of(out), hs.of(a), hs.of(b)) == 0, last_error(rt)
+    assert torch.bmm(a, b, out=torch.empty_strided((24, 32, 0), (0, 0, 1))).shape == (24, 32, 0)
+    out2 = torch.empty_strided((24, 32, 4), (0, 4, 1))
+    assert shim(rt, "aoti_torch_cpu_bmm_out")(hs.of(out2), hs.of(a), hs.of(torch.randn(24, 16, 4))) == INVALID
+    assert "internally overlapping" in last_error(rt)
 
 
 def conv(rt, x, w, b, stride, padding, dilation, groups):

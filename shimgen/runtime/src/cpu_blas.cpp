@@ -225,8 +225,11 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
       SHIMGEN_REQUIRE(ok, "self " + shape_str(bs) + " does not broadcast to out " + shape_str(out.sizes));
     }
     // As in PyTorch: out may not share memory with an input (the result would depend on order), and
-    // an out with a zero stride (several elements in one place) cannot be written.
-    for (size_t d = 0; d < out.sizes.size(); ++d)
+    // an out with a zero stride (several elements in one place) cannot be written. An out with no
+    // elements overlaps nothing, whatever its strides (inductor gives an empty buffer of a
+    // data-dependent size the strides that size makes, e.g. {24, 32, 0} strides {0, 0, 1}).
+    const bool empty = std::find(out.sizes.begin(), out.sizes.end(), int64_t{0}) != out.sizes.end();
+    for (size_t d = 0; d < out.sizes.size() && !empty; ++d)
       SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
                                                              std::to_string(d) + ")");
     SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");

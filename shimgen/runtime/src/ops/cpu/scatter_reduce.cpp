@@ -1,7 +1,9 @@
 // aoti_torch_cpu_scatter_reduce_two_out: scatter_add and scatter_reduce (MoE combine, index
 // accumulation). out = self, then out[index along dim] <reduce>= src for every element of index.
 // reduce: sum, prod, mean, amax, amin; include_self=0 starts each written position from src alone.
-// Accumulation follows index order along dim, as torch's CPU kernel; mean of integers floors.
+// Accumulation follows index order along dim, as torch's CPU kernel; mean of integers floors. The
+// index is int64 or int32, as torch takes it (inductor hands an int32 index to scatter_add when it
+// computed the index in int32 itself).
 #include <algorithm>
 #include <cstring>
 
@@ -27,13 +29,13 @@ Reduce parse_reduce(const char* reduce) {
   return Reduce::kSum;
 }
 
-template <class T>
+template <class T, class I>
 void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor& out, int64_t dim, Reduce mode,
              bool include_self) {
   using A = decltype(value_of(T{}));
   auto* dst = reinterpret_cast<T*>(out.data());
   const auto* self_data = reinterpret_cast<const T*>(self.data());
-  const auto* idx = reinterpret_cast<const int64_t*>(index.data());
+  const auto* idx = reinterpret_cast<const I*>(index.data());
   const auto* s = reinterpret_cast<const T*>(src.data());
   const bool scalar = index.sizes.empty();
   const int64_t rank = static_cast<int64_t>(out.sizes.size());
@@ -45,7 +47,7 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
   const std::vector<int64_t>* strides[3] = {&index.strides, &src.strides, &out.strides};
   for_each_line(index.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t j = idx[base[0] + i * i_step];
+      const int64_t j = static_cast<int64_t>(idx[base[0] + i * i_step]);
       SHIMGEN_REQUIRE(j >= 0 && j < limit, "index " + std::to_string(j) + " is out of bounds for dim " +
                                                     std::to_string(dim) + " of size " + std::to_string(limit));
     }
@@ -72,7 +74,7 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
   std::vector<int32_t> lookup(static_cast<size_t>(span), -1);
   for_each_line(index.sizes, scalar ? -1 : dim, strides, [&](const int64_t* base) {
     for (int64_t i = 0; i < n; ++i) {
-      int64_t j = idx[base[0] + i * i_step];
+      int64_t j = static_cast<int64_t>(idx[base[0] + i * i_step]);
       const int64_t at = base[2] + j * o_step;
       const A v = value_of(s[base[1] + i * s_step]);
       int32_t& slot = lookup[static_cast<size_t>(at)];
@@ -126,7 +128,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
     const Reduce mode = parse_reduce(reduce);
     const int64_t rank = static_cast<int64_t>(self.sizes.size());
     const int64_t d = wrap_dim(dim, rank, "dim");
-    SHIMGEN_REQUIRE(index.dtype == kInt64, "index must be int64");
+    SHIMGEN_REQUIRE(index.dtype == kInt64 || index.dtype == kInt32, "index must be int32 or int64");
     SHIMGEN_REQUIRE(self.dtype == src.dtype && out.dtype == self.dtype, "self, src and out must have one dtype");
     SHIMGEN_REQUIRE(out.sizes == self.sizes, "out must have self's shape");
     SHIMGEN_REQUIRE(index.sizes.size() == self.sizes.size() && src.sizes.size() == self.sizes.size(),
@@ -142,7 +144,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
     dispatch_real(self.dtype, "scatter_reduce", [&](auto type) {
       using T = decltype(type);
       if constexpr (std::is_same_v<T, bool>) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce: bool is not supported");
-      else scatter<T>(self, index, src, target, d, mode, include_self != 0);
+      else if (index.dtype == kInt64) scatter<T, int64_t>(self, index, src, target, d, mode, include_self != 0);
+      else scatter<T, int32_t>(self, index, src, target, d, mode, include_self != 0);
     });
   });
 }
