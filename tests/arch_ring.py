@@ -1226,8 +1226,8 @@ RING: dict[str, ZooModel] = {
     "bailing_hybrid": _auto("bailing_hybrid"),
     "longcat_flash": _auto("longcat_flash"),
     "xlstm": _auto("xlstm"),
-    # ring-text (extra): text families of the same screen that hf_auto.py's derived-size rules (latent
-    # attention) alone make consistent, no override: not in the brief's list.
+    # ring-text (extra): text families of the same screen outside the first list: hf_auto.py's
+    # latent-attention rules alone make them consistent (youtu ... glm5_next_text), or an m-rope override.
     "youtu": _auto("youtu"),
     "mistral_large4_text": _auto("mistral_large4_text"),
     "hy_v4": _auto("hy_v4"),
@@ -1235,6 +1235,8 @@ RING: dict[str, ZooModel] = {
     "axk1": _auto("axk1"),
     "axk2": _auto("axk2"),
     "glm5_next_text": _auto("glm5_next_text"),
+    "glm_ocr_text": _auto("glm_ocr_text"),
+    "glm_image_text": _auto("glm_image_text"),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -31,6 +31,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "qwen2_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
     "qwen2_5_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
     "glm4v_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
+    "glm_ocr_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
+    "glm_image_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
     "glm4v_moe_text": {"rope_parameters": {**_ROPE, "partial_rotary_factor": 0.5, "mrope_section": [1, 1, 2]}},
     # mamba head sizes derived from (or sized for) the full hidden size; one mamba and one hybrid layer
     "zamba2": {"hidden_size": 64, "num_hidden_layers": 2, "layers_block_type": ["linear_attention", "hybrid"],
