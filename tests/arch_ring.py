@@ -1082,6 +1082,25 @@ RING: dict[str, ZooModel] = {
         "return (g, t, torch.view_as_real(lz), torch.view_as_real((lz * lz.conj()).sum(1)),"
         " torch.view_as_real(lz.mean(-1)), torch.view_as_real(z.conj() @ z.mT), torch.view_as_real(lz[0] @ w))",
         (Input((2, 3, 16, 16)), Input((2, 7, 6))), 1e-4),
+    # fairseq's convolutional encoder (ConvS2S, fconv), time-major throughout as fairseq keeps it:
+    # token [T, B] + position embeddings, ConvTBC layers (torch.conv_tbc, weight [K, C_in, 2 C_out];
+    # proxy target aten::conv_tbc) with GLU and residuals scaled by sqrt(0.5), padding masked; one
+    # layer with an even kernel (pad K / 2, the last step dropped), one cropped by a negative pad.
+    # (torch 2.13's inductor fails lowering conv_tbc on an input it computed from a transposed
+    # tensor: it lays the input out batch-major and the op's meta cannot view that flat.)
+    "fairseq_convtbc": ZooModel(
+        "self.embed = torch.nn.Embedding(128, 16)\nself.pos = torch.nn.Embedding(32, 16)\n"
+        "self.w1 = torch.nn.Parameter(torch.randn(3, 16, 32) / 7)\nself.b1 = torch.nn.Parameter(torch.randn(32) / 4)\n"
+        "self.w2 = torch.nn.Parameter(torch.randn(4, 16, 32) / 8)\nself.b2 = torch.nn.Parameter(torch.randn(32) / 4)\n"
+        "self.w3 = torch.nn.Parameter(torch.randn(5, 16, 8) / 9)\nself.b3 = torch.nn.Parameter(torch.randn(8) / 4)\n"
+        "self.out = torch.nn.Linear(16, 16)",
+        "F = torch.nn.functional\n"
+        "t = self.embed(x) + self.pos(torch.arange(x.shape[0], device=x.device)).unsqueeze(1)\n"
+        "r = t\nt = F.glu(torch.conv_tbc(t.masked_fill((y == 0).unsqueeze(-1), 0), self.w1, self.b1, 1), dim=-1)\n"
+        "t = (t + r) * 0.5 ** 0.5\n"
+        "r = t\nt = F.glu(torch.conv_tbc(t, self.w2, self.b2, 2)[:-1], dim=-1)\nt = (t + r) * 0.5 ** 0.5\n"
+        "return (self.out(t), torch.conv_tbc(t, self.w3, self.b3, -1))",
+        (Input((12, 2), "index:128"), Input((12, 2), "ones")), 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
