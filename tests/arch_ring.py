@@ -1101,6 +1101,18 @@ RING: dict[str, ZooModel] = {
         "r = t\nt = F.glu(torch.conv_tbc(t, self.w2, self.b2, 2)[:-1], dim=-1)\nt = (t + r) * 0.5 ** 0.5\n"
         "return (self.out(t), torch.conv_tbc(t, self.w3, self.b3, -1))",
         (Input((12, 2), "index:128"), Input((12, 2), "ones")), 1e-5),
+    # Spatial pyramid pooling (SPP-net, YOLO's SPP heads on odd feature maps) and an RoI-style max
+    # head: adaptive max pools whose windows are too large for inductor's own kernel (17 x 13 -> 3 x 5,
+    # -> 2 x 2) fall back to aoti_torch_cpu_adaptive_max_pool2d; one on a channels-last map (torch
+    # returns channels-last values and indices), the indices returned too.
+    "spp_pools": ZooModel(
+        "self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)\nself.head = torch.nn.Linear(8 * (1 + 4 + 15), 10)",
+        "F = torch.nn.functional\nh = torch.relu(self.conv(x))\n"
+        "p1 = F.adaptive_max_pool2d(h, 1)\np2 = F.adaptive_max_pool2d(h, 2)\n"
+        "p3, i3 = F.adaptive_max_pool2d(h, (3, 5), return_indices=True)\n"
+        "v, i = F.adaptive_max_pool2d(y.to(memory_format=torch.channels_last), (4, 3), return_indices=True)\n"
+        "return (self.head(torch.cat([p1.flatten(1), p2.flatten(1), p3.flatten(1)], 1)), i3, v, i)",
+        (Input((2, 3, 17, 13)), Input((2, 4, 19, 11))), 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
