@@ -1113,6 +1113,28 @@ RING: dict[str, ZooModel] = {
         "v, i = F.adaptive_max_pool2d(y.to(memory_format=torch.channels_last), (4, 3), return_indices=True)\n"
         "return (self.head(torch.cat([p1.flatten(1), p2.flatten(1), p3.flatten(1)], 1)), i3, v, i)",
         (Input((2, 3, 17, 13)), Input((2, 4, 19, 11))), 1e-5),
+    # Op shapes 10 (a third probe of plain-torch calls, lowered: those reaching runtime shims):
+    # scatter_reduce amax without self, prod and mean; take_along_dim of an argsort; quantile with
+    # midpoint/nearest interpolation; global median/nanmedian; msort; pdist + cosine similarity;
+    # matrix_power (negative: an inverse); an LSTM with proj_size; MultiheadAttention with kdim/vdim,
+    # bias_k/v and a zero attention column; an adaptive log-softmax head.
+    "op_shapes_10": ZooModel(
+        "self.lstm = torch.nn.LSTM(4, 16, 2, batch_first=True, proj_size=4)\n"
+        "self.mha = torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=6, batch_first=True, add_bias_kv=True,"
+        " add_zero_attn=True)\n"
+        "self.asm = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [5, 10])",
+        "F = torch.nn.functional\ni = torch.tensor([[0, 1, 1, 0]] * 4, device=x.device)\n"
+        "s = y[:, :4]\nq = torch.stack([x[:, :4] * 3, x[:, 4:8] - 1], 1)\n"
+        "return (x.scatter_reduce(1, i, s, 'amax', include_self=False), x.scatter_reduce(1, i, s, 'prod'),"
+        " x[:, 0].scatter_reduce(0, i[0], s[:, 0], 'mean'),"
+        " torch.take_along_dim(x, x.argsort(1)[:, :3], 1),"
+        " torch.quantile(x, 0.3, dim=1, interpolation='midpoint'),"
+        " torch.quantile(x, torch.tensor([0.2, 0.9], device=x.device), interpolation='nearest'),"
+        " torch.median(x), torch.nanmedian(x.log()), torch.msort(x), F.pdist(x), F.cosine_similarity(x, y, dim=1),"
+        " torch.linalg.matrix_power(x[:, :4], 5), torch.linalg.matrix_power(x[:, :4] + 4 * torch.eye(4, device=x.device), -2),"
+        " self.lstm(q)[0], self.mha(z, z[..., :8], z[..., 8:14])[0],"
+        " self.asm.log_prob(z.flatten(0, 1)))",
+        (Input((4, 8)), Input((4, 8)), Input((2, 5, 16))), 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
