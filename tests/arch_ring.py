@@ -67,6 +67,16 @@ def _auto(model_type: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel
     return ZooModel(init, call + "input_features=x, decoder_input_ids=y)",
                     (Input((2, mel, frames)), Input((2, 6), "index:100")), atol)
 
+def _auto_with(model_type: str, kwargs: str, inputs: tuple, atol: float = 1e-4) -> ZooModel:
+    """(ring-vision) A tests/hf_auto.py family whose inputs no _auto kind names: ``kwargs`` is the call's
+    keyword text over x, y, z (e.g. text and pixels together), every tensor it returns compared."""
+    return ZooModel(f"from hf_auto import tiny_model\nself.m = tiny_model({model_type!r})",
+                    f"from hf_auto import call\nreturn call(self.m, {kwargs})", inputs, atol)
+
+
+_TEXT_PIXELS = "input_ids=x, attention_mask=y, pixel_values=z"
+_TP_INPUTS = (Input((2, 12), "index:100"), Input((2, 12), "ones"), Input((2, 3, 64, 64)))
+
 # Self-supervised speech encoders over raw audio: one small conv feature extractor, then `extra`.
 _SPEECH = ("hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
            " conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3)")
@@ -1192,6 +1202,32 @@ RING: dict[str, ZooModel] = {
     "yoso": _auto("yoso"),
     "zaya": _auto("zaya"),
     "plbart": _auto("plbart", "seq2seq"),
+    # ring-vision: vision / multimodal / audio families the first sweep could not screen (text and
+    # pixels together, backbones without timm, per-family overrides in tests/hf_auto.py's tables).
+    "clip": _auto_with("clip", _TEXT_PIXELS, _TP_INPUTS),
+    "siglip": _auto_with("siglip", _TEXT_PIXELS, _TP_INPUTS),
+    "chinese_clip": _auto_with("chinese_clip", _TEXT_PIXELS, _TP_INPUTS),
+    "altclip": _auto_with("altclip", _TEXT_PIXELS, _TP_INPUTS),
+    "blip": _auto_with("blip", _TEXT_PIXELS, _TP_INPUTS),
+    "owlvit": _auto_with("owlvit", _TEXT_PIXELS, _TP_INPUTS),
+    "owlv2": _auto_with("owlv2", _TEXT_PIXELS, _TP_INPUTS),
+    "detr": _auto("detr", "pixels"),
+    "conditional_detr": _auto("conditional_detr", "pixels"),
+    "deformable_detr": _auto("deformable_detr", "pixels"),
+    "table_transformer": _auto("table-transformer", "pixels"),
+    "dab_detr": _auto("dab-detr", "pixels"),
+    "align": _auto_with("align", _TEXT_PIXELS, _TP_INPUTS),
+    "vilt": _auto_with("vilt", _TEXT_PIXELS, _TP_INPUTS),
+    "donut_swin": _auto("donut-swin", "pixels"),
+    "mask2former": _auto("mask2former", "pixels"),
+    "hiera": _auto("hiera", "pixels"),
+    # token ids, boxes (x0, y0, x0 + w, y0 + h: corners in order) and pixels
+    "layoutlmv3": _auto_with("layoutlmv3", "input_ids=x, bbox=torch.cat([y[..., :2], y[..., :2] + y[..., 2:]], -1),"
+                             " pixel_values=z",
+                             (Input((2, 12), "index:100"), Input((2, 12, 4), "index:500"), Input((2, 3, 64, 64)))),
+    # one image and one point prompt (pixel coordinates) per image
+    "sam": _auto_with("sam", "pixel_values=x, input_points=y.abs() * 20",
+                      (Input((1, 3, 64, 64)), Input((1, 1, 1, 2)))),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -47,10 +47,50 @@ def shrink(config: Any, depth: int = 0) -> Any:
     return config
 
 
+# Per-family exceptions to the generic shrink (ring-vision). BUILD: keyword arguments for the family's
+# config constructor (a backbone config as a dict, timm off: no timm here). OVERRIDES: values set after
+# shrink, a dotted key reaching into a sub-config ("text_config.projection_size").
+_RESNET = {"model_type": "resnet", "embedding_size": 16, "hidden_sizes": [16, 32, 64, 64], "depths": [1, 1, 1, 1],
+           "out_features": ["stage1", "stage2", "stage3", "stage4"]}
+_NO_TIMM = {"use_timm_backbone": False, "use_pretrained_backbone": False, "backbone": None, "backbone_config": _RESNET}
+BUILD: dict[str, dict[str, Any]] = {
+    "detr": _NO_TIMM, "conditional_detr": _NO_TIMM, "deformable_detr": _NO_TIMM, "table-transformer": _NO_TIMM,
+    "dab-detr": _NO_TIMM,
+}
+OVERRIDES: dict[str, dict[str, Any]] = {
+    "siglip": {"text_config.projection_size": 64},
+    "detr": {"num_queries": 20}, "conditional_detr": {"num_queries": 20}, "deformable_detr": {"num_queries": 20},
+    "table-transformer": {"num_queries": 20}, "dab-detr": {"num_queries": 20},
+    "siglip2": {"text_config.projection_size": 64},
+    "align": {"projection_dim": 640, "vision_config.num_block_repeats": [1, 1, 1, 1, 1, 1, 1]},
+    "donut-swin": {"depths": [1, 1], "num_heads": [2, 4], "window_size": 4},
+    "mask2former": {"backbone_config.num_heads": [2, 4, 8, 8], "backbone_config.window_size": 4, "feature_size": 64,
+                    "mask_feature_size": 64, "hidden_dim": 64, "encoder_feedforward_dim": 128, "dim_feedforward": 128,
+                    "num_queries": 20},
+    "sam": {"vision_config.output_channels": 64, "vision_config.window_size": 4, "vision_config.global_attn_indexes": [1],
+            "vision_config.mlp_dim": 128, "vision_config.num_pos_feats": 32, "prompt_encoder_config.image_embedding_size": 4,
+            "mask_decoder_config.mlp_dim": 128, "mask_decoder_config.iou_head_hidden_dim": 64,
+            # at 0.02 the masks are ~4e-4 (nothing compared)
+            "initializer_range": 0.2, "vision_config.initializer_range": 0.2,
+            "prompt_encoder_config.initializer_range": 0.2, "mask_decoder_config.initializer_range": 0.2},
+    "layoutlmv3": {"coordinate_size": 12, "shape_size": 8, "input_size": 64},
+    "hiera": {"image_size": [64, 64]},
+}
+
+
 def tiny_config(model_type: str) -> Any:
+    import copy
+
     from transformers import AutoConfig
 
-    return shrink(AutoConfig.for_model(model_type))
+    config = shrink(AutoConfig.for_model(model_type, **copy.deepcopy(BUILD.get(model_type, {}))))
+    for key, value in OVERRIDES.get(model_type, {}).items():
+        *path, last = key.split(".")
+        target = config
+        for part in path:
+            target = getattr(target, part)
+        setattr(target, last, value)
+    return config
 
 
 def tiny_model(model_type: str) -> Any:
