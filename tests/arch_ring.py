@@ -1228,6 +1228,33 @@ RING: dict[str, ZooModel] = {
     # one image and one point prompt (pixel coordinates) per image
     "sam": _auto_with("sam", "pixel_values=x, input_points=y.abs() * 20",
                       (Input((1, 3, 64, 64)), Input((1, 1, 1, 2)))),
+    # audio codecs (mono waveforms): codes and the decoded waveform. The codebooks start at zeros (every
+    # code 0, the decoded audio input-independent): drawn normal here so the codes mean something.
+    "encodec": ZooModel("from hf_auto import tiny_model\nself.m = tiny_model('encodec')\n"
+                        "for layer in self.m.quantizer.layers:\n    layer.codebook.embed.normal_()",
+                        "from hf_auto import call\nreturn call(self.m, input_values=x)", (Input((2, 1, 1600)),), 1e-4),
+    "mimi": ZooModel("from hf_auto import tiny_model\nself.m = tiny_model('mimi')\n"
+                     "for vq in (self.m.quantizer.semantic_residual_vector_quantizer,"
+                     " self.m.quantizer.acoustic_residual_vector_quantizer):\n"
+                     "    for layer in vq.layers:\n        layer.codebook.embed_sum.normal_()",
+                     "from hf_auto import call\nreturn call(self.m, input_values=x)", (Input((2, 1, 1920)),), 1e-4),
+    "wav2vec2_bert": _auto_with("wav2vec2-bert", "input_features=x", (Input((2, 20, 160)),)),
+    "patchtsmixer": _auto_with("patchtsmixer", "past_values=x", (Input((2, 32, 1)),)),
+    "timesfm": _auto_with("timesfm", "past_values=x, past_values_padding=torch.zeros_like(x),"
+                          " freq=torch.zeros(x.shape[0], 1, dtype=torch.long, device=x.device)", (Input((2, 64)),)),
+    "clap": _auto_with("clap", "input_ids=x, attention_mask=y, input_features=z",
+                       (Input((2, 12), "index:100"), Input((2, 12), "ones"), Input((2, 1, 256, 64)))),
+    # the vocoder's noise is an input (it draws its own otherwise)
+    "univnet": _auto_with("univnet", "input_features=x, noise_sequence=y", (Input((2, 10, 64)), Input((2, 10, 64)))),
+    # speech in, text out (the base SpeechT5Model has no pre-nets: it takes hidden states)
+    "speecht5": ZooModel("from hf_auto import tiny_config\nfrom transformers import SpeechT5ForSpeechToText\n"
+                         "self.m = SpeechT5ForSpeechToText(tiny_config('speecht5')).eval()",
+                         "from hf_auto import call\nreturn call(self.m, input_values=x, decoder_input_ids=y)",
+                         (Input((2, 1600)), Input((2, 6), "index:81")), 1e-4),
+    # the audio-token decoder: 4 codebooks x 2 sequences
+    "musicgen": ZooModel("from hf_auto import tiny_config\nfrom transformers import MusicgenForCausalLM\n"
+                         "self.m = MusicgenForCausalLM(tiny_config('musicgen').decoder).eval()",
+                         "from hf_auto import call\nreturn call(self.m, input_ids=x)", (Input((8, 12), "index:100"),), 1e-4),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -75,6 +75,18 @@ OVERRIDES: dict[str, dict[str, Any]] = {
             "prompt_encoder_config.initializer_range": 0.2, "mask_decoder_config.initializer_range": 0.2},
     "layoutlmv3": {"coordinate_size": 12, "shape_size": 8, "input_size": 64},
     "hiera": {"image_size": [64, 64]},
+    "encodec": {"codebook_dim": 64, "codebook_size": 64},
+    "speecht5": {"conv_dim": (32,) * 7, "num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 4,
+                 "speech_decoder_prenet_units": 64, "speaker_embedding_dim": 64, "speech_decoder_postnet_units": 64,
+                 "num_mel_bins": 16},
+    "wav2vec2-bert": {"output_hidden_size": 64, "conv_depthwise_kernel_size": 7},
+    "timesfm": {"context_length": 64, "horizon_length": 32},
+    "clap": {"audio_config.patch_embeds_hidden_size": 16, "audio_config.hidden_size": 128,
+             "audio_config.num_attention_heads": [2, 2, 4, 8]},
+    "univnet": {"num_mel_bins": 64, "initializer_range": 0.1},  # at 0.01 the waveform is ~6e-3
+    "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
+    "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
+             "num_quantizers": 4, "num_filters": 16},
 }
 
 
