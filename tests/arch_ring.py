@@ -1255,6 +1255,13 @@ RING: dict[str, ZooModel] = {
     "musicgen": ZooModel("from hf_auto import tiny_config\nfrom transformers import MusicgenForCausalLM\n"
                          "self.m = MusicgenForCausalLM(tiny_config('musicgen').decoder).eval()",
                          "from hf_auto import call\nreturn call(self.m, input_ids=x)", (Input((8, 12), "index:100"),), 1e-4),
+    "d_fine": _auto("d_fine", "pixels"),
+    "rt_detr_v2": _auto("rt_detr_v2", "pixels"),
+    "idefics3_vision": _auto_with("idefics3_vision", "pixel_values=x", (Input((2, 3, 64, 64)),)),
+    "smolvlm_vision": _auto_with("smolvlm_vision", "pixel_values=x", (Input((2, 3, 64, 64)),)),
+    # in-context segmentation: an image, a prompt image and its mask
+    "seggpt": _auto_with("seggpt", "pixel_values=x, prompt_pixel_values=y, prompt_masks=z.sigmoid()",
+                         (Input((1, 3, 32, 32)), Input((1, 3, 32, 32)), Input((1, 3, 32, 32)))),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
