@@ -1262,6 +1262,14 @@ RING: dict[str, ZooModel] = {
     # in-context segmentation: an image, a prompt image and its mask
     "seggpt": _auto_with("seggpt", "pixel_values=x, prompt_pixel_values=y, prompt_masks=z.sigmoid()",
                          (Input((1, 3, 32, 32)), Input((1, 3, 32, 32)), Input((1, 3, 32, 32)))),
+    # text with 4 image-token placeholders (id 99, tests/hf_auto.py) ahead of it, and pixels
+    "blip_2": _auto_with("blip-2", "input_ids=torch.cat([torch.full_like(x[:, :4], 99), x], 1), pixel_values=y",
+                         (Input((2, 12), "index:99"), Input((2, 3, 64, 64)))),
+    # 4 image-embedding positions after the first token
+    "kosmos_2": _auto_with("kosmos-2", "input_ids=torch.cat([x[:, :1], torch.zeros_like(x[:, :4]), x[:, 1:]], 1),"
+                           " image_embeds_position_mask=torch.cat([torch.zeros_like(x[:, :1]), torch.ones_like(x[:, :4]),"
+                           " torch.zeros_like(x[:, 1:])], 1), pixel_values=y",
+                           (Input((2, 12), "index:100"), Input((2, 3, 64, 64)))),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -85,6 +85,10 @@ OVERRIDES: dict[str, dict[str, Any]] = {
              "audio_config.num_attention_heads": [2, 2, 4, 8]},
     "d_fine": {"num_queries": 20}, "rt_detr_v2": {"num_queries": 20},  # top-k of 300 over 84 anchors otherwise
     "seggpt": {"image_size": [64, 32], "mlp_dim": 128, "intermediate_hidden_state_indices": [0, 1]},
+    # 4 query tokens placed at image-token id 99; OPT's embedding projection at the shrunk width
+    "blip-2": {"image_token_index": 99, "num_query_tokens": 4, "text_config.word_embed_proj_dim": 64,
+               "text_config.vocab_size": 128},
+    "kosmos-2": {"latent_query_num": 4},
     "univnet": {"num_mel_bins": 64, "initializer_range": 0.1},  # at 0.01 the waveform is ~6e-3
     "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
     "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
