@@ -76,6 +76,10 @@ def _auto_with(model_type: str, kwargs: str, inputs: tuple, atol: float = 1e-4) 
 
 _TEXT_PIXELS = "input_ids=x, attention_mask=y, pixel_values=z"
 _TP_INPUTS = (Input((2, 12), "index:100"), Input((2, 12), "ones"), Input((2, 3, 64, 64)))
+# Forecasters (tests/hf_auto.py's _FORECAST): 15 values, 11 past and 4 future, one time feature t / 15.
+_FORECAST = ("past_values=x[:, :11], future_values=x[:, 11:], past_observed_mask=torch.ones_like(x[:, :11]),"
+             " past_time_features=(torch.arange(15, device=x.device) / 15).expand(x.shape[0], 15)[:, :11, None],"
+             " future_time_features=(torch.arange(15, device=x.device) / 15).expand(x.shape[0], 15)[:, 11:, None]")
 
 # Self-supervised speech encoders over raw audio: one small conv feature extractor, then `extra`.
 _SPEECH = ("hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,"
@@ -1270,6 +1274,12 @@ RING: dict[str, ZooModel] = {
                            " image_embeds_position_mask=torch.cat([torch.zeros_like(x[:, :1]), torch.ones_like(x[:, :4]),"
                            " torch.zeros_like(x[:, 1:])], 1), pixel_values=y",
                            (Input((2, 12), "index:100"), Input((2, 3, 64, 64)))),
+    "time_series_transformer": _auto_with("time_series_transformer", _FORECAST, (Input((2, 15)),)),
+    "informer": _auto_with("informer", _FORECAST, (Input((2, 15)),)),
+    "autoformer": _auto_with("autoformer", _FORECAST, (Input((2, 15)),)),
+    # tokens and 5 region features with their boxes
+    "lxmert": _auto_with("lxmert", "input_ids=x, visual_feats=y, visual_pos=z.sigmoid()",
+                         (Input((2, 12), "index:100"), Input((2, 5, 64)), Input((2, 5, 4)))),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -53,9 +53,12 @@ def shrink(config: Any, depth: int = 0) -> Any:
 _RESNET = {"model_type": "resnet", "embedding_size": 16, "hidden_sizes": [16, 32, 64, 64], "depths": [1, 1, 1, 1],
            "out_features": ["stage1", "stage2", "stage3", "stage4"]}
 _NO_TIMM = {"use_timm_backbone": False, "use_pretrained_backbone": False, "backbone": None, "backbone_config": _RESNET}
+# Forecasters: 8 context steps + 3 lags (11 past values), 4 predicted, one time feature.
+_FORECAST = {"prediction_length": 4, "context_length": 8, "lags_sequence": [1, 2, 3], "num_time_features": 1}
 BUILD: dict[str, dict[str, Any]] = {
     "detr": _NO_TIMM, "conditional_detr": _NO_TIMM, "deformable_detr": _NO_TIMM, "table-transformer": _NO_TIMM,
-    "dab-detr": _NO_TIMM,
+    "dab-detr": _NO_TIMM, "time_series_transformer": _FORECAST, "informer": _FORECAST,
+    "autoformer": {**_FORECAST, "label_length": 4},
 }
 OVERRIDES: dict[str, dict[str, Any]] = {
     "siglip": {"text_config.projection_size": 64},
@@ -89,6 +92,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "blip-2": {"image_token_index": 99, "num_query_tokens": 4, "text_config.word_embed_proj_dim": 64,
                "text_config.vocab_size": 128},
     "kosmos-2": {"latent_query_num": 4},
+    "lxmert": {"visual_feat_dim": 64, "l_layers": 1, "x_layers": 1, "r_layers": 1},
     "univnet": {"num_mel_bins": 64, "initializer_range": 0.1},  # at 0.01 the waveform is ~6e-3
     "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
     "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
