@@ -93,7 +93,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
                "text_config.vocab_size": 128},
     "kosmos-2": {"latent_query_num": 4},
     "lxmert": {"visual_feat_dim": 64, "l_layers": 1, "x_layers": 1, "r_layers": 1},
-    "univnet": {"num_mel_bins": 64, "initializer_range": 0.1},  # at 0.01 the waveform is ~6e-3
+    "univnet": {"num_mel_bins": 64, "initializer_range": 0.05},  # at 0.01 the waveform is ~6e-3, at 0.1 tanh saturates
     "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
     "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
              "num_quantizers": 4, "num_filters": 16},
