@@ -1221,7 +1221,6 @@ RING: dict[str, ZooModel] = {
     "table_transformer": _auto("table-transformer", "pixels"),
     "dab_detr": _auto("dab-detr", "pixels"),
     "align": _auto_with("align", _TEXT_PIXELS, _TP_INPUTS),
-    "vilt": _auto_with("vilt", _TEXT_PIXELS, _TP_INPUTS),
     "donut_swin": _auto("donut-swin", "pixels"),
     "mask2former": _auto("mask2former", "pixels"),
     "hiera": _auto("hiera", "pixels"),
