@@ -1279,6 +1279,10 @@ RING: dict[str, ZooModel] = {
     # tokens and 5 region features with their boxes
     "lxmert": _auto_with("lxmert", "input_ids=x, visual_feats=y, visual_pos=z.sigmoid()",
                          (Input((2, 12), "index:100"), Input((2, 5, 64)), Input((2, 5, 4)))),
+    "sam2_vision": _auto_with("sam2_vision_model", "pixel_values=x", (Input((1, 3, 64, 64)),)),
+    # pixels and the task prompt's token ids
+    "oneformer": _auto_with("oneformer", "pixel_values=x, task_inputs=y",
+                            (Input((2, 3, 64, 64)), Input((2, 12), "index:100"))),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -93,6 +93,16 @@ OVERRIDES: dict[str, dict[str, Any]] = {
                "text_config.vocab_size": 128},
     "kosmos-2": {"latent_query_num": 4},
     "lxmert": {"visual_feat_dim": 64, "l_layers": 1, "x_layers": 1, "r_layers": 1},
+    # a 64-pixel Hiera: global attention on a stage's second block (a stage's first one pools its window)
+    "sam2_vision_model": {"backbone_config.image_size": [64, 64], "backbone_config.embed_dim_per_stage": [16, 32, 64, 128],
+                          "backbone_config.blocks_per_stage": [1, 2, 1, 1], "backbone_config.window_size_per_stage": [4, 4, 4, 2],
+                          "backbone_config.global_attention_blocks": [2], "backbone_config.hidden_size": 16,
+                          "backbone_config.window_positional_embedding_background_size": [4, 4],
+                          "backbone_channel_list": [128, 64, 32, 16], "backbone_feature_sizes": [[16, 16], [8, 8], [4, 4]],
+                          "fpn_hidden_size": 32},
+    "oneformer": {"backbone_config.num_heads": [2, 4, 8, 8], "backbone_config.window_size": 4, "num_queries": 20,
+                  "conv_dim": 64, "mask_dim": 64, "hidden_dim": 64, "encoder_feedforward_dim": 128, "dim_feedforward": 128,
+                  "task_seq_len": 12},
     "univnet": {"num_mel_bins": 64, "initializer_range": 0.05},  # at 0.01 the waveform is ~6e-3, at 0.1 tanh saturates
     "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
     "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
