@@ -1279,6 +1279,11 @@ RING: dict[str, ZooModel] = {
     # tokens and 5 region features with their boxes
     "lxmert": _auto_with("lxmert", "input_ids=x, visual_feats=y, visual_pos=z.sigmoid()",
                          (Input((2, 12), "index:100"), Input((2, 5, 64)), Input((2, 5, 4)))),
+    # NaFlex: 16 patches of 16 x 16 pixels flattened (a 4 x 4 grid), every patch valid
+    "siglip2": _auto_with("siglip2", "input_ids=x, attention_mask=y, pixel_values=z,"
+                          " pixel_attention_mask=torch.ones_like(z[..., 0], dtype=torch.long),"
+                          " spatial_shapes=torch.full((z.shape[0], 2), 4, dtype=torch.long, device=z.device)",
+                          (Input((2, 12), "index:100"), Input((2, 12), "ones"), Input((2, 16, 768)))),
     "sam2_vision": _auto_with("sam2_vision_model", "pixel_values=x", (Input((1, 3, 64, 64)),)),
     # pixels and the task prompt's token ids
     "oneformer": _auto_with("oneformer", "pixel_values=x, task_inputs=y",
