@@ -1223,7 +1223,6 @@ RING: dict[str, ZooModel] = {
     "align": _auto_with("align", _TEXT_PIXELS, _TP_INPUTS),
     "donut_swin": _auto("donut-swin", "pixels"),
     "mask2former": _auto("mask2former", "pixels"),
-    "hiera": _auto("hiera", "pixels"),
     # token ids, boxes (x0, y0, x0 + w, y0 + h: corners in order) and pixels
     "layoutlmv3": _auto_with("layoutlmv3", "input_ids=x, bbox=torch.cat([y[..., :2], y[..., :2] + y[..., 2:]], -1),"
                              " pixel_values=z",
@@ -1231,16 +1230,6 @@ RING: dict[str, ZooModel] = {
     # one image and one point prompt (pixel coordinates) per image
     "sam": _auto_with("sam", "pixel_values=x, input_points=y.abs() * 20",
                       (Input((1, 3, 64, 64)), Input((1, 1, 1, 2)))),
-    # audio codecs (mono waveforms): codes and the decoded waveform. The codebooks start at zeros (every
-    # code 0, the decoded audio input-independent): drawn normal here so the codes mean something.
-    "encodec": ZooModel("from hf_auto import tiny_model\nself.m = tiny_model('encodec')\n"
-                        "for layer in self.m.quantizer.layers:\n    layer.codebook.embed.normal_()",
-                        "from hf_auto import call\nreturn call(self.m, input_values=x)", (Input((2, 1, 1600)),), 1e-4),
-    "mimi": ZooModel("from hf_auto import tiny_model\nself.m = tiny_model('mimi')\n"
-                     "for vq in (self.m.quantizer.semantic_residual_vector_quantizer,"
-                     " self.m.quantizer.acoustic_residual_vector_quantizer):\n"
-                     "    for layer in vq.layers:\n        layer.codebook.embed_sum.normal_()",
-                     "from hf_auto import call\nreturn call(self.m, input_values=x)", (Input((2, 1, 1920)),), 1e-4),
     "wav2vec2_bert": _auto_with("wav2vec2-bert", "input_features=x", (Input((2, 20, 160)),)),
     "patchtsmixer": _auto_with("patchtsmixer", "past_values=x", (Input((2, 32, 1)),)),
     "timesfm": _auto_with("timesfm", "past_values=x, past_values_padding=torch.zeros_like(x),"

@@ -77,8 +77,6 @@ OVERRIDES: dict[str, dict[str, Any]] = {
             "initializer_range": 0.2, "vision_config.initializer_range": 0.2,
             "prompt_encoder_config.initializer_range": 0.2, "mask_decoder_config.initializer_range": 0.2},
     "layoutlmv3": {"coordinate_size": 12, "shape_size": 8, "input_size": 64},
-    "hiera": {"image_size": [64, 64]},
-    "encodec": {"codebook_dim": 64, "codebook_size": 64},
     "speecht5": {"conv_dim": (32,) * 7, "num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 4,
                  "speech_decoder_prenet_units": 64, "speaker_embedding_dim": 64, "speech_decoder_postnet_units": 64,
                  "num_mel_bins": 16},
@@ -104,9 +102,6 @@ OVERRIDES: dict[str, dict[str, Any]] = {
                   "conv_dim": 64, "mask_dim": 64, "hidden_dim": 64, "encoder_feedforward_dim": 128, "dim_feedforward": 128,
                   "task_seq_len": 12},
     "univnet": {"num_mel_bins": 64, "initializer_range": 0.05},  # at 0.01 the waveform is ~6e-3, at 0.1 tanh saturates
-    "qwen2_5_vl_vision": {"depth": 2, "num_heads": 4, "out_hidden_size": 64, "fullatt_block_indexes": [1]},
-    "mimi": {"upsample_groups": 64, "codebook_dim": 64, "codebook_size": 64, "vector_quantization_hidden_dimension": 64,
-             "num_quantizers": 4, "num_filters": 16},
 }
 
 
