@@ -1274,6 +1274,7 @@ RING: dict[str, ZooModel] = {
                           " spatial_shapes=torch.full((z.shape[0], 2), 4, dtype=torch.long, device=z.device)",
                           (Input((2, 12), "index:100"), Input((2, 12), "ones"), Input((2, 16, 768)))),
     "sam2_vision": _auto_with("sam2_vision_model", "pixel_values=x", (Input((1, 3, 64, 64)),)),
+    "depth_pro": _auto_with("depth_pro", "pixel_values=x", (Input((1, 3, 128, 128)),)),
     # pixels and the task prompt's token ids
     "oneformer": _auto_with("oneformer", "pixel_values=x, task_inputs=y",
                             (Input((2, 3, 64, 64)), Input((2, 12), "index:100"))),

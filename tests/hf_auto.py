@@ -55,10 +55,16 @@ _RESNET = {"model_type": "resnet", "embedding_size": 16, "hidden_sizes": [16, 32
 _NO_TIMM = {"use_timm_backbone": False, "use_pretrained_backbone": False, "backbone": None, "backbone_config": _RESNET}
 # Forecasters: 8 context steps + 3 lags (11 past values), 4 predicted, one time feature.
 _FORECAST = {"prediction_length": 4, "context_length": 8, "lags_sequence": [1, 2, 3], "num_time_features": 1}
+_DINO = {"model_type": "dinov2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 32,
+         "patch_size": 8, "intermediate_size": 64}
 BUILD: dict[str, dict[str, Any]] = {
     "detr": _NO_TIMM, "conditional_detr": _NO_TIMM, "deformable_detr": _NO_TIMM, "table-transformer": _NO_TIMM,
     "dab-detr": _NO_TIMM, "time_series_transformer": _FORECAST, "informer": _FORECAST,
     "autoformer": {**_FORECAST, "label_length": 4},
+    # 32-pixel patches through 2-layer DINOv2 encoders (128-pixel images: the 0.25 scale is one patch)
+    "depth_pro": {"image_model_config": _DINO, "patch_model_config": _DINO, "fov_model_config": _DINO, "patch_size": 32,
+                  "intermediate_hook_ids": [1, 0], "intermediate_feature_dims": [32, 32],
+                  "scaled_images_feature_dims": [64, 64, 32], "fusion_hidden_size": 32},
 }
 OVERRIDES: dict[str, dict[str, Any]] = {
     "siglip": {"text_config.projection_size": 64},
