@@ -1208,6 +1208,14 @@ RING: dict[str, ZooModel] = {
     "plbart": _auto("plbart", "seq2seq"),
     # ring-vision: vision / multimodal / audio families the first sweep could not screen (text and
     # pixels together, backbones without timm, per-family overrides in tests/hf_auto.py's tables).
+    # Left out, torch 2.13 / transformers 5.25: d_fine and rt_detr_v2 (inductor: TypeError
+    # "unsupported operand type(s) for -: 'Equality' and 'Equality'" in symbolic_shapes'
+    # _canonicalize_bool_expr_impl), vilt (its patch selection is nonzero + multinomial:
+    # GuardOnDataDependentSymNode u0 > 1), encodec and mimi (conv pad lengths computed from int64
+    # buffers: GuardOnDataDependentSymNode Eq(u0, 1)), qwen2_5_vl_vision (window index from grid_thw's
+    # values, get_vision_window_index: data-dependent), informer (export traces another attention-mask
+    # size: "Attention mask should be of size (2, 1, 4, 4), but is torch.Size([2, 1, 8, 8])"),
+    # autoformer (export: "shape '[2, 2, 8, 8]' is invalid for input of size 1024").
     "clip": _auto_with("clip", _TEXT_PIXELS, _TP_INPUTS),
     "siglip": _auto_with("siglip", _TEXT_PIXELS, _TP_INPUTS),
     "chinese_clip": _auto_with("chinese_clip", _TEXT_PIXELS, _TP_INPUTS),
@@ -1247,8 +1255,6 @@ RING: dict[str, ZooModel] = {
     "musicgen": ZooModel("from hf_auto import tiny_config\nfrom transformers import MusicgenForCausalLM\n"
                          "self.m = MusicgenForCausalLM(tiny_config('musicgen').decoder).eval()",
                          "from hf_auto import call\nreturn call(self.m, input_ids=x)", (Input((8, 12), "index:100"),), 1e-4),
-    "d_fine": _auto("d_fine", "pixels"),
-    "rt_detr_v2": _auto("rt_detr_v2", "pixels"),
     "idefics3_vision": _auto_with("idefics3_vision", "pixel_values=x", (Input((2, 3, 64, 64)),)),
     "smolvlm_vision": _auto_with("smolvlm_vision", "pixel_values=x", (Input((2, 3, 64, 64)),)),
     # in-context segmentation: an image, a prompt image and its mask
@@ -1263,8 +1269,6 @@ RING: dict[str, ZooModel] = {
                            " torch.zeros_like(x[:, 1:])], 1), pixel_values=y",
                            (Input((2, 12), "index:100"), Input((2, 3, 64, 64)))),
     "time_series_transformer": _auto_with("time_series_transformer", _FORECAST, (Input((2, 15)),)),
-    "informer": _auto_with("informer", _FORECAST, (Input((2, 15)),)),
-    "autoformer": _auto_with("autoformer", _FORECAST, (Input((2, 15)),)),
     # tokens and 5 region features with their boxes
     "lxmert": _auto_with("lxmert", "input_ids=x, visual_feats=y, visual_pos=z.sigmoid()",
                          (Input((2, 12), "index:100"), Input((2, 5, 64)), Input((2, 5, 4)))),
