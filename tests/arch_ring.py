@@ -1213,8 +1213,8 @@ RING: dict[str, ZooModel] = {
     # _canonicalize_bool_expr_impl), vilt (its patch selection is nonzero + multinomial:
     # GuardOnDataDependentSymNode u0 > 1), encodec and mimi (conv pad lengths computed from int64
     # buffers: GuardOnDataDependentSymNode Eq(u0, 1)), qwen2_5_vl_vision (window index from grid_thw's
-    # values, get_vision_window_index: data-dependent), informer (export traces another attention-mask
-    # size: "Attention mask should be of size (2, 1, 4, 4), but is torch.Size([2, 1, 8, 8])"),
+    # values, get_vision_window_index: data-dependent), informer's distilled encoder (export: "Attention
+    # mask should be of size (2, 1, 4, 4), but is torch.Size([2, 1, 8, 8])"; the entry runs undistilled),
     # autoformer (export: "shape '[2, 2, 8, 8]' is invalid for input of size 1024").
     "clip": _auto_with("clip", _TEXT_PIXELS, _TP_INPUTS),
     "siglip": _auto_with("siglip", _TEXT_PIXELS, _TP_INPUTS),
@@ -1269,6 +1269,8 @@ RING: dict[str, ZooModel] = {
                            " torch.zeros_like(x[:, 1:])], 1), pixel_values=y",
                            (Input((2, 12), "index:100"), Input((2, 3, 64, 64)))),
     "time_series_transformer": _auto_with("time_series_transformer", _FORECAST, (Input((2, 15)),)),
+    # full attention, not distilled (tests/hf_auto.py: ProbSparse samples keys at random)
+    "informer": _auto_with("informer", _FORECAST, (Input((2, 15)),)),
     # tokens and 5 region features with their boxes
     "lxmert": _auto_with("lxmert", "input_ids=x, visual_feats=y, visual_pos=z.sigmoid()",
                          (Input((2, 12), "index:100"), Input((2, 5, 64)), Input((2, 5, 4)))),

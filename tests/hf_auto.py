@@ -96,6 +96,9 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "blip-2": {"image_token_index": 99, "num_query_tokens": 4, "text_config.word_embed_proj_dim": 64,
                "text_config.vocab_size": 128},
     "kosmos-2": {"latent_query_num": 4},
+    # ProbSparse attention samples keys with torch.randint (outputs differ run to run) and the distilled
+    # encoder does not export (a mask of the undistilled length): full attention, no distilling
+    "informer": {"attention_type": "full", "distil": False},
     "lxmert": {"visual_feat_dim": 64, "l_layers": 1, "x_layers": 1, "r_layers": 1},
     # a 64-pixel Hiera: global attention on a stage's second block (a stage's first one pools its window)
     "sam2_vision_model": {"backbone_config.image_size": [64, 64], "backbone_config.embed_dim_per_stage": [16, 32, 64, 128],
