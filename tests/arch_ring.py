@@ -1096,6 +1096,59 @@ RING: dict[str, ZooModel] = {
         "return (g, t, torch.view_as_real(lz), torch.view_as_real((lz * lz.conj()).sum(1)),"
         " torch.view_as_real(lz.mean(-1)), torch.view_as_real(z.conj() @ z.mT), torch.view_as_real(lz[0] @ w))",
         (Input((2, 3, 16, 16)), Input((2, 7, 6))), 1e-4),
+    # fairseq's convolutional encoder (ConvS2S, fconv), time-major throughout as fairseq keeps it:
+    # token [T, B] + position embeddings, ConvTBC layers (torch.conv_tbc, weight [K, C_in, 2 C_out];
+    # proxy target aten::conv_tbc) with GLU and residuals scaled by sqrt(0.5), padding masked; one
+    # layer with an even kernel (pad K / 2, the last step dropped), one cropped by a negative pad.
+    # (torch 2.13's inductor fails lowering conv_tbc on an input it computed from a transposed
+    # tensor: it lays the input out batch-major and the op's meta cannot view that flat.)
+    "fairseq_convtbc": ZooModel(
+        "self.embed = torch.nn.Embedding(128, 16)\nself.pos = torch.nn.Embedding(32, 16)\n"
+        "self.w1 = torch.nn.Parameter(torch.randn(3, 16, 32) / 7)\nself.b1 = torch.nn.Parameter(torch.randn(32) / 4)\n"
+        "self.w2 = torch.nn.Parameter(torch.randn(4, 16, 32) / 8)\nself.b2 = torch.nn.Parameter(torch.randn(32) / 4)\n"
+        "self.w3 = torch.nn.Parameter(torch.randn(5, 16, 8) / 9)\nself.b3 = torch.nn.Parameter(torch.randn(8) / 4)\n"
+        "self.out = torch.nn.Linear(16, 16)",
+        "F = torch.nn.functional\n"
+        "t = self.embed(x) + self.pos(torch.arange(x.shape[0], device=x.device)).unsqueeze(1)\n"
+        "r = t\nt = F.glu(torch.conv_tbc(t.masked_fill((y == 0).unsqueeze(-1), 0), self.w1, self.b1, 1), dim=-1)\n"
+        "t = (t + r) * 0.5 ** 0.5\n"
+        "r = t\nt = F.glu(torch.conv_tbc(t, self.w2, self.b2, 2)[:-1], dim=-1)\nt = (t + r) * 0.5 ** 0.5\n"
+        "return (self.out(t), torch.conv_tbc(t, self.w3, self.b3, -1))",
+        (Input((12, 2), "index:128"), Input((12, 2), "ones")), 1e-5),
+    # Spatial pyramid pooling (SPP-net, YOLO's SPP heads on odd feature maps) and an RoI-style max
+    # head: adaptive max pools whose windows are too large for inductor's own kernel (17 x 13 -> 3 x 5,
+    # -> 2 x 2) fall back to aoti_torch_cpu_adaptive_max_pool2d; one on a channels-last map (torch
+    # returns channels-last values and indices), the indices returned too.
+    "spp_pools": ZooModel(
+        "self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)\nself.head = torch.nn.Linear(8 * (1 + 4 + 15), 10)",
+        "F = torch.nn.functional\nh = torch.relu(self.conv(x))\n"
+        "p1 = F.adaptive_max_pool2d(h, 1)\np2 = F.adaptive_max_pool2d(h, 2)\n"
+        "p3, i3 = F.adaptive_max_pool2d(h, (3, 5), return_indices=True)\n"
+        "v, i = F.adaptive_max_pool2d(y.to(memory_format=torch.channels_last), (4, 3), return_indices=True)\n"
+        "return (self.head(torch.cat([p1.flatten(1), p2.flatten(1), p3.flatten(1)], 1)), i3, v, i)",
+        (Input((2, 3, 17, 13)), Input((2, 4, 19, 11))), 1e-5),
+    # Op shapes 10 (a third probe of plain-torch calls, lowered: those reaching runtime shims):
+    # scatter_reduce amax without self, prod and mean; take_along_dim of an argsort; quantile with
+    # midpoint/nearest interpolation; global median/nanmedian; msort; pdist + cosine similarity;
+    # matrix_power (negative: an inverse); an LSTM with proj_size; MultiheadAttention with kdim/vdim,
+    # bias_k/v and a zero attention column; an adaptive log-softmax head.
+    "op_shapes_10": ZooModel(
+        "self.lstm = torch.nn.LSTM(4, 16, 2, batch_first=True, proj_size=4)\n"
+        "self.mha = torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=6, batch_first=True, add_bias_kv=True,"
+        " add_zero_attn=True)\n"
+        "self.asm = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 20, [5, 10])",
+        "F = torch.nn.functional\ni = torch.tensor([[0, 1, 1, 0]] * 4, device=x.device)\n"
+        "s = y[:, :4]\nq = torch.stack([x[:, :4] * 3, x[:, 4:8] - 1], 1)\n"
+        "return (x.scatter_reduce(1, i, s, 'amax', include_self=False), x.scatter_reduce(1, i, s, 'prod'),"
+        " x[:, 0].scatter_reduce(0, i[0], s[:, 0], 'mean'),"
+        " torch.take_along_dim(x, x.argsort(1)[:, :3], 1),"
+        " torch.quantile(x, 0.3, dim=1, interpolation='midpoint'),"
+        " torch.quantile(x, torch.tensor([0.2, 0.9], device=x.device), interpolation='nearest'),"
+        " torch.median(x), torch.nanmedian(x.log()), torch.msort(x), F.pdist(x), F.cosine_similarity(x, y, dim=1),"
+        " torch.linalg.matrix_power(x[:, :4], 5), torch.linalg.matrix_power(x[:, :4] + 4 * torch.eye(4, device=x.device), -2),"
+        " self.lstm(q)[0], self.mha(z, z[..., :8], z[..., 8:14])[0],"
+        " self.asm.log_prob(z.flatten(0, 1)))",
+        (Input((4, 8)), Input((4, 8)), Input((2, 5, 16))), 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch

@@ -901,6 +901,14 @@ void cudnn_grid_sampler(Call& call) {
   call.set_output(0, wrap(views::squeeze_dim(*unwrap(sampled.h, "result"), 2)));
 }
 
+void conv_tbc(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_conv_tbc(h(self), h(call.tensor("weight")), h(call.tensor("bias")), call.integer("pad", 0));
+  });
+}
+
 void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
@@ -984,6 +992,7 @@ const Served kServed[] = {
     {"aten::linalg_matrix_exp", linalg_matrix_exp},
     {"aten::grid_sampler_3d", grid_sampler_3d, {"interpolation_mode", "padding_mode"}},
     {"aten::cudnn_grid_sampler", cudnn_grid_sampler},
+    {"aten::conv_tbc", conv_tbc, {"pad"}},
 };  // and the special functions of proxy_ops::special_targets()
 
 const Served* served_for(const std::string& node_target) {

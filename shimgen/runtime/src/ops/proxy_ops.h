@@ -77,6 +77,10 @@ void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTe
 void cpu_nanmedian_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTensorHandle* values,
                        AtenTensorHandle* indices);
 
+// aten::conv_tbc (fairseq's ConvTBC): self [T, B, C], weight [K, C, O], bias [O]; a new contiguous
+// [T + 2 pad - K + 1, B, O], the 1-d convolution over time plus bias.
+AtenTensorHandle cpu_conv_tbc(AtenTensorHandle self, AtenTensorHandle weight, AtenTensorHandle bias, int64_t pad);
+
 // ---- complex layers (FNO spectral convolutions, complex linears): the ops inductor falls back to
 // for complex tensors only; real ones it generates or sends to the GEMM shims. ----
 // aten::mm (batched false: self [n, k] @ mat2 [k, m]) and aten::bmm ([b, n, k] @ [b, k, m]) of
