@@ -659,6 +659,13 @@ void poisson(Call& call) {
 
 // ---- linalg: LAPACK on the host (ops/cpu/linalg.h); CUDA tensors are staged through it ----
 
+// aten::_is_all_true(self) -> 0-d bool: on the host, the result back on self's device.
+void is_all_true(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { r[0] = proxy_ops::cpu_is_all_true(h(self)); });
+}
+
 void linalg_check_errors(Call& call) {
   AtenTensorHandle info = call.tensor("info");
   OnHost h(call, info);
@@ -965,6 +972,7 @@ const Served kServed[] = {
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
+    {"aten::_is_all_true", is_all_true},
     {"aten::linalg_cholesky_ex", linalg_cholesky_ex},
     {"aten::linalg_qr", linalg_qr},
     {"aten::_linalg_svd", linalg_svd},

@@ -136,6 +136,8 @@ AtenTensorHandle cpu_special(const SpecialFunction& fn, AtenTensorHandle a, Aten
 // all or none; a nonzero LAPACK info raises torch's message where torch's kernel checks it. ----
 // aten::_linalg_check_errors: fails with torch's message for the first nonzero info.
 void cpu_linalg_check_errors(AtenTensorHandle info, const std::string& api_name, bool is_matrix);
+// aten::_is_all_true: a 0-d bool tensor, whether every element of the bool tensor self is true.
+AtenTensorHandle cpu_is_all_true(AtenTensorHandle self);
 // aten::linalg_cholesky_ex: L (or U), info.
 void cpu_linalg_cholesky_ex(AtenTensorHandle self, bool upper, bool check_errors, AtenTensorHandle* out);
 // aten::linalg_qr: Q, R (mode "reduced", "complete" or "r").
