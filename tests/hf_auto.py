@@ -22,11 +22,13 @@ SIZES = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "n
          "kv_lora_rank": 16, "q_lora_rank": 32, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
          "v_head_dim": 16, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "image_size": 64,
          "max_position_embeddings": 512}
-# Per-family constructor arguments where the generic shrink cannot reach a consistent config (policy as
-# data): sizes the family derives from others, a default it leaves None, a section list that must sum
-# to the rotary width. Passed to the config's constructor, so derived fields follow; then shrink.
+# Per-family constructor arguments of text families (ring-text; joined into BUILD below) where the
+# generic shrink cannot reach a consistent config (policy as data): sizes the family derives from
+# others, a default it leaves None, a section list that must sum to the rotary width. Passed to the
+# config's constructor, so derived fields follow; then shrink, and a value that is no dict is set again
+# (shrink's bounds would undo it).
 _ROPE = {"rope_type": "default", "rope_theta": 10000.0}
-OVERRIDES: dict[str, dict[str, Any]] = {
+TEXT_BUILD: dict[str, dict[str, Any]] = {
     # m-rope sections must sum to head_dim * partial_rotary_factor / 2 (16 / 2; glm4v_moe: 16 / 2 / 2)
     "qwen2_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
     "qwen2_5_vl_text": {"rope_parameters": {**_ROPE, "mrope_section": [2, 3, 3]}},
@@ -110,14 +112,90 @@ def shrink(config: Any, depth: int = 0) -> Any:
     return config
 
 
+# Per-family exceptions to the generic shrink (ring-vision). BUILD: keyword arguments for the family's
+# config constructor (a backbone config as a dict, timm off: no timm here). OVERRIDES: values set after
+# shrink, a dotted key reaching into a sub-config ("text_config.projection_size").
+_RESNET = {"model_type": "resnet", "embedding_size": 16, "hidden_sizes": [16, 32, 64, 64], "depths": [1, 1, 1, 1],
+           "out_features": ["stage1", "stage2", "stage3", "stage4"]}
+_NO_TIMM = {"use_timm_backbone": False, "use_pretrained_backbone": False, "backbone": None, "backbone_config": _RESNET}
+# Forecasters: 8 context steps + 3 lags (11 past values), 4 predicted, one time feature.
+_FORECAST = {"prediction_length": 4, "context_length": 8, "lags_sequence": [1, 2, 3], "num_time_features": 1}
+_DINO = {"model_type": "dinov2", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 32,
+         "patch_size": 8, "intermediate_size": 64}
+BUILD: dict[str, dict[str, Any]] = {
+    "detr": _NO_TIMM, "conditional_detr": _NO_TIMM, "deformable_detr": _NO_TIMM, "table-transformer": _NO_TIMM,
+    "dab-detr": _NO_TIMM, "time_series_transformer": _FORECAST, "informer": _FORECAST,
+    "autoformer": {**_FORECAST, "label_length": 4},
+    # 32-pixel patches through 2-layer DINOv2 encoders (128-pixel images: the 0.25 scale is one patch)
+    "depth_pro": {"image_model_config": _DINO, "patch_model_config": _DINO, "fov_model_config": _DINO, "patch_size": 32,
+                  "intermediate_hook_ids": [1, 0], "intermediate_feature_dims": [32, 32],
+                  "scaled_images_feature_dims": [64, 64, 32], "fusion_hidden_size": 32},
+}
+BUILD.update(TEXT_BUILD)
+OVERRIDES: dict[str, dict[str, Any]] = {
+    "siglip": {"text_config.projection_size": 64},
+    "detr": {"num_queries": 20}, "conditional_detr": {"num_queries": 20}, "deformable_detr": {"num_queries": 20},
+    "table-transformer": {"num_queries": 20}, "dab-detr": {"num_queries": 20},
+    "siglip2": {"text_config.projection_size": 64},
+    "align": {"projection_dim": 640, "vision_config.num_block_repeats": [1, 1, 1, 1, 1, 1, 1]},
+    "donut-swin": {"depths": [1, 1], "num_heads": [2, 4], "window_size": 4},
+    "mask2former": {"backbone_config.num_heads": [2, 4, 8, 8], "backbone_config.window_size": 4, "feature_size": 64,
+                    "mask_feature_size": 64, "hidden_dim": 64, "encoder_feedforward_dim": 128, "dim_feedforward": 128,
+                    "num_queries": 20},
+    "sam": {"vision_config.output_channels": 64, "vision_config.window_size": 4, "vision_config.global_attn_indexes": [1],
+            "vision_config.mlp_dim": 128, "vision_config.num_pos_feats": 32, "prompt_encoder_config.image_embedding_size": 4,
+            "mask_decoder_config.mlp_dim": 128, "mask_decoder_config.iou_head_hidden_dim": 64,
+            # at 0.02 the masks are ~4e-4 (nothing compared)
+            "initializer_range": 0.2, "vision_config.initializer_range": 0.2,
+            "prompt_encoder_config.initializer_range": 0.2, "mask_decoder_config.initializer_range": 0.2},
+    "layoutlmv3": {"coordinate_size": 12, "shape_size": 8, "input_size": 64},
+    "speecht5": {"conv_dim": (32,) * 7, "num_conv_pos_embeddings": 16, "num_conv_pos_embedding_groups": 4,
+                 "speech_decoder_prenet_units": 64, "speaker_embedding_dim": 64, "speech_decoder_postnet_units": 64,
+                 "num_mel_bins": 16},
+    "wav2vec2-bert": {"output_hidden_size": 64, "conv_depthwise_kernel_size": 7},
+    "timesfm": {"context_length": 64, "horizon_length": 32},
+    "clap": {"audio_config.patch_embeds_hidden_size": 16, "audio_config.hidden_size": 128,
+             "audio_config.num_attention_heads": [2, 2, 4, 8]},
+    "d_fine": {"num_queries": 20}, "rt_detr_v2": {"num_queries": 20},  # top-k of 300 over 84 anchors otherwise
+    "seggpt": {"image_size": [64, 32], "mlp_dim": 128, "intermediate_hidden_state_indices": [0, 1]},
+    # 4 query tokens placed at image-token id 99; OPT's embedding projection at the shrunk width
+    "blip-2": {"image_token_index": 99, "num_query_tokens": 4, "text_config.word_embed_proj_dim": 64,
+               "text_config.vocab_size": 128},
+    "kosmos-2": {"latent_query_num": 4},
+    # ProbSparse attention samples keys with torch.randint (outputs differ run to run) and the distilled
+    # encoder does not export (a mask of the undistilled length): full attention, no distilling
+    "informer": {"attention_type": "full", "distil": False},
+    "lxmert": {"visual_feat_dim": 64, "l_layers": 1, "x_layers": 1, "r_layers": 1},
+    # a 64-pixel Hiera: global attention on a stage's second block (a stage's first one pools its window)
+    "sam2_vision_model": {"backbone_config.image_size": [64, 64], "backbone_config.embed_dim_per_stage": [16, 32, 64, 128],
+                          "backbone_config.blocks_per_stage": [1, 2, 1, 1], "backbone_config.window_size_per_stage": [4, 4, 4, 2],
+                          "backbone_config.global_attention_blocks": [2], "backbone_config.hidden_size": 16,
+                          "backbone_config.window_positional_embedding_background_size": [4, 4],
+                          "backbone_channel_list": [128, 64, 32, 16], "backbone_feature_sizes": [[16, 16], [8, 8], [4, 4]],
+                          "fpn_hidden_size": 32},
+    "oneformer": {"backbone_config.num_heads": [2, 4, 8, 8], "backbone_config.window_size": 4, "num_queries": 20,
+                  "conv_dim": 64, "mask_dim": 64, "hidden_dim": 64, "encoder_feedforward_dim": 128, "dim_feedforward": 128,
+                  "task_seq_len": 12},
+    "univnet": {"num_mel_bins": 64, "initializer_range": 0.05},  # at 0.01 the waveform is ~6e-3, at 0.1 tanh saturates
+}
+
+
 def tiny_config(model_type: str) -> Any:
+    import copy
+
     from transformers import AutoConfig
 
-    overrides = OVERRIDES.get(model_type, {})
-    config = shrink(AutoConfig.for_model(model_type, **overrides))
-    for key, value in overrides.items():  # an override wins over shrink's bounds (sub-configs stay objects)
+    build = BUILD.get(model_type, {})
+    config = shrink(AutoConfig.for_model(model_type, **copy.deepcopy(build)))
+    for key, value in TEXT_BUILD.get(model_type, {}).items():  # wins over shrink's bounds (sub-configs stay objects)
         if not isinstance(value, dict):
-            setattr(config, key, value)
+            setattr(config, key, copy.deepcopy(value))
+    for key, value in OVERRIDES.get(model_type, {}).items():
+        *path, last = key.split(".")
+        target = config
+        for part in path:
+            target = getattr(target, part)
+        setattr(target, last, value)
     return config
 
 

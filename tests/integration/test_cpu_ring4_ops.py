@@ -81,6 +81,37 @@ def test_adaptive_max_pool3d_matches_torch(rt, hs, dtype):
                                                           byref(c_void_p())) == INVALID
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_adaptive_max_pool2d_matches_torch(rt, hs, dtype):
+    # spatial pyramid pooling and RoI heads: windows of unequal sizes (17 -> 3, 13 -> 5), a 3-d self,
+    # channels-last (torch returns channels-last values and indices for it), transposed and strided
+    # views, output sizes of 1 and of the input's size.
+    x = (torch.randn(2, 3, 17, 13, generator=gen(20)) * 10).to(dtype)
+    x[0, 1, 2, 3] = float("nan")  # NaN wins its window
+    x[1, 0, :4, :4] = 7  # ties: the first maximum's index
+    for view, size in ((x, (3, 5)), (x[0], (17, 13)), (x.to(memory_format=torch.channels_last), (3, 5)),
+                       (x.transpose(2, 3), (4, 6)), (strided(x), (1, 1)), (x[:, :, ::2], (2, 7))):
+        values, indices = c_void_p(), c_void_p()
+        array, n = ints(size)
+        assert shim(rt, "aoti_torch_cpu_adaptive_max_pool2d")(hs.of(view), array, n, byref(values),
+                                                              byref(indices)) == 0, last_error(rt)
+        want_v, want_i = torch.ops.aten.adaptive_max_pool2d(view, list(size))
+        assert_same(got_(hs, values), want_v)
+        assert_same(got_(hs, indices), want_i)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3), (2, 2)), ((2, 0, 3), (2, 2)), ((2, 3, 3), (2,)),
+                                        ((2, 3, 3), (-1, 2))])
+def test_adaptive_max_pool2d_refuses_in_torchs_words(rt, hs, shape, size):
+    x = torch.randn(*shape)
+    with pytest.raises(Exception) as caught:
+        torch.ops.aten.adaptive_max_pool2d(x, list(size))
+    array, n = ints(size)
+    assert shim(rt, "aoti_torch_cpu_adaptive_max_pool2d")(hs.of(x), array, n, byref(c_void_p()),
+                                                          byref(c_void_p())) == INVALID
+    assert str(caught.value).splitlines()[0] in last_error(rt)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
 def test_trilinear_matches_torch(rt, hs, dtype):
     a, w, b = (torch.randn(*s, generator=gen(8 + k)).to(dtype) for k, s in enumerate(((4, 8), (3, 8, 6), (4, 6))))

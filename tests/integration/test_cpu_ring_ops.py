@@ -98,6 +98,29 @@ def test_kthvalue_ties_give_torchs_index(rt, hs, width, dtype):
         assert_same(got_(hs, values), ref.values, strides=False)
 
 
+@pytest.fixture(scope="module")
+def driver(rt, tmp_path_factory):
+    from tests.proxy_driver import ProxyDriver
+
+    return ProxyDriver(rt, tmp_path_factory.mktemp("proxy-driver"))
+
+
+@pytest.mark.parametrize("width", [2, 5, 15, 40, 200])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_median_dim_ties_give_torchs_index(driver, hs, width, dtype):
+    # aten::median.dim (no C shim: the proxy executor) among equal values: torch's CPU kernel picks
+    # the middle with std::nth_element, so which equal value's index comes back is that algorithm's
+    # doing; the runtime calls the same. NaNs in float32 (the first NaN of a line wins), both dims.
+    x = torch.randint(0, 3, (6, width), generator=gen(width + 1)).to(dtype)
+    if dtype == torch.float32:
+        x[1::2, ::4] = float("nan")
+    for dim, view in ((1, x), (0, x.t().contiguous())):
+        values, indices = driver.call(hs, "aten::median.dim", [("self", view), ("dim", dim), ("keepdim", False)], 2)
+        ref = torch.median(view, dim)
+        assert_same(indices, ref.indices, strides=False)
+        assert_same(values, ref.values, strides=False)
+
+
 def test_median_of_all_elements_matches_torch(rt, hs):
     for x in (torch.randn(7, 6, generator=gen(4)), strided(torch.randn(5, 8, generator=gen(5))),
               torch.tensor([3, 1, 2, 4], dtype=torch.int32), torch.tensor([1.0, float("nan"), 0.0])):

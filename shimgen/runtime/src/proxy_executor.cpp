@@ -659,6 +659,13 @@ void poisson(Call& call) {
 
 // ---- linalg: LAPACK on the host (ops/cpu/linalg.h); CUDA tensors are staged through it ----
 
+// aten::_is_all_true(self) -> 0-d bool: on the host, the result back on self's device.
+void is_all_true(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) { r[0] = proxy_ops::cpu_is_all_true(h(self)); });
+}
+
 void linalg_check_errors(Call& call) {
   AtenTensorHandle info = call.tensor("info");
   OnHost h(call, info);
@@ -894,6 +901,14 @@ void cudnn_grid_sampler(Call& call) {
   call.set_output(0, wrap(views::squeeze_dim(*unwrap(sampled.h, "result"), 2)));
 }
 
+void conv_tbc(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  OnHost h(call, self);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_conv_tbc(h(self), h(call.tensor("weight")), h(call.tensor("bias")), call.integer("pad", 0));
+  });
+}
+
 void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
@@ -957,6 +972,7 @@ const Served kServed[] = {
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
     {"aten::_linalg_check_errors", linalg_check_errors},
+    {"aten::_is_all_true", is_all_true},
     {"aten::linalg_cholesky_ex", linalg_cholesky_ex},
     {"aten::linalg_qr", linalg_qr},
     {"aten::_linalg_svd", linalg_svd},
@@ -976,6 +992,7 @@ const Served kServed[] = {
     {"aten::linalg_matrix_exp", linalg_matrix_exp},
     {"aten::grid_sampler_3d", grid_sampler_3d, {"interpolation_mode", "padding_mode"}},
     {"aten::cudnn_grid_sampler", cudnn_grid_sampler},
+    {"aten::conv_tbc", conv_tbc, {"pad"}},
 };  // and the special functions of proxy_ops::special_targets()
 
 const Served* served_for(const std::string& node_target) {

@@ -275,6 +275,11 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle s
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size,
                                                                    int64_t output_size_len_, AtenTensorHandle* ret0,
                                                                    AtenTensorHandle* ret1);
+/* F.adaptive_max_pool2d over [N, C, H, W] or [C, H, W]: values and int64 flat indices (channels-last
+ * when self is). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size,
+                                                                   int64_t output_size_len_, AtenTensorHandle* ret0,
+                                                                   AtenTensorHandle* ret1);
 /* aten::_trilinear (nn.Bilinear): the inputs expanded at expand1/2/3, multiplied, summed over sumdim. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3,
                                                          const int64_t* expand1, int64_t expand1_len_,

@@ -293,6 +293,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_scatter(AtenTensorHandle 
   return unsupported(__func__);
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  return unsupported(__func__);
+}
+
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
   return unsupported(__func__);
 }

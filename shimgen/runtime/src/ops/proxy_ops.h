@@ -77,6 +77,10 @@ void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTe
 void cpu_nanmedian_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTensorHandle* values,
                        AtenTensorHandle* indices);
 
+// aten::conv_tbc (fairseq's ConvTBC): self [T, B, C], weight [K, C, O], bias [O]; a new contiguous
+// [T + 2 pad - K + 1, B, O], the 1-d convolution over time plus bias.
+AtenTensorHandle cpu_conv_tbc(AtenTensorHandle self, AtenTensorHandle weight, AtenTensorHandle bias, int64_t pad);
+
 // ---- complex layers (FNO spectral convolutions, complex linears): the ops inductor falls back to
 // for complex tensors only; real ones it generates or sends to the GEMM shims. ----
 // aten::mm (batched false: self [n, k] @ mat2 [k, m]) and aten::bmm ([b, n, k] @ [b, k, m]) of
@@ -132,6 +136,8 @@ AtenTensorHandle cpu_special(const SpecialFunction& fn, AtenTensorHandle a, Aten
 // all or none; a nonzero LAPACK info raises torch's message where torch's kernel checks it. ----
 // aten::_linalg_check_errors: fails with torch's message for the first nonzero info.
 void cpu_linalg_check_errors(AtenTensorHandle info, const std::string& api_name, bool is_matrix);
+// aten::_is_all_true: a 0-d bool tensor, whether every element of the bool tensor self is true.
+AtenTensorHandle cpu_is_all_true(AtenTensorHandle self);
 // aten::linalg_cholesky_ex: L (or U), info.
 void cpu_linalg_cholesky_ex(AtenTensorHandle self, bool upper, bool check_errors, AtenTensorHandle* out);
 // aten::linalg_qr: Q, R (mode "reduced", "complete" or "r").

@@ -1,6 +1,6 @@
 // aoti_torch_cpu__adaptive_avg_pool2d: F.adaptive_avg_pool2d where inductor's own kernel would need
-// windows too large (its fallback); the shared kernel and its rules: adaptive_avg_pool.h.
-#include "adaptive_avg_pool.h"
+// windows too large (its fallback); the shared kernel and its rules: adaptive_pool.h.
+#include "adaptive_pool.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 using namespace shimgen::rt;

@@ -248,8 +248,9 @@ void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const
       if (method == KthMethod::kHoareQuickSelect)
         hoare_quick_select(order, rank, key);
       else
-        std::nth_element(order.begin(), order.begin() + rank, order.end(),
-                         [&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
+        std::nth_element(order.begin(), order.begin() + rank, order.end(), [&](int64_t a, int64_t b) {
+          return nan_last_less(key(a), key(b)) || (!nan_last_less(key(b), key(a)) && a < b);
+        });
       order[0] = order[static_cast<size_t>(rank)];
       return int64_t{1};
     });

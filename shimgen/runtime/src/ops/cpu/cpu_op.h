@@ -146,10 +146,12 @@ void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* re
 // int64 indices as new contiguous tensors in *values / *indices, dim kept as size 1 when keepdim,
 // else removed. NaN is the largest value; nan_wins: a line holding NaN answers its first NaN
 // (torch.median's rule). kthvalue, median. Among equal values the index is the one torch's kernel
-// returns: `method` names that kernel's selection, replayed on the line in index order.
-enum class KthMethod { kNthElement, kHoareQuickSelect };
+// returns: kValueThenIndex, the rank-th of the line ordered by value, then index (torch's median
+// and nanmedian along a dim); kHoareQuickSelect, torch's kthvalue quickselect replayed on the line
+// in index order.
+enum class KthMethod { kValueThenIndex, kHoareQuickSelect };
 void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const char* op, bool nan_wins,
-                AtenTensorHandle* values, AtenTensorHandle* indices, KthMethod method = KthMethod::kNthElement);
+                AtenTensorHandle* values, AtenTensorHandle* indices, KthMethod method = KthMethod::kValueThenIndex);
 
 // torch.searchsorted of `values` in `seq` (searchsorted.cpp, which documents the rules); bucketize
 // is the same call with a 1-d sequence. A new contiguous int64 (int32 when out_int32) tensor.

@@ -36,6 +36,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_scatter(AtenTe
   });
 }
 
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_adaptive_max_pool2d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("adaptive_max_pool2d", {ret0, ret1},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_adaptive_max_pool2d(s.host(self), output_size, output_size_len_, &r[0], &r[1]); });
+  });
+}
+
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size, int64_t output_size_len_, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     HostStaged s;
