@@ -436,7 +436,7 @@ def host_staged_generated(s: Shims):
     """The CUDA ops generated from their CPU declarations (ops/cuda/host_staged_ops.json,
     scripts/gen_host_staged.py) against torch's CUDA kernels on the same CUDA inputs: results on the
     device with torch's values and shapes (nonzero_static, gcd, masked_scatter, adaptive_max_pool3d,
-    segment_reduce, _int_mm out-variant, _adaptive_avg_pool2d, avg_pool2d on a channels-last input,
+    adaptive_max_pool2d on a channels-last map, segment_reduce, _int_mm out-variant, _adaptive_avg_pool2d, avg_pool2d on a channels-last input,
     avg_pool3d; uniform by its statistics); a refusal leaves the output slot."""
     details = []
     x = torch.randn(3, 4, 5, device=DEV, generator=gen(120))
@@ -467,6 +467,17 @@ def host_staged_generated(s: Shims):
     want_v, want_i = torch.nn.functional.adaptive_max_pool3d(vol, (3, 2, 4), return_indices=True)
     assert torch.equal(on_device(s, v.value), want_v) and torch.equal(on_device(s, i.value), want_i)
     s.free(v.value, i.value)
+    # adaptive_max_pool2d on a channels-last map: torch's CUDA kernel returns channels-last values
+    # and indices, as its meta does; the host-staged op keeps the CPU op's layout, the same.
+    plane = vol[:, :, 0].contiguous(memory_format=torch.channels_last)
+    hp = s.wrap(plane)
+    f = s.fn("aoti_torch_cuda_adaptive_max_pool2d", H, I64P, c_int64, HP, HP)
+    assert f(hp, int64_array([4, 3]), 2, byref(v), byref(i)) == 0, s.rt.last_error()
+    want_v, want_i = torch.nn.functional.adaptive_max_pool2d(plane, (4, 3), return_indices=True)
+    got_v, got_i = on_device(s, v.value), on_device(s, i.value)
+    assert torch.equal(got_v, want_v) and torch.equal(got_i, want_i), "adaptive_max_pool2d"
+    assert got_v.stride() == want_v.stride() and got_i.stride() == want_i.stride(), (got_v.stride(), want_v.stride())
+    s.free(v.value, i.value, hp)
     f = s.fn("aoti_torch_cuda__adaptive_avg_pool2d", H, I64P, c_int64, HP)
     hv2 = s.wrap(vol[:, :, 0])
     assert f(hv2, int64_array([4, 3]), 2, byref(out)) == 0, s.rt.last_error()
