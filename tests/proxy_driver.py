@@ -24,21 +24,13 @@ import torch
 
 from tests.aoti_helpers import shim
 
-DRIVER_C = r"""
+# The model container's C API a stand-in model exports, but for its run (AOTInductorModelContainerRun,
+# which the stand-in writes): NUM_INPUTS and NUM_OUTPUTS are defined when it is compiled.
+CONTAINER_C = r"""
 #include <stddef.h>
 #include <stdint.h>
 
-#define PASTE2(a, b) a##b
-#define PASTE(a, b) PASTE2(a, b)
-#define SHIM(name) PASTE(SHIM_PREFIX, name)
-
 typedef void* Handle;
-int SHIM(aoti_torch_proxy_executor_call_function)(void*, int, int, int64_t*, int, Handle*);
-int SHIM(aoti_torch_new_uninitialized_tensor)(Handle*);
-int SHIM(aoti_torch_delete_tensor_object)(Handle);
-int SHIM(aoti_torch_get_numel)(Handle, int64_t*);
-int SHIM(aoti_torch_get_data_ptr)(Handle, void**);
-
 static int g_container;
 
 int AOTInductorModelContainerCreateWithDevice(void** container, size_t num_models, const char* device,
@@ -49,13 +41,48 @@ int AOTInductorModelContainerCreateWithDevice(void** container, size_t num_model
 }
 int AOTInductorModelContainerDelete(void* container) { return container == &g_container ? 0 : 1; }
 int AOTInductorModelContainerGetNumInputs(void* container, size_t* count) {
-  *count = NUM_TENSORS + 1;
+  *count = NUM_INPUTS;
   return container == &g_container ? 0 : 1;
 }
 int AOTInductorModelContainerGetNumOutputs(void* container, size_t* count) {
   *count = NUM_OUTPUTS;
   return container == &g_container ? 0 : 1;
 }
+"""
+
+
+def compile_stand_in(work: Path, name: str, run_c: str, defines: dict[str, object]) -> Path:
+    """CONTAINER_C plus ``run_c`` compiled with ``defines`` by the system C compiler: a model .so."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise RuntimeError("no C compiler (cc) for the stand-in model")
+    source, library = work / f"{name}.c", work / f"{name}.so"
+    source.write_text(CONTAINER_C + run_c)
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", *(f"-D{k}={v}" for k, v in defines.items()), str(source),
+                    "-o", str(library)], check=True, capture_output=True, text=True)
+    return library
+
+
+def write_stand_in(library: Path, package: Path, nodes: list) -> Path:
+    """A .pt2 holding ``library`` as its model and ``nodes`` as its extern-kernel JSON: what the
+    runtime's loader opens as a package torch wrote."""
+    with zipfile.ZipFile(package, "w", zipfile.ZIP_STORED) as archive:
+        archive.write(library, f"{package.stem}/data/aotinductor/model/model.wrapper.so")
+        archive.writestr(f"{package.stem}/data/aotinductor/model/model.wrapper.json", json.dumps({"nodes": nodes}))
+    return package
+
+
+DRIVER_C = r"""
+#define PASTE2(a, b) a##b
+#define PASTE(a, b) PASTE2(a, b)
+#define SHIM(name) PASTE(SHIM_PREFIX, name)
+
+int SHIM(aoti_torch_proxy_executor_call_function)(void*, int, int, int64_t*, int, Handle*);
+int SHIM(aoti_torch_new_uninitialized_tensor)(Handle*);
+int SHIM(aoti_torch_delete_tensor_object)(Handle);
+int SHIM(aoti_torch_get_numel)(Handle, int64_t*);
+int SHIM(aoti_torch_get_data_ptr)(Handle, void**);
+
 /* inputs[0]: the flattened ints (int64, 1-d); inputs[1..]: the call's tensors. Like generated code,
  * the run takes (frees) its input handles when it succeeds; on failure the loader frees them. */
 int AOTInductorModelContainerRun(void* container, Handle* inputs, size_t num_inputs, Handle* outputs,
@@ -103,16 +130,9 @@ class ProxyDriver:
     def _library(self, tensors: int, outputs: int) -> Path:
         key = (tensors, outputs)
         if key not in self.libraries:
-            compiler = shutil.which("cc") or shutil.which("gcc")
-            if compiler is None:
-                raise RuntimeError("no C compiler (cc) for the proxy driver model")
-            source = self.work / "driver.c"
-            source.write_text(DRIVER_C)
-            target = self.work / f"driver_{tensors}_{outputs}.so"
-            subprocess.run([compiler, "-shared", "-fPIC", "-O1", f"-DSHIM_PREFIX={self.rt.prefix}",
-                            f"-DNUM_TENSORS={tensors}", f"-DNUM_OUTPUTS={outputs}", str(source), "-o", str(target)],
-                           check=True, capture_output=True, text=True)
-            self.libraries[key] = target
+            self.libraries[key] = compile_stand_in(self.work, f"driver_{tensors}_{outputs}", DRIVER_C, {
+                "SHIM_PREFIX": self.rt.prefix, "NUM_TENSORS": tensors, "NUM_INPUTS": tensors + 1,
+                "NUM_OUTPUTS": outputs})
         return self.libraries[key]
 
     def call(self, hs, target: str, arguments: list[tuple[str, object]], outputs: int = 1, *,
@@ -157,10 +177,7 @@ class ProxyDriver:
         from shimgen.aoti.runner import Model
 
         outputs = sum(1 for o in node["outputs"] if "as_tensor" in o)
-        package = self.work / "call.pt2"
-        with zipfile.ZipFile(package, "w", zipfile.ZIP_STORED) as archive:
-            archive.write(self._library(len(tensors), outputs), "call/data/aotinductor/model/model.wrapper.so")
-            archive.writestr("call/data/aotinductor/model/model.wrapper.json", json.dumps({"nodes": [{"node": node}]}))
+        package = write_stand_in(self._library(len(tensors), outputs), self.work / "call.pt2", [{"node": node}])
         model = Model(self.rt, package)
         try:
             handles = [hs.of(torch.tensor(ints, dtype=torch.int64))]

@@ -16,13 +16,6 @@ pytestmark = pytest.mark.slow
 aten = torch.ops.aten
 
 
-@pytest.fixture(scope="module")
-def driver(rt, tmp_path_factory):
-    from tests.proxy_driver import ProxyDriver
-
-    return ProxyDriver(rt, tmp_path_factory.mktemp("proxy-driver"))
-
-
 def _cases() -> list[torch.Tensor]:
     mask = torch.rand(4, 6, 5, generator=gen(3)) > 0.2  # some false
     ones = torch.ones(4, 6, 5, dtype=torch.bool)

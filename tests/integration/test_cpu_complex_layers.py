@@ -60,13 +60,6 @@ def check(got: torch.Tensor, expected: torch.Tensor, bound: torch.Tensor | float
     assert bool((diff <= limit).all()), f"max diff {diff.max()}"
 
 
-@pytest.fixture(scope="module")
-def driver(rt, tmp_path_factory):
-    from tests.proxy_driver import ProxyDriver
-
-    return ProxyDriver(rt, tmp_path_factory.mktemp("proxy-driver"))
-
-
 def refused(driver, hs, target, arguments) -> str:
     from tests.proxy_driver import ProxyCallError
 

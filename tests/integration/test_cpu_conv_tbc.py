@@ -21,13 +21,6 @@ pytestmark = pytest.mark.slow
 U = {torch.float32: 2.0**-24, torch.float64: 2.0**-53, torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11}
 
 
-@pytest.fixture(scope="module")
-def driver(rt, tmp_path_factory):
-    from tests.proxy_driver import ProxyDriver
-
-    return ProxyDriver(rt, tmp_path_factory.mktemp("proxy-driver"))
-
-
 def conv_tbc(driver, hs, x, w, b, pad=None):
     arguments = [("self", x), ("weight", w), ("bias", b)] + ([] if pad is None else [("pad", pad)])
     return driver.call(hs, "aten::conv_tbc", arguments, defaulted_ints=(0,) if pad is None else ())[0]

@@ -98,13 +98,6 @@ def test_kthvalue_ties_give_torchs_index(rt, hs, width, dtype):
         assert_same(got_(hs, values), ref.values, strides=False)
 
 
-@pytest.fixture(scope="module")
-def driver(rt, tmp_path_factory):
-    from tests.proxy_driver import ProxyDriver
-
-    return ProxyDriver(rt, tmp_path_factory.mktemp("proxy-driver"))
-
-
 @pytest.mark.parametrize("width", [2, 5, 15, 40, 200])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
 def test_median_dim_ties_give_torchs_index(driver, hs, width, dtype):

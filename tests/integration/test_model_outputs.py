@@ -7,10 +7,7 @@ code (a small C library with the model container's C API, as tests/proxy_driver.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import zipfile
 from ctypes import byref, c_void_p
 from pathlib import Path
 
@@ -23,26 +20,7 @@ pytestmark = pytest.mark.slow
 
 # Run: input 0 goes to every output slot (one handle, repeated); the run takes its input. With FAIL,
 # the run fails after writing the slots (the loader frees them).
-DRIVER_C = r"""
-#include <stddef.h>
-typedef void* Handle;
-static int g_container;
-
-int AOTInductorModelContainerCreateWithDevice(void** container, size_t num_models, const char* device,
-                                              const char* cubin_dir) {
-  (void)num_models, (void)device, (void)cubin_dir;
-  *container = &g_container;
-  return 0;
-}
-int AOTInductorModelContainerDelete(void* container) { return container == &g_container ? 0 : 1; }
-int AOTInductorModelContainerGetNumInputs(void* container, size_t* count) {
-  *count = 1;
-  return container == &g_container ? 0 : 1;
-}
-int AOTInductorModelContainerGetNumOutputs(void* container, size_t* count) {
-  *count = 3;
-  return container == &g_container ? 0 : 1;
-}
+REPEAT_C = r"""
 int AOTInductorModelContainerRun(void* container, Handle* inputs, size_t num_inputs, Handle* outputs,
                                  size_t num_outputs, void* stream, void* proxy_executor) {
   (void)stream, (void)proxy_executor;
@@ -58,19 +36,12 @@ int AOTInductorModelContainerRun(void* container, Handle* inputs, size_t num_inp
 
 def _model(rt, work: Path, fail: int):
     from shimgen.aoti.runner import Model
+    from tests.proxy_driver import compile_stand_in, write_stand_in
 
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler (cc) for the driver model")
-    source, library = work / "repeat.c", work / f"repeat_{fail}.so"
-    source.write_text(DRIVER_C)
-    subprocess.run([compiler, "-shared", "-fPIC", "-O1", f"-DFAIL={fail}", str(source), "-o", str(library)],
-                   check=True, capture_output=True, text=True)
-    package = work / f"repeat_{fail}.pt2"
-    with zipfile.ZipFile(package, "w", zipfile.ZIP_STORED) as archive:
-        archive.write(library, "repeat/data/aotinductor/model/model.wrapper.so")
-        archive.writestr("repeat/data/aotinductor/model/model.wrapper.json", json.dumps({"nodes": []}))
-    return Model(rt, package)
+    library = compile_stand_in(work, f"repeat_{fail}", REPEAT_C, {"NUM_INPUTS": 1, "NUM_OUTPUTS": 3, "FAIL": fail})
+    return Model(rt, write_stand_in(library, work / f"repeat_{fail}.pt2", []))
 
 
 def test_a_handle_the_model_repeats_is_a_handle_per_slot(rt, hs, tmp_path):

@@ -71,13 +71,8 @@ template <class Visit> void for_each_adaptive_window(const Tensor& in, const Ada
   for (size_t k = 0; k < spatial; ++k) cells *= pool.sizes[lead + k];
   std::vector<int64_t> lo(spatial), hi(spatial);
   for (int64_t p = 0; p < planes; ++p) {
-    int64_t in_base = 0, out_base = 0, rest = p;
-    for (size_t d = lead; d-- > 0;) {
-      const int64_t i = rest % in.sizes[d];
-      rest /= in.sizes[d];
-      in_base += i * in.strides[d];
-      out_base += i * pool.strides[d];
-    }
+    int64_t in_base = 0, out_base = 0;
+    plane_offsets(in, pool.strides, lead, p, &in_base, &out_base);
     for (int64_t c = 0; c < cells; ++c) {
       int64_t r = c, out_at = out_base;
       for (size_t k = spatial; k-- > 0;) {

@@ -180,13 +180,8 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
     auto* dst = reinterpret_cast<T*>(out->data());
     std::vector<int64_t> lo(spatial), hi(spatial), at(spatial);
     for (int64_t p = 0; p < planes; ++p) {
-      int64_t in_base = 0, out_base = 0, rest = p;
-      for (size_t d = lead; d-- > 0;) {
-        const int64_t i = rest % in.sizes[d];
-        rest /= in.sizes[d];
-        in_base += i * in.strides[d];
-        out_base += i * strides[d];
-      }
+      int64_t in_base = 0, out_base = 0;
+      plane_offsets(in, strides, lead, p, &in_base, &out_base);
       for (int64_t c = 0; c < cells; ++c) {
         int64_t r = c, out_at = out_base, padded = 1, covered = 1;
         bool empty = false;

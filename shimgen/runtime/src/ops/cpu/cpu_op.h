@@ -142,6 +142,21 @@ void require_out(const AtenTensorHandle* ret, const char* what);  // output poin
 void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0, AtenTensorHandle* ret1,
                         const char* op, bool max);
 
+// Plane p of self's first `lead` dims (row-major, the last fastest): its offset in self and, through
+// out_strides over the same dims, in an output. The pools' per-plane walk (avg_pool.h, adaptive_pool.h).
+inline void plane_offsets(const Tensor& in, const std::vector<int64_t>& out_strides, size_t lead, int64_t p,
+                          int64_t* in_base, int64_t* out_base) {
+  int64_t in_at = 0, out_at = 0, rest = p;
+  for (size_t d = lead; d-- > 0;) {
+    const int64_t i = rest % in.sizes[d];
+    rest /= in.sizes[d];
+    in_at += i * in.strides[d];
+    out_at += i * out_strides[d];
+  }
+  *in_base = in_at;
+  *out_base = out_at;
+}
+
 // The rank-th smallest (0-based) element of every line of `in` along dim: values (in's dtype) and
 // int64 indices as new contiguous tensors in *values / *indices, dim kept as size 1 when keepdim,
 // else removed. NaN is the largest value; nan_wins: a line holding NaN answers its first NaN
