@@ -74,8 +74,11 @@ class Shims:
 def close(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float = 0.0) -> str:
     assert got.shape == want.shape, f"shape {tuple(got.shape)} != {tuple(want.shape)}"
     assert got.dtype == want.dtype, f"dtype {got.dtype} != {want.dtype}"
-    err = (got.double() - want.double()).abs()
-    limit = atol + rtol * want.double().abs()
+    g, w = got.double(), want.double()
+    # Equal values (infinities too) and NaN against NaN are 0 off; any other NaN is infinitely off
+    # (a bare difference would make it NaN, which no comparison with the limit catches).
+    err = torch.where((g == w) | (g.isnan() & w.isnan()), 0.0, (g - w).abs()).nan_to_num(nan=float("inf"))
+    limit = atol + rtol * w.abs().nan_to_num(nan=0.0, posinf=0.0)
     bad = int((err > limit).sum())
     assert bad == 0, f"{bad} elements off, max |err| {float(err.max()):.3g}"
     return f"max |err| {float(err.max()) if err.numel() else 0.0:.3g}"
