@@ -50,7 +50,8 @@ fi
 pytest_gpu() {  # log name, timeout, test files
   local log=$1 limit=$2
   shift 2
-  timeout "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
+  # SIGINT first: pytest then still prints its summary (which test failed, and why) when cut short.
+  timeout -s INT -k 30 "$limit" python3 -m pytest -q -s -rfEs -p no:cacheprovider "$@" > "$OUT/$log" 2>&1 || status=1
   grep -E "^(FAILED|ERROR)|PASS|per call|ratio" "$OUT/$log" | tail -20; tail -4 "$OUT/$log"
 }
 if want v; then  # first: the int4 kernel-variant sweep (about a minute), then the rest

@@ -351,10 +351,11 @@ class Runtime:
                                    0, None, 0), name)
         return out, view
 
-    def to_dlpack(self, handle: Any, stream: int | None = None) -> Any:
+    def to_dlpack(self, handle: Any, stream: Any = None) -> Any:
         """``handle`` as a DLPack producer (``torch.from_dlpack(x)``, ``np.from_dlpack(x)``), no
-        copy; the handle becomes the returned object's, deleted when no consumer holds it."""
-        from shimgen.aoti.dlpack import KDL_CPU, KDL_CUDA, DLPackTensor
+        copy; the handle becomes the returned object's, deleted when no consumer holds it.
+        ``stream``: a cudaStream_t or a stream object, which the producer then keeps alive."""
+        from shimgen.aoti.dlpack import KDL_CPU, KDL_CUDA, DLPackTensor, stream_pointer
 
         dtype = self.scalar(handle, "aoti_torch_get_dtype", c_int32)
         name = self.dtype_names.get(dtype)
@@ -364,8 +365,9 @@ class Runtime:
         index = 0 if on_cpu else self.scalar(handle, "aoti_torch_get_device_index", c_int32)
         return DLPackTensor(int(getattr(handle, "value", handle) or 0), data=self.data_ptr(handle),
                             shape=self.sizes(handle), strides=self.strides(handle), dtype=name,
-                            device=(KDL_CPU, 0) if on_cpu else (KDL_CUDA, index), stream=stream,
-                            free=self.delete, synchronize=_cuda_stream_synchronize)
+                            device=(KDL_CPU, 0) if on_cpu else (KDL_CUDA, index), stream=stream_pointer(stream),
+                            free=self.delete, synchronize=_cuda_stream_synchronize,
+                            stream_owner=None if isinstance(stream, int) else stream)
 
     # ---- streams ----
 

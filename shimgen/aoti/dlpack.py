@@ -91,6 +91,24 @@ def is_dlpack(value: Any) -> bool:
     return hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
 
 
+def stream_pointer(stream: Any) -> int | None:
+    """The cudaStream_t of ``stream``: None, an int, or a stream object (the CUDA stream protocol's
+    ``__cuda_stream__``, torch's ``cuda_stream``, CuPy's ``ptr``)."""
+    if stream is None or isinstance(stream, int):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if callable(protocol):
+        pair = protocol()
+        if isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], int):
+            return pair[1]
+    for name in ("cuda_stream", "ptr"):
+        value = getattr(stream, name, None)
+        if isinstance(value, int):
+            return value
+    raise InputError(f"stream: {type(stream).__name__} is neither a cudaStream_t (int) nor a CUDA stream object "
+                     "(__cuda_stream__, cuda_stream or ptr)")
+
+
 def borrow(value: Any, stream: int | None = None) -> Borrowed:
     """Read ``value``'s DLTensor through its capsule. ``stream``: the CUDA stream the data will be
     used on (passed to the producer for CUDA data; CPU producers take none)."""
@@ -149,16 +167,19 @@ def _capsule_destructor(capsule: int) -> None:
 class DLPackTensor:
     """A runtime tensor handle offered through DLPack (``torch.from_dlpack``, ``np.from_dlpack``).
 
-    Owns the handle: it is deleted when this object and every consumer's view are gone."""
+    Owns the handle: it is deleted when this object and every consumer's view are gone.
+    ``stream_owner``: the caller's stream object, kept alive as long as this output: the runtime frees
+    the tensor on the stream it was allocated on, and CuPy destroys a stream with its last reference
+    (a stream destroyed before its outputs crashed the process on the H200)."""
 
     def __init__(self, handle: int, *, data: int, shape: list[int], strides: list[int], dtype: str,
                  device: tuple[int, int], stream: int | None, free: Callable[[int], None],
-                 synchronize: Callable[[int | None], None] | None = None) -> None:
+                 synchronize: Callable[[int | None], None] | None = None, stream_owner: Any = None) -> None:
         if dtype not in BY_NAME:
             raise InputError(f"dtype {dtype} cannot be exported through DLPack")
         self.handle, self.data_ptr, self.shape, self.strides = handle, data, shape, strides
         self.dtype, self.device, self.stream = dtype, device, stream
-        self._free, self._synchronize = free, synchronize
+        self._free, self._synchronize, self.stream_owner = free, synchronize, stream_owner
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.device

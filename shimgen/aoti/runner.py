@@ -112,12 +112,17 @@ class Model:
             raise ModelError((self.runtime.lib.shimgen_model_last_error() or b"").decode(errors="replace"))
         return outs[: self.num_outputs]
 
-    def run(self, inputs: Sequence, stream: int | None = None) -> list:
+    def run(self, inputs: Sequence, stream: Any = None) -> list:
         """numpy arrays in (C-contiguous copies are made where needed), numpy arrays out.
 
         For a CUDA model the inputs are copied to the device and the outputs back, all on
-        ``stream`` (a cudaStream_t, selected as the caller's stream) when one is given."""
+        ``stream`` (a cudaStream_t or a stream object, selected as the caller's stream) when one is
+        given."""
         import numpy as np
+
+        from shimgen.aoti.dlpack import stream_pointer
+
+        stream = stream_pointer(stream)
 
         if len(inputs) != self.num_inputs:
             raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
@@ -148,16 +153,20 @@ class Model:
         finally:
             self.runtime.delete(handle)
 
-    def run_dlpack(self, inputs: Sequence, stream: int | None = None) -> list:
+    def run_dlpack(self, inputs: Sequence, stream: Any = None) -> list:
         """DLPack-capable arrays in (numpy, torch, CuPy, JAX), DLPack producers out
         (``torch.from_dlpack(out)``, ``np.from_dlpack(out)``): no copies on the model's device.
 
         An input on the model's device and row-major contiguous is used in place; one elsewhere or
         strided is copied to a contiguous tensor on the model's device (AOTInductor indexes inputs
-        with the strides it was compiled for). ``stream`` (a cudaStream_t) is the caller's: the
-        producers are asked for their data on it, the model runs on it, and the outputs are ready on
-        it. Each output owns its tensor until its last consumer lets go."""
-        from shimgen.aoti.dlpack import is_dlpack
+        with the strides it was compiled for). ``stream`` is the caller's: the producers are asked
+        for their data on it, the model runs on it, and the outputs are ready on it. Each output owns
+        its tensor until its last consumer lets go, and that tensor is freed on the stream: pass the
+        stream object (torch's, CuPy's, anything with ``__cuda_stream__``) and the outputs keep it
+        alive; a bare cudaStream_t (int) must outlive them, as for ``torch.cuda.ExternalStream``."""
+        from shimgen.aoti.dlpack import is_dlpack, stream_pointer
+
+        owner, stream = stream, stream_pointer(stream)
 
         if len(inputs) != self.num_inputs:
             raise InputError(f"{self.path}: the model takes {self.num_inputs} input(s); got {len(inputs)}")
@@ -180,7 +189,7 @@ class Model:
                 outputs = self.run_handles(handles, stream)
                 exported = []
                 for handle in outputs:
-                    exported.append(rt.to_dlpack(handle, stream))
+                    exported.append(rt.to_dlpack(handle, owner))
                 outputs = []  # each output's handle now belongs to its DLPackTensor
                 return exported
             finally:

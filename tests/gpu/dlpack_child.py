@@ -93,7 +93,9 @@ def cupy_round_trip(rt: Runtime, model: Model, x: torch.Tensor, y: torch.Tensor,
     del keep
     stream = cupy.cuda.Stream(non_blocking=True)
     with stream:
-        outs = model.run_dlpack([x, cy], stream=stream.ptr)
+        # the stream object, not its pointer: the outputs keep it alive (CuPy destroys a stream with its
+        # last reference, here at this function's return, before the outputs; that crashed the child)
+        outs = model.run_dlpack([x, cy], stream=stream)
         pairs = [(o, e) for o, e in zip(outs, expected) if o.dtype != "bfloat16"]
         arrays = [cupy.from_dlpack(o) for o, _ in pairs]
         match = [same_bits(cupy.asnumpy(a), e) for a, (_, e) in zip(arrays, pairs)]

@@ -216,6 +216,54 @@ def test_dlpack_outputs_free_their_tensor_when_the_last_consumer_does(models, ha
     assert torch.equal(value, torch.from_numpy(_half_expected(models)[0][2]))
 
 
+class _StreamObject:
+    """A caller's stream object as CuPy's or torch's: the CUDA stream protocol, or a pointer attribute."""
+
+    def __init__(self, pointer: int, how: str) -> None:
+        self.pointer, self.how = pointer, how
+
+    def __getattr__(self, name: str):
+        if self.how == "protocol" and name == "__cuda_stream__":
+            return lambda: (0, self.pointer)
+        if name == {"torch": "cuda_stream", "cupy": "ptr"}.get(self.how):
+            return self.pointer
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("how", ["protocol", "torch", "cupy"])
+def test_a_stream_object_is_read_as_its_pointer(how):
+    from shimgen.aoti.dlpack import stream_pointer
+
+    assert stream_pointer(_StreamObject(0x1234, how)) == 0x1234
+    assert stream_pointer(None) is None and stream_pointer(77) == 77
+    with pytest.raises(InputError, match="neither a cudaStream_t"):
+        stream_pointer("stream 7")
+
+
+def test_a_dlpack_output_keeps_the_callers_stream_object_alive(half_model):
+    """The runtime frees an output on the stream it was allocated on; CuPy destroys a stream with its last
+    reference, which Python may drop before the outputs' (a function's locals): on the H200 that freed
+    onto a destroyed stream and crashed. The output holds the stream object until its last consumer goes
+    (negative control: a bare pointer is held by nobody)."""
+    import gc
+    import weakref
+
+    rt, _ = half_model
+    stream = _StreamObject(0x1234, "protocol")
+    alive = weakref.ref(stream)
+    out = rt.to_dlpack(rt.empty([2, 3]), stream)
+    assert out.stream == 0x1234 and out.stream_owner is stream
+    capsule = out.__dlpack__()  # a consumer that still holds the data
+    del stream, out
+    gc.collect()
+    assert alive() is not None  # the consumer's capsule -> the output -> the stream object
+    del capsule
+    gc.collect()
+    assert alive() is None
+    bare = rt.to_dlpack(rt.empty([2]), 0x1234)
+    assert bare.stream == 0x1234 and bare.stream_owner is None
+
+
 def test_dlpack_numpy_in_and_out(models, half_model):
     _, model = half_model
     x, y = _half_inputs(models)
