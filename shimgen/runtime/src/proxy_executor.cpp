@@ -450,9 +450,11 @@ void embedding_renorm(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep_self, keep_indices;
   AtenTensorHandle indices = on_host(call.tensor("indices"), keep_indices);
+  const auto rule = unwrap(self, "self")->storage->device_type == kCUDA ? proxy_ops::RenormRule::kCudaKernel
+                                                                        : proxy_ops::RenormRule::kCpu;
   call.set_output(0, to_device_of(proxy_ops::cpu_embedding_renorm(on_host(self, keep_self), indices,
                                                                   call.real("max_norm", 0.0),
-                                                                  call.real("norm_type", 2.0)),
+                                                                  call.real("norm_type", 2.0), rule),
                                   self));
 }
 

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "ops/cpu/fft.h"
 #include "ops/mode.h"
+#include "ops/proxy_ops.h"
 #include "shimgen_runtime/shim.h"
 
 namespace {
@@ -91,6 +92,37 @@ void cuda_mode_rows() {
   }
 }
 
+// aten::embedding_renorm's CUDA-kernel norm rule (ops/cpu/embedding_renorm.cpp), run on host tensors:
+// each stdin line is "norm_type max_norm x0 x1 ..." (one float32 row, renormed by index 0); stdout
+// gets the row afterwards. tests/integration/test_runtime.py compares it with torch's CUDA kernel's
+// arithmetic and, as the control, with the CPU rule.
+void cuda_renorm_rows() {
+  std::string text;
+  while (std::getline(std::cin, text)) {
+    std::istringstream fields(text);
+    std::vector<double> numbers;  // std::stod reads "inf", which operator>> does not
+    for (std::string token; fields >> token;) numbers.push_back(std::stod(token));
+    EXPECT(numbers.size() >= 3);
+    const double p = numbers[0], max_norm = numbers[1];
+    std::vector<float> row(numbers.begin() + 2, numbers.end());
+    const int64_t sizes[2] = {1, static_cast<int64_t>(row.size())}, one = 1;
+    AtenTensorHandle w = nullptr, i = nullptr;
+    EXPECT(aoti_torch_empty_strided(2, sizes, nullptr, 6 /* float32 */, 0, 0, &w) == 0);
+    EXPECT(aoti_torch_empty_strided(1, &one, nullptr, 4 /* int64 */, 0, 0, &i) == 0);
+    void *wp = nullptr, *ip = nullptr;
+    EXPECT(aoti_torch_get_data_ptr(w, &wp) == 0 && aoti_torch_get_data_ptr(i, &ip) == 0);
+    std::copy(row.begin(), row.end(), static_cast<float*>(wp));
+    *static_cast<int64_t*>(ip) = 0;
+    AtenTensorHandle out = shimgen::rt::proxy_ops::cpu_embedding_renorm(
+        w, i, max_norm, p, shimgen::rt::proxy_ops::RenormRule::kCudaKernel);
+    void* op = nullptr;
+    EXPECT(aoti_torch_get_data_ptr(out, &op) == 0);
+    for (size_t c = 0; c < row.size(); ++c) std::printf(c ? " %.9g" : "%.9g", static_cast<const float*>(op)[c]);
+    std::printf("\n");
+    for (AtenTensorHandle h : {w, i, out}) aoti_torch_delete_tensor_object(h);
+  }
+}
+
 }  // namespace
 
 // internal_cpu_tests.cpp: true when it knows the case (and ran it).
@@ -98,13 +130,14 @@ bool run_cpu_case(const std::string& name);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|cuda_mode_rows|packed_weight_cache|small_attention|free_lists\n", argv[0]);
+    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_cache|small_attention|free_lists\n", argv[0]);
     return 2;
   }
   const std::string name = argv[1];
   if (name == "same_dense_layout") same_dense_layout();
   else if (name == "fft_cuda_layout") fft_cuda_layout();
   else if (name == "cuda_mode_rows") cuda_mode_rows();
+  else if (name == "cuda_renorm_rows") cuda_renorm_rows();
   else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

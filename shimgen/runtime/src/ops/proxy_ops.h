@@ -51,8 +51,10 @@ AtenTensorHandle cpu_index_add(AtenTensorHandle self, int64_t dim, AtenTensorHan
 
 // aten::embedding_renorm: a new copy (self's layout) of the 2-D float weight self with each row indices
 // names (once) scaled to max_norm when its norm_type-norm exceeds it (F.embedding's max_norm).
+// RenormRule::kCudaKernel: the norm as torch's CUDA kernel computes it (embedding_renorm.cpp says how).
+enum class RenormRule { kCpu, kCudaKernel };
 AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle indices, double max_norm,
-                                      double norm_type);
+                                      double norm_type, RenormRule rule = RenormRule::kCpu);
 
 // aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa: antialiased resize of self [N, C, H, W] to
 // output_size (PIL-style separable filters); scale_h / scale_w <= 0: not given.
