@@ -21,6 +21,8 @@ from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims
 from shimgen.resources import default_config, runtime_dir
 from tests.cuda_mode_model import cuda_mode
+from tests.cuda_renorm_model import cpu_rule, torch_cuda_renorm
+from tests.cuda_renorm_model import rows as renorm_rows
 from tests.support import write_loader_inputs
 
 pytestmark = pytest.mark.slow
@@ -113,21 +115,6 @@ def test_cuda_mode_tie_rule_matches_torchs_kernel(built):
     assert kinds == {"smallest", "largest", "middle"}, kinds
 
 
-def _torch_cuda_renorm(row: list[float], p: float, max_norm: float) -> "np.ndarray":
-    """torch's CUDA renorm_kernel (ATen cuda/Embedding.cu) on one float32 row, in its float arithmetic:
-    1 and 2 sum |x| and x*x, any other p sums pow(x, p) without |x|; the norm is pow(sum, 1/p)."""
-    import numpy as np
-
-    x, q = np.asarray(row, dtype=np.float32), np.float32(p)
-    with np.errstate(all="ignore"):
-        acc = np.abs(x).sum(dtype=np.float32) if q == 1 else (x * x).sum(dtype=np.float32) if q == 2 else \
-            np.power(x, q).sum(dtype=np.float32)
-        norm = np.power(acc, np.float32(1) / q)
-        if not norm > np.float32(max_norm):
-            return x
-        return x * np.float32(float(np.float32(max_norm)) / (float(norm) + 1e-7))
-
-
 def test_cuda_embedding_renorm_follows_torchs_cuda_kernel(built):
     """aten::embedding_renorm on a CUDA weight (the proxy's CUDA-kernel norm rule, run here on host tensors
     through the internal test program) against torch's CUDA kernel's arithmetic: on the H200, ring
@@ -136,13 +123,7 @@ def test_cuda_embedding_renorm_follows_torchs_cuda_kernel(built):
     p-norm of |x|), so a runtime applying it fails."""
     import numpy as np
 
-    generator = random.Random(22)
-    rows = []
-    for p in (1.0, 2.0, 3.0, 0.5, 4.0, 0.0, float("inf")):
-        for max_norm in (0.5, 1.5, 3.0):
-            for _ in range(4):
-                rows.append((p, max_norm, [round(generator.uniform(-2, 2), 3) for _ in range(generator.choice([1, 3, 8, 33]))]))
-        rows.append((p, 1.0, [0.5, 1.5, 2.0, 0.25]))  # all positive: both rules agree
+    rows = renorm_rows()
     program = _tests_listing(built.build_dir)["internal_tests"]
     completed = subprocess.run([program, "cuda_renorm_rows"], capture_output=True, text=True, timeout=120,
                                input="\n".join(f"{p} {m} " + " ".join(map(str, r)) for p, m, r in rows))
@@ -151,12 +132,9 @@ def test_cuda_embedding_renorm_follows_torchs_cuda_kernel(built):
     assert len(got) == len(rows)
     cpu_rule_differs = 0
     for (p, max_norm, row), g in zip(rows, got):
-        want = _torch_cuda_renorm(row, p, max_norm)
+        want = torch_cuda_renorm(row, p, max_norm)
         assert np.allclose(g, want, rtol=2e-6, atol=1e-7), (p, max_norm, row, g.tolist(), want.tolist())
-        x = np.abs(np.asarray(row, dtype=np.float64))
-        norm = (x > 0).sum() if p == 0 else x.max() if p == float("inf") else (x ** p).sum() ** (1 / p)
-        cpu = np.float32(row) * (np.float32(max_norm / (norm + 1e-7)) if norm > max_norm else np.float32(1))
-        cpu_rule_differs += not np.allclose(cpu, want, rtol=1e-5, atol=1e-6)
+        cpu_rule_differs += not np.allclose(cpu_rule(row, p, max_norm), want, rtol=1e-5, atol=1e-6)
     assert cpu_rule_differs >= 10, cpu_rule_differs
 
 
