@@ -68,8 +68,8 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     # sort / top-k
     ("topk_small", "", "return torch.topk(x, 3, largest=False)", (F32, "bfloat16")),
     ("topk_unsorted", "", "return torch.topk(x, 3, dim=0, sorted=False)", (F32,)),
-    ("sort_stable_dim0", "", "return torch.sort(x, 0, stable=True)", (F32, "float16")),
-    ("sort_int", "", "return torch.sort(i, 1, descending=True, stable=True)", (F32,)),
+    ("sort_stable_dim0", "", "return torch.sort(x, dim=0, stable=True)", (F32, "float16")),
+    ("sort_int", "", "return torch.sort(i, dim=1, descending=True, stable=True)", (F32,)),
     ("argsort_desc", "", "return torch.argsort(x, 1, descending=True)", (F32,)),
     # index ops
     ("index_neg", "", "return x[torch.tensor([-1, 0, -3])]", (F32,)),
@@ -138,7 +138,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     # attention
     ("sdpa_causal", "", "q = z[:, :, :8]\nreturn torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)", (F32, "bfloat16")),
     ("sdpa_boolmask", "", "q = z[:, :, :8]\nm = torch.ones(8, 16, dtype=torch.bool).tril()\nreturn torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m[:, :8].contiguous(), scale=0.3)", (F32,)),
-    ("sdpa_floatmask", "", "q = z[:, :, :8]\nreturn torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=x[None, None, :, :8].expand(2, 3, 8, 8) * 0 + x[:1, :8])", (F32, "float16")),
+    ("sdpa_floatmask", "", "q = z[:, :, :8]\nreturn torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=torch.cat([x, y])[:, :8] * 0.5)", (F32, "float16")),
     ("sdpa_gqa", "", "q = z[:, :, :8]\nk = z[:, :1, 8:]\nreturn torch.nn.functional.scaled_dot_product_attention(q, k, k, enable_gqa=True)", (F32,)),
     # FFT
     ("rfft2_s_norm", "", "return torch.view_as_real(torch.fft.rfft2(z, s=(8, 12), norm='ortho'))", (F32,)),
@@ -182,8 +182,10 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("logit_cdist_cos", "", "return torch.logit(x.sigmoid(), eps=1e-6), torch.cdist(x[None], y[None]), torch.nn.functional.pairwise_distance(x, y)", (F32,)),
     ("complex_abs_angle", "", "c = torch.polar(x.abs(), y)\nreturn c.abs(), torch.view_as_real(c * c.conj()), torch.view_as_real(torch.sqrt(c)), torch.view_as_real(torch.log(c))", (F32,)),
     ("dropout_eval_alpha", "self.d = torch.nn.AlphaDropout(0.2).eval()", "return self.d(x), torch.nn.functional.dropout(x, 0.3, training=False)", (F32,)),
-    ("block_diag_cartesian", "", "return torch.block_diag(x[:2, :2], y[:3, :1]), torch.cartesian_prod(x[0, :3], y[0, :2]), torch.combinations(x[0, :4], 2)", (F32,)),
-    ("kron_vander", "", "return torch.kron(x[:2, :2], y[:2, :3]), torch.vander(x[0, :4], 3), torch.cov(x), torch.corrcoef(x)", (F32,)),
+    ("block_diag_cartesian", "", "return torch.block_diag(x[:2, :2], y[:3, :1]), torch.cartesian_prod(x[0, :3], y[0, :2])", (F32,)),
+    ("combinations", "", "return torch.combinations(x[0, :4], 2)", (F32,)),
+    ("kron_vander", "", "return torch.kron(x[:2, :2], y[:2, :3]), torch.vander(x[0, :4], 3)", (F32,)),
+    ("cov_corrcoef", "", "return torch.cov(x), torch.corrcoef(x)", (F32,)),
     ("addmv_baddbmm", "", "return torch.addmv(x[:, 0], x, y[0], beta=0.5, alpha=2), torch.baddbmm(z[0, :, :4, :4], z[0, :, :4, :6], z[0, :, :6, :4], beta=0.3), torch.addr(x, x[:, 0], y[0])", (F32, "bfloat16")),
     ("matmul_int", "", "return i @ i.T, torch.mm(i.T, i)", (F32,)),
     ("matmul_f16", "", "return x @ y.T, torch.bmm(z[0, :, :4], z[0, :, :, :4])", ("float16",)),
@@ -197,6 +199,17 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("round_decimals", "", "return torch.round(x, decimals=2), torch.trunc(x), torch.frac(x), torch.signbit(x), torch.heaviside(x, y)", (F32,)),
     ("isclose_allclose", "", "return torch.isclose(x, y, atol=0.5), torch.isfinite(x / y), torch.isneginf(x.log())", (F32,)),
     ("searchsorted_2d", "", "return torch.searchsorted(torch.sort(y, 1).values, x[:, :3].contiguous(), right=True)", (F32,)),
+    # complex unary ops (complex-valued layers, spectral models) and FFT helpers / windows
+    ("complex_log_sqrt", "", "c = torch.complex(x, y)\nreturn torch.view_as_real(torch.log(c)), torch.view_as_real(torch.sqrt(c))", (F32,)),
+    ("complex_trig", "", "c = torch.complex(x, y) * 0.5\nreturn torch.view_as_real(torch.sin(c)), torch.view_as_real(torch.cos(c)), torch.view_as_real(torch.tanh(c))", (F32,)),
+    ("complex_recip_sigmoid", "", "c = torch.complex(x, y) + 2\nreturn torch.view_as_real(torch.reciprocal(c)), torch.view_as_real(torch.sigmoid(c)), torch.view_as_real(torch.rsqrt(c))", (F32,)),
+    ("complex_neg_square", "", "c = torch.complex(x, y)\nreturn torch.view_as_real(-c), torch.view_as_real(torch.square(c)), torch.view_as_real(torch.log1p(c * 0.1)), torch.view_as_real(torch.expm1(c * 0.1))", (F32,)),
+    ("complex_pow_scalar", "", "c = torch.complex(x, y)\nreturn torch.view_as_real(c ** 0.5), torch.view_as_real(torch.pow(2.0, c))", (F32,)),
+    ("complex_real_imag", "", "c = torch.complex(x, y) * torch.complex(y, x)\nreturn c.real, c.imag, torch.view_as_real(c.sum(0)), torch.view_as_real(torch.cat([c, c]))", (F32,)),
+    ("fftfreq", "", "return torch.fft.fftfreq(8, d=0.5), torch.fft.rfftfreq(9, 0.1), torch.fft.ifftshift(x)", (F32,)),
+    ("ihfft_hfft2", "", "return torch.view_as_real(torch.fft.ihfft(x)), torch.fft.hfft2(torch.complex(x, y)), torch.view_as_real(torch.fft.fftn(z, dim=(1, 2)))", (F32,)),
+    ("windows", "", "return x * torch.kaiser_window(8, periodic=False, beta=8.0), x * torch.hamming_window(8), x * torch.blackman_window(8), x * torch.bartlett_window(8)", (F32,)),
+    ("stft_nocenter", "", "w = torch.hamming_window(8)\nreturn torch.stft(z.flatten()[:96].view(2, 48), 8, 2, window=w, center=False, return_complex=True).abs()", (F32,)),
     ("tensor_split", "", "return torch.tensor_split(x, torch.tensor([1, 3]), 0), torch.chunk(x, 3, 1)", (F32,)),
 ]
 

@@ -110,7 +110,8 @@ int AOTInductorModelContainerRun(void* container, Handle* inputs, size_t num_inp
 """
 
 # torch.export's serialized ScalarType and MemoryFormat codes (torch/_export/serde/schema.py).
-SCALAR_TYPES = {torch.float32: 7, torch.float64: 8, torch.complex64: 10, torch.complex128: 11, torch.int64: 5}
+SCALAR_TYPES = {torch.float32: 7, torch.float64: 8, torch.complex64: 10, torch.complex128: 11, torch.int64: 5,
+                torch.float16: 6, torch.bfloat16: 13}
 MEMORY_FORMATS = {torch.contiguous_format: 1, torch.channels_last: 2, torch.channels_last_3d: 3,
                   torch.preserve_format: 4}
 

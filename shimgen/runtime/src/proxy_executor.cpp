@@ -487,6 +487,17 @@ void complex_unary(Call& call, char op) {
 }
 void complex_exp(Call& call) { complex_unary(call, 'e'); }
 void conj_physical(Call& call) { complex_unary(call, 'c'); }
+void complex_log(Call& call) { complex_unary(call, 'l'); }
+void complex_sqrt(Call& call) { complex_unary(call, 's'); }
+void complex_sin(Call& call) { complex_unary(call, 'S'); }
+void complex_cos(Call& call) { complex_unary(call, 'C'); }
+void complex_tanh(Call& call) { complex_unary(call, 't'); }
+void complex_sigmoid(Call& call) { complex_unary(call, 'g'); }
+void complex_reciprocal(Call& call) { complex_unary(call, 'r'); }
+void complex_rsqrt(Call& call) { complex_unary(call, 'R'); }
+void complex_neg(Call& call) { complex_unary(call, 'n'); }
+void complex_expm1(Call& call) { complex_unary(call, 'm'); }
+void complex_log1p(Call& call) { complex_unary(call, 'p'); }
 
 // ---- complex layers (FNO spectral convolutions, complex linears; proxy_ops.h): what inductor
 // falls back to for complex tensors only. Computed on the host (a CUDA input makes the round trip,
@@ -651,6 +662,28 @@ void histogramdd_bin_edges(Call& call) {
   for (size_t i = 0; i < owned.size(); ++i) call.set_output(i, owned[i].release());
 }
 void upsample_bicubic2d_aa(Call& call) { upsample_aa(call, true); }
+
+// Window and frequency factories (ops/cpu/window_functions.cpp), made on the host and copied to the
+// device the call names. hamming_window's overloads pass alpha / beta only from .periodic_alpha on.
+void window(Call& call, char kind, double alpha, double beta) {
+  const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;
+  call.set_output(0, on_named_device(proxy_ops::cpu_window(kind, call.integer("window_length", 0),
+                                                           call.flag("periodic", true), call.real("alpha", alpha),
+                                                           call.real("beta", beta), dtype),
+                                     call.device("device"), call.target()));
+}
+void hamming_window(Call& call) { window(call, 'h', 0.54, 0.46); }
+void hann_window(Call& call) { window(call, 'h', 0.5, 0.5); }
+void blackman_window(Call& call) { window(call, 'b', 0.0, 0.0); }
+void bartlett_window(Call& call) { window(call, 't', 0.0, 0.0); }
+void kaiser_window(Call& call) { window(call, 'k', 0.0, 12.0); }
+void fftfreq(Call& call, bool real_input) {
+  const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;
+  call.set_output(0, on_named_device(proxy_ops::cpu_fftfreq(call.integer("n", 0), call.real("d", 1.0), real_input, dtype),
+                                     call.device("device"), call.target()));
+}
+void fft_fftfreq(Call& call) { fftfreq(call, false); }
+void fft_rfftfreq(Call& call) { fftfreq(call, true); }
 
 void poisson(Call& call) {
   AtenTensorHandle self = call.tensor("self");
@@ -956,6 +989,17 @@ const Served kServed[] = {
     {"aten::div.Tensor", complex_div},
     {"aten::exp", complex_exp},
     {"aten::_conj_physical", conj_physical},
+    {"aten::log", complex_log},
+    {"aten::sqrt", complex_sqrt},
+    {"aten::sin", complex_sin},
+    {"aten::cos", complex_cos},
+    {"aten::tanh", complex_tanh},
+    {"aten::sigmoid", complex_sigmoid},
+    {"aten::reciprocal", complex_reciprocal},
+    {"aten::rsqrt", complex_rsqrt},
+    {"aten::neg", complex_neg},
+    {"aten::expm1", complex_expm1},
+    {"aten::log1p", complex_log1p},
     {"aten::mm", mm},
     {"aten::bmm", bmm},
     {"aten::clone", clone_},
@@ -995,6 +1039,21 @@ const Served kServed[] = {
     {"aten::grid_sampler_3d", grid_sampler_3d, {"interpolation_mode", "padding_mode"}},
     {"aten::cudnn_grid_sampler", cudnn_grid_sampler},
     {"aten::conv_tbc", conv_tbc, {"pad"}},
+    {"aten::hamming_window", hamming_window, {"window_length"}},
+    {"aten::hamming_window.periodic", hamming_window, {"window_length"}},
+    {"aten::hamming_window.periodic_alpha", hamming_window, {"window_length"}},
+    {"aten::hamming_window.periodic_alpha_beta", hamming_window, {"window_length"}},
+    {"aten::hann_window", hann_window, {"window_length"}},
+    {"aten::hann_window.periodic", hann_window, {"window_length"}},
+    {"aten::blackman_window", blackman_window, {"window_length"}},
+    {"aten::blackman_window.periodic", blackman_window, {"window_length"}},
+    {"aten::bartlett_window", bartlett_window, {"window_length"}},
+    {"aten::bartlett_window.periodic", bartlett_window, {"window_length"}},
+    {"aten::kaiser_window", kaiser_window, {"window_length"}},
+    {"aten::kaiser_window.periodic", kaiser_window, {"window_length"}},
+    {"aten::kaiser_window.beta", kaiser_window, {"window_length"}},
+    {"aten::fft_fftfreq", fft_fftfreq, {"n"}},
+    {"aten::fft_rfftfreq", fft_rfftfreq, {"n"}},
 };  // and the special functions of proxy_ops::special_targets()
 
 const Served* served_for(const std::string& node_target) {

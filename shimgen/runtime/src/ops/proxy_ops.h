@@ -67,9 +67,17 @@ std::vector<AtenTensorHandle> cpu_histogramdd_bin_edges(AtenTensorHandle self, c
                                                         const std::vector<double>* range);
 
 // aten::sub.Tensor ('-': self - alpha * other) and aten::div.Tensor ('/') with a complex operand,
-// broadcast; aten::exp ('e') and aten::_conj_physical ('c') of a complex tensor.
+// broadcast; aten::exp ('e'), aten::_conj_physical ('c'), log ('l'), sqrt ('s'), sin ('S'), cos ('C'),
+// tanh ('t'), sigmoid ('g'), reciprocal ('r'), rsqrt ('R'), neg ('n'), expm1 ('m') and log1p ('p') of a
+// complex tensor.
 AtenTensorHandle cpu_complex_binary(AtenTensorHandle self, AtenTensorHandle other, char op, double alpha);
 AtenTensorHandle cpu_complex_unary(AtenTensorHandle self, char op);
+
+// aten::hamming_window ('h', alpha and beta; hann: 0.5, 0.5), blackman_window ('b'), bartlett_window
+// ('t') and kaiser_window ('k', beta), periodic or symmetric; aten::fft_fftfreq / fft_rfftfreq
+// (real_input). New contiguous 1-d CPU tensors of dtype (-1: float32).
+AtenTensorHandle cpu_window(char kind, int64_t window_length, bool periodic, double alpha, double beta, int32_t dtype);
+AtenTensorHandle cpu_fftfreq(int64_t n, double d, bool real_input, int32_t dtype);
 
 // aten::unique_dim (consecutive false: distinct slices along dim, sorted) and aten::unique_consecutive
 // with a dim (true: runs of equal neighbouring slices collapsed): values, inverse and counts.
