@@ -207,7 +207,7 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("complex_pow_scalar", "", "c = torch.complex(x, y)\nreturn torch.view_as_real(c ** 0.5), torch.view_as_real(torch.pow(2.0, c))", (F32,)),
     ("complex_real_imag", "", "c = torch.complex(x, y) * torch.complex(y, x)\nreturn c.real, c.imag, torch.view_as_real(c.sum(0)), torch.view_as_real(torch.cat([c, c]))", (F32,)),
     ("fftfreq", "", "return torch.fft.fftfreq(8, d=0.5), torch.fft.rfftfreq(9, 0.1), torch.fft.ifftshift(x)", (F32,)),
-    ("ihfft_hfft2", "", "return torch.view_as_real(torch.fft.ihfft(x)), torch.fft.hfft2(torch.complex(x, y)), torch.view_as_real(torch.fft.fftn(z, dim=(1, 2)))", (F32,)),
+    ("ihfft_hfft2", "", "return torch.view_as_real(torch.fft.ihfft(x).resolve_conj()), torch.fft.hfft2(torch.complex(x, y)), torch.view_as_real(torch.fft.fftn(z, dim=(1, 2)))", (F32,)),
     ("windows", "", "return x * torch.kaiser_window(8, periodic=False, beta=8.0), x * torch.hamming_window(8), x * torch.blackman_window(8), x * torch.bartlett_window(8)", (F32,)),
     ("stft_nocenter", "", "w = torch.hamming_window(8)\nreturn torch.stft(z.flatten()[:96].view(2, 48), 8, 2, window=w, center=False, return_complex=True).abs()", (F32,)),
     ("tensor_split", "", "return torch.tensor_split(x, torch.tensor([1, 3]), 0), torch.chunk(x, 3, 1)", (F32,)),

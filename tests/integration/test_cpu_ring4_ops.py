@@ -266,8 +266,14 @@ def test_complex_add_and_pow_match_torch(rt, hs, dtype):
         out = c_void_p()
         assert shim(rt, "aoti_torch_cpu_pow_Tensor_Scalar")(hs.of(strided(a)), c_double(exponent), byref(out)) == 0
         assert_close_complex(got_(hs, out), torch.pow(strided(a), exponent).contiguous(), rtol * 10)
+    for base in (2.0, 10.0, 0.5, 1.0, -3.0):  # a real scalar base, a complex exponent (torch.pow(2.0, z))
+        for e in (a * 0.5, strided(a) * 0.5, a.t()):  # torch's result is contiguous for each
+            out = c_void_p()
+            assert shim(rt, "aoti_torch_cpu_pow_Scalar")(c_double(base), hs.of(e), byref(out)) == 0, last_error(rt)
+            assert_close_complex(got_(hs, out), torch.pow(base, e), rtol * 10)
     f = torch.ones(3)
     assert shim(rt, "aoti_torch_cpu_add_Tensor")(hs.of(f), hs.of(f), c_double(1.0), byref(c_void_p())) == UNSUPPORTED
+    assert shim(rt, "aoti_torch_cpu_pow_Scalar")(c_double(2.0), hs.of(f), byref(c_void_p())) == UNSUPPORTED
     assert shim(rt, "aoti_torch_cpu_pow_Tensor_Scalar")(hs.of(f), c_double(2.0), byref(c_void_p())) == UNSUPPORTED
 
 

@@ -331,6 +331,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandl
                                                                 AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent,
                                                                 AtenTensorHandle* ret0);
+/* A real scalar base to a complex exponent tensor (base 1: ones); the exponent's dtype. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
 /* self.view(dtype): self's bytes as another dtype, sharing its storage (torch's size and stride rules). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype,
                                                          AtenTensorHandle* ret0);
