@@ -244,7 +244,9 @@ def _flat_class():
 def build(init: str, body: str):
     import torch
 
-    ind = lambda s: "\n".join("        " + line for line in s.splitlines()) if s else "        pass"
+    def ind(s: str) -> str:
+        return "\n".join("        " + line for line in s.splitlines()) if s else "        pass"
+
     ns: dict = {"torch": torch}
     Flat = _flat_class()
     exec(CHILD_MODULE.format(init=ind(init), body=ind(body)), ns)

@@ -1149,6 +1149,73 @@ RING: dict[str, ZooModel] = {
         " self.lstm(q)[0], self.mha(z, z[..., :8], z[..., 8:14])[0],"
         " self.asm.log_prob(z.flatten(0, 1)))",
         (Input((4, 8)), Input((4, 8)), Input((2, 5, 16))), 1e-5),
+    # Op shapes 11 (a fourth probe of plain-torch calls, scripts/op_probe.py, lowered: those reaching
+    # runtime shims): cumsum of int / bool / with a dtype, int cumprod, bfloat16 cummax, cummin,
+    # logcumsumexp, median along a dim with keepdim, topk largest=False, stable float16 sort along dim 0,
+    # stable descending int sort, descending argsort, scatter_add, masked_select, repeat_interleave by a
+    # tensor, grouped / dilated / 'same' conv1d, strided conv3d, transposed convs with output_padding
+    # (1-d, grouped 2-d), a reflect-padded conv, a weight-normed linear, EmbeddingBag mean with
+    # padding_idx / max / sum with include_last_offset and per_sample_weights, GRU (2 layers, no bias,
+    # batch_first; bidirectional), a bidirectional 2-layer LSTM from given states, a relu RNN, SDPA
+    # (causal, bool mask with scale, float mask, GQA), weighted bincount, histc with a range,
+    # searchsorted side='right', nonzero / argwhere. (topk sorted=False is left out: its order is
+    # unspecified; torch.linalg.lstsq, ctc_loss, combinations and cov/corrcoef do not export in torch 2.13:
+    # data-dependent output shapes / aten.equal.)
+    "op_shapes_11": ZooModel(
+        "self.c1 = torch.nn.Conv1d(4, 8, 3, groups=2, dilation=2, padding='same')\n"
+        "self.c3 = torch.nn.Conv3d(3, 4, 3, padding=1, stride=(1, 2, 2))\n"
+        "self.ct1 = torch.nn.ConvTranspose1d(4, 3, 4, stride=3, output_padding=2)\n"
+        "self.ct2 = torch.nn.ConvTranspose2d(3, 6, 3, stride=2, padding=1, output_padding=1, groups=3)\n"
+        "self.cr = torch.nn.Conv2d(3, 4, 3, padding=1, padding_mode='reflect')\n"
+        "self.wn = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(8, 5))\n"
+        "self.bag_mean = torch.nn.EmbeddingBag(10, 4, mode='mean', padding_idx=2)\n"
+        "self.bag_max = torch.nn.EmbeddingBag(10, 4, mode='max')\n"
+        "self.bag_off = torch.nn.EmbeddingBag(10, 4, mode='sum', include_last_offset=True)\n"
+        "self.gru = torch.nn.GRU(8, 6, 2, batch_first=True, bias=False)\n"
+        "self.gru2 = torch.nn.GRU(8, 6, bidirectional=True)\n"
+        "self.lstm = torch.nn.LSTM(8, 6, 2, bidirectional=True, batch_first=True)\n"
+        "self.rnn = torch.nn.RNN(8, 6, nonlinearity='relu', batch_first=True)",
+        "F = torch.nn.functional\nq = z[:, :, :8]\nk = z[:, :1, 8:]\ni = (x.abs() * 4).long().clamp(max=7)\n"
+        "m = torch.ones(8, 8, dtype=torch.bool, device=x.device).tril()\nh = torch.zeros(4, 1, 6, device=x.device)\n"
+        "cm = torch.cummax(x.to(torch.bfloat16), 1)\ncn = torch.cummin(x, 0)\nmd = torch.median(x, 0, keepdim=True)\n"
+        "tk = torch.topk(x, 3, largest=False)\nsh = torch.sort(x.half(), dim=0, stable=True)\n"
+        "si = torch.sort(i, dim=1, descending=True, stable=True)\n"
+        "return (torch.cumsum(i, 1), torch.cumsum(x > 0, 0), torch.cumsum(x, 1, dtype=torch.float64),"
+        " torch.cumprod(i % 3 + 1, 1), cm.values.float(), cm.indices, cn.values, cn.indices, torch.logcumsumexp(x, 1),"
+        " md.values, md.indices, tk.values, tk.indices, sh.values.float(), sh.indices, si.values, si.indices,"
+        " torch.argsort(x, 1, descending=True), x.scatter_add(1, i, y), torch.masked_select(x, x > 0),"
+        " torch.repeat_interleave(x, torch.tensor([1, 2, 0, 3], device=x.device), dim=0),"
+        " self.c1(x[None]), self.c3(z[:, :, None].expand(-1, -1, 4, -1, -1)), self.ct1(x[None]), self.ct2(z), self.cr(z),"
+        " self.wn(x), self.bag_mean(i), self.bag_max(i),"
+        " self.bag_off(i.flatten(), torch.tensor([0, 3, 10, 32], device=x.device), per_sample_weights=y.flatten()),"
+        " self.gru(x[None])[0], self.gru2(x[:, None])[0], self.lstm(x[None], (h, h + 0.1))[0], self.rnn(x[None])[0],"
+        " F.scaled_dot_product_attention(q, q, q, is_causal=True),"
+        " F.scaled_dot_product_attention(q, q, q, attn_mask=m, scale=0.3),"
+        " F.scaled_dot_product_attention(q, q, q, attn_mask=torch.cat([x, y])[:, :8] * 0.5),"
+        " F.scaled_dot_product_attention(q, k, k, enable_gqa=True),"
+        " torch.bincount(i.flatten(), weights=y.flatten(), minlength=10), torch.histc(x, 6, -1.0, 1.0),"
+        " torch.searchsorted(torch.sort(y, 1).values, x, side='right'), torch.nonzero(x > 0.5), torch.argwhere(x > 0))",
+        (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 1e-5),
+    # Op shapes 12 (the same probe: spectral front ends and complex math): window factories made inside
+    # the model (hamming, symmetric kaiser with beta, blackman, bartlett; proxy targets
+    # aten::hamming_window etc.), an STFT with a hamming window and center=False, fftfreq / rfftfreq,
+    # the complex unary ops inductor hands to the proxy executor (log, sqrt, sin, cos, tanh, reciprocal,
+    # sigmoid, rsqrt, neg, log1p, expm1), a real base to a complex power (C shim pow_Scalar), rfft2 with s
+    # and norm='ortho', irfftn with s and norm='forward', fft with n, hfft. (torch.sgn of a complex tensor: see op_shapes_7.)
+    "op_shapes_12": ZooModel(
+        "",
+        "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"
+        "hw = torch.hamming_window(8, device=x.device)\n"
+        "s = torch.stft(z.flatten()[:96].view(2, 48), 8, 2, window=hw, center=False, return_complex=True)\n"
+        "return (x * hw, x * torch.kaiser_window(8, periodic=False, beta=8.0, device=x.device),"
+        " x * torch.blackman_window(8, device=x.device), x * torch.bartlett_window(8, device=x.device), s.abs(),"
+        " torch.fft.fftfreq(8, d=0.5, device=x.device) * x, torch.fft.rfftfreq(14, 0.1, device=x.device) * x,"
+        " r(torch.log(c)), r(torch.sqrt(c)), r(torch.sin(c * 0.5)), r(torch.cos(c * 0.5)), r(torch.tanh(c * 0.5)),"
+        " r(torch.reciprocal(d)), r(torch.sigmoid(d)), r(torch.rsqrt(d)), r(-c), r(torch.log1p(c * 0.1)),"
+        " r(torch.expm1(c * 0.1)), r(torch.pow(2.0, c * 0.3)), r(torch.fft.rfft2(z, s=(8, 12), norm='ortho')),"
+        " torch.fft.irfftn(torch.fft.rfftn(z, dim=(-2, -1)), s=(16, 16), norm='forward'),"
+        " r(torch.fft.fft(x, n=10)), torch.fft.hfft(c, n=14))",
+        (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 1e-4, 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch

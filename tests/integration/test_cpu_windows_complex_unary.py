@@ -66,7 +66,7 @@ def test_window_matches_torch(driver, hs, target, fn, extra, dtype):
             arguments = [("window_length", length)]
             if target != "aten::hamming_window":
                 arguments.append(("periodic", periodic))
-            arguments += extra + [("dtype", dtype), ("pin_memory", False)]
+            arguments += [*extra, ("dtype", dtype), ("pin_memory", False)]
             (got,) = driver.call(hs, target, arguments)
             expected = fn(length, periodic, **dict(extra), dtype=dtype)
             check(got, expected, *WINDOW_TOL[dtype])
