@@ -505,6 +505,9 @@ def host_staged_generated(s: Shims):
     s.free(out.value)
     assert s.fn("aoti_torch_cuda_pow_Tensor_Scalar", H, c_double, HP)(hz, 3.0, byref(out)) == 0, s.rt.last_error()
     details.append(close(on_device(s, out.value), z ** 3, 1e-4))
+    s.free(out.value)
+    assert s.fn("aoti_torch_cuda_pow_Scalar", c_double, H, HP)(2.0, hz, byref(out)) == 0, s.rt.last_error()
+    details.append(close(on_device(s, out.value), torch.pow(2.0, z), 1e-4))
     s.free(out.value, hz, hw)
     # view_dtype is a view (hand-written, ../views.h): the same device memory, no copy
     f32 = torch.randn(3, 8, device=DEV, generator=gen(130))

@@ -127,6 +127,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Tensor_Scalar(Ate
   });
 }
 
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(exponent, "exponent");
+    s.run("pow_Scalar", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_pow_Scalar(self, s.host(exponent), &r[0]); });
+  });
+}
+
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
