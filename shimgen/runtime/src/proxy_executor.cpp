@@ -781,6 +781,14 @@ void linalg_lu_factor_ex(Call& call) {
   });
 }
 
+void linalg_ldl_factor_ex(Call& call) {
+  AtenTensorHandle a = call.tensor("self");
+  OnHost h(call, a);
+  h.run<3>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_linalg_ldl_factor_ex(h(a), call.flag("hermitian", false), call.flag("check_errors", false), r);
+  });
+}
+
 void linalg_lu(Call& call) {
   AtenTensorHandle a = call.tensor("A");
   OnHost h(call, a);
@@ -1029,6 +1037,7 @@ const Served kServed[] = {
     {"aten::linalg_inv_ex", linalg_inv_ex},
     {"aten::linalg_pinv.atol_rtol_tensor", linalg_pinv},
     {"aten::linalg_lu_factor_ex", linalg_lu_factor_ex},
+    {"aten::linalg_ldl_factor_ex", linalg_ldl_factor_ex},
     {"aten::linalg_lu", linalg_lu},
     {"aten::linalg_lu_solve", linalg_lu_solve},
     {"aten::linalg_solve_triangular", linalg_solve_triangular},

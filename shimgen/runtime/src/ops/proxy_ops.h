@@ -169,6 +169,8 @@ void cpu_linalg_pinv(AtenTensorHandle self, AtenTensorHandle atol, AtenTensorHan
                      AtenTensorHandle* out);
 // aten::linalg_lu_factor_ex: LU, pivots, info.
 void cpu_linalg_lu_factor_ex(AtenTensorHandle A, bool pivot, bool check_errors, AtenTensorHandle* out);
+// aten::linalg_ldl_factor_ex: LD, pivots, info (sytrf on tril(A)).
+void cpu_linalg_ldl_factor_ex(AtenTensorHandle A, bool hermitian, bool check_errors, AtenTensorHandle* out);
 // aten::linalg_lu: P, L, U.
 void cpu_linalg_lu(AtenTensorHandle A, bool pivot, AtenTensorHandle* out);
 // aten::linalg_lu_solve: X from linalg_lu_factor's LU and pivots.
