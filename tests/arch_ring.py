@@ -1157,7 +1157,8 @@ RING: dict[str, ZooModel] = {
     # (1-d, grouped 2-d), a reflect-padded conv, a weight-normed linear, EmbeddingBag mean with
     # padding_idx / max / sum with include_last_offset and per_sample_weights, GRU (2 layers, no bias,
     # batch_first; bidirectional), a bidirectional 2-layer LSTM from given states, a relu RNN, SDPA
-    # (causal, bool mask with scale, float mask, GQA), weighted bincount, histc with a range,
+    # (causal, bool mask with scale, float mask, GQA; 4 queries over 8 keys causal, i.e. top-left aligned,
+    # and with a bool mask), weighted bincount, histc with a range,
     # searchsorted side='right', nonzero / argwhere. (topk sorted=False is left out: its order is
     # unspecified; torch.linalg.lstsq, ctc_loss, combinations and cov/corrcoef do not export in torch 2.13:
     # data-dependent output shapes / aten.equal.)
@@ -1193,6 +1194,8 @@ RING: dict[str, ZooModel] = {
         " F.scaled_dot_product_attention(q, q, q, attn_mask=m, scale=0.3),"
         " F.scaled_dot_product_attention(q, q, q, attn_mask=torch.cat([x, y])[:, :8] * 0.5),"
         " F.scaled_dot_product_attention(q, k, k, enable_gqa=True),"
+        " F.scaled_dot_product_attention(q[:, :, :4], q, q, is_causal=True),"
+        " F.scaled_dot_product_attention(q[:, :, :4], q, q, attn_mask=x > 0),"
         " torch.bincount(i.flatten(), weights=y.flatten(), minlength=10), torch.histc(x, 6, -1.0, 1.0),"
         " torch.searchsorted(torch.sort(y, 1).values, x, side='right'), torch.nonzero(x > 0.5), torch.argwhere(x > 0))",
         (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 1e-5),
@@ -1201,7 +1204,8 @@ RING: dict[str, ZooModel] = {
     # aten::hamming_window etc.), an STFT with a hamming window and center=False, fftfreq / rfftfreq,
     # the complex unary ops inductor hands to the proxy executor (log, sqrt, sin, cos, tanh, reciprocal,
     # sigmoid, rsqrt, neg, log1p, expm1), a real base to a complex power (C shim pow_Scalar), rfft2 with s
-    # and norm='ortho', irfftn with s and norm='forward', fft with n, hfft. (torch.sgn of a complex tensor: see op_shapes_7.)
+    # and norm='ortho', irfftn with s and norm='forward', fft with n, hfft; and an LDL factorization
+    # of a symmetric indefinite matrix (proxy target aten::linalg_ldl_factor_ex). (torch.sgn of a complex tensor: see op_shapes_7.)
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"
@@ -1214,7 +1218,8 @@ RING: dict[str, ZooModel] = {
         " r(torch.reciprocal(d)), r(torch.sigmoid(d)), r(torch.rsqrt(d)), r(-c), r(torch.log1p(c * 0.1)),"
         " r(torch.expm1(c * 0.1)), r(torch.pow(2.0, c * 0.3)), r(torch.fft.rfft2(z, s=(8, 12), norm='ortho')),"
         " torch.fft.irfftn(torch.fft.rfftn(z, dim=(-2, -1)), s=(16, 16), norm='forward'),"
-        " r(torch.fft.fft(x, n=10)), torch.fft.hfft(c, n=14))",
+        " r(torch.fft.fft(x, n=10)), torch.fft.hfft(c, n=14),"
+        " *torch.linalg.ldl_factor_ex(x[:, :4] + x[:, :4].T))",
         (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 1e-4, 1e-5),
     # int4 weight-only linear on the CPU (torchao's / gpt-fast's int4 path there): weights packed by
     # torch._convert_weight_to_int4pack_for_cpu (N = 80: a 64-row block and a 16-row one), groups of 32,
