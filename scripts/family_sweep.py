@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,9 +38,9 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 # One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
 # line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
 CHILD = r'''
-import json, re, sys, zipfile, warnings
+import json, sys, warnings
 warnings.filterwarnings("ignore")
-model_type, out, tests = sys.argv[1:4]
+model_type, out, tests, scripts = sys.argv[1:5]
 sys.path.insert(0, tests)
 
 
@@ -100,20 +101,10 @@ try:
         ep, package_path=out, inductor_configs={"aot_inductor.package_cpp_only": True})
 except Exception as e:
     emit("lower", error=f"{type(e).__name__}: {str(e)[:200]}")
-shims, proxy = set(), set()
-with zipfile.ZipFile(path) as z:
-    for n in z.namelist():
-        if n.endswith(".wrapper.cpp"):
-            shims |= set(re.findall(r"\baoti_torch_[A-Za-z0-9_]+", z.read(n).decode(errors="replace")))
-        elif n.endswith(".json") and "/model/" in n and not n.endswith(("_flags.json", "_metadata.json")):
-            try:
-                for node in json.loads(z.read(n)).get("nodes", []):
-                    target = node.get("node", {}).get("target")
-                    if target:
-                        proxy.add(target.removesuffix(".default"))
-            except Exception:
-                pass
-emit("lowered", kind=kind, shims=sorted(shims), proxy=sorted(proxy))
+sys.path.insert(0, scripts)
+from family_sweep import package_calls
+shims, proxy = package_calls(path)
+emit("lowered", kind=kind, shims=shims, proxy=proxy)
 '''
 
 
@@ -138,6 +129,26 @@ def status_of(row: dict) -> str:
     return "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
 
 
+def package_calls(package: str | Path) -> tuple[list[str], list[str]]:
+    """The shim calls in a lowered package's wrapper source and the targets its extern-kernel JSON hands
+    to the proxy executor (without ".default")."""
+    shims, proxy = set(), set()
+    with zipfile.ZipFile(package) as z:
+        for n in z.namelist():
+            if n.endswith(".wrapper.cpp"):
+                shims |= set(re.findall(r"\baoti_torch_[A-Za-z0-9_]+", z.read(n).decode(errors="replace")))
+            elif n.endswith(".json") and "/model/" in n and not n.endswith(("_flags.json", "_metadata.json")):
+                try:
+                    nodes = json.loads(z.read(n)).get("nodes", [])
+                except ValueError:
+                    continue
+                for node in nodes:
+                    target = node.get("node", {}).get("target") if isinstance(node, dict) else None
+                    if target:
+                        proxy.add(target.removesuffix(".default"))
+    return sorted(shims), sorted(proxy)
+
+
 def model_types() -> list[str]:
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
@@ -148,7 +159,7 @@ def screen(model_type: str, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
             done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2"),
-                                   str(REPO / "tests")],
+                                   str(REPO / "tests"), str(REPO / "scripts")],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}

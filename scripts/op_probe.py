@@ -23,7 +23,6 @@ import re
 import sys
 import tempfile
 import warnings
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -313,20 +312,10 @@ def lower(init: str, body: str, dtype: str) -> dict:
         except Exception as e:
             msg = str(e).strip().splitlines()
             return {"stage": "lower", "error": f"{type(e).__name__}: {(msg[0] if msg else '')[:160]}"}
-        shims, proxy = set(), set()
-        with zipfile.ZipFile(path) as z:
-            for n in z.namelist():
-                if n.endswith(".wrapper.cpp"):
-                    shims |= set(re.findall(r"\baoti_torch_[A-Za-z0-9_]+", z.read(n).decode(errors="replace")))
-                elif n.endswith(".json") and "/model/" in n and not n.endswith(("_flags.json", "_metadata.json")):
-                    try:
-                        for node in json.loads(z.read(n)).get("nodes", []):
-                            target = node.get("node", {}).get("target")
-                            if target:
-                                proxy.add(target.removesuffix(".default"))
-                    except Exception:
-                        pass
-    return {"stage": "lowered", "shims": sorted(shims), "proxy": sorted(proxy)}
+        from family_sweep import package_calls
+
+        shims, proxy = package_calls(path)
+    return {"stage": "lowered", "shims": shims, "proxy": proxy}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -93,3 +93,10 @@ def ints(values) -> tuple:
     """An int64 array and its length, as the C shims take an ``int[]`` argument."""
     values = list(values)
     return (c_int64 * max(len(values), 1))(*values), c_int64(len(values))
+
+
+def torch_error(fn, *args, **kwargs) -> str:
+    """The first line of what torch raises for ``fn(*args, **kwargs)`` (RuntimeError, NotImplementedError, ...)."""
+    with pytest.raises(Exception) as caught:
+        fn(*args, **kwargs)
+    return str(caught.value).splitlines()[0]

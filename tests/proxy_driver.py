@@ -120,6 +120,15 @@ class ProxyCallError(Exception):
     """The call failed; the message is the runtime's (the proxy target's own words in it)."""
 
 
+def refused(driver: ProxyDriver, hs, target: str, arguments) -> str:
+    """The runtime's message for a call of ``target`` that must fail."""
+    import pytest
+
+    with pytest.raises(ProxyCallError) as caught:
+        driver.call(hs, target, arguments)
+    return str(caught.value)
+
+
 class ProxyDriver:
     """Calls proxy targets of the runtime ``rt`` (tests.cpu_shim_tensors.Handles ``hs`` makes the
     tensor handles) through driver models built under ``work``."""

@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from tests.aoti_helpers import INVALID, shim
-from tests.cpu_shim_tensors import gen, last_error, strided
+from tests.cpu_shim_tensors import gen, last_error, strided, torch_error
+from tests.proxy_driver import refused
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -58,22 +59,6 @@ def check(got: torch.Tensor, expected: torch.Tensor, bound: torch.Tensor | float
     diff = torch.where((g == e) | (g.isnan() & e.isnan()), 0.0, (g - e).abs())  # inf == inf, NaN as NaN
     limit = bound.unsqueeze(-1) if isinstance(bound, torch.Tensor) and expected.is_complex() else bound
     assert bool((diff <= limit).all()), f"max diff {diff.max()}"
-
-
-def refused(driver, hs, target, arguments) -> str:
-    from tests.proxy_driver import ProxyCallError
-
-    with pytest.raises(ProxyCallError) as caught:
-        driver.call(hs, target, arguments)
-    return str(caught.value)
-
-
-def torch_error(fn, *args, **kwargs) -> str:
-    with pytest.raises(Exception) as caught:
-        fn(*args, **kwargs)
-    return str(caught.value).splitlines()[0]
-
-
 # ---- C shims: slice_Tensor, reshape ----
 
 def _slice(rt, hs, x, dim, start, end, step):

@@ -12,17 +12,10 @@ from ctypes import byref, c_double, c_int32, c_int64, c_void_p
 import pytest
 
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
-from tests.cpu_shim_tensors import assert_same, gen, got_, ints, last_error, strided
+from tests.cpu_shim_tensors import assert_same, gen, got_, ints, last_error, strided, torch_error
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
-
-
-def torch_error(fn, *args) -> str:
-    with pytest.raises(Exception) as caught:  # torch raises RuntimeError or NotImplementedError
-        fn(*args)
-    return str(caught.value).splitlines()[0]
-
 
 def call_pool(rt, hs, spatial, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor, out):
     divisor_arg = byref(c_int64(divisor)) if divisor is not None else None

@@ -14,29 +14,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cpu_shim_tensors import gen, strided
+from tests.cpu_shim_tensors import gen, strided, torch_error
+from tests.proxy_driver import refused
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
 
 WINDOW_TOL = {torch.float64: (1e-12, 1e-12), torch.float32: (2e-6, 1e-5), torch.float16: (4e-3, 8e-3),
               torch.bfloat16: (3e-2, 3e-2)}
-
-
-def refused(driver, hs, target, arguments) -> str:
-    from tests.proxy_driver import ProxyCallError
-
-    with pytest.raises(ProxyCallError) as caught:
-        driver.call(hs, target, arguments)
-    return str(caught.value)
-
-
-def torch_error(fn, *args, **kwargs) -> str:
-    with pytest.raises(Exception) as caught:
-        fn(*args, **kwargs)
-    return str(caught.value).splitlines()[0]
-
-
 def check(got, expected, atol, rtol):
     assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape, expected.shape)
     assert got.stride() == expected.stride()
