@@ -81,6 +81,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     table = RING if args.ring else ARCH
     names = args.names or list(table)
+    unknown = [name for name in names if name not in table]
+    if unknown:
+        parser.error(f"no model named {', '.join(unknown)} in {'tests/arch_ring.py' if args.ring else 'the zoo'}"
+                     + ("" if args.ring else " (ring models need --ring)"))
     dirs = aoti_zoo.ensure_compiled(names, timeout=7200, keep_going=True)
     with tempfile.TemporaryDirectory(prefix="zoo-cpu-") as scratch:
         work = Path(scratch)
