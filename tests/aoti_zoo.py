@@ -13,6 +13,13 @@ to import torch. Run as a script, in its own process:
 From Python: ``ensure_compiled(names, device=..., link_libtorch=...)`` compiles what the cache lacks
 (in a child process) and returns ``{name: Path to its directory}``. The cache lives in
 ``$SHIMGEN_ZOO_CACHE``, else ``<user cache dir>/shimgen/aoti-zoo``.
+
+``$SHIMGEN_ZOO_VEC`` pins inductor's CPU code: ``on`` vectorized for the best ISA this CPU has (at::vec,
+whose exp/log/tanh are SLEEF calls the model imports), ``avx2`` vectorized 256 bits wide, ``off`` scalar.
+Unset, inductor decides; with ``link_libtorch=False`` in a fresh inductor cache its ISA probe (an
+``exp`` through SLEEF, built without libtorch) fails to load and it falls back to scalar code, while a
+cache that once held a libtorch-linked build hands it a probe that loads: vectorized. The setting is
+part of the cache key.
 """
 
 from __future__ import annotations
@@ -138,8 +145,29 @@ def torch_version() -> str:
     return version("torch")
 
 
+_VEC_MODES = {"on": {"TORCHINDUCTOR_VEC_ISA_OK": "1"},
+              "avx2": {"TORCHINDUCTOR_VEC_ISA_OK": "1", "ATEN_CPU_CAPABILITY": "avx2"},
+              "off": {"TORCHINDUCTOR_VEC_ISA_OK": "0"}}
+
+
+def vec_mode() -> str:
+    """``$SHIMGEN_ZOO_VEC`` ('' when unset); anything but on/avx2/off is refused."""
+    mode = os.environ.get("SHIMGEN_ZOO_VEC", "")
+    if mode and mode not in _VEC_MODES:
+        raise ValueError(f"SHIMGEN_ZOO_VEC={mode!r}: expected one of {', '.join(_VEC_MODES)}")
+    return mode
+
+
+def vec_env() -> dict[str, str]:
+    """The environment that makes a compiling process follow ``vec_mode()``."""
+    return dict(_VEC_MODES.get(vec_mode(), {}))
+
+
 def cache_key(name: str, device: str, link_libtorch: bool) -> str:
-    text = "\n".join([FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), source(name)])
+    parts = [FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), source(name)]
+    if vec_mode():
+        parts.append(f"vec={vec_mode()}")
+    text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -193,7 +221,7 @@ def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: boo
             command = [sys.executable, str(Path(__file__).resolve()), "compile", str(root), "--device", device]
             command += (["--link-libtorch"] if link_libtorch else []) + (["--keep-going"] if keep_going else []) + chunk
             # A private inductor cache per root and child: no cross-talk with other users of the default one.
-            env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(root / "inductor-cache" / str(index))}
+            env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(root / "inductor-cache" / str(index)), **vec_env()}
             running.append((chunk, subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                                     text=True, env=env)))
         failed = []
@@ -292,6 +320,7 @@ def main(argv: list[str]) -> int:
         return 2
     root = Path(argv[1])
     rest = argv[2:]
+    os.environ.update(vec_env())  # before torch reads its configuration
     device = "cpu"
     if "--device" in rest:
         at = rest.index("--device")

@@ -1226,6 +1226,24 @@ RING: dict[str, ZooModel] = {
     # then a float layer on top. (bfloat16 activations converted inside the model are left out: torch
     # 2.13's inductor fails lowering the op on a converted input, LoweringException: AssertionError
     # <class 'torch._inductor.ir.Pointwise'>; tests/integration/test_cpu_ring4_ops.py covers bfloat16.)
+    # Every transcendental function at::vec computes through SLEEF, float32 and float64, plus the
+    # activations that use them (bfloat16 vectors call the float32 functions; inductor keeps a
+    # bf16 -> float32 round trip unrounded, so it is left out): compiled vectorized (SHIMGEN_ZOO_VEC=on or avx2), the model imports
+    # Sleef_*f16/d8 (or f8/d4) calls, which prefix-imports renames to the runtime's (vector_math.h).
+    "vector_math": ZooModel(
+        "",
+        "a = x.abs()\nc = x.clamp(-0.95, 0.95)\nf = torch.nn.functional\n"
+        "one = (x.exp(), (a + 0.1).log(), (a + 0.1).log2(), (a + 0.1).log10(), a.log1p(), x.expm1(), x.exp2(),"
+        " x.sin(), x.cos(), (x * 0.5).tan(), c.asin(), c.acos(), x.atan(), torch.atan2(x, y), x.sinh(), x.cosh(),"
+        " x.tanh(), x.asinh(), (a + 1).acosh(), c.atanh(), x.erf(), x.erfc(), (a + 0.5).lgamma(),"
+        " torch.pow(a + 0.1, y), torch.hypot(x, y), torch.fmod(x * 3, 0.7), torch.copysign(x, y),"
+        " torch.nextafter(x, y), f.gelu(x), f.gelu(x, approximate='tanh'), f.silu(x), x.sigmoid(),"
+        " f.softmax(x, -1), f.log_softmax(x, -1), f.mish(x), f.softplus(x), f.elu(x))\n"
+        "d = x.double()\ne = y.double()\n"
+        "two = (d.exp(), (d.abs() + 0.1).log(), d.tanh(), d.erf(), d.sin(), torch.atan2(d, e), torch.pow(d.abs() + 0.1, e),"
+        " f.gelu(d), f.softmax(d, -1))\n"
+        "return (*one, *two)",
+        (Input((4, 64)), Input((4, 64))), 2e-5, 2e-5),
     "int4_linear_cpu": ZooModel(
         "q = torch.randint(0, 16, (80, 64), dtype=torch.int32)\n"
         "self.register_buffer('p', torch._convert_weight_to_int4pack_for_cpu(q, 2))\n"

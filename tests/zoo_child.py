@@ -34,7 +34,8 @@ def main(spec_path: str) -> dict:
             argv += ["--input", path]
         code = cli(argv)
         served = runtime.shimgen_runtime_shim_call_count() - before
-        imports = {s.name for s in read_dynamic_symbols(Path(entry["so"])) if not s.defined and "aoti_torch_" in s.name}
+        imports = {s.name for s in read_dynamic_symbols(Path(entry["so"]))
+                   if not s.defined and ("aoti_torch_" in s.name or "Sleef_" in s.name)}
         try:
             with Model(Runtime(Path(spec["runtime"]), spec["prefix"]), Path(entry["pt2"])) as model:
                 bound = bound_library(str(model.so_path), imports)
