@@ -30,12 +30,14 @@ runtime's BLAS) and torch.set_num_threads(N); without it every library keeps its
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -125,6 +127,15 @@ x = [torch.zeros(*map(int, shape.split("x")), dtype=getattr(torch, dtype), devic
 runner(*x)
 print("ok")
 """
+
+
+def cpu_isa(pt2: Path) -> str:
+    """The package's AOTI_CPU_ISA (wrapper_metadata.json): INVALID_VEC_ISA means scalar code."""
+    with zipfile.ZipFile(pt2) as archive:
+        for member in archive.namelist():
+            if member.endswith("wrapper_metadata.json"):
+                return json.loads(archive.read(member)).get("AOTI_CPU_ISA", "?") or "?"
+    return "?"
 
 
 def build_runtime(work: Path, device: str) -> Path:
@@ -296,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}")
     where = torch.cuda.get_device_name(0) if args.device == "cuda" else f"{os.cpu_count()} CPU(s)"
     print(f"{args.model} {[list(a.shape) for a in inputs]} on {args.device} ({where}); torch {torch.__version__}; {threads}")
+    if args.device == "cpu":  # scalar or vectorized code changes both packages' cost (docs/aoti.md, SLEEF)
+        print(f"inductor CPU code: runtime's package {cpu_isa(plain / 'model.pt2')}, loader's {cpu_isa(linked / 'model.pt2')}"
+              f" (SHIMGEN_ZOO_VEC={aoti_zoo.vec_mode() or 'unset'})")
     print(f"per call (us), median of {args.repeats} interleaved rounds x {args.calls} calls"
           + ("; each call followed by a stream sync" if args.device == "cuda" else ""))
     table: list[tuple[str, list[float] | str]] = [(name, values) for name, values in samples.items()]

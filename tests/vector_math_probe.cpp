@@ -1,6 +1,7 @@
 // Compares the runtime's SLEEF entry points with libtorch's own SLEEF, lane by lane.
 //
 //   vector_math_probe RUNTIME.so PREFIX LIBTORCH_CPU.so NAME:ARITY...
+//   vector_math_probe RUNTIME.so PREFIX --exp-sweep      (the runtime's own vector float exp)
 //
 // Built once per width: -mavx512f for the f16/d8 names, -mavx2 -mfma for the f8/d4 ones (so the
 // AVX2 build runs on a CPU without AVX-512); the caller passes each build the names of its width.
@@ -119,7 +120,44 @@ void compare(void* ours, void* theirs, int arity, Result& r) {
 
 }  // namespace
 
+// Float exp against the correctly rounded result ((float)exp(double)), for every 97th float bit
+// pattern (44 million inputs: both signs, subnormals, infinities, NaNs). Prints "NAME max_ulp worst".
+template <class V>
+int exp_sweep(void* runtime, const char* prefix, const char* name) {
+  constexpr int lanes = sizeof(V) / sizeof(float);
+  auto fn = reinterpret_cast<V (*)(V)>(dlsym(runtime, (std::string(prefix) + name).c_str()));
+  if (!fn) return 2;
+  double worst_ulp = 0;
+  float worst = 0;
+  for (uint64_t bits = 0; bits + 97 * lanes <= 0xFFFFFFFFull; bits += 97 * lanes) {
+    float x[lanes], y[lanes];
+    for (int i = 0; i < lanes; ++i) {
+      const uint32_t b = static_cast<uint32_t>(bits + 97 * i);
+      std::memcpy(&x[i], &b, 4);
+    }
+    V v;
+    std::memcpy(&v, x, sizeof v);
+    v = fn(v);
+    std::memcpy(y, &v, sizeof v);
+    for (int i = 0; i < lanes; ++i) {
+      const double d = ulp_distance(y[i], static_cast<float>(std::exp(static_cast<double>(x[i]))));
+      if (d > worst_ulp) worst_ulp = d, worst = x[i];
+    }
+  }
+  std::printf("%s %.17g %.9g\n", name, worst_ulp, worst);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[3]) == "--exp-sweep") {
+    void* runtime = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!runtime) return 2;
+#ifdef __AVX512F__
+    return exp_sweep<__m512>(runtime, argv[2], "Sleef_expf16_u10");
+#else
+    return exp_sweep<__m256>(runtime, argv[2], "Sleef_expf8_u10");
+#endif
+  }
   if (argc < 4) {
     std::fprintf(stderr, "usage: vector_math_probe RUNTIME PREFIX LIBTORCH_CPU NAME:ARITY...\n");
     return 2;
