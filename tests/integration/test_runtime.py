@@ -70,13 +70,14 @@ def test_op_tests(built):
     assert "0 failed expectations" in completed.stdout and "cumsum: ok" in completed.stdout
 
 
-@pytest.mark.parametrize("case", ["same_dense_layout", "fft_cuda_layout", "packed_weight_cache", "small_attention",
-                                  "free_lists"])
+@pytest.mark.parametrize("case", ["same_dense_layout", "fft_cuda_layout", "packed_weight_cache",
+                                  "packed_weight_immutable", "small_attention", "free_lists"])
 def test_internal_helpers(built, case):
     """The runtime's internal helpers, native (shimgen/runtime/tests/internal_tests.cpp, internal_cpu_tests.cpp):
     the CUDA copy fast path's layout test; the CUDA FFT ops' result layouts against torch's meta
     function (cuFFT's staged plan; control: the CPU layout differs); the small GEMM's packed-weight cache (a weight changed in
-    place is repacked; negative control: a cache trusting the address serves the stale copy); the
+    place is repacked; negative control: a cache trusting the address serves the stale copy), and its
+    trust in an open model's parameters (ended by the model's close; control: without that, stale); the
     small-shape attention against a float64 reference; the free lists (warm runs of shim calls make
     no C++ allocation; control: the counter sees one)."""
     program = _tests_listing(built.build_dir)["internal_tests"]

@@ -4,7 +4,18 @@
 #include <algorithm>
 #include <cstring>
 
+#include "immutable_ranges.h"
+
 namespace shimgen::rt::cpu {
+
+namespace {
+
+// The bytes W spans: n rows of k floats, ld apart.
+size_t span_bytes(int64_t k, int64_t n, int64_t ld) {
+  return (static_cast<size_t>(n - 1) * static_cast<size_t>(ld) + static_cast<size_t>(k)) * sizeof(float);
+}
+
+}  // namespace
 
 bool PackedWeightCache::same_bytes(const Entry& e) const {
   const size_t row = static_cast<size_t>(e.k) * sizeof(float);
@@ -41,12 +52,20 @@ const float* PackedWeightCache::get(const float* w, int64_t k, int64_t n, int64_
   for (Entry& e : entries_) {
     if (e.source != w || e.k != k || e.n != n || e.ld != ld) continue;
     e.used = clock_;
+    if (check_bytes_ && e.immutable_generation != 0 && e.immutable_generation == rt::immutable_generation()) {
+      ++stats_.hits;
+      ++stats_.trusted;
+      return e.packed.data();
+    }
+    // Asked before the comparison: a model closed or opened meanwhile moves the generation past it.
+    const uint64_t immutable = rt::immutable_generation_of(w, span_bytes(k, n, ld));
     if (check_bytes_ && !same_bytes(e)) {
       fill(e, w, k, n, ld);
       ++stats_.packs;
     } else {
       ++stats_.hits;
     }
+    e.immutable_generation = immutable;
     return e.packed.data();
   }
   // A new entry; the least recently used ones make room (the last one evicted lends its buffers).
@@ -61,6 +80,7 @@ const float* PackedWeightCache::get(const float* w, int64_t k, int64_t n, int64_
     ++stats_.evictions;
   }
   bytes_ += (fresh.snapshot.capacity() + fresh.packed.capacity()) * sizeof(float);
+  const uint64_t immutable = rt::immutable_generation_of(w, span_bytes(k, n, ld));
   fill(fresh, w, k, n, ld);
   if (bytes_ > kMaxBytes) {  // a recycled buffer larger than needed: give it back rather than exceed the bound
     bytes_ -= (fresh.snapshot.capacity() + fresh.packed.capacity()) * sizeof(float);
@@ -69,6 +89,7 @@ const float* PackedWeightCache::get(const float* w, int64_t k, int64_t n, int64_
     bytes_ += (fresh.snapshot.capacity() + fresh.packed.capacity()) * sizeof(float);
   }
   fresh.used = clock_;
+  fresh.immutable_generation = immutable;
   ++stats_.packs;
   entries_.push_back(std::move(fresh));
   return entries_.back().packed.data();

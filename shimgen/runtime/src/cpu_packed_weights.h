@@ -4,7 +4,9 @@
 //
 // An entry is found by W's address, shape and row stride, and used only after W's current bytes
 // compare equal to the snapshot taken when it was packed: a weight changed in place (or another
-// tensor that reuses the address) is packed again, never served stale. Per thread (no locks), at
+// tensor that reuses the address) is packed again, never served stale. The one exception: a weight
+// inside a registered immutable range (immutable_ranges.h: an open model's parameters) is trusted
+// without the comparison once it compared equal there, until any model is opened or closed. Per thread (no locks), at
 // most kMaxEntries entries and kMaxBytes of snapshots and packed copies; the least recently used
 // entry makes room.
 #pragma once
@@ -22,6 +24,7 @@ class PackedWeightCache {
 
   struct Stats {
     uint64_t hits = 0;     // served from a valid entry
+    uint64_t trusted = 0;  // of those, served without the byte comparison (an immutable weight)
     uint64_t packs = 0;    // packed: a new entry, or an entry whose source bytes had changed
     uint64_t evictions = 0;
   };
@@ -47,6 +50,7 @@ class PackedWeightCache {
     std::vector<float> snapshot;  // W's elements when packed, row after row (n x k)
     std::vector<float> packed;    // [k][n]
     uint64_t used = 0;
+    uint64_t immutable_generation = 0;  // nonzero: W lay in an immutable range under this generation
   };
   bool same_bytes(const Entry& e) const;
   void fill(Entry& e, const float* w, int64_t k, int64_t n, int64_t ld);

@@ -10,6 +10,8 @@
 #include "shimgen_runtime/runtime.h"
 #include "shimgen_runtime/shim.h"
 
+#include "immutable_ranges.h"
+#include "internal.h"
 #include "proxy_executor.h"
 
 #include <dlfcn.h>
@@ -47,6 +49,13 @@ using DeleteFn = int32_t (*)(Container);
 using RunFn = int32_t (*)(Container, AtenTensorHandle*, size_t, AtenTensorHandle*, size_t, void*, void*);
 using CountFn = int32_t (*)(Container, size_t*);
 using LastErrorFn = int32_t (*)(const char**);
+using ConstantNameFn = int32_t (*)(Container, size_t, const char**);
+using ConstantTypeFn = int32_t (*)(Container, size_t, int32_t*);
+struct ConstantMapEntry {  // AOTInductorConstantMapEntry
+  const char* name;
+  AtenTensorHandle handle;
+};
+using ConstantEntriesFn = int32_t (*)(Container, const ConstantMapEntry**, size_t*, bool);
 
 // ------------------------------------------------------------------------------------------------
 // A read-only mapping of the input file.
@@ -258,6 +267,8 @@ struct shimgen_model {
   }
 
   ~shimgen_model() {
+    // Its weights stop being trusted before the container frees their memory.
+    shimgen::rt::unregister_immutable(this);
     // The container goes first: it may hold the executor until it is deleted.
     if (container != nullptr && delete_fn != nullptr) delete_fn(container);
     if (library != nullptr) dlclose(library);
@@ -378,6 +389,41 @@ Fn symbol(void* library, const char* name) {
   return reinterpret_cast<Fn>(dlsym(library, name));
 }
 
+// The memory of the model's parameters and tensor constants (AOTInductor's ConstantType 1 and 3),
+// which nothing writes while it is open: the GEMM may trust its packed copies of them
+// (immutable_ranges.h). Buffers (2) may be mutated by the model and folded constants (4) are
+// computed by a run, so they are left out; so is everything when the model lacks the API (older
+// torch): then every weight is compared, as before.
+std::vector<shimgen::rt::AddressRange> immutable_constants(void* library, Container container) {
+  auto count = symbol<CountFn>(library, "AOTInductorModelContainerGetNumConstants");
+  // The map names a constant by its original FQN (qkv.weight), not its internal name (qkv_weight).
+  auto name_of = symbol<ConstantNameFn>(library, "AOTInductorModelContainerGetConstantOriginalFQN");
+  auto type_of = symbol<ConstantTypeFn>(library, "AOTInductorModelContainerGetConstantType");
+  auto entries_of = symbol<ConstantEntriesFn>(library, "AOTInductorModelContainerExtractConstantsMapEntries");
+  size_t n = 0, num_entries = 0;
+  const ConstantMapEntry* entries = nullptr;
+  if (!count || !name_of || !type_of || !entries_of || count(container, &n) != 0 ||
+      entries_of(container, &entries, &num_entries, false) != 0 || entries == nullptr)
+    return {};
+  std::unordered_set<std::string> fixed;
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = nullptr;
+    int32_t type = 0;
+    if (name_of(container, i, &name) == 0 && type_of(container, i, &type) == 0 && name != nullptr &&
+        (type == 1 || type == 3))
+      fixed.insert(name);
+  }
+  std::vector<shimgen::rt::AddressRange> ranges;
+  for (size_t i = 0; i < num_entries; ++i) {
+    if (entries[i].name == nullptr || entries[i].handle == nullptr || fixed.count(entries[i].name) == 0) continue;
+    const auto* t = reinterpret_cast<const shimgen::rt::Tensor*>(entries[i].handle);
+    if (!t->storage || t->storage->device_type != shimgen::rt::kCPU || t->storage->data == nullptr) continue;
+    const auto first = reinterpret_cast<uintptr_t>(t->storage->data);
+    ranges.emplace_back(first, first + static_cast<uintptr_t>(t->storage->nbytes));
+  }
+  return ranges;
+}
+
 }  // namespace
 
 extern "C" {
@@ -426,6 +472,7 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
       return discard(std::string(path) + ": the model cannot report its inputs and outputs" + model->model_error(),
                      SHIMGEN_RUNTIME_ERROR_INTERNAL);
     }
+    shimgen::rt::register_immutable(model, immutable_constants(model->library, model->container));
     {
       std::lock_guard<std::mutex> lock(live_models_mutex());
       live_models().insert(model);

@@ -17,6 +17,7 @@
 #include "cpu_kernels.h"
 #include "cpu_packed_weights.h"
 #include "expect.h"
+#include "immutable_ranges.h"
 #include "internal.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
@@ -122,6 +123,48 @@ void packed_weight_cache() {
   w[static_cast<size_t>(7 * ld + 11)] = 100.0f;
   EXPECT(product() < 1e-4);
   EXPECT(now.packs == start.packs + 2);
+}
+
+// A weight inside a registered immutable range (an open model's parameters) is compared once, then
+// served without the comparison until the registry changes: the model's close unregisters first,
+// so other bytes at the same address afterwards (the next model's weights in reused memory) are
+// compared and packed again, never served stale. Negative control: with the registration left in
+// place across the change (a close that forgot to unregister), the cache does serve the stale
+// copy, so the unregistering is what prevents it.
+void packed_weight_immutable() {
+  const int64_t k = 16, n = 32;
+  const std::vector<float> first = pattern(static_cast<size_t>(k * n), 1.0f), second = pattern(static_cast<size_t>(k * n), 2.0f);
+  for (bool unregister : {true, false}) {
+    std::vector<float> w(first);
+    const auto start = reinterpret_cast<uintptr_t>(w.data());
+    int owner = 0;
+    shimgen::rt::register_immutable(&owner, {{start, start + w.size() * sizeof(float)}});
+    PackedWeightCache cache(pack_transposed);
+    EXPECT(equal(cache.get(w.data(), k, n, k), transposed(first, k, n, k)));
+    EXPECT(equal(cache.get(w.data(), k, n, k), transposed(first, k, n, k)));
+    EXPECT(cache.get(w.data(), k, n, k) != nullptr && cache.stats().packs == 1 && cache.stats().trusted == 2);
+    if (unregister) shimgen::rt::unregister_immutable(&owner);  // the model goes ...
+    w = second;                                                  // ... other bytes, same address
+    EXPECT(reinterpret_cast<uintptr_t>(w.data()) == start);
+    const float* again = cache.get(w.data(), k, n, k);
+    if (unregister) {
+      EXPECT(equal(again, transposed(second, k, n, k)) && cache.stats().packs == 2 && cache.stats().trusted == 2);
+    } else {
+      EXPECT(equal(again, transposed(first, k, n, k)) && cache.stats().trusted == 3);  // stale: the control
+      shimgen::rt::unregister_immutable(&owner);
+    }
+    // A weight outside every registered range is compared on each hit; one straddling a range's end too.
+    std::vector<float> heap(second);
+    PackedWeightCache other(pack_transposed);
+    other.get(heap.data(), k, n, k);
+    other.get(heap.data(), k, n, k);
+    const auto begin = reinterpret_cast<uintptr_t>(heap.data());
+    shimgen::rt::register_immutable(&owner, {{begin, begin + heap.size() * sizeof(float) - 4}});
+    other.get(heap.data(), k, n, k);
+    other.get(heap.data(), k, n, k);
+    shimgen::rt::unregister_immutable(&owner);
+    EXPECT(other.stats().hits == 3 && other.stats().trusted == 0);
+  }
 }
 
 // ---- small_attention vs a double-precision reference ----
@@ -302,6 +345,7 @@ void free_lists() {
 
 bool run_cpu_case(const std::string& name) {
   if (name == "packed_weight_cache") packed_weight_cache();
+  else if (name == "packed_weight_immutable") packed_weight_immutable();
   else if (name == "small_attention") small_attention_cases();
   else if (name == "free_lists") free_lists();
   else return false;
