@@ -23,6 +23,10 @@ ratios, printed beside the ratio of the rows' fastest rounds (on a loaded machin
 disturbed round of each row is the closest to its quiet cost). torch's loader is first tried in a child process; when it crashes (FACTS.md: torch 2.11+cu130
 segfaulted loading CUDA packages) its row says so instead of taking this process down.
 
+On the CPU both packages are compiled vectorized (``SHIMGEN_ZOO_VEC=on``, the code torch's loader
+gets from a default, libtorch-linked build) unless ``SHIMGEN_ZOO_VEC`` says otherwise (``off``: both
+scalar); the header line names each package's ISA.
+
 ``--threads N`` sets OMP_NUM_THREADS and OPENBLAS_NUM_THREADS (the model's generated kernels and the
 runtime's BLAS) and torch.set_num_threads(N); without it every library keeps its default.
 """
@@ -244,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="shimgen-latency-"))
     work.mkdir(parents=True, exist_ok=True)
     config = load_config(default_config())
+    # Both packages get the code torch's loader gets by default: its libtorch-linked build in a fresh
+    # inductor cache is vectorized (AVX-512 here), while a link_libtorch=False build in a fresh cache
+    # falls back to scalar code (docs/aoti.md, "Vectorized CPU models import SLEEF"). Comparing the
+    # runtime on scalar code with the loader on vector code would measure inductor, not the runtimes.
+    # SHIMGEN_ZOO_VEC=off measures both scalar.
+    if args.device == "cpu":
+        os.environ.setdefault("SHIMGEN_ZOO_VEC", "on")
     plain = aoti_zoo.ensure_compiled([args.model], device=args.device)[args.model]
     linked = aoti_zoo.ensure_compiled([args.model], device=args.device, link_libtorch=True)[args.model]
     prefixed = work / f"{args.model}.{args.device}.prefixed.pt2"
