@@ -1206,6 +1206,20 @@ RING: dict[str, ZooModel] = {
     # sigmoid, rsqrt, neg, log1p, expm1), a real base to a complex power (C shim pow_Scalar), rfft2 with s
     # and norm='ortho', irfftn with s and norm='forward', fft with n, hfft; and an LDL factorization
     # of a symmetric indefinite matrix (proxy target aten::linalg_ldl_factor_ex). (torch.sgn of a complex tensor: see op_shapes_7.)
+    # float8 linears on the CPU (torch._scaled_mm; torchao's float8 inference path there): dynamic
+    # per-row activation scales, a per-column weight scale, tensor-wise scales with a bias, both float8
+    # formats, bfloat16 and float32 outputs.
+    "float8_linear_cpu": ZooModel(
+        "self.register_buffer('w', (torch.randn(48, 32) * 0.5).to(torch.float8_e4m3fn))\n"
+        "self.register_buffer('w5', (torch.randn(16, 32) * 0.5).to(torch.float8_e5m2))\n"
+        "self.register_buffer('ws', torch.rand(1, 48) + 0.5)\nself.b = torch.nn.Parameter(torch.randn(16))",
+        "sa = x.abs().amax(dim=1, keepdim=True) / 448.0\n"
+        "q = (x / sa).to(torch.float8_e4m3fn)\n"
+        "h = torch._scaled_mm(q, self.w.t(), sa, self.ws, out_dtype=torch.bfloat16)\n"
+        "g = torch._scaled_mm(q, self.w5.t(), torch.tensor(0.5), torch.tensor(2.0), bias=self.b,"
+        " out_dtype=torch.float32)\n"
+        "return h.float(), g",
+        (Input((8, 32)),), 1e-2, 1e-2),
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"

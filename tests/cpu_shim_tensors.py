@@ -13,7 +13,8 @@ from tests.aoti_helpers import shim
 
 torch = pytest.importorskip("torch")
 CODES = {torch.float32: 6, torch.float64: 7, torch.bfloat16: 15, torch.float16: 5, torch.int64: 4, torch.int32: 3,
-         torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11, torch.complex64: 9, torch.complex128: 10}
+         torch.int16: 2, torch.int8: 1, torch.uint8: 0, torch.bool: 11, torch.complex64: 9, torch.complex128: 10,
+         torch.float8_e5m2: 23, torch.float8_e4m3fn: 24, torch.float8_e5m2fnuz: 25, torch.float8_e4m3fnuz: 26}
 DTYPES = {code: dtype for dtype, code in CODES.items()}
 
 

@@ -290,6 +290,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, A
 /* torch._int_mm: out int32 [M, N] = self int8 [M, K] @ mat2 int8 [K, N]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                           AtenTensorHandle mat2);
+/* torch._scaled_mm (float8 linears): out [M, N] = (self * scale_a) @ (mat2 * scale_b) + bias, self and
+ * mat2 float8 (e4m3fn, e5m2, fnuz forms) widened to float32, scales float32 broadcasting to their
+ * operand (tensor-wise, per row of self, per column of mat2), summed in float32, rounded once to out
+ * (float32, bfloat16, float16; float8 outputs are refused). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                             AtenTensorHandle mat2, AtenTensorHandle scale_a,
+                                                             AtenTensorHandle scale_b, AtenTensorHandle* bias,
+                                                             AtenTensorHandle* scale_result, int32_t* out_dtype,
+                                                             int32_t use_fast_accum);
 /* torch.segment_reduce (sum, prod, max, min, mean) over segments of data along axis given by lengths
  * or offsets; initial null: none. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce,

@@ -7,11 +7,12 @@
  * shims like the aoti_torch_* ones: exported under the prefix, and `shimgen prefix-imports` renames
  * a model's Sleef_* imports to them (the bundled config's patterns include Sleef_*).
  *
- * The names are the x86-64 ones torch's at::vec (vec256/vec512) calls; each lane is computed by the
- * C library's function of the same name (glibc: within 1 ulp of the exact result for these, as
- * SLEEF's u10 bound; u05/u15/u35 are SLEEF's bounds for the others). The AVX-512 functions run on
- * any CPU with AVX-512F, the AVX2 ones on any with AVX2; a model calls only the ones of the ISA it
- * was compiled for. Other architectures (NEON, SVE, VSX) are not served yet.
+ * The names are the x86-64 ones torch's at::vec (vec256/vec512) calls. Each lane is computed by the
+ * C library's function of the same name, except float exp (vector code of the runtime's own, within
+ * 1 ulp of the exact result); tests/integration/test_vector_math.py holds every one within 2 ulp of
+ * libtorch's SLEEF (the suffix is SLEEF's own bound: _u10 1.0 ulp, _u05, _u15, _u35). The AVX-512
+ * functions run on any CPU with AVX-512F, the AVX2 ones on any with AVX2 and FMA; a model calls
+ * only those of the ISA it was compiled for. Other architectures (NEON, SVE, VSX) are not served.
  *
  * C and C++; the vector types come from <immintrin.h>. Declarations only on x86-64 with GCC/Clang.
  */

@@ -1,0 +1,155 @@
+// aoti_torch_cpu__scaled_mm_out: torch._scaled_mm on the CPU (float8 linears: torchao's float8
+// inference, fp8-quantised checkpoints) into out. As torch's CPU kernel does it: both float8 operands
+// widened to float32 and multiplied by their scales (a float32 scalar, or any shape that broadcasts to
+// the operand: per row of self [M, 1], per column of mat2 [1, N]), the product summed in float32,
+// the bias (bfloat16/float16/float32 [N] or broadcastable) added, then rounded once to out's dtype
+// (float32, bfloat16, float16). Float8 outputs (scaled by scale_result) are refused: torch's rounding
+// of those has no counterpart here yet. self and mat2: float8_e4m3fn, float8_e5m2 or their fnuz forms.
+#include <array>
+#include <cmath>
+
+#include "cpu_op.h"
+#include "shimgen_runtime/shim_cpu_ops.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cpu;
+
+namespace {
+
+// The 256 values of a float8 format: `exp_bits` exponent bits of `bias`, the rest mantissa; the fn
+// formats have no infinity and one NaN pattern per sign (all ones), the fnuz ones no negative zero
+// (0x80 is their only NaN), e5m2 is IEEE-like (infinities and NaNs in the top exponent).
+std::array<float, 256> float8_table(int exp_bits, int bias, bool fnuz, bool ieee) {
+  std::array<float, 256> table{};
+  const int man_bits = 7 - exp_bits;
+  const int top = (1 << exp_bits) - 1;
+  for (int v = 0; v < 256; ++v) {
+    const bool negative = (v & 0x80) != 0;
+    const int e = (v >> man_bits) & top, m = v & ((1 << man_bits) - 1);
+    float x;
+    if (fnuz && v == 0x80) {
+      x = NAN;
+    } else if (ieee && e == top) {
+      x = m == 0 ? INFINITY : NAN;
+    } else if (!ieee && !fnuz && e == top && m == (1 << man_bits) - 1) {
+      x = NAN;
+    } else if (e == 0) {
+      x = std::ldexp(static_cast<float>(m), 1 - bias - man_bits);
+    } else {
+      x = std::ldexp(static_cast<float>(m + (1 << man_bits)), e - bias - man_bits);
+    }
+    table[v] = negative && !std::isnan(x) ? -x : x;
+  }
+  return table;
+}
+
+const std::array<float, 256>& float8_values(int32_t dtype, const char* what) {
+  static const std::array<float, 256> e4m3fn = float8_table(4, 7, false, false);
+  static const std::array<float, 256> e5m2 = float8_table(5, 15, false, true);
+  static const std::array<float, 256> e4m3fnuz = float8_table(4, 8, true, false);
+  static const std::array<float, 256> e5m2fnuz = float8_table(5, 16, true, false);
+  switch (dtype) {
+    case kFloat8_e4m3fn: return e4m3fn;
+    case kFloat8_e5m2: return e5m2;
+    case kFloat8_e4m3fnuz: return e4m3fnuz;
+    case kFloat8_e5m2fnuz: return e5m2fnuz;
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
+           std::string("_scaled_mm: ") + what + " must be a float8 tensor, got " + scalar_type_name(dtype));
+  }
+}
+
+// A float32 scale seen as a [rows, cols] matrix by broadcasting (0-d, [cols], [1|rows, 1|cols]).
+struct Scale {
+  const float* data;
+  int64_t row_stride, col_stride;
+  float at(int64_t r, int64_t c) const { return data[r * row_stride + c * col_stride]; }
+};
+
+Scale broadcast_scale(const Tensor& s, int64_t rows, int64_t cols, const char* what) {
+  SHIMGEN_REQUIRE(s.dtype == kFloat32, std::string("_scaled_mm: ") + what + " must be float32, got " +
+                                           scalar_type_name(s.dtype));
+  const size_t rank = s.sizes.size();
+  SHIMGEN_REQUIRE(rank <= 2, std::string("_scaled_mm: ") + what + " must have at most 2 dimensions, got " +
+                                 shape_str(s.sizes));
+  const int64_t sr = rank == 2 ? s.sizes[0] : 1, sc = rank >= 1 ? s.sizes[rank - 1] : 1;
+  SHIMGEN_REQUIRE((sr == 1 || sr == rows) && (sc == 1 || sc == cols),
+                  std::string("_scaled_mm: ") + what + " of shape " + shape_str(s.sizes) +
+                      " does not broadcast to " + shape_str({rows, cols}));
+  const auto* data = reinterpret_cast<const float*>(s.data());
+  return Scale{data, sr == 1 ? 0 : s.strides[0], sc == 1 ? 0 : s.strides[rank - 1]};
+}
+
+}  // namespace
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(
+    AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a,
+    AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype,
+    int32_t use_fast_accum) {
+  (void)use_fast_accum;  // the CPU kernel sums in float32 either way
+  return guarded(__func__, [&] {
+    const Tensor& o = cpu_tensor(out, "out");
+    const Tensor& a = cpu_tensor(self, "self");
+    const Tensor& b = cpu_tensor(mat2, "mat2");
+    SHIMGEN_REQUIRE(a.sizes.size() == 2 && b.sizes.size() == 2, "_scaled_mm: self and mat2 must be matrices, got " +
+                                                                    shape_str(a.sizes) + " and " + shape_str(b.sizes));
+    const int64_t M = a.sizes[0], K = a.sizes[1], N = b.sizes[1];
+    SHIMGEN_REQUIRE(b.sizes[0] == K, "_scaled_mm: mat1 and mat2 shapes cannot be multiplied (" + shape_str(a.sizes) +
+                                         " and " + shape_str(b.sizes) + ")");
+    const std::array<float, 256>& av = float8_values(a.dtype, "self");
+    const std::array<float, 256>& bv = float8_values(b.dtype, "mat2");
+    const int32_t want = out_dtype != nullptr ? *out_dtype : a.dtype;
+    SHIMGEN_REQUIRE(o.dtype == want, std::string("_scaled_mm: out has dtype ") + scalar_type_name(o.dtype) +
+                                         ", out_dtype says " + scalar_type_name(want));
+    if (o.dtype != kFloat32 && o.dtype != kBFloat16 && o.dtype != kFloat16)
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("_scaled_mm: a ") + scalar_type_name(o.dtype) +
+                                                  " output (scaled by scale_result) is not supported by the runtime; "
+                                                  "float32, bfloat16 and float16 are");
+    (void)scale_result;  // only read for float8 outputs
+    SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}), "_scaled_mm: out must be " + shape_str({M, N}) +
+                                                                 ", got " + shape_str(o.sizes));
+    const Scale sa = broadcast_scale(cpu_tensor(scale_a, "scale_a"), M, K, "scale_a");
+    const Scale sb = broadcast_scale(cpu_tensor(scale_b, "scale_b"), K, N, "scale_b");
+    const Tensor* bias_t = bias != nullptr && *bias != nullptr ? &cpu_tensor(*bias, "bias") : nullptr;
+    int64_t bias_stride = 0;
+    if (bias_t != nullptr) {
+      const auto& s = bias_t->sizes;
+      SHIMGEN_REQUIRE(s.size() <= 1 || (s.size() == 2 && s[0] == 1), "_scaled_mm: bias must be [N], got " + shape_str(s));
+      SHIMGEN_REQUIRE(s.empty() || s.back() == N || s.back() == 1,
+                      "_scaled_mm: bias of shape " + shape_str(s) + " does not broadcast to " + shape_str({M, N}));
+      bias_stride = s.empty() || s.back() == 1 ? 0 : bias_t->strides.back();
+    }
+    std::vector<float> bias_row(static_cast<size_t>(N), 0.0f);
+    if (bias_t != nullptr) {
+      dispatch_floating(bias_t->dtype, "_scaled_mm bias", [&](auto tag) {
+        using B = decltype(tag);
+        for (int64_t n = 0; n < N; ++n)
+          bias_row[static_cast<size_t>(n)] = static_cast<float>(reinterpret_cast<const B*>(bias_t->data())[n * bias_stride]);
+      });
+    }
+    // The scaled operands in float32, then their product summed in float32.
+    std::vector<float> x(static_cast<size_t>(M * K)), y(static_cast<size_t>(K * N)), product(static_cast<size_t>(M * N));
+    const auto* ab = reinterpret_cast<const uint8_t*>(a.data());
+    const auto* bb = reinterpret_cast<const uint8_t*>(b.data());
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) x[size_t(m * K + k)] = av[ab[m * a.strides[0] + k * a.strides[1]]] * sa.at(m, k);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) y[size_t(k * N + n)] = bv[bb[k * b.strides[0] + n * b.strides[1]]] * sb.at(k, n);
+    for (int64_t m = 0; m < M; ++m) {
+      float* row = product.data() + m * N;
+      for (int64_t n = 0; n < N; ++n) row[n] = 0.0f;
+      for (int64_t k = 0; k < K; ++k) {
+        const float xv = x[size_t(m * K + k)];
+        const float* yk = y.data() + k * N;
+        for (int64_t n = 0; n < N; ++n) row[n] += xv * yk[n];
+      }
+    }
+    dispatch_floating(o.dtype, "_scaled_mm", [&](auto tag) {
+      using T = decltype(tag);
+      auto* dst = reinterpret_cast<T*>(o.data());
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n)
+          dst[m * o.strides[0] + n * o.strides[1]] = static_cast<T>(product[size_t(m * N + n)] + bias_row[size_t(n)]);
+    });
+  });
+}
