@@ -93,7 +93,8 @@ def shrink(config: Any, depth: int = 0) -> Any:
     # A head_dim left None (the family derives it as hidden / heads, some with getattr's default,
     # which None defeats): the derived value, set.
     heads, hidden = getattr(config, "num_attention_heads", None), getattr(config, "hidden_size", None)
-    if "head_dim" in vars(config) and config.head_dim is None and isinstance(heads, int) and isinstance(hidden, int):
+    # (Read from the instance dict: a per-layer config, Gemma4's, refuses the global attribute read.)
+    if "head_dim" in vars(config) and vars(config)["head_dim"] is None and isinstance(heads, int) and isinstance(hidden, int):
         config.head_dim = hidden // heads
     # Fields the family derived from shrunk ones (multi-head latent attention: head_dim is the rotary
     # width, qk_head_dim nope + rope): derived again from the shrunk values.
