@@ -52,6 +52,13 @@ def cpu_flags() -> set[str]:
     return set(line.split(":", 1)[-1].split())
 
 
+def _require_width(width: str) -> None:
+    """Skips unless this CPU runs the entry points of ``width`` bits (512: AVX-512F, 256: AVX2 and FMA)."""
+    needed = {"avx512f"} if width == "512" else {"avx2", "fma"}
+    if not needed <= cpu_flags():
+        pytest.skip(f"this CPU lacks {sorted(needed - cpu_flags())}")
+
+
 def test_header_declares_every_sleef_call_of_torchs_x86_at_vec():
     torch = pytest.importorskip("torch")
     vec = Path(torch.__file__).parent / "include" / "ATen" / "cpu" / "vec"
@@ -104,9 +111,7 @@ def _probe(width: str, cpu_runtime, tmp_path: Path) -> dict[str, tuple[float, in
 
 @pytest.mark.parametrize("width", ["256", "512"])
 def test_values_match_libtorchs_sleef(width, cpu_runtime, tmp_path):
-    needed = {"avx512f"} if width == "512" else {"avx2", "fma"}
-    if not needed <= cpu_flags():
-        pytest.skip(f"this CPU lacks {sorted(needed - cpu_flags())}")
+    _require_width(width)
     rows = _probe(width, cpu_runtime, tmp_path)
     far = {name: row for name, row in rows.items() if row[0] > 2 or row[1]}
     assert far == {}, f"more than 2 ulp from libtorch's SLEEF, or NaN where it is not: {far}"
@@ -121,9 +126,7 @@ def test_vector_exp_is_within_one_ulp_of_the_exact_result(width, cpu_runtime, tm
     """Float exp is the runtime's own vector code (the others are glibc per lane): every 97th float
     bit pattern, 44 million inputs with subnormals, infinities and NaNs, against exp in double rounded
     once to float."""
-    needed = {"avx512f"} if width == "512" else {"avx2", "fma"}
-    if not needed <= cpu_flags():
-        pytest.skip(f"this CPU lacks {sorted(needed - cpu_flags())}")
+    _require_width(width)
     done = subprocess.run([str(_build_probe(width, tmp_path)), str(cpu_runtime.library), PREFIX, "--exp-sweep"],
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
