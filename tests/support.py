@@ -66,6 +66,16 @@ def compile_library(directory: Path, name: str, source: str, *flags: str) -> Pat
     return library
 
 
+def cpu_flags() -> set[str]:
+    """This CPU's feature flags from /proc/cpuinfo (empty where there is none: not Linux)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    line = next((line for line in text.splitlines() if line.startswith("flags")), "")
+    return set(line.split(":", 1)[-1].split())
+
+
 def require_tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:

@@ -23,7 +23,7 @@ from shimgen.resources import default_config, runtime_dir
 from tests.cuda_mode_model import cuda_mode
 from tests.cuda_renorm_model import cpu_rule, torch_cuda_renorm
 from tests.cuda_renorm_model import rows as renorm_rows
-from tests.support import write_loader_inputs
+from tests.support import cpu_flags, write_loader_inputs
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -83,7 +83,7 @@ def test_internal_helpers(built, case):
     program = _tests_listing(built.build_dir)["internal_tests"]
     completed = subprocess.run([program, case], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr
-    if _avx512():  # the kernel parts ran (elsewhere they report themselves skipped)
+    if "avx512f" in cpu_flags():  # the kernel parts ran (elsewhere they report themselves skipped)
         assert "skipped" not in completed.stdout and "not taken" not in completed.stdout, completed.stdout
 
 
@@ -137,13 +137,6 @@ def test_cuda_embedding_renorm_follows_torchs_cuda_kernel(built):
         assert np.allclose(g, want, rtol=2e-6, atol=1e-7), (p, max_norm, row, g.tolist(), want.tolist())
         cpu_rule_differs += not np.allclose(cpu_rule(row, p, max_norm), want, rtol=1e-5, atol=1e-6)
     assert cpu_rule_differs >= 10, cpu_rule_differs
-
-
-def _avx512() -> bool:
-    try:
-        return " avx512f" in Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("case", ["loader_errors", "guard_errors", "handle_misuse"])

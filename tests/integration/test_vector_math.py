@@ -28,6 +28,7 @@ import pytest
 from shimgen.project.config import load_config
 from shimgen.project.shims import resolve_shims, shim_matcher
 from shimgen.resources import default_config
+from tests.support import cpu_flags
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -41,15 +42,6 @@ _WIDTH = re.compile(r"Sleef_[a-z0-9]+?(f16|d8|f8|d4)(?:_u\d+)?$")
 def declared() -> dict[str, int]:
     """Name -> arity of every SLEEF function the header declares."""
     return {name: params.count(",") + 1 for name, params in _DECLARATION.findall(HEADER.read_text())}
-
-
-def cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    line = next((line for line in text.splitlines() if line.startswith("flags")), "")
-    return set(line.split(":", 1)[-1].split())
 
 
 def _require_width(width: str) -> None:
