@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -163,8 +164,18 @@ def vec_env() -> dict[str, str]:
     return dict(_VEC_MODES.get(vec_mode(), {}))
 
 
+def local_imports(text: str) -> list[Path]:
+    """The modules of tests/ that a model's source imports (tests/hf_auto.py): part of what it compiles."""
+    here = Path(__file__).resolve().parent
+    names = re.findall(r"^\s*(?:from|import)\s+(\w+)", text, re.MULTILINE)
+    return [here / f"{module}.py" for module in sorted(set(names)) if (here / f"{module}.py").is_file()]
+
+
 def cache_key(name: str, device: str, link_libtorch: bool) -> str:
-    parts = [FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), source(name)]
+    text = source(name)
+    parts = [FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), text]
+    # A helper the source imports changes the compiled model as much as the source does.
+    parts += [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_imports(text)]
     if vec_mode():
         parts.append(f"vec={vec_mode()}")
     text = "\n".join(parts)
