@@ -11,8 +11,8 @@ output is checked before it is moved into place, so a failed rewrite never leave
 
 from __future__ import annotations
 
+import mmap
 import os
-import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -202,39 +202,64 @@ offset it checks when it maps them back (model_base.h: "weights_offset must be a
 boundary")."""
 
 
-def _keep_overlay_aligned(source_size: int, overlay: int, target: Path, where: str) -> None:
-    """Keep the source's trailing overlay (data after the ELF image: AOTInductor's padding, then its
-    weights) at the same offset modulo 16 KiB in the rewritten file: LIEF's rewrite grows the image in
-    front of it. Zero bytes go between the image and the overlay, which nothing addresses by offset
-    but its own reader (the weights, by their distance from the end of the file)."""
-    if overlay == 0:
-        return
-    size = target.stat().st_size
-    body = size - overlay
-    pad = (source_size - overlay - body) % OVERLAY_ALIGN
-    if pad == 0:
-        return
-    aligned = target.with_name(target.name + ".aligned")
+def _image_end(path: Path, where: str) -> int:
+    """Where ``path``'s ELF image ends (shimgen.binary.elf.image_end, read through a mapping)."""
+    from shimgen.binary.elf import NoSections, image_end
+
     try:
-        with target.open("rb") as src, aligned.open("wb") as dst:
-            left = body
-            while left:
-                chunk = src.read(min(left, 1 << 24))
-                if not chunk:
-                    raise InputError(f"{where}: the rewritten image is shorter than written")
-                dst.write(chunk)
+        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return image_end(mapped, where)
+    except NoSections:  # sstrip'ed (never AOTInductor's output): only LIEF reads it, the whole file
+        return parse_elf(path, where).eof_offset
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{where}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _copy_range(source: Path, start: int, size: int | None, target, where: str) -> None:
+    """Stream ``size`` bytes (None: to the end) of ``source`` from ``start`` into the open ``target``."""
+    with source.open("rb") as src:
+        src.seek(start)
+        left = size
+        while left is None or left > 0:
+            chunk = src.read(1 << 24 if left is None else min(left, 1 << 24))
+            if not chunk:
+                if left:
+                    raise InputError(f"{where}: the file is shorter than its ELF image")
+                return
+            target.write(chunk)
+            if left is not None:
                 left -= len(chunk)
-            dst.write(bytes(pad))
-            shutil.copyfileobj(src, dst, 1 << 24)
+
+
+def _append_overlay(source: Path, image_size: int, target: Path, where: str) -> None:
+    """Append the source's overlay (everything after its ELF image: AOTInductor's padding, then its
+    weights) to the rewritten image, at the same offset modulo 16 KiB as in the source: LIEF's rewrite
+    grows the image in front of it. Zero bytes go between the image and the overlay, which nothing
+    addresses by offset but its own reader (the weights, by their distance from the end of the file)."""
+    try:
+        with target.open("ab") as dst:
+            dst.write(bytes((image_size - dst.tell()) % OVERLAY_ALIGN))
+            _copy_range(source, image_size, None, dst, where)
     except OSError as exc:
-        raise InputError(f"cannot write {aligned}: {exc.strerror}") from None
-    os.replace(aligned, target)
+        raise InputError(f"cannot write {target}: {exc.strerror}") from None
 
 
 def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
-    binary = parse_elf(source, where)
-    overlay = len(binary.overlay)
+    # LIEF holds several copies of what it parses: it gets the ELF image alone, and the overlay
+    # (gigabytes of weights) is streamed from the source after it, so memory follows the image.
+    image_size = _image_end(source, where)
+    image = source
+    if image_size < source.stat().st_size:
+        image = target.with_name(target.name + ".image")
+        try:
+            with image.open("wb") as handle:
+                _copy_range(source, 0, image_size, handle, where)
+        except OSError as exc:
+            raise InputError(f"cannot write {image}: {exc.strerror}") from None
+    binary = parse_elf(image, where)
+    if binary.has_overlay:  # the image's extent and LIEF's disagree: never cut what LIEF reads
+        raise InputError(f"{where}: corrupt: data after the ELF image that its headers do not describe")
     plan = plan_renames(_symbols(binary), shims, prefix, where=where)
     wanted = dict(plan.renames)
     for symbol in binary.dynamic_symbols:
@@ -243,13 +268,16 @@ def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
     localized = localize_cxx_runtime(binary)
     binary.write(str(target))
     del binary
-    _keep_overlay_aligned(source.stat().st_size, overlay, target, where)
-    os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
-    # Verify what was written, read back fresh, never the in-memory object.
+    # Verify what was written, read back fresh, never the in-memory object (the image: LIEF again).
     written = parse_elf(target, where)
     imports = verify_imports(_symbols(written), shims, prefix, provided, where=where)
     verify_localized(written, where)
-    if verify is not None:
+    del written
+    if image != source:
+        image.unlink()
+        _append_overlay(source, image_size, target, where)
+    os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
+    if verify is not None:  # check-symbols reads through a mapping: the whole file, overlay included
         verify(target, where)
     return MemberResult(member="", renamed=tuple(name for name, _ in plan.renames), imports=imports,
                         localized=localized)

@@ -272,6 +272,7 @@ class _Elf:
                 raise self.bad("corrupt: object file without section headers (e_shoff is 0)")
             raise NoSections(where)
         self.sections, self.shstrndx = self._section_headers(e_shoff, e_shentsize, e_shnum, e_shstrndx)
+        self.header_table_end = e_shoff + len(self.sections) * e_shentsize
 
     def bad(self, reason: str) -> InputError:
         return InputError(f"{self.where}: {reason}")
@@ -523,26 +524,48 @@ def _not_exported(names: Iterable[str], exports: Names) -> list[str]:
     return [n for n in names if n not in present]
 
 
-def _check_segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
-    """Check every program header lies inside the file, and so does every segment's file image.
-    Returns whether there is a PT_INTERP (a PIE executable rather than a library)."""
+def _segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad
+              ) -> list[tuple[int, int, int]]:
+    """(p_type, p_offset, p_filesz) of every program header, each checked to lie inside the file,
+    with the segment's file image."""
     if phnum == 0:
-        return False
+        return []
     if phoff == 0:  # announced but placed nowhere (BFD refuses such a file; a linker never writes one)
         raise bad(f"corrupt ELF header: {phnum} program headers at offset 0")
     if phentsize < (56 if layout.is64 else 32) or phoff + phnum * phentsize > size or phnum >= 0xFFFF:
         raise bad(f"truncated or corrupt program headers ({phnum} at offset {phoff})")
     # p_offset and p_filesz: 64-bit at 8 and 32; 32-bit at 4 and 16.
     extent = struct.Struct(layout.phdr_type.format[0] + ("8xQ16xQ" if layout.is64 else "4xI8xI"))
-    interp = False
+    segments = []
     for i in range(phnum):
         at = phoff + i * phentsize
-        interp = interp or layout.phdr_type.unpack_from(buf, at)[0] == PT_INTERP
         p_offset, p_filesz = extent.unpack_from(buf, at)
         if p_offset + p_filesz > size:
             raise bad(f"truncated or corrupt: segment {i} ends at offset {p_offset + p_filesz}, "
                       f"beyond the end of the file ({size} bytes)")
-    return interp
+        segments.append((layout.phdr_type.unpack_from(buf, at)[0], p_offset, p_filesz))
+    return segments
+
+
+def _check_segments(buf, layout: _Layout, phoff: int, phentsize: int, phnum: int, size: int, bad) -> bool:
+    """Check every program header lies inside the file, and so does every segment's file image.
+    Returns whether there is a PT_INTERP (a PIE executable rather than a library)."""
+    return any(kind == PT_INTERP for kind, _, _ in _segments(buf, layout, phoff, phentsize, phnum, size, bad))
+
+
+def image_end(buf, where: str) -> int:
+    """Where the ELF image in ``buf`` ends: the furthest byte that its header, program headers,
+    segments, sections or section header table cover. What follows is data no header describes (an
+    overlay: AOTInductor appends weights over 2 GB there). Raises NoSections for a file without
+    section headers (sstrip'ed), as read_elf does."""
+    elf = _Elf(buf, where)
+    layout = elf.layout
+    ends = [16 + layout.ehdr.size, elf.header_table_end]
+    ends += [s.offset + s.size for s in elf.sections if s.type != SHT_NOBITS]
+    ends += [offset + filesz for _, offset, filesz in
+             _segments(buf, layout, elf.e_phoff, elf.e_phentsize, elf.e_phnum, elf.size, elf.bad)]
+    ends.append(elf.e_phoff + elf.e_phnum * elf.e_phentsize if elf.e_phnum else 0)
+    return max(ends)
 
 
 def _bytes_name_at(strings: bytes, offset: int) -> str:

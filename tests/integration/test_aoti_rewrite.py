@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shimgen.aoti.prefix_imports import read_dynamic_symbols
+from shimgen.binary.elf import image_end
 
 REPO = Path(__file__).resolve().parents[2]
 CC = shutil.which("gcc") or shutil.which("cc")
@@ -127,7 +128,8 @@ def test_truncated_library_is_refused(tmp_path, consumer):
     half = tmp_path / "half.so"
     half.write_bytes(consumer.read_bytes()[: consumer.stat().st_size // 2])
     done = _shimgen("prefix-imports", str(half), "-o", str(tmp_path / "out.so"), "-c", str(_config(tmp_path)))
-    assert done.returncode == 2 and "truncated or corrupt" in done.stderr
+    # The image's bounds are read first: the message says which table runs past the end.
+    assert done.returncode == 2 and "truncated" in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
 def test_pt2_without_a_model_and_failed_pt2_rewrite_leave_no_file(tmp_path, consumer):
@@ -212,6 +214,10 @@ def test_weights_appended_after_the_image_stay_16k_aligned(tmp_path):
     library = _cc(tmp_path, "selfmapped", SELF_MAPPED.replace("WEIGHTS", str(len(weights))))
     image = library.read_bytes()
     library.write_bytes(image + bytes(-len(image) % (1 << 14)) + weights)  # as AOTInductor appends them
+    import lief
+
+    # Where prefix-imports cuts the weights off for LIEF is where LIEF ends the image itself.
+    assert image_end(library.read_bytes(), "") == lief.ELF.parse(str(library)).eof_offset == len(image)
     out = tmp_path / "out.so"
     done = _shimgen("prefix-imports", str(library), "-o", str(out), "-c", str(_config(tmp_path)))
     assert done.returncode == 0, done.stderr
@@ -242,3 +248,34 @@ int main(int argc, char** argv) {
                          text=True, timeout=60)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.split() == [str(sum(weights)), "-2"]
+
+
+def test_appended_weights_are_streamed_not_held(tmp_path):
+    """A model with 256 MiB of appended weights is rewritten in about the memory of its ELF image: LIEF
+    gets the image alone and the weights are streamed after it. Before, LIEF held the whole file
+    several times over (1.6 GB of memory for 512 MiB of weights, measured), so the ceiling below,
+    the weights' own size, fails that rewrite."""
+    weights = 256 << 20
+    library = _cc(tmp_path, "selfmapped", SELF_MAPPED.replace("WEIGHTS", str(weights)))
+    image = library.read_bytes()
+    block = bytes(range(256)) * 4096
+    with library.open("ab") as handle:
+        handle.write(bytes(-len(image) % (1 << 14)))
+        for _ in range(weights // len(block)):
+            handle.write(block)
+    out = tmp_path / "out.so"
+    # A fresh parent whose only child is the CLI: RUSAGE_CHILDREN's peak is then the CLI's own.
+    measure = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); "
+               "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "shimgen", "prefix-imports",
+                           str(library), "-o", str(out), "-c", str(_config(tmp_path))],
+                          capture_output=True, text=True, timeout=300)
+    returncode, peak = map(int, done.stdout.split()[-2:])
+    assert returncode == 0, done.stderr
+    assert peak < weights, f"peak memory {peak >> 20} MiB for {weights >> 20} MiB of weights"
+    with library.open("rb") as before, out.open("rb") as after:  # the weights, byte for byte, 16 KiB-aligned
+        before.seek(-weights, 2)
+        after.seek(-weights, 2)
+        assert (out.stat().st_size - weights) % (1 << 14) == 0
+        while chunk := before.read(1 << 24):
+            assert after.read(len(chunk)) == chunk
