@@ -234,6 +234,28 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("cdist_mm", "", "return torch.cdist(x[None], y[None], compute_mode='use_mm_for_euclid_dist'), torch.cdist(z[0], z[1], p=1.0)", (F32,)),
     ("polar_view_complex", "", "c = torch.view_as_complex(z[..., :2].contiguous())\nreturn torch.view_as_real(c * torch.polar(torch.ones_like(c.real), c.real)), c.abs(), torch.angle(c)", (F32,)),
     ("tensor_split", "", "return torch.tensor_split(x, torch.tensor([1, 3]), 0), torch.chunk(x, 3, 1)", (F32,)),
+    # probe 5: distributions' samplers, losses, norms and activations of diffusion / vision models
+    ("standard_gamma", "", "return torch._standard_gamma(x.abs() + 0.5)", (F32,)),
+    ("binomial", "", "return torch.binomial(torch.full_like(x, 10.0), torch.sigmoid(y))", (F32,)),
+    ("dirichlet", "", "return torch._sample_dirichlet(x.abs() + 0.5)", (F32,)),
+    ("distributions", "", "d = torch.distributions\nreturn d.Gamma(x.abs() + 1, 1.0, validate_args=False).rsample(), d.Beta(x.abs() + 1, y.abs() + 1, validate_args=False).rsample(), d.Chi2(x.abs() + 1, validate_args=False).sample(), d.Binomial(10, probs=torch.sigmoid(y), validate_args=False).sample()", (F32,)),
+    ("ldexp_frexp", "", "m, e = torch.frexp(x)\nreturn torch.ldexp(m, e), torch.special.log_ndtr(x), torch.mvlgamma(x.abs() + 2, 2)", (F32,)),
+    ("nll_loss2d", "", "F = torch.nn.functional\nt = i[:2, :4, None].expand(2, 4, 16).contiguous() % 3\nreturn F.nll_loss(F.log_softmax(z[:, :, :4], 1), t), F.cross_entropy(z[:, :, :4], t, reduction='none', ignore_index=1)", (F32,)),
+    ("margin_losses", "", "F = torch.nn.functional\nt = i[:, :1].squeeze(1)\nreturn F.multi_margin_loss(x, t), F.multilabel_margin_loss(x, torch.where(i > 5, -1, i)), F.multilabel_soft_margin_loss(x, b.float()), F.hinge_embedding_loss(x, torch.where(b, 1.0, -1.0))", (F32,)),
+    ("more_losses", "", "F = torch.nn.functional\nreturn F.soft_margin_loss(x, torch.where(b, 1.0, -1.0)), F.poisson_nll_loss(x, y.abs()), F.triplet_margin_loss(x, y, x.flip(0)), F.cosine_embedding_loss(x, y, torch.tensor([1.0, -1.0, 1.0, -1.0]))", (F32,)),
+    ("group_instance_norm", "self.g = torch.nn.GroupNorm(1, 3)\nself.n = torch.nn.InstanceNorm2d(3, affine=True)", "return self.g(z), self.n(z), torch.nn.functional.group_norm(z, 3), torch.nn.functional.instance_norm(z, use_input_stats=True)", (F32, "bfloat16")),
+    ("activations", "self.p = torch.nn.PReLU(3)", "F = torch.nn.functional\nreturn self.p(z), F.softshrink(x, 0.3), F.threshold(x, 0.1, 20.0), F.rrelu(x, training=False), F.celu(x), F.glu(x), F.hardtanh(x, -0.5, 0.5), F.tanhshrink(x), F.softsign(x), F.logsigmoid(x)", (F32, "bfloat16")),
+    ("resize_aa_3d", "", "F = torch.nn.functional\nv = z[:, :, None].expand(-1, -1, 4, -1, -1).contiguous()\nreturn F.interpolate(z, size=(7, 5), mode='bilinear', antialias=True), F.interpolate(z, size=(9, 6), mode='bicubic', antialias=True), F.interpolate(v, scale_factor=(0.5, 1.5, 1.5), mode='trilinear'), F.interpolate(v, size=(3, 5, 7), mode='nearest-exact')", (F32,)),
+    ("pools_fractional", "", "F = torch.nn.functional\nreturn F.fractional_max_pool2d(z, 2, output_size=(5, 5), _random_samples=torch.full((2, 3, 2), 0.5)), F.lp_pool2d(z, 2, 2), F.adaptive_max_pool1d(x[None], 3), F.avg_pool2d(z, 3, 2, 1, ceil_mode=True, count_include_pad=False, divisor_override=4)", (F32,)),
+    ("pixel_unshuffle_channel", "", "return torch.nn.functional.pixel_unshuffle(z, 2), torch.nn.functional.channel_shuffle(z.repeat(1, 2, 1, 1), 2), torch.nn.functional.local_response_norm(z, 2)", (F32,)),
+    ("conv_transpose_groups", "self.c = torch.nn.ConvTranspose2d(3, 6, 3, stride=2, padding=1, output_padding=1, groups=3, dilation=1)\nself.d = torch.nn.Conv2d(3, 3, 3, groups=3, padding='same', dilation=2, padding_mode='reflect')", "return self.c(z), self.d(z)", (F32, "bfloat16")),
+    ("put_take", "", "return torch.take(x, i), x.flatten().put(torch.tensor([0, 5, 7]), torch.tensor([1.0, 2.0, 3.0]), accumulate=True), x.index_fill(1, torch.tensor([0, 2]), -1.0), x.masked_scatter(b, y)", (F32,)),
+    ("nanmedian_quantile", "", "v = x.masked_fill(x > 1, float('nan'))\nreturn torch.nanmedian(v, 1), torch.nanquantile(v, 0.3, dim=1), torch.quantile(x, torch.tensor([0.1, 0.9]), dim=0, interpolation='midpoint'), torch.msort(x)", (F32,)),
+    ("histogramdd_bincount", "", "return torch.bincount(i.flatten(), weights=x.flatten(), minlength=10), torch.histc(x, 5, -2, 2), torch.unique(i, sorted=True, return_inverse=True, return_counts=True, dim=1)", (F32,)),
+    ("cross_kron", "", "return torch.linalg.cross(x[:, :3], y[:, :3]), torch.kron(x[:2, :2], y[:2, :3]), torch.block_diag(x[:2, :2], y[:1]), torch.cartesian_prod(torch.arange(3.0), torch.arange(2.0)), torch.vander(x[0, :4], 3)", (F32,)),
+    ("rnn_relu_proj", "self.r = torch.nn.RNN(8, 5, num_layers=2, nonlinearity='relu', batch_first=True)\nself.l = torch.nn.LSTM(8, 6, proj_size=3, batch_first=True)", "o, h = self.r(x[None])\np, (hh, cc) = self.l(x[None])\nreturn o, h, p, hh, cc", (F32,)),
+    ("transformer_decoder", "self.t = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True)", "return self.t(x[None], y[None], tgt_is_causal=False)", (F32,)),
+    ("mha_need_weights", "self.m = torch.nn.MultiheadAttention(8, 2, batch_first=True, kdim=8, vdim=8)", "o, w = self.m(x[None], y[None], y[None], need_weights=True, average_attn_weights=False, key_padding_mask=b[:1, :4])\nreturn o, w", (F32,)),
 ]
 
 

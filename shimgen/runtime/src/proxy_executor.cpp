@@ -692,6 +692,27 @@ void poisson(Call& call) {
   call.set_output(0, to_device_of(proxy_ops::cpu_poisson(on_host(self, keep)), self));
 }
 
+// The distributions' samplers (torch.distributions: Gamma, Beta, Dirichlet, Binomial), drawn on the
+// host like poisson; a CUDA tensor is staged through it.
+void standard_gamma(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_standard_gamma(on_host(self, keep)), self));
+}
+void sample_dirichlet(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
+  Owned keep;
+  call.set_output(0, to_device_of(proxy_ops::cpu_sample_dirichlet(on_host(self, keep)), self));
+}
+void binomial(Call& call) {
+  AtenTensorHandle count = call.tensor("count"), prob = call.tensor("prob");
+  SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
+  Owned keep_count, keep_prob;
+  call.set_output(0, to_device_of(proxy_ops::cpu_binomial(on_host(count, keep_count), on_host(prob, keep_prob)), count));
+}
+
 // ---- linalg: LAPACK on the host (ops/cpu/linalg.h); CUDA tensors are staged through it ----
 
 // aten::_is_all_true(self) -> 0-d bool: on the host, the result back on self's device.
@@ -985,6 +1006,9 @@ const Served kServed[] = {
     {"aten::unique_dim", unique_dim, {"dim"}},
     {"aten::nanmedian.dim", nanmedian_dim, {"dim"}},
     {"aten::poisson", poisson},
+    {"aten::_standard_gamma", standard_gamma},
+    {"aten::binomial", binomial},
+    {"aten::_sample_dirichlet", sample_dirichlet},
     {"aten::complex", complex_},
     {"aten::_fft_c2r", fft_c2r, {"dim", "normalization", "last_dim_size"}},
     {"aten::unsqueeze", unsqueeze, {"dim"}},

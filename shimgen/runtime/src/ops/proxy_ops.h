@@ -36,6 +36,13 @@ void cpu_unique_consecutive(AtenTensorHandle self, bool return_inverse, bool ret
                             AtenTensorHandle* inverse, AtenTensorHandle* counts);
 // aten::poisson: a new tensor of self's shape and dtype, element i a Poisson draw with rate self[i].
 AtenTensorHandle cpu_poisson(AtenTensorHandle self);
+// aten::_standard_gamma: Gamma(alpha = self[i], 1) draws (float32, float64), at least the dtype's
+// smallest normal, as torch's CPU kernel.
+AtenTensorHandle cpu_standard_gamma(AtenTensorHandle self);
+// aten::binomial: successes in count[i] trials of probability prob[i] (float32, float64).
+AtenTensorHandle cpu_binomial(AtenTensorHandle count, AtenTensorHandle prob);
+// aten::_sample_dirichlet: Dirichlet(alpha) draws along the last dimension (float32, float64).
+AtenTensorHandle cpu_sample_dirichlet(AtenTensorHandle self);
 
 // aten::complex: real + i imag, broadcast (float32 -> complex64, float64 -> complex128).
 AtenTensorHandle cpu_complex(AtenTensorHandle real, AtenTensorHandle imag);
