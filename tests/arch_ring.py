@@ -1486,6 +1486,19 @@ RING: dict[str, ZooModel] = {
     "glm5_next_text": _auto("glm5_next_text"),
     "glm_ocr_text": _auto("glm_ocr_text"),
     "glm_image_text": _auto("glm_image_text"),
+    # torch.distributions' samplers (probe 5): Gamma (aten::_standard_gamma), Beta and Dirichlet
+    # (aten::_sample_dirichlet), Binomial (aten::binomial), drawn through the proxy executor; statistics
+    # of 8192 draws (rounded where the standard error is under a fiftieth of a step), as "noise" does.
+    "distributions": ZooModel(
+        "",
+        "d = torch.distributions\na = torch.full((8192,), 2.0, device=x.device) + 0 * x.sum()\n"
+        "g = d.Gamma(a, 0.5, validate_args=False).sample()\n"
+        "b = d.Beta(a, a * 3, validate_args=False).sample()\n"
+        "k = torch.binomial(a * 10, torch.full_like(a, 0.3))\n"
+        "w = d.Dirichlet(torch.tensor([1.0, 2.0, 5.0], device=x.device).expand(4096, 3), validate_args=False).sample()\n"
+        "return (g.mean() * 2).round(), (b.mean() * 20).round(), k.mean().round(), (w.mean(0) * 16).round(),"
+        " (g > 0).all() & (b > 0).all() & (b < 1).all(), x * 2",
+        (Input((2, 4)),), 0.0),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry
