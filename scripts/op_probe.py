@@ -256,6 +256,24 @@ CASES: list[tuple[str, str, str, tuple[str, ...]]] = [
     ("rnn_relu_proj", "self.r = torch.nn.RNN(8, 5, num_layers=2, nonlinearity='relu', batch_first=True)\nself.l = torch.nn.LSTM(8, 6, proj_size=3, batch_first=True)", "o, h = self.r(x[None])\np, (hh, cc) = self.l(x[None])\nreturn o, h, p, hh, cc", (F32,)),
     ("transformer_decoder", "self.t = torch.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=True)", "return self.t(x[None], y[None], tgt_is_causal=False)", (F32,)),
     ("mha_need_weights", "self.m = torch.nn.MultiheadAttention(8, 2, batch_first=True, kdim=8, vdim=8)", "o, w = self.m(x[None], y[None], y[None], need_weights=True, average_attn_weights=False, key_padding_mask=b[:1, :4])\nreturn o, w", (F32,)),
+    # probe 6: the shims' dtype corners (GEMMs, convolutions, attention in float64, half, int, complex)
+    ("gemm_float64", "", "d = x.double()\nreturn d @ y.double().T, torch.addmm(d[:, :4], d, y.double().T), torch.baddbmm(d[None, :, :4], d[None], y.double().T[None]), torch.addmv(d[:, 0], d, y[0].double()), torch.addr(d, d[:, 0], y[0].double())", (F32,)),
+    ("gemm_int", "", "return i @ i.T, torch.bmm(i[None], i.T[None]), torch.mv(i, i[0]), torch._int_mm(i.to(torch.int8).repeat(5, 4)[:17], i.to(torch.int8).T.repeat(4, 1).contiguous()[:32, :8])", (F32,)),
+    ("gemm_complex", "", "c = torch.complex(x, y)\nreturn torch.view_as_real(c @ c.T), torch.view_as_real(torch.bmm(c[None], c.T[None].conj())), torch.view_as_real(torch.addmm(c[:, :4], c, c.T))", (F32,)),
+    ("gemm_half", "", "return x @ y.T, torch.baddbmm(x[None, :, :4], x[None], y.T[None], beta=0.5, alpha=2.0), torch.nn.functional.linear(x, y, y[:, 0])", ("float16", "bfloat16")),
+    ("conv_float64", "self.c = torch.nn.Conv2d(3, 4, 3, padding=1)\nself.t = torch.nn.ConvTranspose1d(3, 2, 4, stride=2)", "return self.c(z), self.t(z[:, :, 0])", ("float64",)),
+    ("conv_half_3d", "self.c = torch.nn.Conv3d(3, 4, 3, padding=1, groups=1)\nself.d = torch.nn.Conv1d(3, 6, 5, groups=3, padding=2)", "return self.c(z[:, :, None].repeat(1, 1, 3, 1, 1)), self.d(z[:, :, 0])", ("float16", "bfloat16")),
+    ("sdpa_float64", "", "q = z[:, :, :4].double()\nk = z[:, :, 4:12].double()\nreturn torch.nn.functional.scaled_dot_product_attention(q, k, k, scale=0.3), torch.nn.functional.scaled_dot_product_attention(q, k, k, attn_mask=torch.randn(4, 8, dtype=torch.float64))", (F32,)),
+    ("sdpa_gqa_half", "", "q = z[:, :, :4].repeat(1, 2, 1, 1)\nk = z[:, :, 4:12]\nreturn torch.nn.functional.scaled_dot_product_attention(q, k, k, enable_gqa=True, is_causal=False), torch.nn.functional.scaled_dot_product_attention(q[:, :3], k, k, attn_mask=(x[:, :8] > 0).view(4, 8), scale=0.25)", ("float16", "bfloat16", F32)),
+    ("matmul_batched_broadcast", "", "return torch.matmul(z, z.transpose(-1, -2)[:1]), torch.einsum('bchw,bcwk->bchk', z, z), torch.matmul(x[None, None], y.T)", (F32, "bfloat16")),
+    ("embedding_padding", "self.e = torch.nn.Embedding(10, 4, padding_idx=0)\nself.b = torch.nn.EmbeddingBag(10, 4, mode='max', padding_idx=1)", "return self.e(i), self.b(i), torch.nn.functional.embedding(i % 4, y, scale_grad_by_freq=True)", (F32, "bfloat16")),
+    ("roll_rot_flip", "", "return torch.roll(x, (1, -2), (0, 1)), torch.rot90(z, 1, (2, 3)), torch.flip(z, (1, 3)), torch.fliplr(x), torch.tril(x, -1), torch.triu(x, 2)", (F32, "bfloat16")),
+    ("norms_inf", "", "return torch.linalg.vector_norm(x, float('inf'), 1), torch.linalg.vector_norm(x, 0.5), torch.cdist(x, y, p=float('inf')), torch.linalg.matrix_norm(x[:, :4], 'nuc'), torch.logit(torch.sigmoid(x), 1e-6), torch.special.erfinv(torch.tanh(x))", (F32,)),
+    ("argmax_half", "", "return x.argmax(1), x.argmin(0), x.max(1), x.min(0, keepdim=True), torch.topk(x, 3, largest=False), torch.sort(x, dim=1, stable=True)", ("float16", "bfloat16")),
+    ("scatter_half", "", "return x.scatter_add(1, i % 8, y), x.scatter_reduce(1, i % 8, y, 'amax', include_self=False), x.index_add(0, torch.tensor([1, 0, 3, 2]), y), torch.gather(x, 1, i % 8)", ("float16", "bfloat16")),
+    ("cumsum_half", "", "return x.cumsum(1), x.cumprod(0), torch.logcumsumexp(x, 0), torch.cummax(x, 1)", ("float16",)),
+    ("interp_half", "", "F = torch.nn.functional\nreturn F.interpolate(z, scale_factor=2, mode='nearest'), F.interpolate(z, size=(5, 7), mode='bilinear', align_corners=True), F.upsample(z, scale_factor=0.5, mode='bicubic'), F.adaptive_avg_pool2d(z, (3, 5)), F.adaptive_max_pool2d(z, 3)", ("float16",)),
+    ("rnn_half", "self.l = torch.nn.LSTM(8, 6, batch_first=True, bidirectional=True)\nself.g = torch.nn.GRU(8, 5, num_layers=2)", "o, _ = self.l(x[None])\np, _ = self.g(x[:, None])\nreturn o, p", ("bfloat16", "float16")),
 ]
 
 

@@ -1486,6 +1486,37 @@ RING: dict[str, ZooModel] = {
     "glm5_next_text": _auto("glm5_next_text"),
     "glm_ocr_text": _auto("glm_ocr_text"),
     "glm_image_text": _auto("glm_image_text"),
+    # Probe 6's dtype corners of the runtime's shims: GEMMs in float64, int64, complex64, float16 and
+    # bfloat16 (mm/addmm/baddbmm/bmm/_int_mm), float64 and half convolutions (2-d, transposed 1-d, 3-d,
+    # grouped), SDPA in float64 with a float mask and in half with grouped-query heads, embedding bags
+    # with a padding index, half topk/stable sort, scatter/gather, scans, adaptive max pool, half RNNs.
+    "op_shapes_13": ZooModel(
+        "self.c = torch.nn.Conv2d(3, 4, 3, padding=1).double()\n"
+        "self.t = torch.nn.ConvTranspose1d(3, 2, 4, stride=2).double()\n"
+        "self.c3 = torch.nn.Conv3d(3, 4, 3, padding=1).half()\n"
+        "self.g = torch.nn.Conv1d(3, 6, 5, groups=3, padding=2).bfloat16()\n"
+        "self.bag = torch.nn.EmbeddingBag(10, 4, mode='max', padding_idx=1)\n"
+        "self.lstm = torch.nn.LSTM(8, 6, batch_first=True, bidirectional=True).bfloat16()",
+        "d = x.double()\ne = y.double()\ni = (x * 4).long().clamp(-8, 8)\nc = torch.complex(x, y)\n"
+        "h = x.half()\nb = x.bfloat16()\nyb = y.bfloat16()\n"
+        "q = z[:, :, :4]\nk = z[:, :, 4:12]\nqh = q.repeat(1, 2, 1, 1).bfloat16()\n"
+        "gemm = (d @ e.T, torch.addmm(d[:, :4], d, e.T), torch.baddbmm(d[None, :, :4], d[None], e.T[None]),"
+        " i @ i.T, torch.bmm(i[None], i.T[None]),"
+        " torch._int_mm(i.to(torch.int8).repeat(5, 4)[:17], i.to(torch.int8).T.repeat(4, 1).contiguous()[:32, :8]),"
+        " torch.view_as_real(c @ c.T), torch.view_as_real(torch.bmm(c[None], c.T[None].conj())),"
+        " (h @ y.half().T).float(), torch.baddbmm(b[None, :, :4], b[None], yb.T[None], beta=0.5, alpha=2.0).float(),"
+        " torch.nn.functional.linear(b, yb, yb[:, 0]).float())\n"
+        "conv = (self.c(z.double()), self.t(z[:, :, 0].double()),"
+        " self.c3(z[:, :, None].repeat(1, 1, 3, 1, 1).half()).float(), self.g(z[:, :, 0].bfloat16()).float())\n"
+        "att = (torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), k.double(), scale=0.3),"
+        " torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), k.double(), attn_mask=(x[:, :8] * 0.5).double()),"
+        " torch.nn.functional.scaled_dot_product_attention(qh, k.bfloat16(), k.bfloat16(), enable_gqa=True).float())\n"
+        "o, _ = self.lstm(b[None])\n"
+        "rest = (self.bag(i.abs() % 10), *torch.topk(h, 3, largest=False), torch.sort(b, dim=1, stable=True).values.float(), torch.sort(b, dim=1, stable=True).indices,"
+        " h.scatter_add(1, i.abs() % 8, y.half()), torch.gather(b, 1, i.abs() % 8).float(), h.cumsum(1), torch.cummax(h, 1)[0],"
+        " torch.nn.functional.adaptive_max_pool2d(z.half(), 3), o.float())\n"
+        "return (*gemm, *conv, *att, *rest)",
+        (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 2e-2, 1e-2),
     # torch.distributions' samplers (probe 5): Gamma (aten::_standard_gamma), Beta and Dirichlet
     # (aten::_sample_dirichlet), Binomial (aten::binomial), drawn through the proxy executor; statistics
     # of 8192 draws (rounded where the standard error is under a fiftieth of a step), as "noise" does.

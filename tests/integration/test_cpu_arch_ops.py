@@ -205,6 +205,40 @@ def test_lstm_layer_matches_torch(rt, hs, reverse, has_biases):
     assert hs.tensor(rets[3]).dtype == torch.uint8
 
 
+def test_lstm_layer_in_bfloat16_matches_torch(rt, hs):
+    """A bfloat16 nn.LSTM on the CPU: the runtime computes in float32 from the bf16 operands and rounds
+    each output once; torch's oneDNN kernel keeps gates and cell in float32 too. Within 2 bf16 ulps of
+    torch's outputs (|h| < 1, |c| a few); one dtype for all operands."""
+    gen = torch.Generator().manual_seed(7)
+    T, B, In, H = 6, 2, 5, 4
+    x = torch.randn(T, B, In, generator=gen).bfloat16()
+    w0, w1 = (torch.randn(4 * H, In, generator=gen) * 0.3).bfloat16(), (torch.randn(4 * H, H, generator=gen) * 0.3).bfloat16()
+    b0, b1 = torch.randn(4 * H, generator=gen).bfloat16(), torch.randn(4 * H, generator=gen).bfloat16()
+    hx, cx = torch.randn(1, B, H, generator=gen).bfloat16(), torch.randn(1, B, H, generator=gen).bfloat16()
+    try:
+        expected = torch.ops.aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, hx, cx, False, [], 2, H, 1, True, False, False,
+                                                   False)
+    except RuntimeError as reason:  # oneDNN without bf16 support on this CPU
+        pytest.skip(f"torch's bf16 LSTM layer is unavailable here: {reason}")
+
+    def call(*tensors):
+        rets = [c_void_p() for _ in range(4)]
+        code = shim(rt, "aoti_torch_cpu_mkldnn_rnn_layer")(
+            *map(hs.of, tensors), c_int32(0), None, c_int64(0), c_int64(2), c_int64(H), c_int64(1), c_int32(1),
+            c_int32(0), c_int32(0), c_int32(0), *map(byref, rets))
+        return code, rets
+
+    code, rets = call(x, w0, w1, b0, b1, hx, cx)
+    assert code == 0, last_error(rt)
+    for got, ref in zip(rets[:3], expected[:3]):
+        got = hs.tensor(got)
+        assert got.dtype == torch.bfloat16 and got.shape == ref.shape
+        ulp = 2.0 ** -7 * ref.float().abs().clamp(min=2.0**-6)
+        assert bool(((got.float() - ref.float()).abs() <= 2 * ulp + 1e-6).all()), (got - ref).abs().max()
+    code, _ = call(x, w0.float(), w1, b0, b1, hx, cx)
+    assert code == INVALID and "one dtype" in last_error(rt)
+
+
 def test_lstm_layer_refuses_training_and_other_modes(rt, hs):
     x, w0, w1 = torch.zeros(2, 1, 3), torch.zeros(8, 3), torch.zeros(8, 2)
     b, hx = torch.zeros(8), torch.zeros(1, 1, 2)

@@ -60,9 +60,34 @@ def test_gemm_errors_leave_out_untouched(rt):
     assert "shapes do not multiply" in rt.lib.shimgen_runtime_last_error().decode()
     assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(ho), h(hb)) == INVALID  # 2x? shapes and overlap
     i = rt.tensor_from_array(np.ones((4, 5), np.int64))
-    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(i), h(hb)) == UNSUPPORTED
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(i), h(hb)) == INVALID  # integer GEMMs exist; mixed ones not
+    assert "one dtype" in rt.lib.shimgen_runtime_last_error().decode()
+    flags = rt.tensor_from_array(np.ones((4, 5), np.bool_))
+    assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), h(flags), h(hb)) == UNSUPPORTED  # torch has no bool GEMM
     assert shim(rt, "aoti_torch_cpu_mm_out")(h(ho), c_void_p(0), h(hb)) == INVALID
     assert (out == 7).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8])
+def test_integer_gemm_matches_torch_with_its_wraparound(rt, hs, dtype):
+    """mm/addmm/bmm of integers (index arithmetic in models: i @ i.T): torch's CPU kernel sums in the
+    dtype's own arithmetic, so large values wrap; exact equality, strided operands, integer alpha/beta."""
+    gen = torch.Generator().manual_seed(3)
+    info = torch.iinfo(dtype)
+    big = torch.randint(max(info.min, -(2**40)), min(info.max, 2**40), (9, 7), generator=gen).to(dtype)
+    small = torch.randint(max(info.min, -50), min(info.max, 50), (7, 12), generator=gen).to(dtype)
+    for a, b in ((big, small[:, ::2]), (big[::2], small.T.contiguous().T[:, :5]), (small.T, small)):
+        out = torch.empty(a.shape[0], b.shape[1], dtype=dtype)
+        assert shim(rt, "aoti_torch_cpu_mm_out")(hs.of(out), hs.of(a), hs.of(b)) == 0, last_error(rt)
+        assert torch.equal(out, torch.mm(a, b)), (dtype, out, torch.mm(a, b))
+        bias = torch.arange(b.shape[1], dtype=dtype)
+        assert shim(rt, "aoti_torch_cpu_addmm_out")(hs.of(out), hs.of(bias), hs.of(a), hs.of(b), c_double(3.0),
+                                                    c_double(2.0)) == 0, last_error(rt)
+        assert torch.equal(out, torch.addmm(bias, a, b, beta=3, alpha=2))
+    batch = torch.stack([big[:4, :7], big[4:8, :7]])
+    out = torch.empty(2, 4, 12, dtype=dtype)
+    assert shim(rt, "aoti_torch_cpu_bmm_out")(hs.of(out), hs.of(batch), hs.of(small.expand(2, 7, 12))) == 0
+    assert torch.equal(out, torch.bmm(batch, small.expand(2, 7, 12)))
 
 
 def test_bmm_into_an_empty_out_with_zero_strides(rt, hs):

@@ -181,6 +181,39 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
   }
 }
 
+// The integer GEMM (torch's CPU mm/addmm/bmm of int8..int64 and uint8): sums of products in the
+// dtype's own wrapping arithmetic (computed modulo 2^64, then truncated: the same bits), alpha and beta
+// taken as integers, as torch's kernel takes its Scalars. No BLAS has one; models use it for index
+// arithmetic on small matrices.
+template <typename T>
+void run_integer_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias, double beta,
+                        double alpha, int64_t rank) {
+  const int64_t first = rank - 2;
+  const int64_t batches = rank == 3 ? out.sizes[0] : 1;
+  const auto ia = static_cast<uint64_t>(static_cast<int64_t>(alpha));
+  const auto ib = static_cast<uint64_t>(static_cast<int64_t>(beta));
+  const T* bp = bias != nullptr ? reinterpret_cast<const T*>(bias->data()) : nullptr;
+  const size_t bd = bias != nullptr ? bias->sizes.size() : 0;
+  const int64_t rs = bd == 2 && bias->sizes[0] != 1 ? bias->strides[0] : 0;
+  const int64_t cs = bd >= 1 && bias->sizes[bd - 1] != 1 ? bias->strides[bd - 1] : 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    const Matrix<T> o = matrix_of<T>(out, first, b), x = matrix_of<T>(a, first, b), y = matrix_of<T>(m, first, b);
+    for (int64_t i = 0; i < o.rows; ++i)
+      for (int64_t j = 0; j < o.cols; ++j) {
+        uint64_t sum = 0;
+        for (int64_t k = 0; k < x.cols; ++k)
+          sum += static_cast<uint64_t>(static_cast<int64_t>(x.at(i, k))) * static_cast<uint64_t>(static_cast<int64_t>(y.at(k, j)));
+        uint64_t r = ia * sum;
+        if (bp != nullptr && beta != 0.0) r += ib * static_cast<uint64_t>(static_cast<int64_t>(bp[i * rs + j * cs]));
+        o.at(i, j) = static_cast<T>(r);
+      }
+  }
+}
+
+bool is_integer_dtype(int32_t dtype) {
+  return dtype == kUInt8 || dtype == kInt8 || dtype == kInt16 || dtype == kInt32 || dtype == kInt64;
+}
+
 // The regions [lo, hi) of bytes two tensors address (0, 0 when empty).
 std::pair<const char*, const char*> extent(const Tensor& t) {
   const int64_t span = span_elements(t.sizes, t.strides);
@@ -198,10 +231,12 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
                       AtenTensorHandle bias_h, double beta, double alpha, int64_t rank) {
   return guarded(op, [&] {
     // float32 and float64 through the BLAS; bfloat16 and float16 as torch's CPU GEMM computes them:
-    // float32 operands, float32 accumulation, one rounding of the result.
+    // float32 operands, float32 accumulation, one rounding of the result; integers in their own
+    // wrapping arithmetic.
     auto operand = [](AtenTensorHandle h, const char* what) -> const Tensor& {
       const Tensor* t = unwrap(h, what);
-      return is_half_dtype(t->dtype) && t->storage->device_type == kCPU ? *t : float_tensor(h, what);
+      const bool narrow = is_half_dtype(t->dtype) || is_integer_dtype(t->dtype);
+      return narrow && t->storage->device_type == kCPU ? *t : float_tensor(h, what);
     };
     const Tensor& out = operand(out_h, "out");
     const Tensor& a = operand(self_h, bias_h ? "mat1" : "self");
@@ -237,6 +272,16 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
       run_matmul<float>(out, a, m, bias, beta, alpha, rank);
     } else if (out.dtype == kFloat64) {
       run_matmul<double>(out, a, m, bias, beta, alpha, rank);
+    } else if (out.dtype == kInt64) {
+      run_integer_matmul<int64_t>(out, a, m, bias, beta, alpha, rank);
+    } else if (out.dtype == kInt32) {
+      run_integer_matmul<int32_t>(out, a, m, bias, beta, alpha, rank);
+    } else if (out.dtype == kInt16) {
+      run_integer_matmul<int16_t>(out, a, m, bias, beta, alpha, rank);
+    } else if (out.dtype == kInt8) {
+      run_integer_matmul<int8_t>(out, a, m, bias, beta, alpha, rank);
+    } else if (out.dtype == kUInt8) {
+      run_integer_matmul<uint8_t>(out, a, m, bias, beta, alpha, rank);
     } else {
       const auto wide_a = widened(a), wide_m = widened(m);
       const auto wide_bias = bias != nullptr ? widened(*bias) : nullptr;

@@ -2,8 +2,10 @@
 // CPU (torch/_decomp's one_layer_lstm_mkldnn: input [T, B, I] contiguous, hx/cx [1, B, H],
 // weight0 = w_ih [4H, I], weight1 = w_hh [4H, H], weight2/3 = b_ih/b_hh [4H], gates i, f, g, o).
 // Outputs: ret0 y [T, B, H], ret1 hy and ret2 cy [1, B, H], all contiguous; ret3 the workspace,
-// which only training reads: an empty uint8 tensor here (train must be 0). float32; the GEMMs go
-// through the runtime's BLAS (cpu_kernels.h).
+// which only training reads: an empty uint8 tensor here (train must be 0). float32, and bfloat16 (a
+// bf16 nn.LSTM on the CPU): computed in float32 from the widened operands, each output rounded once to
+// bfloat16 (torch's oneDNN kernel also keeps its gates and cell in float32). The GEMMs go through the
+// runtime's BLAS (cpu_kernels.h).
 #include <cmath>
 
 #include "cpu_op.h"
@@ -94,17 +96,31 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(
                     "weight0 must be [4H, I] and weight1 [4H, H]");
     SHIMGEN_REQUIRE(!has_biases || (b_ih->sizes == std::vector<int64_t>{4 * H} && b_hh->sizes == b_ih->sizes),
                     "weight2 and weight3 must be [4H]");
+    const int32_t dtype = x.dtype;
     for (const Tensor* t : {&x, &w_ih, &w_hh, b_ih, b_hh, &hx, &cx}) {
-      if (t != nullptr && t->dtype != kFloat32)
-        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "mkldnn_rnn_layer: only float32 is supported, got dtype code " +
-                                                    std::to_string(t->dtype));
+      if (t != nullptr && (t->dtype != kFloat32 && t->dtype != kBFloat16))
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("mkldnn_rnn_layer: only float32 and bfloat16 are supported, got ") +
+                                                    scalar_type_name(t->dtype));
+      SHIMGEN_REQUIRE(t == nullptr || t->dtype == dtype, "mkldnn_rnn_layer: input, weights and states must have one dtype");
     }
     const std::vector<int64_t> y_sizes{x.sizes[0], B, H}, h_sizes{1, B, H};
     auto y = empty_tensor(y_sizes, contiguous_strides_of(y_sizes), kFloat32, kCPU, -1);
     auto hy = empty_tensor(h_sizes, contiguous_strides_of(h_sizes), kFloat32, kCPU, -1);
     auto cy = empty_tensor(h_sizes, contiguous_strides_of(h_sizes), kFloat32, kCPU, -1);
     auto workspace = empty_tensor({0}, {1}, kUInt8, kCPU, -1);
-    lstm(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse != 0, *y, *hy, *cy);
+    if (dtype == kFloat32) {
+      lstm(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse != 0, *y, *hy, *cy);
+    } else {  // bfloat16: float32 operands, outputs rounded once
+      const auto wide = [](const Tensor* t) { return t != nullptr ? widened(*t) : nullptr; };
+      const auto fx = widened(x), fih = widened(w_ih), fhh = widened(w_hh), fhx = widened(hx), fcx = widened(cx);
+      const auto fbi = wide(b_ih), fbh = wide(b_hh);
+      lstm(*fx, *fih, *fhh, fbi.get(), fbh.get(), *fhx, *fcx, reverse != 0, *y, *hy, *cy);
+      for (auto* slot : {&y, &hy, &cy}) {
+        auto narrow = empty_tensor((*slot)->sizes, (*slot)->strides, kBFloat16, kCPU, -1);
+        store_narrowed(**slot, *narrow);
+        *slot = std::move(narrow);
+      }
+    }
     *ret0 = wrap(std::move(y));
     *ret1 = wrap(std::move(hy));
     *ret2 = wrap(std::move(cy));
