@@ -112,9 +112,6 @@ inline double uniform_double(std::mt19937_64& e) { return static_cast<double>(e(
 // the strided layout and the CPU device checked, errors naming `op`. random.cpp.
 std::unique_ptr<Tensor> new_random_tensor(const char* op, const int64_t* size, int64_t size_len, const int32_t* dtype,
                                           const int32_t* layout, const int32_t* device);
-// A Gamma(alpha, 1) draw as torch's CPU kernel keeps it: at least T's smallest normal; alpha <= 0 or
-// NaN draws that, an infinite alpha inf (float, double). standard_gamma.cpp; the caller holds random_mutex().
-template <class T> T gamma_draw(double alpha, std::mt19937_64& e);
 // A standard normal draw (Box-Muller on two uniforms); the caller holds random_mutex().
 inline double normal_double(std::mt19937_64& e) {
   const double u1 = 1.0 - uniform_double(e), u2 = uniform_double(e);  // u1 in (0, 1]: log is finite

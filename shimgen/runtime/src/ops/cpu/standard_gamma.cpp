@@ -12,8 +12,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
 
-namespace shimgen::rt::cpu {
+namespace {
 
+// A Gamma(alpha, 1) draw kept at least T's smallest normal; the caller holds random_mutex().
 template <class T> T gamma_draw(double alpha, std::mt19937_64& engine) {
   double v = 0.0;
   if (alpha == std::numeric_limits<double>::infinity()) v = alpha;
@@ -21,10 +22,8 @@ template <class T> T gamma_draw(double alpha, std::mt19937_64& engine) {
   const T drawn = static_cast<T>(v);
   return drawn > std::numeric_limits<T>::min() ? drawn : std::numeric_limits<T>::min();
 }
-template float gamma_draw<float>(double, std::mt19937_64&);
-template double gamma_draw<double>(double, std::mt19937_64&);
 
-}  // namespace shimgen::rt::cpu
+}  // namespace
 
 namespace shimgen::rt::proxy_ops {
 
