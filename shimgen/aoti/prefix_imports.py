@@ -209,8 +209,8 @@ def _image_end(path: Path, where: str) -> int:
     try:
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             return image_end(mapped, where)
-    except NoSections:  # sstrip'ed (never AOTInductor's output): only LIEF reads it, the whole file
-        return parse_elf(path, where).eof_offset
+    except NoSections:  # sstrip'ed (never AOTInductor's output): parse_elf refuses the whole file next
+        return path.stat().st_size
     except (OSError, ValueError) as exc:
         raise InputError(f"{where}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -132,6 +132,20 @@ def test_truncated_library_is_refused(tmp_path, consumer):
     assert done.returncode == 2 and "truncated" in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
+def test_library_without_section_headers_is_refused(tmp_path, consumer):
+    # sstrip'ed: no section header table (e_shoff, e_shnum, e_shstrndx zeroed). The image's extent
+    # cannot be read from sections, and the rewrite needs them: one line, no output.
+    data = bytearray(consumer.read_bytes())
+    data[0x28:0x30] = bytes(8)
+    data[0x3C:0x40] = bytes(4)
+    stripped = tmp_path / "stripped.so"
+    stripped.write_bytes(bytes(data))
+    out = tmp_path / "out.so"
+    done = _shimgen("prefix-imports", str(stripped), "-o", str(out), "-c", str(_config(tmp_path)))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "not a readable ELF shared object" in done.stderr and not out.exists(), done.stderr
+
+
 def test_pt2_without_a_model_and_failed_pt2_rewrite_leave_no_file(tmp_path, consumer):
     empty = tmp_path / "empty.pt2"
     with zipfile.ZipFile(empty, "w") as archive:
