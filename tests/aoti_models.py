@@ -46,15 +46,32 @@ DTYPE_MODELS: dict[str, tuple[str, list[tuple[tuple[int, ...], str]]]] = {
                    [((8, 16), "bfloat16"), ((8, 16), "float16")]),
 }
 
+# name -> (parameter shapes, forward source, input shapes, absolute tolerance against eager): models
+# with weights, compiled only when named (``compile OUT_DIR mmap_weights``) and with
+# aot_inductor.force_mmap_weights, so that AOTInductor appends the weights to the model .so after
+# its ELF image, 16 KiB-aligned, as it does by itself for weights over 2 GB, instead of linking them
+# in. 65 KiB of weights: the overlay spans several 16 KiB blocks.
+MMAP_MODELS: dict[str, tuple[dict[str, tuple[int, ...]], str, list[tuple[int, ...]], float]] = {
+    "mmap_weights": ({"w": (64, 256), "b": (256,)}, "return (x * self.w + self.b).sin()", [(64, 256)], 1e-6),
+}
+
 
 def _module(name: str):
     import torch
 
-    body, shapes = (DTYPE_MODELS[name][0], DTYPE_MODELS[name][1]) if name in DTYPE_MODELS else MODELS[name][:2]
+    if name in MMAP_MODELS:
+        body, shapes = MMAP_MODELS[name][1], MMAP_MODELS[name][2]
+    elif name in DTYPE_MODELS:
+        body, shapes = DTYPE_MODELS[name][0], DTYPE_MODELS[name][1]
+    else:
+        body, shapes = MODELS[name][:2]
     args = ", ".join(ARGS[: len(shapes)])
     namespace: dict = {"torch": torch}
     exec(f"class M(torch.nn.Module):\n    def forward(self, {args}):\n        {body}\n", namespace)
-    return namespace["M"]()
+    module = namespace["M"]()
+    for parameter, shape in (MMAP_MODELS[name][0] if name in MMAP_MODELS else {}).items():
+        module.register_parameter(parameter, torch.nn.Parameter(torch.randn(*shape), requires_grad=False))
+    return module
 
 
 def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device: str = "cpu") -> None:
@@ -69,14 +86,15 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device:
         if name in DTYPE_MODELS:
             _compile_half(out_dir, name, device)
             continue
-        _, shapes, _ = MODELS[name]
+        shapes = MMAP_MODELS[name][2] if name in MMAP_MODELS else MODELS[name][1]
         module = _module(name)
         inputs = tuple(torch.randn(*shape) for shape in shapes)
         with torch.no_grad():
             eager = module(*inputs)
         outputs = eager if isinstance(eager, tuple) else (eager,)
         program = torch.export.export(module, inputs)
-        torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
+        with inductor_config.patch({"aot_inductor.force_mmap_weights": name in MMAP_MODELS}):
+            torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
         for i, tensor in enumerate(inputs):
             np.save(out_dir / f"{name}.in{i}.npy", tensor.numpy())
         for i, tensor in enumerate(outputs):

@@ -11,7 +11,6 @@ output is checked before it is moved into place, so a failed rewrite never leave
 
 from __future__ import annotations
 
-import mmap
 import os
 import stat
 import tempfile
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shimgen.aoti.localize import localize_cxx_runtime, verify_localized
+from shimgen.aoti.overlay import append_overlay, image_alone
 from shimgen.aoti.package import (
     MODEL_SO_LIMIT,
     check_source_and_output,
@@ -174,6 +174,15 @@ def parse_elf(path: Path, where: str):
     return binary
 
 
+def parse_image(path: Path, where: str):
+    """``parse_elf`` of an ELF image alone (overlay.image_alone), refused when LIEF finds data after it:
+    then the image's extent by its headers and LIEF's disagree, and cutting there would lose bytes."""
+    binary = parse_elf(path, where)
+    if binary.has_overlay:
+        raise InputError(f"{where}: corrupt: data after the ELF image that its headers do not describe")
+    return binary
+
+
 def _symbols(binary) -> list[DynSymbol]:
     result = []
     for symbol in binary.dynamic_symbols:
@@ -196,70 +205,12 @@ Verifier = Callable[[Path, str], None]
 """Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
 
 
-OVERLAY_ALIGN = 1 << 14
-"""AOTInductor appends weights over 2 GB to the model .so, outside every segment, at a 16 KiB-aligned
-offset it checks when it maps them back (model_base.h: "weights_offset must be aligned to 16K
-boundary")."""
-
-
-def _image_end(path: Path, where: str) -> int:
-    """Where ``path``'s ELF image ends (shimgen.binary.elf.image_end, read through a mapping)."""
-    from shimgen.binary.elf import NoSections, image_end
-
-    try:
-        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return image_end(mapped, where)
-    except NoSections:  # sstrip'ed (never AOTInductor's output): parse_elf refuses the whole file next
-        return path.stat().st_size
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{where}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-
-
-def _copy_range(source: Path, start: int, size: int | None, target, where: str) -> None:
-    """Stream ``size`` bytes (None: to the end) of ``source`` from ``start`` into the open ``target``."""
-    with source.open("rb") as src:
-        src.seek(start)
-        left = size
-        while left is None or left > 0:
-            chunk = src.read(1 << 24 if left is None else min(left, 1 << 24))
-            if not chunk:
-                if left:
-                    raise InputError(f"{where}: the file is shorter than its ELF image")
-                return
-            target.write(chunk)
-            if left is not None:
-                left -= len(chunk)
-
-
-def _append_overlay(source: Path, image_size: int, target: Path, where: str) -> None:
-    """Append the source's overlay (everything after its ELF image: AOTInductor's padding, then its
-    weights) to the rewritten image, at the same offset modulo 16 KiB as in the source: LIEF's rewrite
-    grows the image in front of it. Zero bytes go between the image and the overlay, which nothing
-    addresses by offset but its own reader (the weights, by their distance from the end of the file)."""
-    try:
-        with target.open("ab") as dst:
-            dst.write(bytes((image_size - dst.tell()) % OVERLAY_ALIGN))
-            _copy_range(source, image_size, None, dst, where)
-    except OSError as exc:
-        raise InputError(f"cannot write {target}: {exc.strerror}") from None
-
-
 def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
                 provided: frozenset[str] | None, where: str, verify: Verifier | None) -> MemberResult:
-    # LIEF holds several copies of what it parses: it gets the ELF image alone, and the overlay
-    # (gigabytes of weights) is streamed from the source after it, so memory follows the image.
-    image_size = _image_end(source, where)
-    image = source
-    if image_size < source.stat().st_size:
-        image = target.with_name(target.name + ".image")
-        try:
-            with image.open("wb") as handle:
-                _copy_range(source, 0, image_size, handle, where)
-        except OSError as exc:
-            raise InputError(f"cannot write {image}: {exc.strerror}") from None
-    binary = parse_elf(image, where)
-    if binary.has_overlay:  # the image's extent and LIEF's disagree: never cut what LIEF reads
-        raise InputError(f"{where}: corrupt: data after the ELF image that its headers do not describe")
+    # LIEF gets the ELF image alone, and the overlay (gigabytes of weights) is streamed from the
+    # source after it, so memory follows the image.
+    image, image_size = image_alone(source, target.with_name(target.name + ".image"), where)
+    binary = parse_image(image, where)
     plan = plan_renames(_symbols(binary), shims, prefix, where=where)
     wanted = dict(plan.renames)
     for symbol in binary.dynamic_symbols:
@@ -275,7 +226,7 @@ def _rewrite_so(source: Path, target: Path, prefix: str, shims: Shims,
     del written
     if image != source:
         image.unlink()
-        _append_overlay(source, image_size, target, where)
+    append_overlay(source, image_size, target, where)
     os.chmod(target, stat.S_IMODE(source.stat().st_mode) or 0o755)
     if verify is not None:  # check-symbols reads through a mapping: the whole file, overlay included
         verify(target, where)

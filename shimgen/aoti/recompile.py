@@ -4,7 +4,10 @@ A ``.pt2`` ships the generated ``wrapper.cpp`` and ``kernel.cpp`` next to the ``
 with a comment holding the exact compile command torch used. Recompiling them with the generated
 ``export.h`` force-included (``-include``) and ``-D<macro>=<prefix>`` renames every shim call at
 the preprocessor level: the same macro mechanism the runtime itself is built with, applied to code
-nobody here wrote. The model's constants blob is taken byte-for-byte from the original ``.so``.
+nobody here wrote. The model's constants blob is taken byte-for-byte from the original ``.so``, and so
+is whatever follows its ELF image: the weights AOTInductor appends to the file (over 2 GB, or with
+``force_mmap_weights``; shimgen.aoti.overlay), re-appended to the relinked ``.so`` where the model
+finds them.
 
 The recorded command is data, never run: compile_command.py keeps only allow-listed flags, and the
 compiler is the user's. ``package_sources`` is pure; ``recompile`` is the I/O edge (zip, compiler, files).
@@ -23,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from shimgen.aoti.compile_command import vetted_flags
+from shimgen.aoti.compile_command import CompileFlags, vetted_flags
+from shimgen.aoti.overlay import append_overlay, check_self_mapped, image_alone
 from shimgen.aoti.package import (
+    MODEL_SO_LIMIT,
     check_source_and_output,
     extract_member,
     model_members,
@@ -33,7 +38,7 @@ from shimgen.aoti.package import (
     read_text_member,
     write_package,
 )
-from shimgen.aoti.prefix_imports import parse_elf, read_dynamic_symbols, verify_imports
+from shimgen.aoti.prefix_imports import checker, parse_image, read_dynamic_symbols, verify_imports
 from shimgen.binary.magic import ZIP_MAGIC
 from shimgen.builder import process
 from shimgen.errors import InputError
@@ -46,6 +51,8 @@ log = logging.getLogger(__name__)
 
 CONSTANTS_START = "_binary_constants_bin_start"
 CONSTANTS_END = "_binary_constants_bin_end"
+SELF_MAPPED = "-DUSE_MMAP_SELF"
+"""The define of a model that maps its weights from the end of its own .so (torch's cpp_builder)."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,10 @@ def _torch_include_dirs() -> list[str]:
     return [f"-I{root}", f"-I{root / 'torch/csrc/api/include'}"] if root.is_dir() else []
 
 
-def _constants_blob(so_path: Path, where: str) -> bytes:
-    """The bytes between _binary_constants_bin_start and _end in the original .so (empty if none)."""
-    binary = parse_elf(so_path, where)
+def _constants_blob(image: Path, where: str) -> bytes:
+    """The bytes between _binary_constants_bin_start and _end in the original .so's ELF image (empty
+    if none)."""
+    binary = parse_image(image, where)
     found = {s.name: s.value for s in binary.dynamic_symbols if s.name in (CONSTANTS_START, CONSTANTS_END)}
     if len(found) != 2:
         return b""
@@ -115,12 +123,16 @@ def recompile(source: Path, output: Path, config: Config, *, compiler: str | Non
     with archive, tempfile.TemporaryDirectory(prefix=".shimgen-recompile-", dir=output.parent) as scratch:
         work = Path(scratch).resolve()  # the tools run inside it
         member, cpps = package_sources([i.filename for i in archive.infolist()], where)
+        sources = _stage_sources(archive, cpps, work, where)
         header = _write_header(work / header_name, config, shims)
-        assembly = _stage_constants(archive, member, work, f"{where}:{member}")
+        self_mapped = any(f.partition("=")[0] == SELF_MAPPED for _, _, flags in sources for f in flags.flags)
+        original, image_size = _stage_constants(archive, member, work, f"{where}:{member}", self_mapped)
         extra = [f"-include{header}", f"-D{config.macro}={config.prefix}", *_torch_include_dirs()]
-        linked = _compile_and_link(archive, cpps, assembly, work, extra, compiler_command(compiler), where)
+        linked = _compile_and_link(sources, work / "constants.S", work, extra, compiler_command(compiler))
         label = f"{output.name} (recompiled {member})"
-        imports = _verify(linked, label, config, shims)
+        imports = _verify_imports(linked, label, config, shims)  # LIEF reads the linked image alone
+        append_overlay(original, image_size, linked, f"{where}:{member}")  # the appended weights, if any
+        checker(config, shims)(linked, label)  # check-symbols reads through a mapping: the whole file
         _publish(archive, member, linked, work, output)
     return RecompileResult(source, output, member, tuple(cpps), imports)
 
@@ -163,27 +175,44 @@ def _write_header(header: Path, config: Config, shims: ShimSet) -> Path:
     return header
 
 
-def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: str) -> Path:
-    """The original .so's constants blob, and an assembly file that defines it again."""
-    original = extract_member(archive, member, work / "original.so", where)
-    blob = work / "constants.bin"
-    blob.write_bytes(_constants_blob(original, where))
-    assembly = work / "constants.S"
-    assembly.write_text(_blob_assembly(blob))
-    return assembly
-
-
-def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: Path, work: Path,
-                      extra: Sequence[str], cxx: Sequence[str], where: str) -> Path:
-    """Compile every source at once with the vetted recorded flags plus ``extra``, then link the model.
-
-    Every tool runs in the scratch directory, so a relative name in an allowed flag stays inside it."""
-    objects, jobs, openmp = [], [], False
-    for index, name in enumerate(cpps):
+def _stage_sources(archive: zipfile.ZipFile, cpps: Sequence[str], work: Path,
+                   where: str) -> list[tuple[str, Path, CompileFlags]]:
+    """Each generated .cpp (its member name) written to the scratch directory, with the vetted flags
+    it records: all refused or accepted before anything is compiled."""
+    sources = []
+    for name in cpps:
         cpp = work / PurePosixPath(name).name
         text = read_text_member(archive, name, where)
         cpp.write_text(text)
-        command = vetted_flags(text, f"{where}:{name}")
+        sources.append((name, cpp, vetted_flags(text, f"{where}:{name}")))
+    return sources
+
+
+def _stage_constants(archive: zipfile.ZipFile, member: str, work: Path, where: str,
+                     self_mapped: bool) -> tuple[Path, int]:
+    """The original .so and where its ELF image ends; its constants blob, read from the image alone,
+    and ``constants.S``, which defines the blob again. A model that maps its weights from the end of
+    its file (``self_mapped``) must hold them there as its blob says: else refused, nothing built."""
+    original = extract_member(archive, member, work / "original.so", where, MODEL_SO_LIMIT)
+    image, image_size = image_alone(original, work / "original.image.so", where)
+    constants = _constants_blob(image, where)
+    if image != original:
+        image.unlink()
+    if self_mapped:
+        check_self_mapped(constants, original, image_size, where)
+    blob = work / "constants.bin"
+    blob.write_bytes(constants)
+    (work / "constants.S").write_text(_blob_assembly(blob))
+    return original, image_size
+
+
+def _compile_and_link(sources: Sequence[tuple[str, Path, CompileFlags]], assembly: Path, work: Path,
+                      extra: Sequence[str], cxx: Sequence[str]) -> Path:
+    """Compile every source at once with its vetted recorded flags plus ``extra``, then link the model.
+
+    Every tool runs in the scratch directory, so a relative name in an allowed flag stays inside it."""
+    objects, jobs, openmp = [], [], False
+    for index, (name, cpp, command) in enumerate(sources):
         log.debug("%s: the package recorded compiler %r (not run; using %s)", name, command.recorded_compiler,
                   shlex.join(cxx))
         openmp = openmp or "-fopenmp" in command.flags
@@ -212,16 +241,13 @@ def _compile_and_link(archive: zipfile.ZipFile, cpps: Sequence[str], assembly: P
     return linked
 
 
-def _verify(linked: Path, label: str, config: Config, shims: ShimSet) -> tuple[str, ...]:
-    """The checks prefix-imports makes: only prefixed shim imports, each one the runtime provides."""
-    from shimgen.aoti.prefix_imports import checker
+def _verify_imports(linked: Path, label: str, config: Config, shims: ShimSet) -> tuple[str, ...]:
+    """The imports check prefix-imports makes: only prefixed shim imports, each one the runtime provides."""
     from shimgen.project.shims import shim_matcher
 
     provided = frozenset(s.prefixed for s in shims.shims)
-    imports = verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix,
-                             provided, where=label)
-    checker(config, shims)(linked, label)
-    return imports
+    return verify_imports(read_dynamic_symbols(linked, label), shim_matcher(config, shims), config.prefix,
+                          provided, where=label)
 
 
 def _publish(archive: zipfile.ZipFile, member: str, linked: Path, work: Path, output: Path) -> None:
