@@ -97,3 +97,19 @@ def cpu_runtime(tmp_path_factory, private_runtime_cache) -> BuiltRuntime:
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     build_dir = project / "build" / "shimgen"
     return BuiltRuntime(read_artifacts(build_dir)[0], build_dir, project, completed.stdout)
+
+
+@pytest.fixture(scope="session")
+def cpu_runtime_with_tests(tmp_path_factory):
+    """The bundled runtime without CUDA and with its native test programs
+    (SHIMGEN_RUNTIME_BUILD_TESTS=ON; their paths in shimgen-tests.txt): one build per session for
+    every test that drives those programs (test_runtime.py, test_aoti_zoo.py). A BuildResult."""
+    from shimgen.builder.builder import BuildOptions, build
+    from shimgen.project.config import load_config
+    from shimgen.resources import default_config
+
+    result = build(load_config(default_config()),
+                   BuildOptions(tmp_path_factory.mktemp("runtime-cpu-tests"), cuda="off", jobs=2,
+                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
+    assert result.check.exit_code == 0, result.check.text
+    return result

@@ -22,9 +22,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
 
-from shimgen.builder.builder import BuildOptions, build  # noqa: E402
-from shimgen.project.config import load_config  # noqa: E402
-from shimgen.resources import default_config  # noqa: E402
 from tests.aoti_helpers import BASELINE, prefix_imports_cli, run_beside_libtorch, torch_lib_dir  # noqa: E402
 
 LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
@@ -36,12 +33,8 @@ def zoo() -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def zoo_runtime(tmp_path_factory) -> Path:
-    result = build(load_config(default_config()),
-                   BuildOptions(tmp_path_factory.mktemp("zoo-runtime"), cuda="off", jobs=2,
-                                cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
-    assert result.check.exit_code == 0, result.check.text
-    return result.artifacts[0].path
+def zoo_runtime(cpu_runtime_with_tests) -> Path:
+    return cpu_runtime_with_tests.artifacts[0].path
 
 
 @pytest.fixture(scope="session")

@@ -37,12 +37,8 @@ def _tests_listing(build_dir: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    build_dir = tmp_path_factory.mktemp("runtime-cpu")
-    config = load_config(default_config())
-    result = build(config, BuildOptions(build_dir, cuda="off", jobs=2, cache=(("SHIMGEN_RUNTIME_BUILD_TESTS", "ON"),)))
-    assert result.check.exit_code == 0, result.check.text
-    return result
+def built(cpu_runtime_with_tests):
+    return cpu_runtime_with_tests
 
 
 @pytest.fixture(scope="module")
