@@ -94,6 +94,11 @@ lib = os.path.join(os.path.dirname(torch.__file__), "lib")
 for name in ("libtorch_cpu.so", "libtorch_cuda.so"):
     if os.path.exists(os.path.join(lib, name)) and not os.environ.get("SHIMGEN_LOADER_LOCAL"):  # control
         ctypes.CDLL(os.path.join(lib, name), mode=ctypes.RTLD_GLOBAL)
+# As the compiling child computed eager (tests/aoti_zoo.py): float32 convolutions and GEMMs without
+# TF32, which torch allows cuDNN by default (with it on, torch's loader put LeViT's package 0.046 off
+# eager and EfficientNet's 0.121).
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
 runner = torch._inductor.aoti_load_package(sys.argv[1])
 outs = runner(*[torch.from_numpy(np.load(p)).to(sys.argv[2]) for p in sys.argv[4:]])
 for i, o in enumerate(outs if isinstance(outs, (list, tuple)) else [outs]):

@@ -10,7 +10,8 @@ import numpy as np
 from shimgen.aoti.capi import int64_array
 
 CPU, CUDA = 0, 1
-CODES = {np.dtype(np.float32): 6, np.dtype(np.float16): 5, np.dtype(np.int64): 4}
+CODES = {np.dtype(np.float32): 6, np.dtype(np.float16): 5, np.dtype(np.int64): 4, np.dtype(np.complex128): 10,
+         np.dtype(np.bool_): 11}
 DTYPES = {code: dtype for dtype, code in CODES.items()}
 
 

@@ -269,3 +269,43 @@ def test_flash_attention_outputs(cuda):
     assert fn(dq, dk, dv, 0.1, 1, 0, None, byref(r0), byref(r1), byref(r2), byref(r3), byref(m_out), byref(n_out),
               byref(r6), byref(r7), byref(r8)) == 3  # dropout: unsupported
     _free(rt, dq, dk, dv, *[x.value for x in (r0, r1, r6, r7, r8)])
+
+
+def test_zero_fills_dense_buffers_on_the_caller_stream_and_views_alone(cuda):
+    """aoti_torch_zero_ on device tensors: AOTInductor's CUDA wrapper zeroes a buffer with it before a
+    kernel that accumulates into it (falcon_h1 imports it). A dense tensor is one memset, queued on the
+    caller's stream; a gapped view zeroes its own elements and none between them."""
+    rt, kit = cuda.rt, cuda.kit
+    zero = op(rt, "aoti_torch_zero_", H)
+    for dtype in (np.float32, np.float16, np.int64, np.complex128, np.bool_):
+        values = (np.arange(1, 25).reshape(4, 6) % 7 + 1).astype(dtype)
+        dense = to_device(rt, values)
+        transposed = to_device(rt, values, [1, 4])  # dense, column-major
+        for handle in (dense, transposed):
+            assert zero(handle) == 0, rt.last_error()
+            got = to_host(rt, handle)
+            assert got.dtype == values.dtype and not got.any(), (dtype, got)
+        _free(rt, dense, transposed)
+    base = np.arange(1, 49, dtype=np.float32).reshape(6, 8)
+    whole = to_device(rt, base)
+    gapped = view(rt, whole, [2, 3], [16, 3], offset=8)  # rows 1 and 3, columns 0, 3, 6
+    assert zero(gapped) == 0, rt.last_error()
+    expected = base.copy()
+    expected[1:5:2, ::3] = 0
+    np.testing.assert_array_equal(to_host(rt, whole), expected)
+    _free(rt, gapped, whole)
+
+    busy = cuda.stream()
+    buffer = to_device(rt, np.ones(1 << 20, np.float32))
+    guard = rt.caller_stream_guard(busy)
+    assert kit.tk_stream_sync(busy) == 0
+    assert kit.tk_spin(busy, 300_000_000) == 0
+    start = time.perf_counter()
+    assert zero(buffer) == 0, rt.last_error()
+    returned = time.perf_counter() - start
+    assert kit.tk_stream_query(busy) == NOT_READY  # queued behind the spin
+    result = to_host(rt, buffer)  # D2H on the caller stream: after the spin and the memset
+    rt.end_caller_stream_guard(guard)
+    assert returned < 0.15, f"zero_ blocked the host for {returned:.3f} s"
+    assert not result.any()
+    _free(rt, buffer)

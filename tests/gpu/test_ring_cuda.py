@@ -44,6 +44,11 @@ NAMES = ["top_p", "decode_counts", "scans", "order_stats", "searchsorted", "embe
          "stft_istft"]
 # cuBLAS and torch's CUDA kernels sum in other orders than the host-staged CPU ops: a float32 floor.
 CUDA_ATOL = 5e-5
+# Models whose outputs move by more than that when only the order of a sum changes (deep stacks of
+# convolutions and batch norms with random weights), measured against eager CUDA with TF32 off:
+# EfficientNet (initializer_range 0.65, outputs up to 1.8) 1.4e-4 on the H200, LeViT 1.1e-4 on an
+# H100 (cuBLAS im2col against cuDNN, both float32).
+CUDA_TOLERANCE = {"efficientnet": 1e-3, "levit": 1e-3}
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the
 # GPU session's wider sweep. Each model is then one row: refused (the shims prefix-imports names),
 # failed, or matched.
@@ -121,7 +126,7 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
     assert entry.completed.returncode == 0, entry.completed.stdout + entry.completed.stderr
-    tolerance = max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0
+    tolerance = CUDA_TOLERANCE.get(name, max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0)
     expected = [np.load(path) for path in aoti_zoo.expected_of(entry.directory)]
     got = _outputs(entry.out, len(expected))
     for index, (g, w) in enumerate(zip(got, expected)):

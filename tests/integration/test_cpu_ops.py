@@ -244,3 +244,31 @@ def test_clone_of_overlapping_view_matches_torch(rt):
     dense = rt.tensor_from_array(np.zeros((2, 2, 2), np.float32))
     assert shim(rt, "aoti_torch_copy_")(h(dense), view, c_int32(0)) == 0
     assert rt.array_from_tensor(dense).tolist() == expected.tolist()
+
+
+def test_zero_fills_every_dtype_and_only_a_views_own_elements(rt):
+    """aoti_torch_zero_ (AOTInductor's wrapper zeroes buffers with it): dense tensors of every width,
+    a column-major one, a gapped view (the elements between stay), an overlapping one, an empty one."""
+    zero = shim(rt, "aoti_torch_zero_")
+    for dtype in (np.float32, np.float64, np.float16, np.int8, np.int64, np.bool_, np.complex128, np.uint8):
+        values = (np.arange(1, 25).reshape(4, 6) % 7 + 1).astype(dtype)
+        for array in (values, np.asfortranarray(values)):
+            handle = rt.tensor_from_array(array)
+            assert zero(h(handle)) == 0, last_error(rt)
+            assert not array.any(), (dtype, array)
+            rt.delete(h(handle))
+    base = np.arange(1, 49, dtype=np.float32).reshape(6, 8)
+    expected = base.copy()
+    expected[1:5:2, ::3] = 0
+    gapped = rt.tensor_from_array(base[1:5:2, ::3])
+    assert zero(h(gapped)) == 0, last_error(rt)
+    np.testing.assert_array_equal(base, expected)
+    row = np.arange(1, 9, dtype=np.float32)
+    overlapping = rt.tensor_from_array(np.lib.stride_tricks.as_strided(row, (3, 8), (0, 4)))  # one row thrice
+    assert zero(h(overlapping)) == 0, last_error(rt)
+    assert not row.any()
+    empty = rt.tensor_from_array(np.zeros((0, 3), np.float32))
+    assert zero(h(empty)) == 0, last_error(rt)
+    for handle in (gapped, overlapping, empty):
+        rt.delete(h(handle))
+    assert zero(None) == INVALID

@@ -43,6 +43,8 @@ void pinned_free(void* ptr, size_t nbytes) noexcept {
   std::free(ptr);
 }
 
+void zero_block(const View& dst, size_t nbytes) { std::memset(dst.data, 0, nbytes); }
+
 void copy_views(const View& dst, const View& src, const std::vector<int64_t>& sizes, size_t itemsize, bool) {
   // check_device() already refused every non-CPU tensor.
   host_strided_copy(dst.data, dst.strides, src.data, src.strides, sizes, itemsize);

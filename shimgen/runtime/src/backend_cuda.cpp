@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -245,6 +246,16 @@ void* pinned_malloc(size_t nbytes) {
 }
 
 void pinned_free(void* ptr, size_t) noexcept { (void)cudaFreeHost(ptr); }
+
+void zero_block(const View& dst, size_t nbytes) {
+  if (dst.device_type == kCPU) {
+    std::memset(dst.data, 0, nbytes);
+    return;
+  }
+  DeviceScope scope(dst.device_index);
+  // Stream-ordered like a device-to-device copy: the kernel that accumulates next runs after it.
+  check_cuda(cudaMemsetAsync(dst.data, 0, nbytes, stream_for(dst.device_index)), "cudaMemsetAsync");
+}
 
 void copy_views(const View& dst, const View& src, const std::vector<int64_t>& sizes, size_t itemsize,
                 bool non_blocking) {

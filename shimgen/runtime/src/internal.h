@@ -214,6 +214,8 @@ struct View {
 };
 void copy_views(const View& dst, const View& src, const std::vector<int64_t>& sizes, size_t itemsize,
                 bool non_blocking);
+// Zeroes nbytes at dst.data: memset on the host, stream-ordered cudaMemsetAsync on a device.
+void zero_block(const View& dst, size_t nbytes);
 // Strided copy between two host views (used by the CUDA backend for staging too).
 void host_strided_copy(char* dst, const int64_t* dst_strides, const char* src, const int64_t* src_strides,
                        const std::vector<int64_t>& sizes, size_t itemsize) noexcept;

@@ -486,6 +486,23 @@ static void copy_real_to_complex(const Tensor& dst, const Tensor& src, const std
   }
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self) {
+  return guarded(__func__, [&] {
+    const Tensor* t = unwrap(self, "self");
+    check_device(t->storage->device_type, t->storage->device_index);
+    const int64_t n = t->numel();
+    if (n == 0) return;
+    if (non_overlapping_and_dense(t->sizes, t->strides)) {  // strides >= 0: element 0 is the lowest address
+      zero_block(view_of(*t), static_cast<size_t>(n) * t->itemsize());
+      return;
+    }
+    // A gapped or overlapping view: only its own elements, from one zero element broadcast.
+    const std::vector<int64_t> broadcast(t->sizes.size(), 0);
+    alignas(16) char zero[16] = {};  // the widest element (complex128)
+    copy_views(view_of(*t), View{zero, broadcast.data(), kCPU, -1, false}, t->sizes, t->itemsize(), false);
+  });
+}
+
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking) {
   return guarded(__func__, [&] {
     const Tensor* dst = unwrap(self, "self");

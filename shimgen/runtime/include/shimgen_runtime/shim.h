@@ -128,6 +128,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
  * equal dtypes, and src broadcast to self's sizes. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone(AtenTensorHandle self, AtenTensorHandle* ret);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHandle self, AtenTensorHandle* ret);
+// Every element of self set to zero (any device, dtype and strides). AOTInductor's CUDA wrapper
+// zeroes a buffer with it before a kernel that accumulates into it (make_zero_buffer).
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src,
                                                  int32_t non_blocking);
 
