@@ -51,7 +51,7 @@ class ZooModel:
     init: str
     """Body of __init__ after super().__init__() (may be empty): layers are built here."""
     forward: str
-    """Body of forward(self, x, y, z) (as many arguments as inputs)."""
+    """Body of forward(self, x, y, z, w) (as many arguments as inputs)."""
     inputs: tuple[Input, ...]
     atol: float
     """Absolute tolerance against eager torch (float32; inductor's kernels and the runtime's
@@ -100,7 +100,7 @@ ZOO: dict[str, ZooModel] = {
         (Input((2, 16, 32)),), 2e-5),
 }
 
-ARGS = ("x", "y", "z")
+ARGS = ("x", "y", "z", "w")
 
 # What each model's .so imports beyond / short of the 20-shim baseline (tests/integration/test_aoti.py
 # BASELINE), measured on torch 2.13.0 CPU with link_libtorch=False (meta.json records the full set of

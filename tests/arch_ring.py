@@ -1,7 +1,8 @@
 """A wider ring of architectures and op shapes than tests/arch_zoo.py names (issue 22's "hidden rings"):
 more transformers families from small random configs (decoders, MoE, encoder-decoders, speech, vision)
 and the plain-torch shapes models ship (sampling, noise, scans, selections, distances, bags, transposed
-and half-precision convolutions, RNN variants, resampling, norms, index ops).
+and half-precision convolutions, RNN variants, resampling, norms, index ops), and diffusion models from
+diffusers (UNets, VAEs, DiT/MMDiT and video transformers, ControlNet, a sampling loop, schedulers' steps).
 
 Entries are ``ZooModel``s like arch_zoo.ARCH (source text: the compile cache is keyed by it);
 ``aoti_zoo.models()`` includes them. scripts/zoo_cpu.py --ring runs them all beside libtorch and prints
@@ -114,6 +115,27 @@ def q4(name, n, k, dtype, gs=32):
 """
 _Q8 = "torch.ops.aten._weight_int8pack_mm"
 _Q4 = "torch.ops.aten._weight_int4pack_mm_for_cpu"
+
+
+# Diffusion models (Hugging Face diffusers, tiny random configs; diffusers is imported only by the
+# compiling child, from the model's source text). Every all-zero parameter (ControlNet's zero
+# convolutions, adaLN-zero and norm biases) is redrawn small first, so no output is trivially zero.
+# Timesteps come in as integers in [0, 1000) ('index:1000'); models that take a float time scale them.
+_REDRAW_ZEROS = ("\nfor p in self.m.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)")
+_UNET_SMALL = ("block_out_channels=(32, 64), layers_per_block=1, norm_num_groups=8, cross_attention_dim=32,"
+               " attention_head_dim=8")
+_UNET_COND = ("UNet2DConditionModel(" + _UNET_SMALL + ", down_block_types=('CrossAttnDownBlock2D', 'DownBlock2D'),"
+              " up_block_types=('UpBlock2D', 'CrossAttnUpBlock2D'))")
+_LATENTS = Input((2, 4, 16, 16))
+_STEPS = Input((2,), "index:1000")
+_PROMPT = Input((2, 7, 32))
+
+
+def _diffusers(names: str, model: str, forward: str, inputs: tuple, extra: str = "", atol: float = 1e-4,
+               rtol: float = 0.0) -> ZooModel:
+    """A diffusers model ``self.m = <model>`` (its zero parameters redrawn), then ``extra`` lines."""
+    return ZooModel(f"from diffusers import {names}\nself.m = {model}.eval(){_REDRAW_ZEROS}{extra}", forward, inputs,
+                    atol, rtol)
 
 
 RING: dict[str, ZooModel] = {
@@ -1530,6 +1552,241 @@ RING: dict[str, ZooModel] = {
         "return (g.mean() * 2).round(), (b.mean() * 20).round(), k.mean().round(), (w.mean(0) * 16).round(),"
         " (g > 0).all() & (b > 0).all() & (b < 1).all(), x * 2",
         (Input((2, 4)),), 0.0),
+    # ---- diffusion models (diffusers; helpers above) ----
+    # a pixel-space DDPM UNet with self-attention blocks
+    "diffusers_unet2d": _diffusers(
+        "UNet2DModel",
+        "UNet2DModel(sample_size=16, block_out_channels=(32, 64), layers_per_block=1, norm_num_groups=8,"
+        " attention_head_dim=8, down_block_types=('DownBlock2D', 'AttnDownBlock2D'),"
+        " up_block_types=('AttnUpBlock2D', 'UpBlock2D'))",
+        "return self.m(x, y).sample", (Input((2, 3, 16, 16)), _STEPS)),
+    # Stable Diffusion's latent UNet: cross-attention to the prompt, sinusoidal timestep embedding
+    "diffusers_unet2d_cond": _diffusers("UNet2DConditionModel", _UNET_COND, "return self.m(x, y, z).sample",
+                                        (_LATENTS, _STEPS, _PROMPT)),
+    # SDXL's UNet: linear projections, two transformer layers, text_time added conditions (pooled text
+    # embeddings and the six size/crop ids)
+    "diffusers_unet_sdxl": _diffusers(
+        "UNet2DConditionModel",
+        "UNet2DConditionModel(" + _UNET_SMALL + ", down_block_types=('DownBlock2D', 'CrossAttnDownBlock2D'),"
+        " up_block_types=('CrossAttnUpBlock2D', 'UpBlock2D'), use_linear_projection=True,"
+        " transformer_layers_per_block=(1, 2), addition_embed_type='text_time', addition_time_embed_dim=8,"
+        " projection_class_embeddings_input_dim=80)",
+        "ids = torch.tensor([16.0, 16.0, 0.0, 0.0, 16.0, 16.0], device=x.device).expand(x.shape[0], 6)\n"
+        "return self.m(x, y, z, added_cond_kwargs={'text_embeds': w, 'time_ids': ids}).sample",
+        (_LATENTS, _STEPS, _PROMPT, Input((2, 32)))),
+    # the Stable Diffusion VAE: encoder to the latent distribution, decoder from its mode
+    "diffusers_vae": _diffusers(
+        "AutoencoderKL",
+        "AutoencoderKL(block_out_channels=(32, 64), down_block_types=('DownEncoderBlock2D',) * 2,"
+        " up_block_types=('UpDecoderBlock2D',) * 2, latent_channels=4, norm_num_groups=8, sample_size=32)",
+        "d = self.m.encode(x).latent_dist\nreturn d.mean, d.std, self.m.decode(d.mode()).sample",
+        (Input((2, 3, 32, 32)),)),
+    # TAESD: the tiny autoencoder (clamped tanh latents, nearest upsampling)
+    "diffusers_vae_tiny": _diffusers(
+        "AutoencoderTiny",
+        "AutoencoderTiny(encoder_block_out_channels=(16, 16), decoder_block_out_channels=(16, 16),"
+        " num_encoder_blocks=(1, 1), num_decoder_blocks=(1, 1), latent_channels=4)",
+        "h = self.m.encode(x).latents\nreturn h, self.m.decode(h).sample", (Input((2, 3, 32, 32)),)),
+    # VQ-GAN (as latent diffusion's VQ first stage): nearest-code lookup by distance
+    "diffusers_vq": _diffusers(
+        "VQModel",
+        "VQModel(block_out_channels=(32, 64), down_block_types=('DownEncoderBlock2D',) * 2,"
+        " up_block_types=('UpDecoderBlock2D',) * 2, latent_channels=4, num_vq_embeddings=32,"
+        " norm_num_groups=8, sample_size=32)",
+        "h = self.m.encode(x).latents\nd = self.m.decode(h)\nreturn h, d.sample, d.commit_loss",
+        (Input((2, 3, 32, 32)),)),
+    # class-conditional DiT (adaLN-zero, patchify/unpatchify)
+    "diffusers_dit": _diffusers(
+        "DiTTransformer2DModel",
+        "DiTTransformer2DModel(num_attention_heads=2, attention_head_dim=16, in_channels=4, out_channels=8,"
+        " num_layers=2, sample_size=8, patch_size=2)",
+        "return self.m(x, timestep=y, class_labels=z).sample",
+        (Input((2, 4, 8, 8)), _STEPS, Input((2,), "index:1000"))),
+    # PixArt-alpha: adaLN-single, cross-attention to projected captions
+    "diffusers_pixart": _diffusers(
+        "PixArtTransformer2DModel",
+        "PixArtTransformer2DModel(num_attention_heads=2, attention_head_dim=16, in_channels=4, out_channels=8,"
+        " num_layers=2, sample_size=8, patch_size=2, cross_attention_dim=32, caption_channels=24,"
+        " use_additional_conditions=False)",
+        "return self.m(x, encoder_hidden_states=z, timestep=y).sample",
+        (Input((2, 4, 8, 8)), _STEPS, Input((2, 7, 24)))),
+    # SD3.5's MMDiT: joint attention over image and text tokens, RMS qk-norm, one dual-attention layer
+    "diffusers_sd3": _diffusers(
+        "SD3Transformer2DModel",
+        "SD3Transformer2DModel(sample_size=16, patch_size=2, in_channels=4, num_layers=2, attention_head_dim=8,"
+        " num_attention_heads=4, joint_attention_dim=32, caption_projection_dim=32, pooled_projection_dim=64,"
+        " out_channels=4, pos_embed_max_size=16, qk_norm='rms_norm', dual_attention_layers=(0,))",
+        "return self.m(x, encoder_hidden_states=y, pooled_projections=z, timestep=w).sample",
+        (_LATENTS, _PROMPT, Input((2, 64)), _STEPS)),
+    # Flux: double- and single-stream blocks, 3-axis RoPE over (text, row, column) ids, guidance
+    # embedding; latents packed as 8 x 8 tokens, time in [0, 1)
+    "diffusers_flux": _diffusers(
+        "FluxTransformer2DModel",
+        "FluxTransformer2DModel(patch_size=1, in_channels=16, num_layers=1, num_single_layers=1,"
+        " attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32,"
+        " guidance_embeds=True, axes_dims_rope=(4, 4, 8))",
+        "r = torch.arange(8, device=x.device, dtype=x.dtype)\n"
+        "img = torch.stack([torch.zeros(64, device=x.device), r.repeat_interleave(8), r.repeat(8)], -1)\n"
+        "txt = torch.zeros(y.shape[1], 3, device=x.device)\n"
+        "g = torch.full((x.shape[0],), 3.5, device=x.device)\n"
+        "return self.m(x, encoder_hidden_states=y, pooled_projections=z, timestep=w / 1000, img_ids=img,"
+        " txt_ids=txt, guidance=g).sample",
+        (Input((2, 64, 16)), Input((2, 8, 32)), Input((2, 32)), _STEPS)),
+    # Wan 2.1's video transformer: 3-d patches, 3-d RoPE, RMS qk-norm across heads, cross-attention
+    "diffusers_wan": _diffusers(
+        "WanTransformer3DModel",
+        "WanTransformer3DModel(patch_size=(1, 2, 2), num_attention_heads=2, attention_head_dim=12,"
+        " in_channels=4, out_channels=4, text_dim=16, freq_dim=32, ffn_dim=32, num_layers=2,"
+        " qk_norm='rms_norm_across_heads', rope_max_seq_len=32)",
+        "return self.m(x, timestep=y, encoder_hidden_states=z).sample",
+        (Input((2, 4, 2, 16, 16)), _STEPS, Input((2, 12, 16)))),
+    # Dance Diffusion's 1-d UNet over audio: Fourier time features (time in (0, 1]), cubic
+    # down/upsampling kernels, 1-d self-attention
+    "diffusers_unet1d": _diffusers(
+        "UNet1DModel",
+        "UNet1DModel(sample_size=256, in_channels=2, out_channels=2, extra_in_channels=16, time_embedding_dim=16,"
+        " block_out_channels=(32, 32, 64), norm_num_groups=8)",
+        "return self.m(x, (y + 1) / 1000).sample", (Input((2, 2, 256)), _STEPS)),
+    # ControlNet: the UNet's encoder half on a conditioning image (zero convolutions out); every
+    # residual it hands the UNet
+    "diffusers_controlnet": _diffusers(
+        "ControlNetModel",
+        "ControlNetModel(" + _UNET_SMALL + ", down_block_types=('CrossAttnDownBlock2D', 'DownBlock2D'),"
+        " conditioning_embedding_out_channels=(16, 32))",
+        "o = self.m(x, y, encoder_hidden_states=z, controlnet_cond=w, return_dict=False)\n"
+        "return (*o[0], o[1])",
+        (_LATENTS, _STEPS, _PROMPT, Input((2, 3, 32, 32)))),
+    # a text-to-image sampling loop: the latent UNet under classifier-free guidance (scale 7.5), two
+    # DDIM steps (eta 0) at the scheduler's own timesteps
+    "diffusers_ddim_loop": _diffusers(
+        "DDIMScheduler, UNet2DConditionModel", _UNET_COND,
+        "for t in self.steps:\n"
+        "    e = self.m(torch.cat([x, x]), t, torch.cat([torch.zeros_like(y), y])).sample\n"
+        "    u, c = e.chunk(2)\n"
+        "    x = self.s.step(u + 7.5 * (c - u), t, x).prev_sample\n"
+        "return x",
+        (_LATENTS, _PROMPT), extra="\nself.s = DDIMScheduler(num_train_timesteps=1000, clip_sample=False)\nself.s.set_timesteps(2)"
+        "\nself.steps = self.s.timesteps.tolist()", rtol=1e-5),
+    # Qwen-Image's MMDiT: complex-valued 3-axis RoPE (torch.polar, view_as_complex), a text mask
+    "diffusers_qwenimage": _diffusers(
+        "QwenImageTransformer2DModel",
+        "QwenImageTransformer2DModel(patch_size=2, in_channels=16, out_channels=4, num_layers=2,"
+        " attention_head_dim=16, num_attention_heads=4, joint_attention_dim=16, axes_dims_rope=(8, 4, 4))",
+        "return self.m(x, encoder_hidden_states=y, encoder_hidden_states_mask=torch.ones_like(y[..., 0], dtype=torch.long),"
+        " timestep=z / 1000, img_shapes=[(1, 4, 4)] * x.shape[0]).sample",
+        (Input((2, 16, 16)), Input((2, 8, 16)), _STEPS)),
+    # Sana: linear (ReLU-kernel) self-attention, Mix-FFN with a depthwise convolution
+    "diffusers_sana": _diffusers(
+        "SanaTransformer2DModel",
+        "SanaTransformer2DModel(patch_size=1, in_channels=4, out_channels=4, num_layers=2, attention_head_dim=8,"
+        " num_attention_heads=2, num_cross_attention_heads=2, cross_attention_head_dim=8, cross_attention_dim=16,"
+        " caption_channels=8, sample_size=16)",
+        "return self.m(x, z, y).sample", (Input((2, 4, 16, 16)), _STEPS, Input((2, 8, 8)))),
+    # LTX-Video: video tokens (2 frames of 8 x 8) with 3-d RoPE, RMS qk-norm, cross-attention
+    "diffusers_ltx_video": _diffusers(
+        "LTXVideoTransformer3DModel",
+        "LTXVideoTransformer3DModel(in_channels=8, out_channels=8, patch_size=1, patch_size_t=1,"
+        " num_attention_heads=4, attention_head_dim=8, cross_attention_dim=32, num_layers=1, caption_channels=16,"
+        " qk_norm='rms_norm_across_heads')",
+        "return self.m(x, z, y, torch.ones_like(z[..., 0], dtype=torch.long), num_frames=2, height=8, width=8).sample",
+        (Input((2, 128, 8)), _STEPS, Input((2, 7, 16)))),
+    # CogVideoX: 3-d sin-cos position embeddings over 2 latent frames, expert adaLN for text and video
+    "diffusers_cogvideox": _diffusers(
+        "CogVideoXTransformer3DModel",
+        "CogVideoXTransformer3DModel(num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,"
+        " time_embed_dim=4, text_embed_dim=8, num_layers=1, sample_width=8, sample_height=8, sample_frames=5,"
+        " patch_size=2, temporal_compression_ratio=4, max_text_seq_length=8)",
+        "return self.m(x, z, y).sample", (Input((2, 2, 4, 8, 8)), _STEPS, Input((2, 8, 8)))),
+    # Stable Video Diffusion's UNet: spatial and temporal resnets and attention mixed by a learned
+    # factor, 3 frames, the fps / motion / noise-augmentation ids added to the time embedding
+    "diffusers_unet_svd": _diffusers(
+        "UNetSpatioTemporalConditionModel",
+        "UNetSpatioTemporalConditionModel(block_out_channels=(32, 64), down_block_types=("
+        "'CrossAttnDownBlockSpatioTemporal', 'DownBlockSpatioTemporal'), up_block_types=('UpBlockSpatioTemporal',"
+        " 'CrossAttnUpBlockSpatioTemporal'), cross_attention_dim=32, num_attention_heads=(8, 16),"
+        " projection_class_embeddings_input_dim=96, addition_time_embed_dim=32, in_channels=4, out_channels=4,"
+        " layers_per_block=1, sample_size=16)",
+        "ids = torch.tensor([6.0, 127.0, 0.02], device=x.device).expand(x.shape[0], 3)\n"
+        "return self.m(x, y, z, ids).sample", (Input((2, 3, 4, 16, 16)), _STEPS, Input((2, 1, 32)))),
+    # Wan's video VAE: causal 3-d convolutions with a per-chunk feature cache (1 + 4 frames), RMS norms
+    "diffusers_vae_wan": _diffusers(
+        "AutoencoderKLWan",
+        "AutoencoderKLWan(base_dim=8, z_dim=4, dim_mult=[1, 1, 1, 1], num_res_blocks=1,"
+        " temperal_downsample=[False, True, True])",
+        "d = self.m.encode(x).latent_dist\nreturn d.mean, self.m.decode(d.mode()).sample",
+        (Input((1, 3, 5, 16, 16)),)),
+    # Stable Audio's Oobleck VAE: weight-normed 1-d convolutions, Snake activations, strided resampling
+    "diffusers_vae_oobleck": _diffusers(
+        "AutoencoderOobleck",
+        "AutoencoderOobleck(encoder_hidden_size=12, downsampling_ratios=[2, 4], decoder_channels=12,"
+        " decoder_input_channels=6, audio_channels=2, channel_multiples=[1, 2], sampling_rate=16000)",
+        "d = self.m.encode(x).latent_dist\nreturn d.mean, d.scale, self.m.decode(d.mode()).sample",
+        (Input((2, 2, 256)),)),
+    # the unCLIP / Kandinsky prior: a causal transformer over text states, time and the noised image
+    # embedding, predicting the clean image embedding
+    "diffusers_prior": _diffusers(
+        "PriorTransformer",
+        "PriorTransformer(num_attention_heads=2, attention_head_dim=4, num_layers=2, embedding_dim=8,"
+        " num_embeddings=7, additional_embeddings=4)",
+        "return self.m(x, w, proj_embedding=z, encoder_hidden_states=y,"
+        " attention_mask=torch.ones_like(y[..., 0], dtype=torch.bool)).predicted_image_embedding",
+        (Input((2, 8)), Input((2, 7, 8)), Input((2, 8)), _STEPS)),
+    # Left out, torch.export cannot trace it: Lumina2Transformer2DModel (its joint sequence lengths
+    # come from the caption mask's sums and it takes `set()` of them: "unhashable type: non-nested SymInt").
+
+    # diffusion models as they are shipped and run: in half precision (bf16 / fp16 weights and
+    # activations: half convolutions, GroupNorm, SDPA and GEMMs), outputs widened to float32. Inductor
+    # keeps fused pointwise chains in float32 where eager rounds after each op: a few half ulps apart
+    # (torch's own loader running the same package is as far from eager as the runtime is).
+    "diffusers_unet2d_cond_bf16": _diffusers(
+        "UNet2DConditionModel", _UNET_COND + ".to(torch.bfloat16)",
+        "return self.m(x.bfloat16(), y, z.bfloat16()).sample.float()", (_LATENTS, _STEPS, _PROMPT), atol=4e-2),
+    "diffusers_vae_fp16": _diffusers(
+        "AutoencoderKL",
+        "AutoencoderKL(block_out_channels=(32, 64), down_block_types=('DownEncoderBlock2D',) * 2,"
+        " up_block_types=('UpDecoderBlock2D',) * 2, latent_channels=4, norm_num_groups=8, sample_size=32).half()",
+        "d = self.m.encode(x.half()).latent_dist\nreturn d.mean.float(), self.m.decode(d.mode()).sample.float()",
+        (Input((2, 3, 32, 32)),), atol=1e-2),
+    "diffusers_flux_bf16": _diffusers(
+        "FluxTransformer2DModel",
+        "FluxTransformer2DModel(patch_size=1, in_channels=16, num_layers=1, num_single_layers=1,"
+        " attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32, pooled_projection_dim=32,"
+        " guidance_embeds=True, axes_dims_rope=(4, 4, 8)).to(torch.bfloat16)",
+        "r = torch.arange(8, device=x.device, dtype=x.dtype)\n"
+        "img = torch.stack([torch.zeros(64, device=x.device), r.repeat_interleave(8), r.repeat(8)], -1)\n"
+        "txt = torch.zeros(y.shape[1], 3, device=x.device)\n"
+        "g = torch.full((x.shape[0],), 3.5, device=x.device)\n"
+        "return self.m(x.bfloat16(), encoder_hidden_states=y.bfloat16(), pooled_projections=z.bfloat16(),"
+        " timestep=w / 1000, img_ids=img, txt_ids=txt, guidance=g).sample.float()",
+        (Input((2, 64, 16)), Input((2, 8, 32)), Input((2, 32)), _STEPS), atol=4e-2),
+    # the samplers' arithmetic, two step() calls each from the start of a 4-step schedule, the model
+    # output made from the inputs: second-order DPM-Solver++ (multistep), UniPC (predictor-corrector),
+    # Heun (one full step: two half steps, with its input scaling) and flow matching's Euler (shift 3,
+    # as SD3 and Flux sample). The first step's index is set (set_begin_index(0), as img2img pipelines
+    # do): looked up from the timestep instead it is a nonzero() torch.export cannot specialize (u0).
+    # Left out, torch.export cannot trace their step(): EulerDiscreteScheduler (`s_tmin <= sigma <=
+    # s_tmax` on a tensor sigma: GuardOnDataDependentSymNode Eq(u0, 1)); DDPM and LCM with tensor
+    # timesteps (previous_timestep() branches on one; diffusers_ddim_loop passes Python ints).
+    "diffusers_schedulers": ZooModel(
+        "from diffusers import DPMSolverMultistepScheduler, FlowMatchEulerDiscreteScheduler,"
+        " HeunDiscreteScheduler, UniPCMultistepScheduler\n"
+        "self.samplers = (DPMSolverMultistepScheduler(), UniPCMultistepScheduler(), HeunDiscreteScheduler(),"
+        " FlowMatchEulerDiscreteScheduler(shift=3.0))\n"
+        "for s in self.samplers:\n    s.set_timesteps(4)\n    s.set_begin_index(0)",
+        "d, u, h, f = self.samplers\n"
+        "d.model_outputs, d.lower_order_nums = [None] * 2, 0\n"
+        "u.model_outputs, u.timestep_list, u.lower_order_nums, u.last_sample = [None] * 2, [None] * 2, 0, None\n"
+        "h.prev_derivative, h.dt, h.sample = None, None, None\n"
+        "out = []\n"
+        "for s in self.samplers:\n"
+        "    s._step_index = None\n"
+        "    b = x * getattr(s, 'init_noise_sigma', 1.0)\n"
+        "    for t in s.timesteps[:2]:\n"
+        "        m = s.scale_model_input(b, t) if hasattr(s, 'scale_model_input') else b\n"
+        "        b = s.step(torch.tanh(m + y), t, b).prev_sample\n"
+        "        out.append(b)\n"
+        "return tuple(out)",
+        (_LATENTS, _LATENTS), 1e-4, 1e-5),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -146,13 +146,14 @@ class ProxyDriver:
         return self.libraries[key]
 
     def call(self, hs, target: str, arguments: list[tuple[str, object]], outputs: int = 1, *,
-             defaulted_ints: tuple[int, ...] = ()) -> list[torch.Tensor]:
+             defaulted_ints: tuple[int, ...] = (), output_list: bool = False) -> list[torch.Tensor]:
         """``target`` called with ``arguments`` (name, value) in schema order: a tensor (or handle) is as_tensor,
         an int as_int, a list of ints as_ints, a float as_float, a bool as_bool, None as_none, a
         torch.dtype as_scalar_type, a torch.memory_format as_memory_format; an argument left out is
         left out of the JSON, as torch.export leaves one at its default; the generated code still passes
         an int default in the int array (inductor fills it from the schema): ``defaulted_ints``, after
-        the given ints (the omitted argument is the schema's last int). Returns the outputs as
+        the given ints (the omitted argument is the schema's last int); ``output_list``: the ``outputs``
+        tensors are one Tensor[] result (as_tensors, torch.split's), not one as_tensor each. Returns the outputs as
         torch tensors with the runtime's strides; raises ProxyCallError with the runtime's message."""
         inputs, tensors, ints = [], [], []
         for name, value in arguments:
@@ -175,8 +176,9 @@ class ProxyDriver:
             else:
                 raise TypeError(f"{name}: {value!r}")
             inputs.append({"name": name, "arg": arg, "kind": 1})
-        return self.call_raw(hs, {"target": target, "inputs": inputs,
-                                  "outputs": [{"as_tensor": {"name": f"out{i}"}} for i in range(outputs)]},
+        names = [{"name": f"out{i}"} for i in range(outputs)]
+        results = [{"as_tensors": names}] if output_list else [{"as_tensor": name} for name in names]
+        return self.call_raw(hs, {"target": target, "inputs": inputs, "outputs": results},
                              tensors, ints + list(defaulted_ints))
 
     def call_raw(self, hs, node: dict, tensors: list, ints: list[int]) -> list[torch.Tensor]:
@@ -186,7 +188,7 @@ class ProxyDriver:
         and ``.handle`` (freed with ``hs``), for the views' tests."""
         from shimgen.aoti.runner import Model
 
-        outputs = sum(1 for o in node["outputs"] if "as_tensor" in o)
+        outputs = sum(len(o["as_tensors"]) if "as_tensors" in o else "as_tensor" in o for o in node["outputs"])
         package = write_stand_in(self._library(len(tensors), outputs), self.work / "call.pt2", [{"node": node}])
         model = Model(self.rt, package)
         try:

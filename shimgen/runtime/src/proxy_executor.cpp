@@ -647,6 +647,23 @@ void select(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   call.set_output(0, wrap(views::select(*unwrap(self, "self"), call.integer("dim", 0), call.integer("index", 0))));
 }
+// aten::split_with_sizes / aten::split.Tensor: views of self, one per output slot (the call's list).
+void set_pieces(Call& call, std::vector<std::unique_ptr<Tensor>> pieces) {
+  SHIMGEN_REQUIRE(pieces.size() == call.num_outputs(), call.target() + ": the call expects " +
+                                                           std::to_string(call.num_outputs()) + " pieces, made " +
+                                                           std::to_string(pieces.size()));
+  std::vector<AtenTensorHandle> handles;
+  for (auto& piece : pieces) handles.push_back(wrap(std::move(piece)));
+  for (size_t i = 0; i < handles.size(); ++i) call.set_output(i, handles[i]);
+}
+void split_with_sizes(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  set_pieces(call, views::split_with_sizes(*unwrap(self, "self"), call.ints("split_sizes"), call.integer("dim", 0)));
+}
+void split(Call& call) {
+  AtenTensorHandle self = call.tensor("self");
+  set_pieces(call, views::split(*unwrap(self, "self"), call.integer("split_size", 0), call.integer("dim", 0)));
+}
 
 void histogramdd_bin_edges(Call& call) {
   AtenTensorHandle self = call.tensor("self");
@@ -1043,6 +1060,8 @@ const Served kServed[] = {
     {"aten::mean.dim", mean, {"dim"}},
     {"aten::expand", expand, {"size"}},
     {"aten::select.int", select, {"dim", "index"}},
+    {"aten::split_with_sizes", split_with_sizes, {"split_sizes", "dim"}},
+    {"aten::split.Tensor", split, {"split_size", "dim"}},
     {"aten::addmm", addmm, {"beta", "alpha"}},
     {"aten::full", full, {"size", "fill_value"}},
     {"aten::copy", copy},

@@ -204,6 +204,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self
 /* self[..., start:end:step] along dim, a view (start / end null for None, clamped as torch; step > 0). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start,
                                                            int64_t* end, int64_t step, AtenTensorHandle* ret0);
+/* torch.cat along dim (1-d empty tensors skipped, as torch's legacy rule): a new tensor, channels-last
+ * when every input is, else contiguous; one dtype for every input (inductor falls back for complex). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim,
+                                                  AtenTensorHandle* ret0);
 /* torch.reshape (one -1 inferred): a view when torch's would be one, else a new contiguous copy. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape,
                                                       int64_t shape_len_, AtenTensorHandle* ret0);

@@ -1,7 +1,7 @@
 // The view ops (pure metadata: a new handle on self's storage with other sizes, strides, offset or
 // dtype), one function each for every device: the CPU shims (ops/cpu/<op>.cpp, which define them),
-// the CUDA shims (ops/cuda/<op>.cu) and the proxy executor's aten::unsqueeze, aten::expand and
-// aten::select.int all call these. Inductor generates views of real tensors itself; it falls back for complex ones (FFT
+// the CUDA shims (ops/cuda/<op>.cu) and the proxy executor's aten::unsqueeze, aten::expand,
+// aten::select.int and the splits all call these. Inductor generates views of real tensors itself; it falls back for complex ones (FFT
 // spectra, rotary embeddings in complex form, FNO spectral weights). Each throws ShimError on a bad
 // argument and reads no element; reshape alone copies, where torch's reshape does. Nothing here is
 // exported.
@@ -42,6 +42,12 @@ std::unique_ptr<Tensor> unsqueeze(const Tensor& self, int64_t dim);
 // ones counted from the end, both clamped to [0, size]; step > 0. sizes[dim] = ceil((end - start) /
 // step), strides[dim] * step, offset + start * strides[dim].
 std::unique_ptr<Tensor> slice(const Tensor& self, int64_t dim, const int64_t* start, const int64_t* end, int64_t step);
+// torch.split_with_sizes: one slice of self along dim per entry (entries >= 0, summing to the dim's
+// size); torch.split(split_size): pieces of split_size along dim, the last one shorter (one piece when
+// split_size is 0 on an empty dim or exceeds the dim). ops/cpu/split_with_sizes.cpp.
+std::vector<std::unique_ptr<Tensor>> split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes,
+                                                      int64_t dim);
+std::vector<std::unique_ptr<Tensor>> split(const Tensor& self, int64_t split_size, int64_t dim);
 // self.select(dim, index) (self[..., index, ...]): dim dropped, offset + index * strides[dim];
 // a negative index counts from the end.
 std::unique_ptr<Tensor> select(const Tensor& self, int64_t dim, int64_t index);
