@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The GPU ring in few device minutes: tests/arch_ring.py's models in batches (BATCHES, ';'-separated
+# names), pipelined so that batch i+1 compiles (torch, CPU-bound) while batch i runs
+# (tests/gpu/test_ring_cuda.py, GPU), with part 1's op tests and, optionally, the special-function
+# proxy test in the background. Measured 2026-12-05: 112 models in three calls (about 1,000 s of
+# device time). Each batch is its own pytest run, so a call cut short loses only the batch in flight.
+#   OPS=1 [OPFILES="..."]  part 1 (default: ring_cuda_ops, cuda_fallbacks, cuda_renorm_model,
+#                          runtime_cuda, dlpack_cuda) in the background
+#   SPECIAL=1 | diag       tests/gpu/test_proxy_cuda.py in the background, or only the special model's
+#                          compile under faulthandler (DIAG_AT seconds, default 240)
+#   LIMIT=seconds          when the script stops starting batches and returns (default 560)
+#   JOBS=n                 compiling children (default 8)
+# The CUDA runtime: .gpu/pre if present (built elsewhere with SHIMGEN_RUNTIME_BUILD_TESTS=ON: its
+# library, shimgen-*.txt and tests/ binaries), else built here. Wheels in .whl/ (LIEF, scipy-openblas32,
+# platformdirs) are installed first. Logs under $OUT: part1.log, special.log, ring.log, compile.log,
+# build.log. Run from the repository root:
+#   OPS=1 BATCHES="gemma glm;pegasus marian" bash scripts/gpu_ring_batches.sh
+set -u
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$(mktemp -d /tmp/shimgen-gpu-ring-XXXXXX)}"
+start=$(date +%s)
+LIMIT=${LIMIT:-560}
+left() { echo $(( LIMIT - ($(date +%s) - start) )); }
+if compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/shimgen-site .whl/*.whl || exit 1
+fi
+export PYTHONPATH=/tmp/shimgen-site:$PWD PYTHONUNBUFFERED=1
+export SHIMGEN_ZOO_JOBS=${JOBS:-8} SHIMGEN_ZOO_CACHE=/tmp/zoo
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
+compile() { python3 -c "import sys; sys.path.insert(0, 'tests'); import aoti_zoo
+r = aoti_zoo.ensure_compiled(sys.argv[2:], device='cuda', keep_going=True, timeout=float(sys.argv[1]))
+print(len(r), 'compiled or refused')" "$@" >> $OUT/compile.log 2>&1; }
+IFS=';' read -ra batches <<< "${BATCHES:-}"
+rm -rf /tmp/ringlogs && mkdir -p /tmp/ringlogs  # a machine kept warm between calls keeps /tmp
+[ ${#batches[@]} -gt 0 ] && { compile $((LIMIT-60)) ${batches[0]} & first=$!; }
+if [ -d .gpu/pre ]; then
+  export SHIMGEN_GPU_PREBUILT=$PWD/.gpu/pre
+  site=$(python3 -c "import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))")
+  libdirs=$(find "$site/nvidia" /tmp/shimgen-site -maxdepth 4 \( -name 'libcublas.so.*' -o -name 'libcudart.so.*' \
+    -o -name 'libscipy_openblas*.so' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
+  export LD_LIBRARY_PATH="$SHIMGEN_GPU_PREBUILT:$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  export SHIMGEN_GPU_BUILD_DIR=/tmp/gpubuild
+  ( time timeout 400 python3 -m shimgen build -c shimgen/runtime/shimgen.toml -B /tmp/gpubuild --cuda on -j 16 \
+      -D SHIMGEN_RUNTIME_BUILD_TESTS=ON ) > $OUT/build.log 2>&1
+  tail -5 $OUT/build.log; echo "== built after $(( $(date +%s) - start )) s"
+fi
+if [ "${SPECIAL:-}" = diag ]; then  # where the special model's CUDA compile spends its time
+  ( timeout 320 python3 -X faulthandler -c "import faulthandler, sys, time; faulthandler.dump_traceback_later(${DIAG_AT:-240}, exit=True)
+sys.path.insert(0, 'tests'); import proxy_models; t = time.time(); proxy_models.main(['/tmp/pm', '--device', 'cuda', 'special']); print('compiled in', time.time() - t)" > $OUT/special.log 2>&1 ) &
+  SPECIAL=
+fi
+if [ -n "${SPECIAL:-}" ]; then
+  ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider tests/gpu/test_proxy_cuda.py > $OUT/special.log 2>&1 ) &
+fi
+if [ -n "${OPS:-}" ]; then
+  ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider ${OPFILES:-tests/gpu/test_ring_cuda_ops.py tests/gpu/test_cuda_fallbacks.py \
+      tests/gpu/test_cuda_renorm_model.py tests/gpu/test_runtime_cuda.py tests/gpu/test_dlpack_cuda.py} > $OUT/part1.log 2>&1 ) &
+fi
+[ -n "${first:-}" ] && wait $first
+runner=
+for i in "${!batches[@]}"; do
+  l=$(left)
+  if [ "$l" -lt 60 ]; then echo "== batch $i not run ($l s left): ${batches[$i]}" >> /tmp/ringlogs/$i.log; continue; fi
+  echo "== batch $i ($l s left): ${batches[$i]}" > /tmp/ringlogs/$i.log
+  ( SHIMGEN_RING_CUDA_NAMES="${batches[$i]}" timeout -s INT -k 15 $((l-20)) python3 -m pytest -q -s -rfEs -p no:cacheprovider tests/gpu/test_ring_cuda.py >> /tmp/ringlogs/$i.log 2>&1 ) &
+  runner=$!
+  next=$((i+1))
+  [ $next -lt ${#batches[@]} ] && [ "$(left)" -gt 120 ] && compile $(( $(left) - 60 )) ${batches[$next]}
+  wait $runner
+  grep -E "^(FAILED|ERROR)|passed|failed" /tmp/ringlogs/$i.log | tail -6
+done
+wait
+for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
+for f in part1 special; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
+echo "== done after $(( $(date +%s) - start )) s"
