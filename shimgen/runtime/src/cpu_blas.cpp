@@ -268,27 +268,21 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
       SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
                                                              std::to_string(d) + ")");
     SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
-    if (out.dtype == kFloat32) {
-      run_matmul<float>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kFloat64) {
-      run_matmul<double>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kInt64) {
-      run_integer_matmul<int64_t>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kInt32) {
-      run_integer_matmul<int32_t>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kInt16) {
-      run_integer_matmul<int16_t>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kInt8) {
-      run_integer_matmul<int8_t>(out, a, m, bias, beta, alpha, rank);
-    } else if (out.dtype == kUInt8) {
-      run_integer_matmul<uint8_t>(out, a, m, bias, beta, alpha, rank);
-    } else {
-      const auto wide_a = widened(a), wide_m = widened(m);
-      const auto wide_bias = bias != nullptr ? widened(*bias) : nullptr;
-      const auto wide_out = empty_tensor(out.sizes, contiguous_strides_of(out.sizes), kFloat32, kCPU, -1);
-      run_matmul<float>(*wide_out, *wide_a, *wide_m, wide_bias.get(), beta, alpha, rank);
-      store_narrowed(*wide_out, out);
-    }
+    // The operand checks above let through float32/64, bfloat16/float16 and the integer types.
+    dispatch_real(out.dtype, op, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        run_matmul<T>(out, a, m, bias, beta, alpha, rank);
+      } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        run_integer_matmul<T>(out, a, m, bias, beta, alpha, rank);
+      } else {  // bfloat16, float16 (bool never gets past float_tensor)
+        const auto wide_a = widened(a), wide_m = widened(m);
+        const auto wide_bias = bias != nullptr ? widened(*bias) : nullptr;
+        const auto wide_out = empty_tensor(out.sizes, contiguous_strides_of(out.sizes), kFloat32, kCPU, -1);
+        run_matmul<float>(*wide_out, *wide_a, *wide_m, wide_bias.get(), beta, alpha, rank);
+        store_narrowed(*wide_out, out);
+      }
+    });
   });
 }
 
