@@ -14,12 +14,6 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-std::string list_text(const std::vector<int64_t>& values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
 // The size of self along dim (dim wrapped as torch's self.size(dim)), self at least 1-d.
 int64_t split_dim_size(const Tensor& self, int64_t dim) {
   const int64_t rank = static_cast<int64_t>(self.sizes.size());
@@ -36,12 +30,12 @@ std::vector<std::unique_ptr<Tensor>> shimgen::rt::views::split_with_sizes(const 
   int64_t total = 0;
   for (int64_t length : split_sizes) {
     SHIMGEN_REQUIRE(length >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                                 "split_sizes=" + list_text(split_sizes));
+                                 "split_sizes=" + shape_str(split_sizes));
     total = checked_add(total, length, "split_with_sizes");
   }
   SHIMGEN_REQUIRE(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to " +
                                          std::to_string(dim_size) + " (input tensor's size at dimension " +
-                                         std::to_string(dim) + "), but got split_sizes=" + list_text(split_sizes));
+                                         std::to_string(dim) + "), but got split_sizes=" + shape_str(split_sizes));
   std::vector<std::unique_ptr<Tensor>> pieces;
   int64_t start = 0;
   for (int64_t length : split_sizes) {
