@@ -1,10 +1,11 @@
 """The proxy executor's special functions on the GPU: tests/proxy_models.py's `special` model compiled
 for CUDA by stock torch (its special functions have no Triton code, so inductor leaves them to aten
 and the compiled code calls them through the proxy executor), rewritten by `shimgen prefix-imports`,
-run by `shimgen run --device cuda:0` beside libtorch, against eager torch on CUDA. The runtime
-computes them on the host (special_math.h, in double);
-torch's CUDA kernels compute in float: hence wider tolerances than the CPU test's
-(tests/integration/test_proxy_executor.py)."""
+run by `shimgen run --device cuda:0` beside libtorch, against eager torch. The runtime computes them
+on the host (special_math.h, in double). The special model's reference is torch's CPU kernels
+(tests/proxy_models.py: torch's CUDA ones are jiterated, and compiling them on first call took over
+240 s on the H200); the functions inductor writes in Triton compute in float on the device: hence
+wider tolerances than the CPU test's (tests/integration/test_proxy_executor.py)."""
 
 from __future__ import annotations
 
