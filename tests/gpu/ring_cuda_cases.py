@@ -706,6 +706,50 @@ def slice_reshape(s: Shims, dtype):
     return f"{dtype}: slices and reshape views share the memory, a reshape copy on the device; 2 refusals"
 
 
+def cat(s: Shims, dtype):
+    """aoti_torch_cuda_cat (Qwen-Image's complex rotary table on CUDA) against torch.cat of the same
+    CUDA tensors: strided, offset and empty pieces, 1-d empty ones skipped, negative dims, channels-last
+    inputs (2-d and 3-d: the result's strides are torch's); the result is a new device tensor; refusals:
+    mismatched sizes, a 0-d tensor, mixed dtypes (torch promotes, unsupported here), a CPU tensor."""
+    cl = lambda t: t.contiguous(memory_format=torch.channels_last)  # noqa: E731
+    cl3 = lambda t: t.contiguous(memory_format=torch.channels_last_3d)  # noqa: E731
+    a = torch.randn(2, 3, 4, device=DEV, generator=gen(80), dtype=dtype)
+    b = torch.randn(2, 5, 4, device=DEV, generator=gen(81), dtype=dtype)
+    x = torch.randn(2, 3, 4, 5, device=DEV, generator=gen(82), dtype=dtype)
+    y = torch.randn(2, 2, 4, 5, device=DEV, generator=gen(83), dtype=dtype)
+    v = torch.randn(1, 3, 2, 4, 5, device=DEV, generator=gen(84), dtype=dtype)
+    none = torch.empty(0, device=DEV, dtype=dtype)
+    calls = [([a, b], 1), ([a, b], -2), ([a.transpose(0, 2).contiguous().transpose(0, 2), b[:, :, ::1]], 1),
+             ([a[:, 1:], b[:, ::2], a], 1), ([a, none, b, none], 1), ([a[:, :0], b], 1), ([none, none], 0),
+             ([a[0, 0], b[1, 2]], 0), ([cl(x), cl(y)], 1), ([cl(x), y], 1), ([cl(x), cl(x)], 3),
+             ([cl3(v), cl3(v)], 1)]
+    f = s.fn("aoti_torch_cuda_cat", HP, c_int64, c_int64, HP)
+    keep = []
+    for tensors, dim in calls:
+        handles = [s.wrap(t) for t in tensors]
+        keep += handles
+        out = c_void_p()
+        assert f((c_void_p * len(handles))(*handles), len(handles), dim, byref(out)) == 0, s.rt.last_error()
+        want = torch.cat(tensors, dim)
+        got = on_device(s, out.value)
+        assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype), \
+            f"cat dim {dim}: {tuple(got.shape)} {got.stride()} {got.dtype}, torch {tuple(want.shape)} {want.stride()} {want.dtype}"
+        assert torch.equal(got, want), f"cat dim {dim}: values differ"
+        assert want.numel() == 0 or all(s.rt.data_ptr(out.value) != t.data_ptr() for t in tensors), "not a new tensor"
+        s.free(out.value)
+    other = torch.zeros(2, 3, 4, device=DEV, dtype=torch.float16 if dtype != torch.float16 else torch.float32)
+    bad_calls = [([a, b], 0, 2, "Sizes of tensors must match except in dimension 0"),
+                 ([a[0, 0, 0], a[0, 0, 1]], 0, 2, "zero-dimensional tensor (at position 0) cannot be concatenated"),
+                 ([a, other], 0, 3, "different dtypes"), ([a, a.cpu()], 0, 2, "is not a CUDA tensor")]
+    for tensors, dim, code, words in bad_calls:
+        handles = [s.wrap(t) for t in tensors]
+        keep += handles
+        bad = c_void_p(7)
+        refused_with(f((c_void_p * len(handles))(*handles), len(handles), dim, byref(bad)), code, bad, s, words)
+    s.free(*keep)
+    return f"{dtype}: {len(calls)} concatenations equal to torch.cat (values, strides, dtype); {len(bad_calls)} refusals"
+
+
 def complex_elementwise(s: Shims, dtype):
     """Complex abs, mul_Tensor and polar on the device against torch's CUDA kernels: strided and
     broadcast operands, a real operand, a 0-d CPU scalar (scalar_to_tensor's); dtypes and strides
@@ -1073,6 +1117,9 @@ CASES = {
     **{f"views-{n}": (lambda s, d=d: views(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
     **{f"slice-reshape-{n}": (lambda s, d=d: slice_reshape(s, d))
        for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
+    **{f"cat-{n}": (lambda s, d=d: cat(s, d)) for n, d in (("complex64", torch.complex64),
+                                                            ("complex128", torch.complex128),
+                                                            ("bfloat16", torch.bfloat16))},
     **{f"complex-elementwise-{n}": (lambda s, d=d: complex_elementwise(s, d))
        for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},
     **{f"fft-c2c-{n}": (lambda s, d=d: fft_c2c(s, d)) for n, d in (("complex64", torch.complex64), ("complex128", torch.complex128))},

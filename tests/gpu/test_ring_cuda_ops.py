@@ -35,6 +35,8 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          # complex layers (FNO spectral convolutions): slice_Tensor and reshape, views or a device copy
          *(f"slice-reshape-{d}" for d in ("complex64", "complex128")),
          *(f"complex-elementwise-{d}" for d in ("complex64", "complex128")),
+         # torch.cat of complex tensors on CUDA (Qwen-Image's rotary table; the CPU shim's rules)
+         *(f"cat-{d}" for d in ("complex64", "complex128", "bfloat16")),
          *(f"fft-c2c-{d}" for d in ("complex64", "complex128")), *(f"fft-r2c-{d}" for d in ("float32", "float64")),
          *(f"mode-{d}" for d in ("float32", "bfloat16", "float16", "int64")),
          *(f"index-tensor-{d}" for d in ("float32", "bfloat16", "float16")), "copy-to-complex",

@@ -237,6 +237,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_slice_Tensor(AtenTensorHandle se
                                                             int64_t* end, int64_t step, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, const int64_t* shape,
                                                        int64_t shape_len_, AtenTensorHandle* ret0);
+/* torch.cat along dim: the CPU shim's rules and layout (1-d empty tensors skipped; channels-last when
+ * every input is), one device-to-device copy per input; inductor falls back for complex tensors. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim,
+                                                   AtenTensorHandle* ret0);
 /* Complex elementwise: |self| (complex -> real), a broadcast product with a complex operand,
  * abs * exp(i angle). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0);

@@ -225,6 +225,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_reshape(AtenTensorHandle self, c
   return unsupported(__func__);
 }
 
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim, AtenTensorHandle* ret0) {
+  return unsupported(__func__);
+}
+
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_abs(AtenTensorHandle self, AtenTensorHandle* ret0) {
   return unsupported(__func__);
 }
