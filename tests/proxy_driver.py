@@ -149,7 +149,7 @@ class ProxyDriver:
              defaulted_ints: tuple[int, ...] = (), output_list: bool = False) -> list[torch.Tensor]:
         """``target`` called with ``arguments`` (name, value) in schema order: a tensor (or handle) is as_tensor,
         an int as_int, a list of ints as_ints, a float as_float, a bool as_bool, None as_none, a
-        torch.dtype as_scalar_type, a torch.memory_format as_memory_format; an argument left out is
+        torch.dtype as_scalar_type, a torch.memory_format as_memory_format, a torch.device as_device; an argument left out is
         left out of the JSON, as torch.export leaves one at its default; the generated code still passes
         an int default in the int array (inductor fills it from the schema): ``defaulted_ints``, after
         the given ints (the omitted argument is the schema's last int); ``output_list``: the ``outputs``
@@ -173,6 +173,8 @@ class ProxyDriver:
                 arg = {"as_scalar_type": SCALAR_TYPES[value]}
             elif isinstance(value, torch.memory_format):
                 arg = {"as_memory_format": MEMORY_FORMATS[value]}
+            elif isinstance(value, torch.device):  # as torch.export writes one: its type and index (null: none)
+                arg = {"as_device": {"type": value.type, "index": value.index}}
             else:
                 raise TypeError(f"{name}: {value!r}")
             inputs.append({"name": name, "arg": arg, "kind": 1})

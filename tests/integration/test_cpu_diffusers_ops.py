@@ -1,7 +1,8 @@
 """The ops the diffusers ring brought (tests/arch_ring.py diffusers_qwenimage: Qwen-Image's complex
-rotary table, torch.polar frequencies split per axis and concatenated again): the C shim
-aoti_torch_cpu_cat (through ctypes with torch's C-shim signature) and the proxy-executor targets
-aten::split_with_sizes and aten::split.Tensor (through the runtime's own proxy executor, by a driver
+rotary table, torch.polar frequencies split per axis and concatenated again, built on the CPU and
+moved to the model's device): the C shim aoti_torch_cpu_cat (through ctypes with torch's C-shim
+signature) and the proxy-executor targets aten::split_with_sizes, aten::split.Tensor and
+prims::device_put (through the runtime's own proxy executor, by a driver
 model: tests/proxy_driver.py). Inductor concatenates and splits real tensors itself and falls back
 for complex ones; the runtime serves every dtype. Compared with torch eager: values, dtypes, shapes
 and strides (cat's channels-last rule: the generated code indexes the result with torch's strides),
@@ -14,6 +15,7 @@ from ctypes import byref, c_int64, c_void_p
 
 import pytest
 
+from shimgen.errors import InputError
 from tests.aoti_helpers import INVALID, UNSUPPORTED, shim
 from tests.cpu_shim_tensors import gen, got_, last_error, strided, torch_error
 from tests.proxy_driver import refused
@@ -130,3 +132,34 @@ def test_splits_refuse_what_torch_refuses(driver, hs):
     for t, size in ((x, -1), (x, 0), (scalar, 1)):
         message = refused(driver, hs, "aten::split.Tensor", [("self", t), ("split_size", size), ("dim", 0)])
         assert torch_error(torch.ops.aten.split.Tensor, t, size, 0) in message, message
+
+
+# ---- proxy target: prims::device_put (CUDA models move a complex table built on the CPU) ----
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.float32, torch.bfloat16, torch.int64, torch.bool])
+def test_device_put_copies_with_torchs_layout(driver, hs, dtype):
+    """A copy on the named device (here the CPU; the CUDA route is the ring's diffusers_qwenimage on
+    the GPU) laid out as torch's _to_copy (what .to(device) runs) lays it: a dense tensor keeps its
+    strides, a gapped one takes its suggested memory format (channels-last included); never an alias."""
+    x = sample(4, 6, 5, seed=11, dtype=dtype)
+    x4 = sample(2, 3, 4, 6, seed=13, dtype=dtype).contiguous(memory_format=torch.channels_last)
+    for t in (x, x.permute(2, 0, 1), x[:, 1:, ::2], x[1:], x4, x4[:, :, :, ::2], x4[:, :2]):
+        for device in (torch.device("cpu"), torch.device("cpu", 0)):
+            (got,) = driver.call(hs, "prims::device_put", [("a", t), ("device", device)])
+            assert_same(got, torch.ops.aten._to_copy.default(t))
+            assert got.numel() == 0 or got.address != t.data_ptr()
+
+
+def test_device_put_refuses_what_it_cannot_serve(driver, hs):
+    x = sample(2, 3, seed=12)
+    message = refused(driver, hs, "prims::device_put", [("a", x), ("device", torch.device("meta"))])
+    assert "device 'meta' is not supported" in message, message
+    # A CPU-only runtime has no CUDA device to put it on: the allocation's own refusal, named.
+    message = refused(driver, hs, "prims::device_put", [("a", x), ("device", torch.device("cuda", 0))])
+    assert "empty_strided" in message and "CUDA" in message, message
+    node = {"target": "prims::device_put", "outputs": [{"as_tensor": {"name": "out0"}}],
+            "inputs": [{"name": "a", "arg": {"as_tensor": {"name": "a"}}, "kind": 1},
+                       {"name": "device", "arg": {"as_device": {"type": "cuda", "index": 5000}}, "kind": 1}]}
+    with pytest.raises(InputError) as caught:  # refused when the model opens, before any call
+        driver.call_raw(hs, node, [x], [])
+    assert "device index 5000 is out of range" in str(caught.value), caught.value

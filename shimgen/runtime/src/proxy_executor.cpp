@@ -40,6 +40,7 @@ struct Arg {
   int32_t dtype = -1;         // kScalarType, as a c10 code
   int64_t memory_format = 0;  // kMemoryFormat, as torch.export serializes it (proxy_ops::kPreserveFormat, ...)
   std::string text;           // kString; kDevice: the device type ("cpu", "cuda")
+  int32_t device_index = -1;  // kDevice: the index (-1: none given, the current device)
 };
 
 struct Node;
@@ -122,6 +123,10 @@ class Call {
     if (b->arg->kind != ArgKind::kDevice)
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, node_.target + ": argument '" + name + "' is not a device");
     return b->arg->text;
+  }
+  int32_t device_index(const char* name) const {  // a static device argument's index; -1 when none
+    const Bound* b = find(name);
+    return b == nullptr || b->arg->kind != ArgKind::kDevice ? -1 : b->arg->device_index;
   }
   AtenTensorHandle optional_tensor(const char* name) const {  // null for None
     const Bound* b = find(name);
@@ -631,6 +636,29 @@ AtenTensorHandle on_named_device(AtenTensorHandle host, const std::string& devic
   return own_out.release();
 }
 
+// prims::device_put: a tensor moved to another device (Qwen-Image's complex rotary table, built on the
+// CPU and moved to the model's GPU: inductor falls back for complex tensors). A copy on the named
+// device (cuda without an index: the current one) laid out as torch's _to_copy lays it: a's strides
+// where a is dense, else its suggested memory format (channels-last or contiguous); any dtype.
+void device_put(Call& call) {
+  AtenTensorHandle a = call.tensor("a");
+  const Tensor& x = *unwrap(a, "a");
+  const std::string device = call.device("device");
+  SHIMGEN_REQUIRE(device == "cpu" || device == "cuda", call.target() + ": device '" + device + "' is not supported");
+  std::vector<int64_t> strides = contiguous_strides_of(x.sizes);
+  if (x.is_non_overlapping_and_dense()) strides = x.strides;
+  else if (channels_last_strides(x.sizes, x.strides))
+    strides = proxy_ops::clone_strides(x.sizes, {}, x.sizes.size() == 4 ? proxy_ops::kChannelsLast : proxy_ops::kChannelsLast3d);
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(x.sizes.size()), x.sizes.data(), strides.data(), x.dtype,
+                                 device == "cpu" ? kCPU : kCUDA, device == "cpu" ? -1 : call.device_index("device"),
+                                 &out),
+        "empty_strided");
+  Owned own(out);
+  check(aoti_torch_copy_(out, a, 0), "copy_");
+  call.set_output(0, own.release());
+}
+
 void full(Call& call) {
   const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;  // none: a real dtype, inductor's own
   call.set_output(0, on_named_device(proxy_ops::cpu_complex_full(call.ints("size"), call.real("fill_value", 0.0), dtype),
@@ -1065,6 +1093,7 @@ const Served kServed[] = {
     {"aten::addmm", addmm, {"beta", "alpha"}},
     {"aten::full", full, {"size", "fill_value"}},
     {"aten::copy", copy},
+    {"prims::device_put", device_put},
     {"aten::slice_scatter", slice_scatter},  // every int positional, in the JSON (start/end None: no int)
     {"aten::_thnn_fused_lstm_cell", thnn_fused_lstm_cell},
     {"aten::_thnn_fused_gru_cell", thnn_fused_gru_cell},
@@ -1228,6 +1257,14 @@ bool read_arg(const Value& named, Arg* out, std::string* problem) {
     const Value* device_type = v.find("type");
     out->kind = ArgKind::kDevice;
     out->text = device_type != nullptr && device_type->is(Kind::kString) ? device_type->text : "cpu";
+    const Value* index = v.find("index");
+    if (index != nullptr && index->is(Kind::kInt)) {
+      if (index->integer < 0 || index->integer > 1024) {
+        *problem = "input '" + out->name + "': device index " + std::to_string(index->integer) + " is out of range";
+        return false;
+      }
+      out->device_index = static_cast<int32_t>(index->integer);
+    }
   } else if (type == "as_none") {
     out->kind = ArgKind::kNone;
   } else {
@@ -1373,11 +1410,11 @@ ExecutorPtr load(const char* text, size_t size, std::string* problem) {
   if (!unserved.empty()) {
     std::string names;
     for (const std::string& t : unserved) names += (names.empty() ? "" : ", ") + t;
-    std::string served;
-    for (const std::string& t : served_targets()) served += (served.empty() ? "" : ", ") + t;
     *problem = "the model calls " + names +
-               " through AOTInductor's proxy executor, which shimgen's runtime does not serve (served: " + served +
-               "; see docs/coverage.md and docs/aoti.md, 'The proxy executor')";
+               " through AOTInductor's proxy executor, which shimgen's runtime does not serve (it serves " +
+               std::to_string(served_targets().size()) +
+               " targets, listed in docs/aoti.md, 'The proxy executor'; docs/coverage.md has what each model "
+               "family imports)";
     return nullptr;
   }
   return executor;
