@@ -150,6 +150,21 @@ def test_vector_code_is_within_one_ulp_of_the_exact_result(function, width, cpu_
         assert int(not_rounded) < int(inputs) // 10_000, f"{name}: {not_rounded} results not correctly rounded"
 
 
+def test_benchmark_script_measures_every_row(cpu_runtime):
+    """benchmarks/vector_math.py on a small array: a row per function and width this CPU runs, each with
+    the runtime, libtorch's SLEEF and the per-lane path timed (it checks the runtime's results first)."""
+    pytest.importorskip("torch")
+    _widths()
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "vector_math.py"), "--runtime",
+                           str(cpu_runtime.library), "--elements", "4096", "--repeats", "1"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.lstrip().startswith("Sleef_")]
+    widths = ["f16", "f8"] if "avx512f" in cpu_flags() else ["f8"]
+    assert [row[0] for row in rows] == [f"Sleef_{fn}{w}_u10" for w in widths for fn in ("tanh", "erf")]
+    assert all(len(row) == 6 and all(float(v) > 0 for v in row[1:]) for row in rows), done.stdout
+
+
 # ---- a real model, compiled vectorized ----------------------------------------------------------------
 
 
