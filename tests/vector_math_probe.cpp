@@ -1,7 +1,8 @@
 // Compares the runtime's SLEEF entry points with libtorch's own SLEEF, lane by lane.
 //
 //   vector_math_probe RUNTIME.so PREFIX LIBTORCH_CPU.so NAME:ARITY...
-//   vector_math_probe RUNTIME.so PREFIX --exp-sweep      (the runtime's own vector float exp)
+//   vector_math_probe RUNTIME.so PREFIX --sweep exp|tanh|erf [LIBTORCH_CPU.so]
+//                                      (the runtime's own vector float functions: see sweep below)
 //
 // Built once per width: -mavx512f for the f16/d8 names, -mavx2 -mfma for the f8/d4 ones (so the
 // AVX2 build runs on a CPU without AVX-512); the caller passes each build the names of its width.
@@ -14,6 +15,7 @@
 #include <dlfcn.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -120,44 +122,116 @@ void compare(void* ours, void* theirs, int arity, Result& r) {
 
 }  // namespace
 
-// Float exp against the correctly rounded result ((float)exp(double)), for every 97th float bit
-// pattern (44 million inputs: both signs, subnormals, infinities, NaNs). Prints "NAME max_ulp worst".
-template <class V>
-int exp_sweep(void* runtime, const char* prefix, const char* name) {
-  constexpr int lanes = sizeof(V) / sizeof(float);
-  auto fn = reinterpret_cast<V (*)(V)>(dlsym(runtime, (std::string(prefix) + name).c_str()));
-  if (!fn) return 2;
-  double worst_ulp = 0;
+// The runtime's own vector float functions (exp, tanh, erf) against the correctly rounded result
+// ((float)f(double), one rounding of a result accurate to ~2^-53), for every 97th float bit pattern:
+// 44 million inputs, both signs, subnormals, NaNs; then special inputs against glibc's own function:
+// zeros (their sign), infinities and NaNs give the same bits (or both NaN), subnormals, the normal
+// ends and +-1 within 1 ulp of glibc's result (glibc's erff is itself 1 ulp off at FLT_MIN).
+struct SweepResult {
+  double max_ulp = 0;
   float worst = 0;
+  uint64_t not_rounded = 0;  // results that differ from the correctly rounded one (at most by max_ulp)
+  uint64_t inputs = 0;
+  int glibc_mismatches = 0;
+  double sleef_max_ulp = -1;  // largest distance from libtorch's SLEEF over the same inputs, if given
+};
+
+struct SweptFunction {
+  const char* stem;
+  double (*exact)(double);
+  float (*libc)(float);
+};
+
+constexpr SweptFunction kSwept[] = {{"exp", ::exp, ::expf}, {"tanh", ::tanh, ::tanhf}, {"erf", ::erf, ::erff}};
+
+template <class V>
+V apply(void* fn, const float* x) {
+  V v;
+  std::memcpy(&v, x, sizeof v);
+  return reinterpret_cast<V (*)(V)>(fn)(v);
+}
+
+template <class V>
+SweepResult sweep(void* ours, void* theirs, const SweptFunction& f) {
+  constexpr size_t lanes = sizeof(V) / sizeof(float);
+  SweepResult r;
   for (uint64_t bits = 0; bits + 97 * lanes <= 0xFFFFFFFFull; bits += 97 * lanes) {
-    float x[lanes], y[lanes];
-    for (int i = 0; i < lanes; ++i) {
+    float x[lanes], y[lanes], s[lanes];
+    for (size_t i = 0; i < lanes; ++i) {
       const uint32_t b = static_cast<uint32_t>(bits + 97 * i);
       std::memcpy(&x[i], &b, 4);
     }
-    V v;
-    std::memcpy(&v, x, sizeof v);
-    v = fn(v);
-    std::memcpy(y, &v, sizeof v);
-    for (int i = 0; i < lanes; ++i) {
-      const double d = ulp_distance(y[i], static_cast<float>(std::exp(static_cast<double>(x[i]))));
-      if (d > worst_ulp) worst_ulp = d, worst = x[i];
+    const V got = apply<V>(ours, x);
+    std::memcpy(y, &got, sizeof got);
+    if (theirs) {
+      const V want = apply<V>(theirs, x);
+      std::memcpy(s, &want, sizeof want);
+    }
+    for (size_t i = 0; i < lanes; ++i) {
+      const double d = ulp_distance(y[i], static_cast<float>(f.exact(static_cast<double>(x[i]))));
+      r.not_rounded += d != 0;
+      if (d > r.max_ulp) r.max_ulp = d, r.worst = x[i];
+      if (theirs) r.sleef_max_ulp = std::max(r.sleef_max_ulp, ulp_distance(y[i], s[i]));
+    }
+    r.inputs += lanes;
+  }
+  const float specials[] = {0.f, -0.f, INFINITY, -INFINITY, NAN, -NAN, 1e-45f, -1e-45f, 3e-45f, 1e-40f,
+                            -2.5e-39f, 1.1754942e-38f, -1.1754942e-38f, 1.17549435e-38f, -1.17549435e-38f,
+                            3.4028235e38f, -3.4028235e38f, 1.f, -1.f};
+  constexpr size_t count = sizeof specials / sizeof(float);
+  for (size_t at = 0; at < count; at += lanes) {
+    float x[lanes] = {}, y[lanes];
+    for (size_t i = 0; i < lanes && at + i < count; ++i) x[i] = specials[at + i];
+    const V got = apply<V>(ours, x);
+    std::memcpy(y, &got, sizeof got);
+    for (size_t i = 0; i < lanes && at + i < count; ++i) {
+      const float want = f.libc(x[i]);
+      const bool exact = x[i] == 0 || std::isinf(x[i]) || std::isnan(x[i]);
+      const bool same = (std::isnan(want) && std::isnan(y[i])) || std::memcmp(&want, &y[i], 4) == 0;
+      r.glibc_mismatches += exact ? !same : ulp_distance(y[i], want) > 1;
     }
   }
-  std::printf("%s %.17g %.9g\n", name, worst_ulp, worst);
-  return 0;
+  return r;
+}
+
+// "--sweep STEM [LIBTORCH_CPU]": prints "NAME max_ulp worst not_rounded inputs glibc_mismatches
+// sleef_max_ulp" (the last -1 without libtorch).
+int sweep_main(int argc, char** argv) {
+  void* runtime = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  void* torch = argc > 5 ? dlopen(argv[5], RTLD_NOW | RTLD_LOCAL) : nullptr;
+  if (!runtime || (argc > 5 && !torch)) {
+    std::fprintf(stderr, "dlopen: %s\n", dlerror());
+    return 2;
+  }
+  for (const SweptFunction& f : kSwept) {
+    if (std::string(argv[4]) != f.stem) continue;
+#ifdef __AVX512F__
+    const std::string name = std::string("Sleef_") + f.stem + "f16_u10";
+#else
+    const std::string name = std::string("Sleef_") + f.stem + "f8_u10";
+#endif
+    void* ours = dlsym(runtime, (argv[2] + name).c_str());
+    void* theirs = torch ? dlsym(torch, name.c_str()) : nullptr;
+    if (!ours || (torch && !theirs)) {
+      std::fprintf(stderr, "%s: missing\n", name.c_str());
+      return 2;
+    }
+#ifdef __AVX512F__
+    const SweepResult r = sweep<__m512>(ours, theirs, f);
+#else
+    const SweepResult r = sweep<__m256>(ours, theirs, f);
+#endif
+    std::printf("%s %.17g %.9g %llu %llu %d %.17g\n", name.c_str(), r.max_ulp, r.worst,
+                static_cast<unsigned long long>(r.not_rounded), static_cast<unsigned long long>(r.inputs),
+                r.glibc_mismatches, r.sleef_max_ulp);
+    return 0;
+  }
+  std::fprintf(stderr, "%s: not one of the swept functions (exp, tanh, erf)\n", argv[4]);
+  return 2;
 }
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[3]) == "--exp-sweep") {
-    void* runtime = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!runtime) return 2;
-#ifdef __AVX512F__
-    return exp_sweep<__m512>(runtime, argv[2], "Sleef_expf16_u10");
-#else
-    return exp_sweep<__m256>(runtime, argv[2], "Sleef_expf8_u10");
-#endif
-  }
+  if ((argc == 5 || argc == 6) && std::string(argv[3]) == "--sweep") return sweep_main(argc, argv);
   if (argc < 4) {
     std::fprintf(stderr, "usage: vector_math_probe RUNTIME PREFIX LIBTORCH_CPU NAME:ARITY...\n");
     return 2;

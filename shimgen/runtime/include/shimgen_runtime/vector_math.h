@@ -8,11 +8,12 @@
  * a model's Sleef_* imports to them (the bundled config's patterns include Sleef_*).
  *
  * The names are the x86-64 ones torch's at::vec (vec256/vec512) calls. Each lane is computed by the
- * C library's function of the same name, except float exp (vector code of the runtime's own, within
- * 1 ulp of the exact result); tests/integration/test_vector_math.py holds every one within 2 ulp of
- * libtorch's SLEEF (the suffix is SLEEF's own bound: _u10 1.0 ulp, _u05, _u15, _u35). The AVX-512
- * functions run on any CPU with AVX-512F, the AVX2 ones on any with AVX2 and FMA; a model calls
- * only those of the ISA it was compiled for. Other architectures (NEON, SVE, VSX) are not served.
+ * C library's function of the same name, except float exp, tanh and erf (vector code of the
+ * runtime's own, within 1 ulp of the exact result); tests/integration/test_vector_math.py holds every
+ * one within 2 ulp of libtorch's SLEEF (the suffix is SLEEF's own bound: _u10 1.0 ulp, _u05, _u15,
+ * _u35). The AVX-512 functions run on any CPU with AVX-512F, the AVX2 ones on any with AVX2 and
+ * FMA; a model calls only those of the ISA it was compiled for. Other architectures (NEON, SVE, VSX)
+ * are not served.
  *
  * C and C++; the vector types come from <immintrin.h>. Declarations only on x86-64 with GCC/Clang.
  */
