@@ -1242,6 +1242,25 @@ RING: dict[str, ZooModel] = {
         " out_dtype=torch.float32)\n"
         "return h.float(), g",
         (Input((8, 32)),), 1e-2, 1e-2),
+    # float8 outputs of torch._scaled_mm on the CPU (the runtime's float8 rounding): per-row activation
+    # scales and per-column weight scales large enough that an e4m3fn out saturates past 448 and an
+    # e5m2 out (an e5m2 weight, a bias) reaches infinity past 57344. Row-wise scales (8 rows): eager
+    # takes torch's portable kernel on any CPU (oneDNN's path, taken for tensor-wise scales on CPUs
+    # with AMX, rounds float8 outputs otherwise). No scale_result: torch 2.13's inductor drops it
+    # (tuned_scaled_mm passes none to the kernel, libtorch-linked or not), so a compiled model never
+    # hands it over; tests/integration/test_cpu_scaled_mm.py covers it through the C shim.
+    "float8_out_cpu": ZooModel(
+        "self.register_buffer('w', (torch.randn(48, 32) * 0.5).to(torch.float8_e4m3fn))\n"
+        "self.register_buffer('w5', (torch.randn(16, 32) * 0.5).to(torch.float8_e5m2))\n"
+        "self.register_buffer('ws', (torch.rand(1, 48) + 0.5) * 150)\n"
+        "self.register_buffer('ws5', (torch.rand(1, 16) + 0.5) * 2e4)\n"
+        "self.b = torch.nn.Parameter(torch.randn(16))",
+        "sa = x.abs().amax(dim=1, keepdim=True) / 448.0\n"
+        "q = (x / sa).to(torch.float8_e4m3fn)\n"
+        "h = torch._scaled_mm(q, self.w.t(), sa, self.ws, out_dtype=torch.float8_e4m3fn)\n"
+        "g = torch._scaled_mm(q, self.w5.t(), sa, self.ws5, bias=self.b, out_dtype=torch.float8_e5m2)\n"
+        "return h.float(), g.float()",
+        (Input((8, 32)),), 0.0),
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"

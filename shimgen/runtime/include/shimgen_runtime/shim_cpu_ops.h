@@ -297,7 +297,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out,
 /* torch._scaled_mm (float8 linears): out [M, N] = (self * scale_a) @ (mat2 * scale_b) + bias, self and
  * mat2 float8 (e4m3fn, e5m2, fnuz forms) widened to float32, scales float32 broadcasting to their
  * operand (tensor-wise, per row of self, per column of mat2), summed in float32, rounded once to out
- * (float32, bfloat16, float16; float8 outputs are refused). */
+ * (float32, bfloat16, float16, or a float8 format: e4m3fn and e5m2 outs named by out_dtype multiplied
+ * by 1 / scale_result first; torch's float8 rounding, e4m3fn saturating, e5m2 to infinity). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                              AtenTensorHandle mat2, AtenTensorHandle scale_a,
                                                              AtenTensorHandle scale_b, AtenTensorHandle* bias,
