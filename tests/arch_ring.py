@@ -2,7 +2,8 @@
 more transformers families from small random configs (decoders, MoE, encoder-decoders, speech, vision)
 and the plain-torch shapes models ship (sampling, noise, scans, selections, distances, bags, transposed
 and half-precision convolutions, RNN variants, resampling, norms, index ops), and diffusion models from
-diffusers (UNets, VAEs, DiT/MMDiT and video transformers, ControlNet, a sampling loop, schedulers' steps).
+diffusers (UNets, VAEs, DiT/MMDiT and video transformers, ControlNet, a sampling loop, schedulers' steps),
+and timm's image models (CNNs, vision transformers and hybrids, MLPs; tests/timm_models.py).
 
 Entries are ``ZooModel``s like arch_zoo.ARCH (source text: the compile cache is keyed by it);
 ``aoti_zoo.models()`` includes them. scripts/zoo_cpu.py --ring runs them all beside libtorch and prints
@@ -1835,7 +1836,11 @@ RING: dict[str, ZooModel] = {
     "timm_tf_mixnet_s": _timm("tf_mixnet_s"),
     "timm_convnext_atto": _timm("convnext_atto"),
     "timm_ghostnetv2": _timm("ghostnetv2_100", size=64),
-    # dla46_c's random features reach ~100 and inception_v3's ~1e8 (BN-free growth of random weights)
+    # Random weights under eval-mode BatchNorm at its initial statistics (mean 0, variance 1) do not
+    # normalise, so activations grow with depth: dla46_c's features reach ~120, inception_v3's
+    # (trunc-normal(0.1) init) 7.7e7 and its logits 1.2e8, where a float32 ulp is 8. Torch's own loader
+    # running the same package is as far from eager (inception: 220 and 332) as the runtime is;
+    # inception's tolerance is 1e3 absolute, under 1e-5 of its outputs' scale.
     "timm_dla46_c": _timm("dla46_c", rtol=1e-5),
     "timm_dpn48b": _timm("dpn48b"),
     "timm_hrnet": _timm("hrnet_w18_small", size=64),
@@ -1844,7 +1849,7 @@ RING: dict[str, ZooModel] = {
     "timm_nf_resnet26": _timm("nf_resnet26"),
     "timm_res2net": _timm("res2net50_14w_8s"),
     "timm_tresnet_m": _timm("tresnet_m", size=64),
-    "timm_inception_v3": _timm("inception_v3", size=75, rtol=1e-5),
+    "timm_inception_v3": _timm("inception_v3", size=75, atol=1e3),
     # transformers and hybrids
     "timm_vit": _timm("vit_tiny_patch16_224", "img_size=32, patch_size=8, depth=2"),
     "timm_deit_distilled": _timm("deit_tiny_distilled_patch16_224", "img_size=32, patch_size=8, depth=2"),
@@ -1865,7 +1870,11 @@ RING: dict[str, ZooModel] = {
     "timm_caformer": _timm("caformer_s18"),
     "timm_maxvit": _timm("maxvit_rmlp_pico_rw_256", "img_size=64", size=64),
     "timm_coatnet": _timm("coatnet_nano_rw_224", "img_size=64", size=64),
-    "timm_volo": _timm("volo_d1_224", "img_size=64", size=64),
+    # Left out: volo_d1_224 (Outlooker attention: unfold/fold, i.e. im2col/col2im, around the attention
+    # weights). Inductor's vectorized build (SHIMGEN_ZOO_VEC=on, and unset on this AVX-512 machine)
+    # corrupts the heap while the model runs, under torch's own loader ("free(): invalid next size")
+    # as under the runtime ("double free or corruption"), aborting every model of the run's child; its
+    # scalar build (SHIMGEN_ZOO_VEC=off) matches eager on the runtime (2.9e-6) and under torch's loader.
     "timm_gcvit": _timm("gcvit_xxtiny", "img_size=64", size=64),
     "timm_fastvit": _timm("fastvit_t8", size=64),
     "timm_eva02": _timm("eva02_tiny_patch14_224", "img_size=28, patch_size=7, depth=2", size=28),
