@@ -150,7 +150,9 @@ def main(argv: list[str]) -> int:
         width = max(len(r[0]) for r in rows)
         print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  op fallbacks imported (aoti_torch_...)")
         for name, verdict, err, fallbacks in rows:
-            if len(verdict) > 8:  # a refusal's reason: on a line of its own
+            if len(verdict) > 8 and not (err or fallbacks):  # an export failure, a skip: one line
+                print(f"{name:<{width}}  {verdict}")
+            elif len(verdict) > 8:  # a refusal's reason: on a line of its own
                 print(f"{name:<{width}}  {verdict}\n{'':<{width}}  {'':<8}  {err:<10}  {fallbacks}")
             else:
                 print(f"{name:<{width}}  {verdict:<8}  {err:<10}  {fallbacks}")

@@ -329,6 +329,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         if final.exists():
             shutil.rmtree(final)
         os.replace(work, final)  # a directory appears complete or not at all
+        error_of(final).unlink(missing_ok=True)  # an earlier attempt's reason (its library was absent)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return final

@@ -25,7 +25,7 @@ from pathlib import Path
 
 def _torchvision_imports() -> bool:
     try:
-        import torchvision.ops.misc  # noqa: F401
+        import torchvision.ops.misc
         import torchvision.transforms  # noqa: F401
     except Exception:  # absent, or built for another torch (ImportError, RuntimeError, OSError)
         for name in [n for n in sys.modules if n == "torchvision" or n.startswith("torchvision.")]:
