@@ -93,6 +93,9 @@ def main(argv: list[str]) -> int:
         models = {}
         unexported = {name: aoti_zoo.error_of(dirs[name]).read_text().strip().splitlines()[0][:300]
                       for name in names if not (dirs[name] / "meta.json").is_file()}
+        # an entry of a library this environment lacks (timm, diffusers): skipped, not failed
+        absent = {name: aoti_zoo.library_absent(aoti_zoo.error_of(dirs[name])) for name in unexported}
+        absent = {name: module for name, module in absent.items() if module}
         for name in names:
             if name in unexported:
                 continue
@@ -108,7 +111,12 @@ def main(argv: list[str]) -> int:
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
         rows, failed = [], 0
         served = coverage.served_by_runtime()
+        skipped = 0
         for name in names:
+            if name in absent:
+                skipped += 1
+                rows.append((name, f"SKIPPED (no module {absent[name]!r} here)", "", ""))
+                continue
             if name in unexported:
                 failed += 1
                 rows.append((name, f"EXPORT FAILED (torch): {unexported[name]}", "", ""))
@@ -142,11 +150,14 @@ def main(argv: list[str]) -> int:
         width = max(len(r[0]) for r in rows)
         print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  op fallbacks imported (aoti_torch_...)")
         for name, verdict, err, fallbacks in rows:
-            if len(verdict) > 8:  # a refusal's reason: on a line of its own
+            if len(verdict) > 8 and not (err or fallbacks):  # an export failure, a skip: one line
+                print(f"{name:<{width}}  {verdict}")
+            elif len(verdict) > 8:  # a refusal's reason: on a line of its own
                 print(f"{name:<{width}}  {verdict}\n{'':<{width}}  {'':<8}  {err:<10}  {fallbacks}")
             else:
                 print(f"{name:<{width}}  {verdict:<8}  {err:<10}  {fallbacks}")
-        print(f"{len(rows) - failed}/{len(rows)} pass (torch {aoti_zoo.torch_version()}, CPU, beside libtorch)")
+        print(f"{len(rows) - failed - skipped}/{len(rows) - skipped} pass (torch {aoti_zoo.torch_version()}, CPU,"
+              f" beside libtorch)" + (f"; {skipped} skipped, their library absent" if skipped else ""))
         if args.write_coverage:
             coverage.record("cpu", aoti_zoo.torch_version(),
                             {n: aoti_zoo.meta(dirs[n])["imports"] for n in names if n not in unexported})

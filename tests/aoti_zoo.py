@@ -212,6 +212,14 @@ def error_of(directory: Path) -> Path:
     return directory.with_name(directory.name + ".error")
 
 
+def library_absent(error: Path) -> str | None:
+    """The module a recorded compile error says is not installed (a ring entry of a library the
+    compiling environment lacks: timm, diffusers), else None. Such an error is not kept as the model's
+    verdict: the cache key does not name the library, so installing it compiles the model next time."""
+    match = re.match(r"ModuleNotFoundError: No module named '([\w.]+)'", error.read_text())
+    return match.group(1) if match else None
+
+
 def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: bool = False,
                     root: Path | None = None, timeout: float = 1800, keep_going: bool = False) -> dict[str, Path]:
     """Compile the models the cache lacks (one child process for all of them); name -> directory.
@@ -220,7 +228,8 @@ def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: boo
     root = root or cache_root()
     wanted = {name: model_dir(root, name, device, link_libtorch) for name in names}
     missing = [name for name, d in wanted.items()
-               if not (d / "meta.json").is_file() and not (keep_going and error_of(d).is_file())]
+               if not (d / "meta.json").is_file() and not (keep_going and error_of(d).is_file()
+                                                           and not library_absent(error_of(d)))]
     if missing:
         root.mkdir(parents=True, exist_ok=True)
         # Several compiling children where the machine has the cores (the GPU machine: 16), one on CI's
@@ -320,6 +329,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         if final.exists():
             shutil.rmtree(final)
         os.replace(work, final)  # a directory appears complete or not at all
+        error_of(final).unlink(missing_ok=True)  # an earlier attempt's reason (its library was absent)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return final

@@ -2,7 +2,8 @@
 more transformers families from small random configs (decoders, MoE, encoder-decoders, speech, vision)
 and the plain-torch shapes models ship (sampling, noise, scans, selections, distances, bags, transposed
 and half-precision convolutions, RNN variants, resampling, norms, index ops), and diffusion models from
-diffusers (UNets, VAEs, DiT/MMDiT and video transformers, ControlNet, a sampling loop, schedulers' steps).
+diffusers (UNets, VAEs, DiT/MMDiT and video transformers, ControlNet, a sampling loop, schedulers' steps),
+and timm's image models (CNNs, vision transformers and hybrids, MLPs; tests/timm_models.py).
 
 Entries are ``ZooModel``s like arch_zoo.ARCH (source text: the compile cache is keyed by it);
 ``aoti_zoo.models()`` includes them. scripts/zoo_cpu.py --ring runs them all beside libtorch and prints
@@ -136,6 +137,22 @@ def _diffusers(names: str, model: str, forward: str, inputs: tuple, extra: str =
     """A diffusers model ``self.m = <model>`` (its zero parameters redrawn), then ``extra`` lines."""
     return ZooModel(f"from diffusers import {names}\nself.m = {model}.eval(){_REDRAW_ZEROS}{extra}", forward, inputs,
                     atol, rtol)
+
+
+# timm models (timm 1.0.31: https://github.com/huggingface/pytorch-image-models), random weights, eval mode,
+# small sizes (tiny/small variants, 28 to 75 px, 10 classes; transformers shrunk through create_model's
+# keyword arguments where the family takes them). timm is imported only by the compiling child, from the
+# model's source text, through tests/timm_models.py (which stands in for the parts of torchvision that
+# timm imports but the models never use, where torchvision does not import): the ring loads without
+# timm, and an entry's compile without it is recorded as ModuleNotFoundError, like diffusers'. Every
+# all-zero parameter (zero-initialised heads, layer-scale and adaLN-style gates) is redrawn small, and
+# both the features and the logits are compared (a zero head alone would compare nothing).
+def _timm(name: str, kwargs: str = "", size: int = 32, atol: float = 1e-4, rtol: float = 0.0) -> ZooModel:
+    """``timm.create_model(name, pretrained=False, num_classes=10, <kwargs>)`` on 2 x 3 x size x size."""
+    extra = f", {kwargs}" if kwargs else ""
+    return ZooModel(f"from timm_models import create\nself.m = create({name!r}, num_classes=10{extra}){_REDRAW_ZEROS}",
+                    "f = self.m.forward_features(x)\nreturn f, self.m.forward_head(f)",
+                    (Input((2, 3, size, size)),), atol, rtol)
 
 
 RING: dict[str, ZooModel] = {
@@ -1806,6 +1823,67 @@ RING: dict[str, ZooModel] = {
         "        out.append(b)\n"
         "return tuple(out)",
         (_LATENTS, _LATENTS), 1e-4, 1e-5),
+
+    # ---- timm models (timm 1.0.31; _timm above) ----
+    # CNNs: residual (deep stem + avg-down shortcut), SE + grouped, MobileNetV3, mixed kernel sizes with TF "same"
+    # padding (dynamic pads), convnext, ghost modules (v2: DFC attention),
+    # DLA trees, dual paths, HRNet's multi-resolution fusion, cross-stage partials, RepVGG (train
+    # form), NF-ResNet (ScaledStdConv2d: weight standardisation in forward), Res2Net's hierarchical
+    # splits, TResNet (space-to-depth, anti-aliased downsampling), Inception v3.
+    "timm_resnet18d": _timm("resnet18d"),
+    "timm_seresnext26d": _timm("seresnext26d_32x4d"),
+    "timm_mobilenetv3": _timm("mobilenetv3_small_050"),
+    "timm_tf_mixnet_s": _timm("tf_mixnet_s"),
+    "timm_convnext_atto": _timm("convnext_atto"),
+    "timm_ghostnetv2": _timm("ghostnetv2_100", size=64),
+    # Random weights under eval-mode BatchNorm at its initial statistics (mean 0, variance 1) do not
+    # normalise, so activations grow with depth: dla46_c's features reach ~120, inception_v3's
+    # (trunc-normal(0.1) init) 7.7e7 and its logits 1.2e8, where a float32 ulp is 8. Torch's own loader
+    # running the same package is as far from eager (inception: 220 and 332) as the runtime is;
+    # inception's tolerance is 1e3 absolute, under 1e-5 of its outputs' scale.
+    "timm_dla46_c": _timm("dla46_c", rtol=1e-5),
+    "timm_dpn48b": _timm("dpn48b"),
+    "timm_hrnet": _timm("hrnet_w18_small", size=64),
+    "timm_cspresnet50": _timm("cspresnet50", size=64),
+    "timm_repvgg_a0": _timm("repvgg_a0"),
+    "timm_nf_resnet26": _timm("nf_resnet26"),
+    "timm_res2net": _timm("res2net50_14w_8s"),
+    "timm_tresnet_m": _timm("tresnet_m", size=64),
+    "timm_inception_v3": _timm("inception_v3", size=75, atol=1e3),
+    # transformers and hybrids
+    "timm_vit": _timm("vit_tiny_patch16_224", "img_size=32, patch_size=8, depth=2"),
+    "timm_deit_distilled": _timm("deit_tiny_distilled_patch16_224", "img_size=32, patch_size=8, depth=2"),
+    "timm_beit": _timm("beit_base_patch16_224", "img_size=32, patch_size=8, depth=2, embed_dim=64, num_heads=4"),
+    "timm_swin": _timm("swin_tiny_patch4_window7_224",
+                       "img_size=56, embed_dim=32, depths=(1, 1, 1, 1), num_heads=(1, 2, 4, 8)", size=56),
+    "timm_swinv2": _timm("swinv2_tiny_window8_256",
+                         "img_size=64, embed_dim=32, depths=(1, 1, 1, 1), num_heads=(1, 2, 4, 8), window_size=4",
+                         size=64),
+    "timm_cait": _timm("cait_xxs24_224", "img_size=32, patch_size=8, depth=2"),
+    "timm_xcit": _timm("xcit_nano_12_p8_224", "img_size=32, depth=2"),
+    "timm_levit": _timm("levit_128s", "img_size=64", size=64),
+    "timm_convit": _timm("convit_tiny", "img_size=32, patch_size=8, depth=2, local_up_to_layer=1"),
+    "timm_mobilevit": _timm("mobilevit_xxs", size=64),
+    "timm_edgenext": _timm("edgenext_xx_small", size=64),
+    "timm_efficientformerv2": _timm("efficientformerv2_s0", "img_size=64", size=64),
+    "timm_poolformerv2": _timm("poolformerv2_s12"),
+    "timm_caformer": _timm("caformer_s18"),
+    "timm_maxvit": _timm("maxvit_rmlp_pico_rw_256", "img_size=64", size=64),
+    "timm_coatnet": _timm("coatnet_nano_rw_224", "img_size=64", size=64),
+    # Left out: volo_d1_224 (Outlooker attention: unfold/fold, i.e. im2col/col2im, around the attention
+    # weights). Inductor's vectorized build (SHIMGEN_ZOO_VEC=on, and unset on this AVX-512 machine)
+    # corrupts the heap while the model runs, under torch's own loader ("free(): invalid next size")
+    # as under the runtime ("double free or corruption"), aborting every model of the run's child; its
+    # scalar build (SHIMGEN_ZOO_VEC=off) matches eager on the runtime (2.9e-6) and under torch's loader.
+    "timm_gcvit": _timm("gcvit_xxtiny", "img_size=64", size=64),
+    "timm_fastvit": _timm("fastvit_t8", size=64),
+    "timm_eva02": _timm("eva02_tiny_patch14_224", "img_size=28, patch_size=7, depth=2", size=28),
+    "timm_nextvit": _timm("nextvit_small", size=64),
+    "timm_hiera": _timm("hiera_tiny_224", "img_size=64", size=64),
+    # MLPs (their model args cannot be overridden: 16-px patches of a 64-px image) and Sequencer's BiLSTMs
+    "timm_mixer": _timm("mixer_s16_224", "img_size=64", size=64),
+    "timm_gmlp": _timm("gmlp_ti16_224", "img_size=64", size=64),
+    "timm_sequencer": _timm("sequencer2d_s", "layers=(1, 1, 1, 1)"),
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -25,3 +25,36 @@ def test_the_key_changes_with_an_imported_helper(monkeypatch, tmp_path):
     assert aoti_zoo.cache_key("glm_image_text", "cpu", False) == before  # stable for the same content
     helper.write_text("HEAD_DIM = 'from the instance dict'\n")
     assert aoti_zoo.cache_key("glm_image_text", "cpu", False) != before
+
+
+def test_a_timm_entry_depends_on_timm_models():
+    assert aoti_zoo.local_imports(aoti_zoo.source("timm_swin")) == [REPO / "tests" / "timm_models.py"]
+
+
+def test_a_missing_library_is_not_kept_as_the_verdict(monkeypatch, tmp_path):
+    """A ring entry of a library the compiling environment lacks (timm, diffusers) records
+    ModuleNotFoundError; ensure_compiled tries it again next time (installing the library changes no
+    cache key), while an export failure stays recorded."""
+    error = tmp_path / "timm_vit.error"
+    error.write_text("ModuleNotFoundError: No module named 'timm'\n")
+    assert aoti_zoo.library_absent(error) == "timm"
+    error.write_text("ModuleNotFoundError: No module named 'diffusers.models'\n")
+    assert aoti_zoo.library_absent(error) == "diffusers.models"
+    error.write_text("UserError: Could not guard on data-dependent expression Eq(u0, 1)\n")
+    assert aoti_zoo.library_absent(error) is None
+
+    monkeypatch.setattr(aoti_zoo, "torch_version", lambda: "2.13.0")
+    spawned = []
+    monkeypatch.setattr(aoti_zoo.subprocess, "Popen", lambda command, **kw: spawned.append(command) or _Done())
+    for name, reason in (("timm_vit", "ModuleNotFoundError: No module named 'timm'"),
+                         ("timm_swin", "TypeError: unhashable type: non-nested SymInt")):
+        aoti_zoo.error_of(aoti_zoo.model_dir(tmp_path, name, "cpu", False)).write_text(reason + "\n")
+    aoti_zoo.ensure_compiled(["timm_vit", "timm_swin"], root=tmp_path, keep_going=True)
+    assert len(spawned) == 1 and spawned[0][-1] == "timm_vit" and "timm_swin" not in spawned[0]
+
+
+class _Done:
+    returncode = 0
+
+    def communicate(self, timeout=None):
+        return "", ""
