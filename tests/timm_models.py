@@ -7,8 +7,8 @@ ring's models never use: ``torchvision.ops.misc.FrozenBatchNorm2d`` (timm's free
 norm-layer registry) and, through ``timm/data/__init__.py``, torchvision's datasets and transforms
 (timm's data pipeline; the models import only ``timm.data``'s constants). PyPI's torchvision wheels
 are built for CUDA torch and fail to import beside CPU torch 2.13, so where torchvision does not
-import, this module registers, before timm is first imported: a ``torchvision.ops.misc`` holding a
-copy of torchvision's ``FrozenBatchNorm2d``, and a ``timm.data`` package whose namespace is
+import, this module registers, before timm is first imported: a ``torchvision.ops.misc`` holding its
+own ``FrozenBatchNorm2d`` (torchvision's behaviour, written here), and a ``timm.data`` package whose namespace is
 ``timm/data/constants.py`` (its submodules, ``timm.data.model_config`` among them, still import from
 timm's own directory); the torchvision stand-in is removed again once timm is imported. timm's model
 code itself runs unchanged. Without timm: ``ModuleNotFoundError: No module named 'timm'``, which
