@@ -291,15 +291,26 @@ struct Owned {  // a handle freed at scope exit unless released
   AtenTensorHandle release() { return std::exchange(h, nullptr); }
 };
 
+// A new tensor on (device_type, device_index) with src's sizes and dtype and the given strides, holding
+// a copy of src's elements: every move between devices here goes through this one copy.
+AtenTensorHandle copy_onto(AtenTensorHandle src, const std::vector<int64_t>& strides, int32_t device_type,
+                           int32_t device_index) {
+  const Tensor& s = *unwrap(src, "tensor");
+  AtenTensorHandle out = nullptr;
+  check(aoti_torch_empty_strided(static_cast<int64_t>(s.sizes.size()), s.sizes.data(), strides.data(), s.dtype,
+                                 device_type, device_index, &out),
+        "empty_strided");
+  Owned own(out);
+  check(aoti_torch_copy_(out, src, 0), "copy_");
+  return own.release();
+}
+
 // `t` itself when it is on the host, else a new host copy held by `keep`.
 AtenTensorHandle on_host(AtenTensorHandle t, Owned& keep) {
   if (t == nullptr) return nullptr;
   const Tensor& x = *unwrap(t, "tensor");
   if (x.storage->device_type == kCPU) return t;
-  check(aoti_torch_empty_strided(static_cast<int64_t>(x.sizes.size()), x.sizes.data(), x.strides.data(), x.dtype, kCPU,
-                                 -1, &keep.h),
-        "empty_strided");
-  check(aoti_torch_copy_(keep.h, t, 0), "copy_");
+  keep.h = copy_onto(t, x.strides, kCPU, -1);
   return keep.h;
 }
 
@@ -308,14 +319,7 @@ AtenTensorHandle to_device_of(AtenTensorHandle host, AtenTensorHandle like) {
   const Tensor& l = *unwrap(like, "tensor");
   if (l.storage->device_type == kCPU) return host;
   Owned own(host);
-  const Tensor& h = *unwrap(host, "result");
-  AtenTensorHandle out = nullptr;
-  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype,
-                                 l.storage->device_type, l.storage->device_index, &out),
-        "empty_strided");
-  Owned own_out(out);
-  check(aoti_torch_copy_(out, host, 0), "copy_");
-  return own_out.release();
+  return copy_onto(host, unwrap(host, "result")->strides, l.storage->device_type, l.storage->device_index);
 }
 
 // A host op's call: host copies of its tensor arguments (h(t), owned here), then run<N>(op): op(r)
@@ -626,14 +630,7 @@ AtenTensorHandle on_named_device(AtenTensorHandle host, const std::string& devic
   if (device == "cpu") return host;
   Owned own(host);
   SHIMGEN_REQUIRE(device == "cuda", target + ": device '" + device + "' is not supported");
-  const Tensor& h = *unwrap(host, "result");
-  AtenTensorHandle out = nullptr;
-  check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), h.strides.data(), h.dtype, kCUDA,
-                                 -1, &out),
-        "empty_strided");
-  Owned own_out(out);
-  check(aoti_torch_copy_(out, host, 0), "copy_");
-  return own_out.release();
+  return copy_onto(host, unwrap(host, "result")->strides, kCUDA, -1);
 }
 
 // prims::device_put: a tensor moved to another device (Qwen-Image's complex rotary table, built on the
@@ -649,14 +646,8 @@ void device_put(Call& call) {
   if (x.is_non_overlapping_and_dense()) strides = x.strides;
   else if (channels_last_strides(x.sizes, x.strides))
     strides = proxy_ops::clone_strides(x.sizes, {}, x.sizes.size() == 4 ? proxy_ops::kChannelsLast : proxy_ops::kChannelsLast3d);
-  AtenTensorHandle out = nullptr;
-  check(aoti_torch_empty_strided(static_cast<int64_t>(x.sizes.size()), x.sizes.data(), strides.data(), x.dtype,
-                                 device == "cpu" ? kCPU : kCUDA, device == "cpu" ? -1 : call.device_index("device"),
-                                 &out),
-        "empty_strided");
-  Owned own(out);
-  check(aoti_torch_copy_(out, a, 0), "copy_");
-  call.set_output(0, own.release());
+  call.set_output(0, copy_onto(a, strides, device == "cpu" ? kCPU : kCUDA,
+                               device == "cpu" ? -1 : call.device_index("device")));
 }
 
 void full(Call& call) {

@@ -25,4 +25,16 @@ struct Layout {
 // input skipped: a [0] result.
 Layout layout(const std::vector<const Tensor*>& in, int64_t dim);
 
+// Hands each input with elements, in order, to copy(to, piece): `to` is where the piece starts in
+// out, its slice along plan.dim (copied with out's strides). The copy itself is the device's.
+template <typename Copy>
+void copy_pieces(const std::vector<const Tensor*>& in, const Layout& plan, Tensor& out, Copy copy) {
+  int64_t at = 0;  // where along dim the next input goes
+  for (const Tensor* t : in) {
+    if (skipped(*t)) continue;
+    if (t->numel() > 0) copy(out.data() + at * out.strides[plan.dim] * static_cast<int64_t>(out.itemsize()), *t);
+    at += t->sizes[plan.dim];
+  }
+}
+
 }  // namespace shimgen::rt::cat

@@ -87,16 +87,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cat(const AtenTensorHa
     for (int64_t i = 0; i < tensors_len_; ++i) in.push_back(&cpu_tensor(tensors[i], "tensors"));
     const cat::Layout plan = cat::layout(in, dim);
     auto out = empty_tensor(plan.sizes, plan.strides, in[0]->dtype, kCPU, -1);
-    const size_t d = plan.dim;
-    int64_t at = 0;  // where along dim the next input goes
-    for (const Tensor* t : in) {
-      if (cat::skipped(*t)) continue;
-      if (t->numel() > 0) {  // into out's slice [at, at + size) along dim, with out's strides
-        char* to = out->data() + at * out->strides[d] * static_cast<int64_t>(out->itemsize());
-        host_strided_copy(to, out->strides.data(), t->data(), t->strides.data(), t->sizes, t->itemsize());
-      }
-      at += t->sizes[d];
-    }
+    cat::copy_pieces(in, plan, *out, [&](char* to, const Tensor& t) {
+      host_strided_copy(to, out->strides.data(), t.data(), t.strides.data(), t.sizes, t.itemsize());
+    });
     *ret0 = wrap(std::move(out));
   });
 }

@@ -30,16 +30,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cat(const AtenTensorH
     const int32_t device = in[0]->storage->device_index;
     DeviceScope scope(device);  // the copies launch on this device, restored after
     auto out = empty_tensor(plan.sizes, plan.strides, in[0]->dtype, kCUDA, device);
-    const size_t d = plan.dim;
-    int64_t at = 0;  // where along dim the next input goes
-    for (const Tensor* t : in) {
-      if (cat::skipped(*t)) continue;
-      if (t->numel() > 0) {  // into out's slice [at, at + size) along dim, with out's strides
-        char* to = out->data() + at * out->strides[d] * static_cast<int64_t>(out->itemsize());
-        copy_strided(to, out->strides.data(), t->data(), t->strides.data(), t->sizes, t->itemsize(), device);
-      }
-      at += t->sizes[d];
-    }
+    cat::copy_pieces(in, plan, *out, [&](char* to, const Tensor& t) {
+      copy_strided(to, out->strides.data(), t.data(), t.strides.data(), t.sizes, t.itemsize(), device);
+    });
     *ret0 = wrap(std::move(out));
   });
 }
