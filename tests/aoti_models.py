@@ -47,12 +47,20 @@ DTYPE_MODELS: dict[str, tuple[str, list[tuple[tuple[int, ...], str]]]] = {
 }
 
 # name -> (parameter shapes, forward source, input shapes, absolute tolerance against eager): models
-# with weights, compiled only when named (``compile OUT_DIR mmap_weights``) and with
-# aot_inductor.force_mmap_weights, so that AOTInductor appends the weights to the model .so after
+# with weights, compiled only when named (``compile OUT_DIR mmap_weights``). mmap_weights is compiled
+# with aot_inductor.force_mmap_weights, so that AOTInductor appends the weights to the model .so after
 # its ELF image, 16 KiB-aligned, as it does by itself for weights over 2 GB, instead of linking them
 # in. 65 KiB of weights: the overlay spans several 16 KiB blocks.
 MMAP_MODELS: dict[str, tuple[dict[str, tuple[int, ...]], str, list[tuple[int, ...]], float]] = {
     "mmap_weights": ({"w": (64, 256), "b": (256,)}, "return (x * self.w + self.b).sin()", [(64, 256)], 1e-6),
+    # The weights in a blob beside the .so (data/aotinductor/<model>/<so>_weights.blob), not in it.
+    "blob_weights": ({"w": (64, 256), "b": (256,)}, "return (x * self.w + self.b).sin()", [(64, 256)], 1e-6),
+}
+# How each of them keeps its weights outside the .so's image.
+WEIGHTS_PLACEMENT: dict[str, dict[str, object]] = {
+    "mmap_weights": {"aot_inductor.force_mmap_weights": True},
+    "blob_weights": {"aot_inductor.package_constants_in_so": False,
+                     "aot_inductor.package_constants_on_disk_format": "binary_blob"},
 }
 
 
@@ -104,7 +112,7 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device:
                 eager = _float64_reference(module, inputs)
         outputs = eager if isinstance(eager, tuple) else (eager,)
         program = torch.export.export(module, inputs)
-        with inductor_config.patch({"aot_inductor.force_mmap_weights": name in MMAP_MODELS}):
+        with inductor_config.patch(WEIGHTS_PLACEMENT.get(name, {})):
             torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
         for i, tensor in enumerate(inputs):
             np.save(out_dir / f"{name}.in{i}.npy", tensor.numpy())

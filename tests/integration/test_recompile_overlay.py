@@ -6,6 +6,11 @@ their distance from the end of its file (shimgen/aoti/overlay.py). A relinked .s
 overlay until recompile appends the original's again: the model below runs on the runtime and
 matches eager only with it, and fails to open without it or 4 KiB off the boundary (the negative
 controls). A package whose overlay is not where its constants blob says is refused in one line.
+
+Its sibling ``blob_weights`` keeps its weights beside the .so instead
+(``package_constants_on_disk_format="binary_blob"``: ``<so>_weights.blob`` in the package): the
+loader copies them into the model through ``AOTInductorModelUpdateConstantsFromBlob``, and refuses a
+package whose blob is missing or shorter than the model's constants.
 """
 
 from __future__ import annotations
@@ -34,14 +39,16 @@ from tests.aoti_helpers import DEFAULT_CONFIG, PREFIX  # noqa: E402
 from tests.support import run_shimgen  # noqa: E402
 
 NAME = "mmap_weights"
+BLOB = "blob_weights"
 
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
-    """The model compiled with force_mmap_weights (about 100 s on a fresh cache, 2 cores)."""
+    """The models compiled with force_mmap_weights and with a weights blob (about 120 s on a fresh
+    cache, 2 cores)."""
     out = tmp_path_factory.mktemp("aoti-mmap")
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor-cache")}
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "aoti_models.py"), "compile", str(out), NAME],
+    done = subprocess.run([sys.executable, str(REPO / "tests" / "aoti_models.py"), "compile", str(out), NAME, BLOB],
                           capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return out
@@ -86,9 +93,9 @@ def image_end_of(so: bytes) -> int:
     return image_end(so, "model")
 
 
-def _run(package: Path, model: Path, runtime: Path, out: Path) -> subprocess.CompletedProcess:
-    inputs = [arg for i in range(json.loads((model / f"{NAME}.json").read_text())["inputs"])
-              for arg in ("--input", str(model / f"{NAME}.in{i}.npy"))]
+def _run(package: Path, model: Path, runtime: Path, out: Path, name: str = NAME) -> subprocess.CompletedProcess:
+    inputs = [arg for i in range(json.loads((model / f"{name}.json").read_text())["inputs"])
+              for arg in ("--input", str(model / f"{name}.in{i}.npy"))]
     return run_shimgen("run", package, "--runtime", runtime, "-o", out, *inputs, cwd=REPO, timeout=300)
 
 
@@ -210,3 +217,82 @@ def test_appended_weights_are_streamed_not_held(model, tmp_path):
     _, after = _member(out)
     size, _ = _appended(after)
     assert after.endswith(so[end:]) and len(after) > padding and (len(after) - size) % OVERLAY_ALIGN == 0
+
+
+def _blob_member(package: Path) -> str:
+    with zipfile.ZipFile(package) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith("_weights.blob")]
+        return name
+
+
+def _with_blob(package: Path, blob: bytes | None, target: Path) -> Path:
+    """``package`` with its weights blob replaced (None: left out), stored as torch stores it."""
+    name = _blob_member(package)
+    with zipfile.ZipFile(package) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            if info.filename == name and blob is None:
+                continue
+            new.writestr(info, blob if info.filename == name else old.read(info))
+    return target
+
+
+@pytest.fixture(scope="module")
+def blob_package(model, tmp_path_factory) -> Path:
+    """blob_weights, prefixed (prefix-imports carries the blob over unchanged)."""
+    out = tmp_path_factory.mktemp("blob") / f"{BLOB}.prefixed.pt2"
+    done = run_shimgen("prefix-imports", model / f"{BLOB}.pt2", "-o", out, "-c", DEFAULT_CONFIG, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+BLOB_BYTES = sum(int(np.prod(shape)) for shape in MMAP_MODELS[BLOB][0].values()) * 4
+
+
+def test_blob_weights_are_beside_the_so_not_in_it(model, blob_package):
+    """The premise: the weights are the blob (w and b, float32), and the .so holds no copy of them."""
+    with zipfile.ZipFile(model / f"{BLOB}.pt2") as archive:
+        blob = archive.read(_blob_member(model / f"{BLOB}.pt2"))
+    _, so = _member(model / f"{BLOB}.pt2")
+    assert len(blob) == BLOB_BYTES and blob[:4096] not in so
+    with zipfile.ZipFile(blob_package) as archive:
+        assert archive.read(_blob_member(blob_package)) == blob
+
+
+@pytest.mark.parametrize("route", ["prefix-imports", "recompile"])
+def test_blob_weights_model_matches_eager(model, blob_package, cpu_runtime, tmp_path, route):
+    package = blob_package
+    if route == "recompile":
+        package = tmp_path / "recompiled.pt2"
+        done = run_shimgen("recompile", model / f"{BLOB}.pt2", "-o", package, "-c", DEFAULT_CONFIG, cwd=REPO, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+    done = _run(package, model, cpu_runtime.library, tmp_path / "out", BLOB)
+    assert done.returncode == 0, done.stderr
+    got, expected = np.load(tmp_path / "out" / "output_0.npy"), np.load(model / f"{BLOB}.out0.npy")
+    assert got.shape == expected.shape
+    assert np.abs(got - expected).max() <= MMAP_MODELS[BLOB][3]
+
+
+def test_blob_weights_are_what_the_model_computes_with(model, blob_package, cpu_runtime, tmp_path):
+    """The negative control: the same package with the blob's bytes rotated by one float runs, and is
+    far from eager: the weights come from the blob, not from anywhere else."""
+    with zipfile.ZipFile(blob_package) as archive:
+        blob = archive.read(_blob_member(blob_package))
+    package = _with_blob(blob_package, blob[4:] + blob[:4], tmp_path / "rotated.pt2")
+    done = _run(package, model, cpu_runtime.library, tmp_path / "out", BLOB)
+    assert done.returncode == 0, done.stderr
+    got, expected = np.load(tmp_path / "out" / "output_0.npy"), np.load(model / f"{BLOB}.out0.npy")
+    assert np.abs(got - expected).max() > 0.1
+
+
+@pytest.mark.parametrize("blob, message", [
+    (None, "the model's weights are not in its .so and the package holds no *_weights.blob"),
+    (b"\0" * (BLOB_BYTES - 1), f"the weights blob holds {BLOB_BYTES - 1} bytes; the model's constants need {BLOB_BYTES}"),
+])
+def test_missing_or_short_blob_is_refused_at_open(model, blob_package, cpu_runtime, tmp_path, blob, message):
+    """Before: a missing blob failed on the first run ("self is a null tensor handle") and a short one
+    would have been read past its end. Now each is refused in one line when the model opens."""
+    package = _with_blob(blob_package, blob, tmp_path / "bad.pt2")
+    done = _run(package, model, cpu_runtime.library, tmp_path / "out", BLOB)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "output_0.npy").exists()

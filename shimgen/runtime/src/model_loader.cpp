@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -56,6 +57,9 @@ struct ConstantMapEntry {  // AOTInductorConstantMapEntry
   AtenTensorHandle handle;
 };
 using ConstantEntriesFn = int32_t (*)(Container, const ConstantMapEntry**, size_t*, bool);
+using ConstantFoldedFn = int32_t (*)(Container, size_t, bool*);
+using ConstantSizeFn = int32_t (*)(Container, size_t, size_t*);
+using UpdateFromBlobFn = int32_t (*)(Container, const uint8_t*);
 
 // ------------------------------------------------------------------------------------------------
 // A read-only mapping of the input file.
@@ -308,8 +312,16 @@ int32_t not_open(const char* function) {
 // untrusted package can make the loader parse.
 constexpr size_t kMaxExternKernelJson = size_t(64) << 20;
 
-std::string extract(const std::string& path, const char* model_name, shimgen_model* model) {
-  Mapping mapping;
+// Where a package keeps the chosen model's weights when they are not in its .so.
+struct ExternalWeights {
+  const unsigned char* blob = nullptr;  // the *_weights.blob member (inside the caller's mapping)
+  size_t size = 0;
+  bool pickled = false;  // the package has data/weights/ (pickle_weights: only Python torch reads those)
+};
+
+// `mapping` stays the caller's: the weights blob is read from it after the container exists.
+std::string extract(const std::string& path, const char* model_name, shimgen_model* model, Mapping& mapping,
+                    ExternalWeights* weights) {
   std::string problem = map_file(path, &mapping);
   if (!problem.empty()) return problem;
 
@@ -356,6 +368,15 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
       std::string problem_text;
       model->proxy = shimgen::rt::proxy::load(reinterpret_cast<const char*>(m.data), m.size, &problem_text);
       if (!model->proxy) return path + ": " + problem_text;
+    }
+    // package_constants_on_disk_format="binary_blob": the .so's name with _weights.blob.
+    const std::string blob_name = library->name.substr(0, library->name.size() - 3) + "_weights.blob";
+    for (const Member& m : members) {
+      if (m.name.find("/data/weights/") != std::string::npos) weights->pickled = true;
+      if (m.name != blob_name) continue;
+      if (m.data == nullptr) return path + ": member " + m.name + " is compressed; the loader needs it stored";
+      weights->blob = m.data;
+      weights->size = m.size;
     }
     for (const Member& m : members) {
       if (model_of(m.name) != chosen) continue;
@@ -424,6 +445,52 @@ std::vector<shimgen::rt::AddressRange> immutable_constants(void* library, Contai
   return ranges;
 }
 
+// A model compiled with package_constants_on_disk_format="binary_blob" is built without its weights
+// (USE_MMAP_EXTERNAL): its container holds no constant until AOTInductorModelUpdateConstantsFromBlob
+// copies them from the package's blob, as torch's package loader does. Used only when constants are
+// missing, so a package whose .so holds its weights ignores a stray blob. The model reads each
+// non-folded constant's data_size bytes from the blob in order: the blob must hold their sum, or
+// the copy would read past it.
+std::string load_external_weights(shimgen_model* model, const ExternalWeights& weights, const std::string& path) {
+  void* lib = model->library;
+  auto count = symbol<CountFn>(lib, "AOTInductorModelContainerGetNumConstants");
+  auto folded = symbol<ConstantFoldedFn>(lib, "AOTInductorModelContainerGetConstantFromFolded");
+  auto size_of = symbol<ConstantSizeFn>(lib, "AOTInductorModelContainerGetConstantDataSize");
+  auto entries_of = symbol<ConstantEntriesFn>(lib, "AOTInductorModelContainerExtractConstantsMapEntries");
+  auto update = symbol<UpdateFromBlobFn>(lib, "AOTInductorModelUpdateConstantsFromBlob");
+  size_t n = 0, num_entries = 0;
+  const ConstantMapEntry* entries = nullptr;
+  // Older models without these entry points cannot say what they lack; they load as before.
+  if (!count || !folded || !size_of || !entries_of || count(model->container, &n) != 0 ||
+      entries_of(model->container, &entries, &num_entries, false) != 0)
+    return {};
+  size_t needed = 0, stored = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bool from_folded = false;
+    size_t bytes = 0;
+    if (folded(model->container, i, &from_folded) != 0 || size_of(model->container, i, &bytes) != 0)
+      return path + ": the model cannot describe its constants" + model->model_error();
+    if (from_folded) continue;
+    ++stored;
+    if (bytes > SIZE_MAX - needed) return path + ": the model's constant sizes overflow";
+    needed += bytes;
+  }
+  if (stored == 0 || num_entries != 0) return {};  // weights in the .so (or none): nothing to load
+  if (weights.blob == nullptr) {
+    return path + ": the model's weights are not in its .so and the package holds no *_weights.blob" +
+           (weights.pickled ? " (its data/weights/ are pickled, which only Python torch reads; compile with "
+                              "aot_inductor.package_constants_on_disk_format=\"binary_blob\")"
+                            : "");
+  }
+  if (weights.size < needed)
+    return path + ": the weights blob holds " + std::to_string(weights.size) + " bytes; the model's constants need " +
+           std::to_string(needed);
+  if (!update) return path + ": the model has no AOTInductorModelUpdateConstantsFromBlob to take its weights blob";
+  if (update(model->container, weights.blob) != 0)
+    return path + ": loading the weights blob failed" + model->model_error();
+  return {};
+}
+
 }  // namespace
 
 extern "C" {
@@ -441,7 +508,9 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
       owner.reset();
       return fail(message, code);
     };
-    problem = extract(path, model_name, model);
+    Mapping package;  // kept until the weights blob, if any, is copied into the container
+    ExternalWeights weights;
+    problem = extract(path, model_name, model, package, &weights);
     if (!problem.empty()) return discard(problem, SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
 
     dlerror();
@@ -472,6 +541,8 @@ int32_t shimgen_model_open(const char* path, const char* model_name, const char*
       return discard(std::string(path) + ": the model cannot report its inputs and outputs" + model->model_error(),
                      SHIMGEN_RUNTIME_ERROR_INTERNAL);
     }
+    problem = load_external_weights(model, weights, path);
+    if (!problem.empty()) return discard(problem, SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
     shimgen::rt::register_immutable(model, immutable_constants(model->library, model->container));
     {
       std::lock_guard<std::mutex> lock(live_models_mutex());
