@@ -720,6 +720,14 @@ RING: dict[str, ZooModel] = {
     # ---- round 3, plain torch: the index writes inductor leaves to fallbacks, and op shapes models use ----
     # index_put_ with a boolean mask (aoti_torch_index_put_out), accumulate on int64 (inductor's atomic-add
     # limitation sends it to the same fallback) and float; bfloat16 index_add (aten::index_add, proxy).
+    # torch.while_loop with its trip count as a 0-d input (shimgen run once made every 0-d .npy input
+    # shape (1,): np.ascontiguousarray; the model's input check refused it).
+    "while_loop_counter": ZooModel(
+        "self.lin = torch.nn.Linear(8, 8)",
+        "def cond(i, y):\n    return i > 0\n"
+        "def body(i, y):\n    return i - 1, torch.tanh(self.lin(y))\n"
+        "return torch._higher_order_ops.while_loop(cond, body, (x + 2, y))[1]",
+        (Input((), "index:4"), Input((4, 8))), 1e-5),
     "index_put_mask": ZooModel(
         "",
         "m = x > 0.3\na = x.clone()\na[m] = y[m] * 2\n"
@@ -1891,4 +1899,5 @@ RING: dict[str, ZooModel] = {
 # Kept small: CI has 2 cores and 25 minutes for everything (the whole ring: scripts/zoo_cpu.py --ring).
 # (op_shapes_4 left it again: with it CI took 25.9 min; its ops have native tests, embedding_renorm a
 # proxy-model test.)
-CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "index_put_mask")
+CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "index_put_mask",
+      "while_loop_counter")

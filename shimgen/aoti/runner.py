@@ -129,8 +129,9 @@ class Model:
         rt = self.runtime
         # AOTInductor kernels index inputs with the strides they were compiled for (contiguous),
         # checking them only when asked to: hand them contiguous memory, in this machine's byte
-        # order (a big-endian '>f4' .npy holds the same values in other bytes).
-        arrays = [native_order(np.ascontiguousarray(a)) for a in inputs]
+        # order (a big-endian '>f4' .npy holds the same values in other bytes). np.asarray, not
+        # np.ascontiguousarray, which turns a 0-d array (a while_loop's counter) into shape (1,).
+        arrays = [native_order(np.asarray(a, order="C")) for a in inputs]
         handles: list = []
         outputs: list = []
         with rt.caller_stream(stream):
@@ -376,7 +377,7 @@ def npy_bytes(array: Any) -> bytes:
 
     buffer = io.BytesIO()
     if array.dtype.name == BFLOAT16_DESCR:
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # keeps a 0-d array 0-d
         header = {"descr": BFLOAT16_DESCR, "fortran_order": False, "shape": array.shape}
         np.lib.format.write_array_header_1_0(buffer, header)
         buffer.write(array.astype(array.dtype.newbyteorder("<")).tobytes())
