@@ -44,6 +44,10 @@ DTYPE_MODELS: dict[str, tuple[str, list[tuple[tuple[int, ...], str]]]] = {
     # bf16 in, bf16 out (dtype code 15); fp16 in, fp16 out; a float32 output from both.
     "mixed_half": ("return (x * 2 + 1).relu(), (y * 3).abs(), x.float() + y.float()",
                    [((8, 16), "bfloat16"), ((8, 16), "float16")]),
+    # float8 in and out (e4m3fn, e5m2: ml_dtypes arrays), a float32 output from both.
+    "float8_io": ("return (x.float() * 2).to(torch.float8_e5m2), (y.float() - 1).to(torch.float8_e4m3fn), "
+                  "x.float() + y.float()",
+                  [((8, 16), "float8_e4m3fn"), ((8, 16), "float8_e5m2")]),
 }
 
 # name -> (parameter shapes, forward source, input shapes, absolute tolerance against eager): models
@@ -134,10 +138,11 @@ def _compile_half(out_dir: Path, name: str, device: str = "cpu") -> None:
     program = torch.export.export(module, inputs)
     torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
 
-    def bits(tensor):  # half-precision values as their raw bits; other dtypes as they are
+    def bits(tensor):  # half-precision and float8 values as their raw bits; other dtypes as they are
         t = tensor.contiguous().cpu()
-        return t.view(torch.int16).numpy().view(np.uint16) if t.element_size() == 2 and t.is_floating_point() \
-            else t.numpy()
+        if t.is_floating_point() and t.element_size() == 2:
+            return t.view(torch.int16).numpy().view(np.uint16)
+        return t.view(torch.uint8).numpy() if t.is_floating_point() and t.element_size() == 1 else t.numpy()
 
     for i, tensor in enumerate(inputs_cpu):
         np.save(out_dir / f"{name}.in{i}.npy", bits(tensor))

@@ -110,28 +110,34 @@ _DTYPE_SHIMS = {
     "float32": "aoti_torch_dtype_float32",
     "float64": "aoti_torch_dtype_float64",
     "float16": "aoti_torch_dtype_float16",
-    "bfloat16": "aoti_torch_dtype_bfloat16",  # numpy through ml_dtypes (numpy_dtype)
     "int8": "aoti_torch_dtype_int8",
     "int16": "aoti_torch_dtype_int16",
     "int32": "aoti_torch_dtype_int32",
     "int64": "aoti_torch_dtype_int64",
     "uint8": "aoti_torch_dtype_uint8",
+    "uint16": "aoti_torch_dtype_uint16",
+    "uint32": "aoti_torch_dtype_uint32",
+    "uint64": "aoti_torch_dtype_uint64",
     "bool": "aoti_torch_dtype_bool",
     "complex64": "aoti_torch_dtype_complex64",
     "complex128": "aoti_torch_dtype_complex128",
 }
+ML_DTYPES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")
+"""Runtime dtypes numpy lacks: ml_dtypes provides each under torch's name, one element per byte (or two
+for bfloat16). torch's float4_e2m1fn_x2 packs two values a byte and ml_dtypes' float4 does not: left out."""
+_DTYPE_SHIMS.update({name: f"aoti_torch_dtype_{name}" for name in ML_DTYPES})
 
 
 def numpy_dtype(name: str) -> Any:
-    """The numpy dtype of a runtime dtype name; bfloat16 comes from ml_dtypes (numpy has none)."""
+    """The numpy dtype of a runtime dtype name; bfloat16 and the float8 formats come from ml_dtypes."""
     import numpy as np
 
-    if name == "bfloat16":
+    if name in ML_DTYPES:
         try:
             import ml_dtypes
         except ImportError:
-            raise InputError("bfloat16 arrays need ml_dtypes: python -m pip install ml_dtypes") from None
-        return np.dtype(ml_dtypes.bfloat16)
+            raise InputError(f"{name} arrays need ml_dtypes: python -m pip install ml_dtypes") from None
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)
 
 
@@ -328,9 +334,12 @@ class Runtime:
             raise ModelError("negative strides are not supported")
         span = 1 + sum((n - 1) * s for n, s in zip(shape, elem))  # elements the view reaches
         buffer = (ctypes.c_char * (span * np_dtype.itemsize)).from_address(self.data_ptr(handle))
-        base = np.frombuffer(memoryview(buffer), dtype=np_dtype, count=span)
+        # as_strided goes through __array_interface__, whose typestr numpy cannot read back for
+        # ml_dtypes' float8 ('<f1'): stride their bytes as unsigned integers of the same width.
+        raw = np.dtype(f"u{np_dtype.itemsize}") if name in ML_DTYPES else np_dtype
+        base = np.frombuffer(memoryview(buffer), dtype=raw, count=span)
         view = np.lib.stride_tricks.as_strided(base, shape=shape, strides=[s * np_dtype.itemsize for s in elem])
-        return np.array(view, copy=True, order="C")
+        return np.array(view, copy=True, order="C").view(np_dtype)
 
     # ---- DLPack (shimgen.aoti.dlpack) ----
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from shimgen.aoti.capi import ModelError, Runtime, cuda_device_count
+from shimgen.aoti.capi import ML_DTYPES, ModelError, Runtime, cuda_device_count
 from shimgen.errors import InputError
 from shimgen.files import same_file
 
@@ -340,45 +340,45 @@ def open_model(path: Path, *, runtime: Path | None = None, device: str = "cpu", 
     return Model(loaded, Path(path), device=device, model_name=model_name)
 
 
-BFLOAT16_DESCR = "bfloat16"
-"""The ``.npy`` convention for bfloat16 (docs/aoti.md): the header's ``descr`` is the string
-'bfloat16', the data little-endian 2-byte values. ``np.load`` reads it once ml_dtypes is imported;
-``np.save`` of an ml_dtypes array would write '<V2' instead, losing the type."""
+# The .npy convention for the dtypes numpy lacks (ML_DTYPES; docs/aoti.md): the header's descr is
+# the dtype's name ('bfloat16', 'float8_e4m3fn', ...), the data its little-endian values. np.load
+# reads such a file once ml_dtypes is imported; np.save of an ml_dtypes array would write '<V2' or
+# '|V1' instead, losing the type.
 
 
 def load_inputs(paths: Iterable[Path]) -> list:
     import numpy as np
 
     with contextlib.suppress(ImportError):
-        import ml_dtypes  # noqa: F401 - registers 'bfloat16' with numpy, so such .npy headers parse
+        import ml_dtypes  # noqa: F401 - registers 'bfloat16', 'float8_*' with numpy, so such .npy headers parse
     arrays = []
     for path in paths:
         try:
             with open_regular(Path(path), "input .npy file") as handle:
                 array = np.load(handle, allow_pickle=False)
         except TypeError as exc:  # a descr numpy cannot name: 'bfloat16' without ml_dtypes
-            raise InputError(f"{path}: dtype not understood ({exc}); bfloat16 .npy files need ml_dtypes: "
+            raise InputError(f"{path}: dtype not understood ({exc}); bfloat16 and float8 .npy files need ml_dtypes: "
                              "python -m pip install ml_dtypes") from None
         except (OSError, ValueError, EOFError) as exc:
             raise InputError(f"{path}: not a readable .npy file ({exc})") from None
-        if array.dtype.type is np.void:  # not ml_dtypes' bfloat16, whose kind is 'V' too
+        if array.dtype.type is np.void:  # not ml_dtypes' types, whose kind is 'V' too
             raise InputError(f"{path}: raw {array.dtype.itemsize}-byte records ('{array.dtype.str}'), no number type; "
-                             "np.save writes this for an ml_dtypes bfloat16 array: save it with descr 'bfloat16' "
+                             "np.save writes this for an ml_dtypes array: save it with descr 'bfloat16' (or its float8 name) "
                              "(shimgen.aoti.runner.save_array; docs/aoti.md)")
         arrays.append(array)
     return arrays
 
 
 def npy_bytes(array: Any) -> bytes:
-    """``array`` as a .npy file; bfloat16 with descr 'bfloat16' (``BFLOAT16_DESCR``)."""
+    """``array`` as a .npy file; an ml_dtypes array with its dtype's name as descr (``ML_DTYPES``)."""
     import io
 
     import numpy as np
 
     buffer = io.BytesIO()
-    if array.dtype.name == BFLOAT16_DESCR:
+    if array.dtype.name in ML_DTYPES:
         array = np.asarray(array, order="C")  # keeps a 0-d array 0-d
-        header = {"descr": BFLOAT16_DESCR, "fortran_order": False, "shape": array.shape}
+        header = {"descr": array.dtype.name, "fortran_order": False, "shape": array.shape}
         np.lib.format.write_array_header_1_0(buffer, header)
         buffer.write(array.astype(array.dtype.newbyteorder("<")).tobytes())
     else:
@@ -387,7 +387,7 @@ def npy_bytes(array: Any) -> bytes:
 
 
 def save_array(path: Path, array: Any) -> Path:
-    """Write ``array`` as .npy (atomically), bfloat16 by shimgen's convention."""
+    """Write ``array`` as .npy (atomically), bfloat16 and float8 by shimgen's convention."""
     from shimgen.files import write_if_changed
 
     write_if_changed(Path(path), npy_bytes(array))

@@ -27,14 +27,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory) -> Path:
-    """pointwise (float32) and mixed_half (bf16 and fp16 in and out), compiled and prefixed."""
+    """pointwise (float32), mixed_half (bf16 and fp16 in and out) and float8_io (float8 in and out),
+    compiled and prefixed."""
     out = tmp_path_factory.mktemp("aoti-io")
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(out / "inductor-cache")}
     done = subprocess.run([sys.executable, str(REPO / "tests" / "aoti_models.py"), "compile", str(out), "pointwise",
-                           "mixed_half"], capture_output=True, text=True, env=env, timeout=900)
+                           "mixed_half", "float8_io"], capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     config = load_config(default_config())
-    for name in ("pointwise", "mixed_half"):
+    for name in ("pointwise", "mixed_half", "float8_io"):
         prefix_imports_with_config(out / f"{name}.pt2", out / f"{name}.prefixed.pt2", config)
     return out
 
@@ -144,6 +145,36 @@ def test_a_bfloat16_npy_saved_by_numpy_is_refused_with_the_convention(models, ru
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "descr 'bfloat16'" in lines[0] and "x.npy" in lines[0], done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_shimgen_run_reads_and_writes_float8(models, runtime_lib, tmp_path):
+    """float8_e4m3fn and float8_e5m2 in and out, as ml_dtypes arrays in .npy files named by their dtype
+    (the bfloat16 convention). Before, an output of either failed the run: "output dtype code 24 has
+    no numpy equivalent", and an input could not be given at all."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from shimgen.aoti.runner import save_array
+
+    meta = json.loads((models / "float8_io.json").read_text())
+    inputs = [np.load(models / f"float8_io.in{i}.npy").view(getattr(ml_dtypes, dtype))
+              for i, dtype in enumerate(meta["dtypes"]["inputs"])]
+    for i, array in enumerate(inputs):
+        save_array(tmp_path / f"in{i}.npy", array)
+    assert b"'descr': 'float8_e4m3fn'" in (tmp_path / "in0.npy").read_bytes()[:128]
+    done = _run_cli(str(models / "float8_io.prefixed.pt2"), "--runtime", str(runtime_lib), "-o", str(tmp_path / "out"),
+                    "-i", str(tmp_path / "in0.npy"), "-i", str(tmp_path / "in1.npy"))
+    assert done.returncode == 0, done.stderr
+    assert meta["dtypes"]["outputs"] == ["float8_e5m2", "float8_e4m3fn", "float32"]
+    for i, dtype in enumerate(meta["dtypes"]["outputs"]):
+        got, want = np.load(tmp_path / "out" / f"output_{i}.npy"), np.load(models / f"float8_io.out{i}.npy")
+        assert got.dtype.name == dtype
+        assert np.array_equal(got.view(np.uint8) if got.dtype.itemsize == 1 else got, want), (i, dtype)
+    # The control: the inputs' bits read as the other float8 format give other outputs.
+    swapped = [inputs[0].view(ml_dtypes.float8_e5m2), inputs[1].view(ml_dtypes.float8_e4m3fn)]
+    for i, array in enumerate(swapped):
+        save_array(tmp_path / f"in{i}.npy", array)
+    done = _run_cli(str(models / "float8_io.prefixed.pt2"), "--runtime", str(runtime_lib), "-o", str(tmp_path / "bad"),
+                    "-i", str(tmp_path / "in0.npy"), "-i", str(tmp_path / "in1.npy"))
+    assert done.returncode != 0 and "dtype" in done.stderr, done.stderr
 
 
 @pytest.fixture(scope="module")
