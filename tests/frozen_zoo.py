@@ -41,13 +41,13 @@ def _half_heads(dtype: str) -> ZooModel:
 
 FROZEN: dict[str, ZooModel] = {
     # Every fused form a CNN + MLP head gets: conv + BN folded + relu, a residual conv block
-    # (conv binary add + relu), a grouped conv + SiLU, a strided ConvTranspose + relu, Linear + GELU,
+    # (conv binary add + relu), a grouped conv + SiLU, a strided grouped ConvTranspose + relu, Linear + GELU,
     # a Linear residual (linear binary add), a conv + hardswish head, and every other post-op.
     "frozen_cnn": ZooModel(
         "self.stem = torch.nn.Conv2d(3, 8, 3, padding=1, bias=False)\nself.bn = torch.nn.BatchNorm2d(8)\n"
         "self.c1 = torch.nn.Conv2d(8, 8, 3, padding=1)\nself.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)\n"
         "self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=4)\n"
-        "self.up = torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)\n"
+        "self.up = torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1, groups=2)\n"
         "self.fc1 = torch.nn.Linear(4 * 16 * 16, 32)\nself.fc2 = torch.nn.Linear(32, 32)\n"
         "self.fc3 = torch.nn.Linear(32, 10)\nself.head = torch.nn.Conv2d(8, 6, 1)\n" + _HEADS_INIT +
         "torch.nn.init.uniform_(self.bn.running_mean, -0.5, 0.5)\ntorch.nn.init.uniform_(self.bn.running_var, 0.5, 2)",
