@@ -56,14 +56,15 @@ OP_TEST(mkldnn_layout) {
   EXPECT(values<float>(t) == want);
   aoti_torch_delete_tensor_object(t);
 
-  // Two blocks on one dim, as oneDNN's bf16 Linear weights ("AB2b2a2b" here): [2, 4], blocks
-  // (2 on dim 1, 2 on dim 0, 2 on dim 1), the earlier dim-1 block the outer one: element (i, j)
-  // at (j / 2) * 4 + i * 2 + j % 2. Reading the dim-1 blocks in the other order fails this.
-  std::vector<float> mixed(8);
+  // Two blocks on one dim, as oneDNN's bf16 Linear weights (AB16b32a2b): here [2, 6] with blocks
+  // (3 on dim 1, 2 on dim 0, 2 on dim 1), the earlier dim-1 block the outer one: j = 2 a + c, and
+  // element (i, j) at a * 4 + i * 2 + c. Unequal block sizes, so walking the blocks in any other
+  // order reads other places (the walk reversed gives (j / 3) * 6 + i * 3 + j % 3).
+  std::vector<float> mixed(12);
   for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 4; ++j) mixed[static_cast<size_t>((j / 2) * 4 + i * 2 + j % 2)] = static_cast<float>(10 * i + j);
-  EXPECT(make(mixed, {2, 4}, Blob({2, 4}, {2, 4}, {8, 8}, {2, 2, 2}, {1, 0, 1}), &t) == 0);
-  EXPECT(values<float>(t) == (std::vector<float>{0, 1, 2, 3, 10, 11, 12, 13}));
+    for (int j = 0; j < 6; ++j) mixed[static_cast<size_t>((j / 2) * 4 + i * 2 + j % 2)] = static_cast<float>(10 * i + j);
+  EXPECT(make(mixed, {2, 6}, Blob({2, 6}, {2, 6}, {12, 12}, {3, 2, 2}, {1, 0, 1}), &t) == 0);
+  EXPECT(values<float>(t) == (std::vector<float>{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15}));
   aoti_torch_delete_tensor_object(t);
 
   // A grouped convolution's weight: oneDNN dims [g=2, O/g=3, I/g=1, 1], torch's [6, 1, 1].
