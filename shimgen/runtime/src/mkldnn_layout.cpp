@@ -5,8 +5,8 @@
 //
 // The metadata is the byte vector torch.ops.mkldnn._get_mkldnn_serialized_md writes (inductor's
 // cpp_wrapper_cpu.py puts it in constants_info_[i].opaque_metadata). Its layout was established
-// against torch 2.13 (tests/integration/test_frozen.py replays the walk below in Python over
-// torch's own packed tensors, in the formats this machine's oneDNN picks): 772 bytes, oneDNN's
+// against torch 2.13's own packed tensors (tests/integration/test_frozen.py: this unpack of each,
+// in the formats the CPU's oneDNN picks, equals torch's to_dense()): 772 bytes, oneDNN's
 // dnnl_memory_desc_t fields naturally aligned after one leading 32-bit word (1 in every blob seen;
 // not read), then ideep's 32-bit group count. The fields read, little-endian, at byte offsets:
 //   [4]   int32 ndims                  [8]   int64 dims[12]         [104] int32 data_type
@@ -36,9 +36,9 @@ std::string dims_str(const int64_t* v, size_t n) {
   return s + "]";
 }
 
-constexpr int64_t kDnnlMaxDims = 12;          // DNNL_MAX_NDIMS
-constexpr int64_t kBlobBytes = 772;       // what torch 2.13 writes; the last field read ends here
-constexpr int32_t kFormatBlocked = 2;     // dnnl_blocked
+constexpr int64_t kDnnlMaxDims = 12;   // DNNL_MAX_NDIMS
+constexpr int64_t kBlobBytes = 772;    // what torch 2.13 writes; the last field read ends here
+constexpr int32_t kFormatBlocked = 2;  // dnnl_blocked
 
 int32_t read_i32(const uint8_t* p, int64_t at) {
   int32_t v;
