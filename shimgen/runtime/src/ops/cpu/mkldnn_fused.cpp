@@ -229,23 +229,25 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
   const bool two = fx.t->sizes.size() == 2;
   const int64_t row = two ? fx.t->strides[0] : k, col = two ? fx.t->strides[1] : 1;
   const AsFloat fw = as_float(w);
+  AsFloat fb;
+  if (bias != nullptr) fb = as_float(*bias);
   auto* c = reinterpret_cast<float*>(out->data());
+  const Matrix<const float> a{reinterpret_cast<const float*>(fx.t->data()), m, k, row, col};
+  const Matrix<const float> b =
+      Matrix<const float>{reinterpret_cast<const float*>(fw.t->data()), n, k, fw.t->strides[0], fw.t->strides[1]}
+          .transposed();
+  const Matrix<float> cm{c, m, n, n, 1};
+  // The runtime's direct kernel for small products first (as addmm takes it), else the BLAS.
+  const Bias fused_bias{fb.t ? reinterpret_cast<const float*>(fb.t->data()) : nullptr, 0, fb.t ? fb.t->strides[0] : 0};
+  if (k > 0 && small_gemm(a, b, cm, 1.0f, fb.t ? 1.0f : 0.0f, fb.t ? &fused_bias : nullptr)) return out;
   float beta = 0.0f;
-  if (bias != nullptr) {  // every row starts as the bias; the GEMM adds onto it
-    const AsFloat fb = as_float(*bias);
-    const auto* bp = reinterpret_cast<const float*>(fb.t->data());
+  if (fb.t != nullptr) {  // every row starts as the bias; the GEMM adds onto it
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * n + j] = bp[j * fb.t->strides[0]];
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] = fused_bias.data[j * fused_bias.col_stride];
     beta = 1.0f;
   }
-  if (k > 0) {
-    gemm(Matrix<const float>{reinterpret_cast<const float*>(fx.t->data()), m, k, row, col},
-         Matrix<const float>{reinterpret_cast<const float*>(fw.t->data()), n, k, fw.t->strides[0], fw.t->strides[1]}
-             .transposed(),
-         Matrix<float>{c, m, n, n, 1}, 1.0f, beta);
-  } else if (bias == nullptr) {
-    std::fill(c, c + m * n, 0.0f);
-  }
+  if (k > 0) gemm(a, b, cm, 1.0f, beta);
+  else if (fb.t == nullptr) std::fill(c, c + m * n, 0.0f);
   return out;
 }
 
