@@ -9,6 +9,7 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
     python scripts/zoo_cpu.py [--runtime LIB] [NAME...]      # default: build the runtime, all models
     python scripts/zoo_cpu.py --ring [--runtime LIB] [NAME...]  # the ring (a model that fails to
                                                               # export is a row, not an abort)
+    python scripts/zoo_cpu.py --frozen [--runtime LIB] [NAME...]  # tests/frozen_zoo.py (freezing=True)
     python scripts/zoo_cpu.py --write-coverage                # also record the fallbacks measured
                                                               # into shimgen/aoti/fallbacks.json
 Exit status 1 when any model fails.
@@ -31,6 +32,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 import aoti_zoo
 from arch_ring import RING
 from arch_zoo import ARCH
+from frozen_zoo import FROZEN
 
 from shimgen.aoti import coverage
 from tests.aoti_helpers import run_beside_libtorch
@@ -76,10 +78,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
     parser.add_argument("--ring", action="store_true", help="the models of tests/arch_ring.py")
+    parser.add_argument("--frozen", action="store_true", help="the freezing=True models of tests/frozen_zoo.py")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
     parser.add_argument("--write-coverage", action="store_true", help="record the measured fallbacks")
     args = parser.parse_args(argv)
-    table = RING if args.ring else ARCH
+    table = RING if args.ring else FROZEN if args.frozen else ARCH
     names = args.names or list(table)
     unknown = [name for name in names if name not in table]
     if unknown:

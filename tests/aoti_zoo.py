@@ -24,6 +24,7 @@ part of the cache key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -59,6 +60,9 @@ class ZooModel:
     rtol: float = 0.0
     """Relative tolerance on top of atol (|got - eager| <= atol + rtol * |eager|): for outputs whose
     magnitude makes one float32 ulp exceed atol (a determinant of 3e4: LAPACKs round differently)."""
+    freezing: bool = False
+    """Compile with inductor's freezing=True (tests/frozen_zoo.py): oneDNN-fused ops and prepacked
+    weights. Part of the cache key."""
 
 
 # The six models of issue 13, deliverable 3.
@@ -122,12 +126,13 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 
 
 def models() -> dict[str, ZooModel]:
-    """The six models above, the real architectures of tests/arch_zoo.py and the wider ring of
-    tests/arch_ring.py, by name."""
+    """The six models above, the real architectures of tests/arch_zoo.py, the wider ring of
+    tests/arch_ring.py and the frozen models of tests/frozen_zoo.py, by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
+    from frozen_zoo import FROZEN
 
-    return {**ZOO, **ARCH, **RING}
+    return {**ZOO, **ARCH, **RING, **FROZEN}
 
 
 def source(name: str) -> str:
@@ -178,6 +183,8 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
     parts += [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_imports(text)]
     if vec_mode():
         parts.append(f"vec={vec_mode()}")
+    if models()[name].freezing:  # only then: every other model keeps its cached key
+        parts.append("freezing")
     text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -302,6 +309,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
     import torch._inductor.config as inductor_config
 
     inductor_config.aot_inductor.link_libtorch = link_libtorch
+    inductor_config.freezing = models()[name].freezing
     # The reference is float32 arithmetic: eager cuDNN (RNNs, convolutions) may use TF32 by default,
     # which differs from exact float32 by ~1e-4, while the compiled model's cuBLAS calls do not.
     torch.backends.cudnn.allow_tf32 = False
@@ -317,8 +325,10 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         with torch.no_grad():
             eager = module(*inputs)
         outputs = eager if isinstance(eager, tuple) else (eager,)
-        program = torch.export.export(module, inputs)
-        torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"))
+        # Inductor freezes only a graph compiled with grad disabled (the inference path).
+        with torch.no_grad() if models()[name].freezing else contextlib.nullcontext():
+            program = torch.export.export(module, inputs)
+            torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"))
         for i, tensor in enumerate(inputs):
             np.save(work / f"in{i}.npy", tensor.cpu().numpy())
         for i, tensor in enumerate(outputs):

@@ -105,6 +105,9 @@ struct Storage {
   int32_t device_type = kCPU;
   int32_t device_index = -1;
   MemoryKind kind = MemoryKind::kHost;
+  // Holds a oneDNN-packed constant unpacked by unpack_mkldnn (mkldnn_layout.cpp), in oneDNN's
+  // logical order: a transposed convolution's weight is then [O, I/g, *k], not torch's [I, O/g, *k].
+  bool unpacked_mkldnn = false;
   Storage() = default;
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -193,6 +196,11 @@ std::unique_ptr<Tensor> empty_tensor(int64_t ndim, const int64_t* sizes, const i
                                      int32_t device_type, int32_t device_index);
 std::unique_ptr<Tensor> empty_tensor(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                      int32_t dtype, int32_t device_type, int32_t device_index);
+// A oneDNN-packed ("mkldnn" layout) CPU constant unpacked into a new dense row-major tensor of the
+// declared sizes, from its serialized memory descriptor `md` (mkldnn_layout.cpp documents the
+// bytes read). Malformed or unsupported metadata is refused before anything is read from data.
+std::unique_ptr<Tensor> unpack_mkldnn(const void* data, int64_t ndim, const int64_t* sizes, int32_t dtype,
+                                      const uint8_t* md, int64_t md_size);
 
 // ---- Memory and copies on a device: implemented by backend_cuda.cpp or backend_cpu_only.cpp ----
 bool cuda_built() noexcept;

@@ -425,10 +425,20 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
     const uint8_t* opaque_metadata, int64_t opaque_metadata_size) {
   return guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret != nullptr, "ret is null");
-    // Only strided tensors exist here; MKLDNN's opaque metadata has no meaning without oneDNN.
-    if (layout != 0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "layout " + std::to_string(layout) + " is not supported (strided=0 only)");
-    (void)opaque_metadata;
     SHIMGEN_REQUIRE(opaque_metadata_size >= 0, "opaque_metadata_size is negative");
+    // Only strided tensors exist here. A oneDNN-packed constant (freezing=True's prepacked weights,
+    // layout _mkldnn = 3) is unpacked once into a dense tensor the runtime owns; its strides
+    // argument is meaningless (inductor writes {1, 0, ...}) and is not read.
+    if (layout == 3) {
+      check_dtype(dtype);
+      SHIMGEN_REQUIRE(device_type == kCPU, "an mkldnn-layout constant must be on the CPU");
+      SHIMGEN_REQUIRE(storage_offset == 0, "an mkldnn-layout constant has storage offset " + str(storage_offset));
+      SHIMGEN_REQUIRE(ndim >= 0 && (sizes_ptr != nullptr || ndim == 0), "sizes is null");
+      *ret = wrap(unpack_mkldnn(data, ndim, sizes_ptr, dtype, opaque_metadata, opaque_metadata_size));
+      return;
+    }
+    if (layout != 0)
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "layout " + std::to_string(layout) + " is not supported (strided 0, _mkldnn 3)");
     *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
   });
 }

@@ -80,6 +80,43 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(At
 /* Histogram of self in `bins` equal bins over [min, max] (min == max: the data's range). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
                                                      AtenTensorHandle* ret0);
+/* The oneDNN-fused ops of a model compiled with inductor's freezing=True (ops/cpu/mkldnn_fused.h):
+ * prepacked weights arrive as plain dense tensors (aoti_torch_create_tensor_from_blob_v2 unpacks
+ * layout _mkldnn). attr / unary_attr: none, relu, sigmoid, tanh, hardswish, hardsigmoid, swish,
+ * gelu (algorithm none / tanh), leaky_relu [slope], hardtanh [min, max]; binary_attr: add, sub,
+ * mul, div (computed OP other). float32, bfloat16, float16: computed in float32, rounded once. */
+/* unary(X @ W^T + B): X [..., K], W [N, K], B [N] or null; a new contiguous [..., N]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__linear_pointwise(AtenTensorHandle X, AtenTensorHandle W,
+                                                                 AtenTensorHandle* B, const char* attr,
+                                                                 const double** scalars, int64_t scalars_len_,
+                                                                 const char** algorithm, AtenTensorHandle* ret0);
+/* (X @ W^T + B) attr other, other of the output's sizes; a new contiguous [..., N]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__linear_pointwise_binary(AtenTensorHandle X, AtenTensorHandle other,
+                                                                        AtenTensorHandle W, AtenTensorHandle* B,
+                                                                        const char* attr, AtenTensorHandle* ret0);
+/* unary(conv(X, W) + B): W [O, C/groups, *k]; channels-last when X is. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise(
+    AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B, const int64_t* padding, int64_t padding_len_,
+    const int64_t* stride, int64_t stride_len_, const int64_t* dilation, int64_t dilation_len_, int64_t groups,
+    const char* attr, const double** scalars, int64_t scalars_len_, const char** algorithm, AtenTensorHandle* ret0);
+/* unary(conv(X, W) + B  binary_attr  other), a new tensor; alpha null or 1. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise_binary(
+    AtenTensorHandle X, AtenTensorHandle other, AtenTensorHandle W, AtenTensorHandle* B, const int64_t* padding,
+    int64_t padding_len_, const int64_t* stride, int64_t stride_len_, const int64_t* dilation, int64_t dilation_len_,
+    int64_t groups, const char* binary_attr, double* alpha, const char** unary_attr, const double** unary_scalars,
+    int64_t unary_scalars_len_, const char** unary_algorithm, AtenTensorHandle* ret0);
+/* The same written into other; ret0 a new handle onto other. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise_binary_(
+    AtenTensorHandle other, AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B, const int64_t* padding,
+    int64_t padding_len_, const int64_t* stride, int64_t stride_len_, const int64_t* dilation, int64_t dilation_len_,
+    int64_t groups, const char* binary_attr, double* alpha, const char** unary_attr, const double** unary_scalars,
+    int64_t unary_scalars_len_, const char** unary_algorithm, AtenTensorHandle* ret0);
+/* unary(conv_transpose(X, W) + B): W a prepacked [O, I/groups, *k] or torch's [I, O/groups, *k]. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_transpose_pointwise(
+    AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B, const int64_t* padding, int64_t padding_len_,
+    const int64_t* output_padding, int64_t output_padding_len_, const int64_t* stride, int64_t stride_len_,
+    const int64_t* dilation, int64_t dilation_len_, int64_t groups, const char* attr, const double** scalars,
+    int64_t scalars_len_, const char** algorithm, AtenTensorHandle* ret0);
 /* One LSTM layer (mode 2), one direction, float32, inference: y, hy, cy and an empty workspace. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(
     AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1, AtenTensorHandle weight2,

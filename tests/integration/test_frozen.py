@@ -1,0 +1,252 @@
+"""Models compiled with inductor's freezing=True on the runtime, CPU (docs/aoti.md, "Frozen CPU
+models"). Two halves:
+
+* The blob: torch (in a child process) packs weights in the formats oneDNN picks on this CPU
+  (Linear and convolution weights, float32 / bfloat16 / float16, grouped, depthwise, 3-d and
+  transposed), writes each packed tensor's bytes, the metadata inductor would embed
+  (``torch.ops.mkldnn._get_mkldnn_serialized_md``) and torch's own ``to_dense()``; the runtime's
+  ``create_tensor_from_blob_v2(layout=_mkldnn)`` must give back exactly those dense values.
+  Controls: a metadata blob with two inner blocks swapped unpacks to other values (the comparison
+  sees a wrong unpack order), and truncated or corrupted metadata is refused with one message.
+* The models: tests/frozen_zoo.py's CI subset compiled by stock torch with freezing=True, rewritten
+  by ``shimgen prefix-imports``, run beside libtorch and compared with eager. The Llama (float32,
+  bfloat16), BERT, ViT, ResNet and 16-bit post-op entries: ``SHIMGEN_FROZEN_ALL=1`` runs them here
+  too (minutes of compiling on two cores, once: the zoo cache keeps them), or
+  ``python scripts/zoo_cpu.py --frozen``.
+
+``SHIMGEN_TEST_RUNTIME=/path/libshimgen_runtime.so`` runs this file against an already built CPU
+runtime instead of the session's build (a local shortcut; CI leaves it unset).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
+from frozen_zoo import CI, FROZEN  # noqa: E402
+
+from shimgen.aoti import coverage  # noqa: E402
+from tests.aoti_helpers import (  # noqa: E402
+    INVALID,
+    PREFIX,
+    UNSUPPORTED,
+    assert_zoo_model_matches_eager,
+    run_zoo_beside_libtorch,
+    torch_lib_dir,
+)
+
+NAMES = list(FROZEN) if os.environ.get("SHIMGEN_FROZEN_ALL") else list(CI)
+FUSED = frozenset({"aoti_torch_cpu__linear_pointwise", "aoti_torch_cpu__linear_pointwise_binary",
+                   "aoti_torch_cpu_mkldnn__convolution_pointwise", "aoti_torch_cpu_mkldnn__convolution_pointwise_binary",
+                   "aoti_torch_cpu_mkldnn__convolution_pointwise_binary_",
+                   "aoti_torch_cpu_mkldnn__convolution_transpose_pointwise"})
+# The fused ops each CI model is here for (measured, torch 2.13 CPU, freezing=True).
+EXPECTED_FALLBACKS = {
+    "frozen_cnn": {"aoti_torch_cpu__linear_pointwise", "aoti_torch_cpu__linear_pointwise_binary",
+                   "aoti_torch_cpu_mkldnn__convolution_pointwise",
+                   "aoti_torch_cpu_mkldnn__convolution_pointwise_binary_",
+                   "aoti_torch_cpu_mkldnn__convolution_transpose_pointwise"},
+}
+
+# The child: packs weights with torch's own reorder ops, writes NAME.data (the packed bytes),
+# NAME.md (the metadata), NAME.npy (to_dense(), bf16/f16 as their uint16 bits) and cases.json.
+PACK = r"""
+import ctypes, json, sys
+from pathlib import Path
+import numpy as np
+import torch
+out = Path(sys.argv[1])
+torch.manual_seed(0)
+mk = torch.ops.mkldnn
+cases = {
+    "linear_f32": lambda: mk._reorder_linear_weight(torch.randn(16, 7200), 2),
+    "linear_odd": lambda: mk._reorder_linear_weight(torch.randn(20, 37), 3),
+    "linear_sq": lambda: mk._reorder_linear_weight(torch.randn(64, 64), 24),
+    "linear_bf16": lambda: mk._reorder_linear_weight(torch.randn(70, 30).bfloat16(), 24),
+    "linear_bf16_sq": lambda: mk._reorder_linear_weight(torch.randn(128, 64).bfloat16(), 24),
+    "linear_f16": lambda: mk._reorder_linear_weight(torch.randn(64, 48).half(), 24),
+    "conv_rgb": lambda: mk._reorder_convolution_weight(torch.randn(8, 3, 3, 3), [0, 0], [1, 1], [1, 1], 1, [2, 3, 32, 32]),
+    "conv_64": lambda: mk._reorder_convolution_weight(torch.randn(64, 32, 3, 3), [1, 1], [1, 1], [1, 1], 1, [2, 32, 16, 16]),
+    "conv_grouped": lambda: mk._reorder_convolution_weight(torch.randn(16, 4, 3, 3), [1, 1], [1, 1], [1, 1], 4, [2, 16, 16, 16]),
+    "conv_depthwise": lambda: mk._reorder_convolution_weight(torch.randn(16, 1, 3, 3), [1, 1], [1, 1], [1, 1], 16, [2, 16, 16, 16]),
+    "conv_3d": lambda: mk._reorder_convolution_weight(torch.randn(8, 4, 3, 3, 3), [1, 1, 1], [1, 1, 1], [1, 1, 1], 1, [1, 4, 8, 8, 8]),
+    "conv_bf16": lambda: mk._reorder_convolution_weight(torch.randn(12, 20, 3, 3).bfloat16(), [1, 1], [1, 1], [1, 1], 1, [2, 20, 16, 16]),
+    "deconv": lambda: mk._reorder_convolution_transpose_weight(torch.randn(10, 6, 3, 3), [1, 1], [0, 0], [2, 2], [1, 1], 1, [2, 10, 8, 8]),
+    "deconv_grouped": lambda: mk._reorder_convolution_transpose_weight(torch.randn(8, 3, 3, 3), [0, 0], [0, 0], [1, 1], [1, 1], 2, [2, 8, 8, 8]),
+}
+codes = {torch.float32: 6, torch.bfloat16: 15, torch.float16: 5}
+made = {}
+for name, make in cases.items():
+    try:
+        t = make()
+    except RuntimeError as e:  # a dtype this CPU's oneDNN cannot pack
+        print(f"{name}: {e}", file=sys.stderr)
+        continue
+    n = torch.ops.mkldnn._nbytes(t)
+    (out / f"{name}.data").write_bytes(ctypes.string_at(torch.ops.mkldnn.data_ptr(t), n))
+    (out / f"{name}.md").write_bytes(bytes(torch.ops.mkldnn._get_mkldnn_serialized_md(t).tolist()))
+    dense = t.to_dense()
+    array = dense.view(torch.int16).numpy().view(np.uint16) if dense.dtype != torch.float32 else dense.numpy()
+    np.save(out / f"{name}.npy", array)
+    made[name] = {"sizes": list(t.shape), "dtype": codes[t.dtype]}
+(out / "cases.json").write_text(json.dumps(made))
+"""
+
+
+@pytest.fixture(scope="module")
+def runtime_library(request) -> Path:
+    explicit = os.environ.get("SHIMGEN_TEST_RUNTIME")
+    return Path(explicit).resolve() if explicit else request.getfixturevalue("cpu_runtime").library
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory) -> tuple[Path, dict]:
+    torch_lib_dir()  # skips without torch
+    out = tmp_path_factory.mktemp("packed")
+    done = subprocess.run([sys.executable, "-c", PACK, str(out)], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, json.loads((out / "cases.json").read_text())
+
+
+class Unpacker:
+    """The runtime's aoti_torch_create_tensor_from_blob_v2 with layout _mkldnn (3), through ctypes."""
+
+    def __init__(self, library: Path) -> None:
+        self.lib = ctypes.CDLL(str(library))
+        self.create = getattr(self.lib, PREFIX + "aoti_torch_create_tensor_from_blob_v2")
+        self.create.restype = ctypes.c_int32
+        self.create.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+                                ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32,
+                                ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
+                                ctypes.c_char_p, ctypes.c_int64]
+        self.lib.shimgen_runtime_last_error.restype = ctypes.c_char_p
+        self.get_data_ptr = getattr(self.lib, PREFIX + "aoti_torch_get_data_ptr")
+        self.get_numel = getattr(self.lib, PREFIX + "aoti_torch_get_numel")
+        self.delete = getattr(self.lib, PREFIX + "aoti_torch_delete_tensor_object")
+
+    def unpack(self, data: bytes, sizes: list[int], dtype: int, md: bytes) -> tuple[int, np.ndarray | str]:
+        """(0, the dense values as uint16 bits or float32) or (error code, the runtime's message)."""
+        buffer = ctypes.create_string_buffer(data, len(data))
+        n = len(sizes)
+        c_sizes = (ctypes.c_int64 * n)(*sizes)
+        junk = (ctypes.c_int64 * n)(*([1] + [0] * (n - 1)))  # what inductor writes; never read
+        handle = ctypes.c_void_p()
+        code = self.create(buffer, n, c_sizes, junk, 0, dtype, 0, 0, ctypes.byref(handle), 3, md, len(md))
+        if code != 0:
+            return code, (self.lib.shimgen_runtime_last_error() or b"").decode()
+        try:
+            pointer, count = ctypes.c_void_p(), ctypes.c_int64()
+            assert self.get_data_ptr(handle, ctypes.byref(pointer)) == 0
+            assert self.get_numel(handle, ctypes.byref(count)) == 0
+            kind = np.float32 if dtype == 6 else np.uint16
+            raw = ctypes.string_at(pointer.value, count.value * np.dtype(kind).itemsize)
+            return 0, np.frombuffer(raw, dtype=kind).reshape(sizes).copy()
+        finally:
+            self.delete(handle)
+
+
+def _fields(md: bytes) -> tuple[int, list[int], list[int]]:
+    """ndims, inner blocks and their dims, as src/mkldnn_layout.cpp reads them."""
+    (nblks,) = struct.unpack_from("<i", md, 416)
+    return (struct.unpack_from("<i", md, 4)[0], list(struct.unpack_from(f"<{nblks}q", md, 424)),
+            list(struct.unpack_from(f"<{nblks}q", md, 520)))
+
+
+def test_runtime_unpacks_what_torch_packed(packed, runtime_library):
+    out, cases = packed
+    assert {"linear_f32", "linear_bf16", "conv_grouped", "conv_depthwise", "deconv"} <= set(cases)
+    unpacker = Unpacker(runtime_library)
+    blocked = 0
+    for name, case in cases.items():
+        md = (out / f"{name}.md").read_bytes()
+        code, got = unpacker.unpack((out / f"{name}.data").read_bytes(), case["sizes"], case["dtype"], md)
+        assert code == 0, f"{name}: {got}"
+        expected = np.load(out / f"{name}.npy")
+        assert isinstance(got, np.ndarray) and np.array_equal(got, expected), name
+        blocked += bool(_fields(md)[1])
+    assert blocked >= len(cases) // 2, "oneDNN chose plain formats for most weights: the blocked walk went untested"
+
+
+def test_a_wrong_unpack_order_does_not_match(packed, runtime_library):
+    """Control: the comparison above catches a wrong walk. Reversing the order of a multi-block
+    format's inner blocks (oneDNN's outer-to-inner list read the other way) gives other values."""
+    out, cases = packed
+    unpacker = Unpacker(runtime_library)
+    tried = 0
+    for name, case in cases.items():
+        md = bytearray((out / f"{name}.md").read_bytes())
+        _, blks, idxs = _fields(bytes(md))
+        if len(blks) < 2 or (blks == blks[::-1] and idxs == idxs[::-1]):
+            continue
+        struct.pack_into(f"<{len(blks)}q", md, 424, *blks[::-1])
+        struct.pack_into(f"<{len(idxs)}q", md, 520, *idxs[::-1])
+        code, got = unpacker.unpack((out / f"{name}.data").read_bytes(), case["sizes"], case["dtype"], bytes(md))
+        assert code != 0 or not np.array_equal(got, np.load(out / f"{name}.npy")), name
+        tried += 1
+    assert tried, "no packed weight had two inner blocks"
+
+
+def test_malformed_metadata_is_refused(packed, runtime_library):
+    out, cases = packed
+    unpacker = Unpacker(runtime_library)
+    case = cases["linear_f32"]
+    data, md = (out / "linear_f32.data").read_bytes(), (out / "linear_f32.md").read_bytes()
+
+    def edited(*edits: tuple[int, str, int]) -> bytes:
+        copy = bytearray(md)
+        for offset, fmt, value in edits:
+            struct.pack_into(fmt, copy, offset, value)
+        return bytes(copy)
+
+    refusals = {
+        "shorter than": (md[:-1], INVALID),
+        "format kind 3": (edited((312, "<i", 3)), UNSUPPORTED),  # dnnl_format_kind_opaque
+        "ndims 13": (edited((4, "<i", 13)), INVALID),
+        "do not match": (edited((8, "<q", 15)), INVALID),  # dims[0] 15 against the declared 16
+        # one inner block, on dim 5 of a 2-d weight
+        "out of range": (edited((416, "<i", 1), (424, "<q", 2), (520, "<q", 5)), INVALID),
+        "data type 7": (edited((104, "<i", 7)), UNSUPPORTED),  # dnnl_f64
+        "padded": (edited((112, "<q", 8)), INVALID),  # padded dim below the dim
+    }
+    for needle, (blob, want) in refusals.items():
+        code, message = unpacker.unpack(data, case["sizes"], case["dtype"], blob)
+        assert code == want and "mkldnn constant" in message and needle in message, (needle, code, message)
+
+
+@pytest.fixture(scope="module")
+def frozen() -> dict[str, Path]:
+    torch_lib_dir()
+    return aoti_zoo.ensure_compiled(NAMES, timeout=3600)
+
+
+@pytest.fixture(scope="module")
+def frozen_run(frozen, runtime_library, tmp_path_factory) -> tuple[dict, Path]:
+    work = tmp_path_factory.mktemp("frozen")
+    return run_zoo_beside_libtorch(frozen, runtime_library, work), work
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_frozen_model_imports_the_fused_ops(frozen, name):
+    fallbacks = set(coverage.fallbacks_of(aoti_zoo.meta(frozen[name])["imports"]))
+    assert EXPECTED_FALLBACKS.get(name, set()) <= fallbacks and fallbacks & FUSED, sorted(fallbacks)
+    assert fallbacks <= coverage.served_by_runtime()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_frozen_model_matches_eager_beside_libtorch(frozen, frozen_run, runtime_library, name):
+    report, work = frozen_run
+    assert_zoo_model_matches_eager(name, frozen[name], report, work, runtime_library, FROZEN[name].atol,
+                                   FROZEN[name].rtol)
