@@ -17,15 +17,9 @@ AOTITorchError aoti_torch_cpu__linear_pointwise(AtenTensorHandle X, AtenTensorHa
   return guarded(__func__, [&] {
     static const char* const op = "_linear_pointwise";
     require_out(ret0, "ret0");
-    const Tensor& x = cpu_tensor(X, "X");
-    const Tensor& w = cpu_tensor(W, "W");
-    const Tensor* b = optional_tensor(B, "B");
-    fused::require_fused_dtype(op, x, "X");
-    SHIMGEN_REQUIRE(w.dtype == x.dtype, std::string(op) + ": X and W must have one dtype");
-    if (b != nullptr) {
-      SHIMGEN_REQUIRE(b->storage->device_type == kCPU, std::string(op) + ": B is not a CPU tensor");
-      fused::require_fused_dtype(op, *b, "B");
-    }
+    const fused::Operands in = fused::operands(op, X, W, B);
+    const Tensor &x = in.x, &w = in.w;
+    const Tensor* b = in.b;
     const fused::Unary unary = fused::parse_unary(op, attr, scalars, scalars_len_, algorithm);
     auto acc = fused::linear_float(op, x, w, b);
     *ret0 = wrap(fused::epilogue(std::move(acc), nullptr, fused::Binary::kAdd, unary, x.dtype));

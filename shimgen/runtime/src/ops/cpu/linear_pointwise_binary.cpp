@@ -16,16 +16,9 @@ AOTITorchError aoti_torch_cpu__linear_pointwise_binary(AtenTensorHandle X, AtenT
   return guarded(__func__, [&] {
     static const char* const op = "_linear_pointwise.binary";
     require_out(ret0, "ret0");
-    const Tensor& x = cpu_tensor(X, "X");
-    const Tensor& o = cpu_tensor(other, "other");
-    const Tensor& w = cpu_tensor(W, "W");
-    const Tensor* b = optional_tensor(B, "B");
-    fused::require_fused_dtype(op, x, "X");
-    SHIMGEN_REQUIRE(w.dtype == x.dtype && o.dtype == x.dtype, std::string(op) + ": X, other and W must have one dtype");
-    if (b != nullptr) {
-      SHIMGEN_REQUIRE(b->storage->device_type == kCPU, std::string(op) + ": B is not a CPU tensor");
-      fused::require_fused_dtype(op, *b, "B");
-    }
+    const fused::Operands in = fused::operands(op, X, W, B, other);
+    const Tensor &x = in.x, &w = in.w, &o = *in.other;
+    const Tensor* b = in.b;
     const fused::Binary binary = fused::parse_binary(op, attr);
     auto acc = fused::linear_float(op, x, w, b);
     SHIMGEN_REQUIRE(o.sizes == acc->sizes, std::string(op) + ": other " + shape_str(o.sizes) +

@@ -22,12 +22,9 @@ AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise(AtenTensorHandle X, 
   return guarded(__func__, [&] {
     static const char* const op = "_convolution_pointwise";
     require_out(ret0, "ret0");
-    const Tensor& x = cpu_tensor(X, "X");
-    const Tensor& w = cpu_tensor(W, "W");
-    const Tensor* b = optional_tensor(B, "B");
-    fused::require_fused_dtype(op, x, "X");
-    SHIMGEN_REQUIRE(w.dtype == x.dtype, std::string(op) + ": X and W must have one dtype");
-    if (b != nullptr) fused::require_fused_dtype(op, *b, "B");
+    const fused::Operands in = fused::operands(op, X, W, B);
+    const Tensor &x = in.x, &w = in.w;
+    const Tensor* b = in.b;
     const fused::Unary unary = fused::parse_unary(op, attr, scalars, scalars_len_, algorithm);
     auto acc = fused::convolve_float(op, x, w, b, padding, padding_len_, nullptr, 0, stride, stride_len_, dilation,
                                      dilation_len_, groups, false);

@@ -20,13 +20,9 @@ void convolution_binary(const char* op, bool in_place, AtenTensorHandle X, AtenT
                         const char* binary_attr, double* alpha, const char** unary_attr, const double** unary_scalars,
                         int64_t unary_scalars_len, const char** unary_algorithm, AtenTensorHandle* ret0) {
   require_out(ret0, "ret0");
-  const Tensor& x = cpu_tensor(X, "X");
-  const Tensor& o = cpu_tensor(other, "other");
-  const Tensor& w = cpu_tensor(W, "W");
-  const Tensor* b = optional_tensor(B, "B");
-  fused::require_fused_dtype(op, x, "X");
-  SHIMGEN_REQUIRE(w.dtype == x.dtype && o.dtype == x.dtype, std::string(op) + ": X, other and W must have one dtype");
-  if (b != nullptr) fused::require_fused_dtype(op, *b, "B");
+  const fused::Operands in = fused::operands(op, X, W, B, other);
+  const Tensor &x = in.x, &w = in.w, &o = *in.other;
+  const Tensor* b = in.b;
   const fused::Binary binary = fused::parse_binary(op, binary_attr);
   SHIMGEN_REQUIRE(alpha == nullptr || *alpha == 1.0, std::string(op) + ": alpha " +
                                                          (alpha ? std::to_string(*alpha) : std::string()) +

@@ -54,11 +54,9 @@ AOTITorchError aoti_torch_cpu_mkldnn__convolution_transpose_pointwise(
   return guarded(__func__, [&] {
     static const char* const op = "_convolution_transpose_pointwise";
     require_out(ret0, "ret0");
-    const Tensor& x = cpu_tensor(X, "X");
-    const Tensor& w = cpu_tensor(W, "W");
-    const Tensor* b = optional_tensor(B, "B");
-    fused::require_fused_dtype(op, x, "X");
-    SHIMGEN_REQUIRE(w.dtype == x.dtype, std::string(op) + ": X and W must have one dtype");
+    const fused::Operands in = fused::operands(op, X, W, B);
+    const Tensor &x = in.x, &w = in.w;
+    const Tensor* b = in.b;
     SHIMGEN_REQUIRE(x.sizes.size() >= 3 && w.sizes.size() == x.sizes.size(),
                     std::string(op) + ": X " + shape_str(x.sizes) + " and W " + shape_str(w.sizes) +
                         " must be [N, C, *spatial] and [*, *, *k] of one rank");

@@ -132,6 +132,21 @@ void require_fused_dtype(const char* op, const Tensor& t, const char* what) {
                                                 std::to_string(t.dtype) + " (float32, bfloat16, float16 only)");
 }
 
+Operands operands(const char* op, AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B, AtenTensorHandle other) {
+  const Tensor& x = cpu_tensor(X, "X");
+  const Tensor* o = other == nullptr ? nullptr : &cpu_tensor(other, "other");
+  const Tensor& w = cpu_tensor(W, "W");
+  const Tensor* b = optional_tensor(B, "B");
+  require_fused_dtype(op, x, "X");
+  SHIMGEN_REQUIRE(w.dtype == x.dtype && (o == nullptr || o->dtype == x.dtype),
+                  std::string(op) + (o == nullptr ? ": X and W must have one dtype" : ": X, other and W must have one dtype"));
+  if (b != nullptr) {
+    SHIMGEN_REQUIRE(b->storage->device_type == kCPU, std::string(op) + ": B is not a CPU tensor");
+    require_fused_dtype(op, *b, "B");
+  }
+  return {x, w, b, o};
+}
+
 std::unique_ptr<Tensor> float_copy(const Tensor& t, const std::vector<int64_t>& strides) {
   auto out = empty_tensor(t.sizes, strides, kFloat32, kCPU, -1);
   const char* src = t.data();

@@ -34,6 +34,17 @@ Binary parse_binary(const char* op, const char* attr);
 // float32, bfloat16 or float16 (what oneDNN's fused CPU ops take); anything else Unsupported.
 void require_fused_dtype(const char* op, const Tensor& t, const char* what);
 
+// The operands every fused op reads, checked: X (a fused dtype), W and, for the binary ops, other
+// (X's dtype), an optional bias B on the CPU (a fused dtype).
+struct Operands {
+  const Tensor& x;
+  const Tensor& w;
+  const Tensor* b;
+  const Tensor* other;
+};
+Operands operands(const char* op, AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B,
+                  AtenTensorHandle other = nullptr);
+
 // A float32 copy of t with the given strides (any dtype the runtime's ops read as float).
 std::unique_ptr<Tensor> float_copy(const Tensor& t, const std::vector<int64_t>& strides);
 // t itself when it is float32, else a float32 copy in t's dense layout order.
