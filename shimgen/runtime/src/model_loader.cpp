@@ -410,22 +410,35 @@ Fn symbol(void* library, const char* name) {
   return reinterpret_cast<Fn>(dlsym(library, name));
 }
 
+// How many constants the model declares and which ones its container holds now; ok is false when
+// the model lacks these entry points (older torch) or they fail.
+struct Constants {
+  bool ok = false;
+  size_t count = 0, num_entries = 0;
+  const ConstantMapEntry* entries = nullptr;
+};
+Constants constants_of(void* library, Container container) {
+  auto count = symbol<CountFn>(library, "AOTInductorModelContainerGetNumConstants");
+  auto entries_of = symbol<ConstantEntriesFn>(library, "AOTInductorModelContainerExtractConstantsMapEntries");
+  Constants c;
+  c.ok = count && entries_of && count(container, &c.count) == 0 &&
+         entries_of(container, &c.entries, &c.num_entries, false) == 0;
+  return c;
+}
+
 // The memory of the model's parameters and tensor constants (AOTInductor's ConstantType 1 and 3),
 // which nothing writes while it is open: the GEMM may trust its packed copies of them
 // (immutable_ranges.h). Buffers (2) may be mutated by the model and folded constants (4) are
 // computed by a run, so they are left out; so is everything when the model lacks the API (older
 // torch): then every weight is compared, as before.
 std::vector<shimgen::rt::AddressRange> immutable_constants(void* library, Container container) {
-  auto count = symbol<CountFn>(library, "AOTInductorModelContainerGetNumConstants");
   // The map names a constant by its original FQN (qkv.weight), not its internal name (qkv_weight).
   auto name_of = symbol<ConstantNameFn>(library, "AOTInductorModelContainerGetConstantOriginalFQN");
   auto type_of = symbol<ConstantTypeFn>(library, "AOTInductorModelContainerGetConstantType");
-  auto entries_of = symbol<ConstantEntriesFn>(library, "AOTInductorModelContainerExtractConstantsMapEntries");
-  size_t n = 0, num_entries = 0;
-  const ConstantMapEntry* entries = nullptr;
-  if (!count || !name_of || !type_of || !entries_of || count(container, &n) != 0 ||
-      entries_of(container, &entries, &num_entries, false) != 0 || entries == nullptr)
-    return {};
+  const Constants constants = constants_of(library, container);
+  if (!name_of || !type_of || !constants.ok || constants.entries == nullptr) return {};
+  const size_t n = constants.count, num_entries = constants.num_entries;
+  const ConstantMapEntry* entries = constants.entries;
   std::unordered_set<std::string> fixed;
   for (size_t i = 0; i < n; ++i) {
     const char* name = nullptr;
@@ -453,17 +466,13 @@ std::vector<shimgen::rt::AddressRange> immutable_constants(void* library, Contai
 // the copy would read past it.
 std::string load_external_weights(shimgen_model* model, const ExternalWeights& weights, const std::string& path) {
   void* lib = model->library;
-  auto count = symbol<CountFn>(lib, "AOTInductorModelContainerGetNumConstants");
   auto folded = symbol<ConstantFoldedFn>(lib, "AOTInductorModelContainerGetConstantFromFolded");
   auto size_of = symbol<ConstantSizeFn>(lib, "AOTInductorModelContainerGetConstantDataSize");
-  auto entries_of = symbol<ConstantEntriesFn>(lib, "AOTInductorModelContainerExtractConstantsMapEntries");
   auto update = symbol<UpdateFromBlobFn>(lib, "AOTInductorModelUpdateConstantsFromBlob");
-  size_t n = 0, num_entries = 0;
-  const ConstantMapEntry* entries = nullptr;
+  const Constants constants = constants_of(lib, model->container);
   // Older models without these entry points cannot say what they lack; they load as before.
-  if (!count || !folded || !size_of || !entries_of || count(model->container, &n) != 0 ||
-      entries_of(model->container, &entries, &num_entries, false) != 0)
-    return {};
+  if (!folded || !size_of || !constants.ok) return {};
+  const size_t n = constants.count, num_entries = constants.num_entries;
   size_t needed = 0, stored = 0;
   for (size_t i = 0; i < n; ++i) {
     bool from_folded = false;
