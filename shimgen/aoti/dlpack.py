@@ -30,13 +30,19 @@ from shimgen.errors import InputError
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST = 1, 2, 3
 # DLDataTypeCode values (dlpack.h).
 KDL_INT, KDL_UINT, KDL_FLOAT, KDL_BFLOAT, KDL_COMPLEX, KDL_BOOL = 0, 1, 2, 4, 5, 6
+# DLPack 1.1's float8 codes (what torch's __dlpack__ writes for its float8 dtypes).
+KDL_FLOAT8_E4M3FN, KDL_FLOAT8_E4M3FNUZ, KDL_FLOAT8_E5M2, KDL_FLOAT8_E5M2FNUZ, KDL_FLOAT8_E8M0FNU = 10, 11, 12, 13, 14
 
 DTYPES: dict[tuple[int, int], str] = {
     (KDL_FLOAT, 16): "float16", (KDL_FLOAT, 32): "float32", (KDL_FLOAT, 64): "float64",
     (KDL_BFLOAT, 16): "bfloat16",
     (KDL_INT, 8): "int8", (KDL_INT, 16): "int16", (KDL_INT, 32): "int32", (KDL_INT, 64): "int64",
-    (KDL_UINT, 8): "uint8", (KDL_BOOL, 8): "bool",
+    (KDL_UINT, 8): "uint8", (KDL_UINT, 16): "uint16", (KDL_UINT, 32): "uint32", (KDL_UINT, 64): "uint64",
+    (KDL_BOOL, 8): "bool",
     (KDL_COMPLEX, 64): "complex64", (KDL_COMPLEX, 128): "complex128",
+    (KDL_FLOAT8_E4M3FN, 8): "float8_e4m3fn", (KDL_FLOAT8_E4M3FNUZ, 8): "float8_e4m3fnuz",
+    (KDL_FLOAT8_E5M2, 8): "float8_e5m2", (KDL_FLOAT8_E5M2FNUZ, 8): "float8_e5m2fnuz",
+    (KDL_FLOAT8_E8M0FNU, 8): "float8_e8m0fnu",
 }
 """(DLPack type code, bits) -> the dtype name the runtime's ``dtype_codes`` use; lanes are always 1."""
 BY_NAME = {name: key for key, name in DTYPES.items()}

@@ -221,6 +221,29 @@ def test_dlpack_torch_in_and_out_without_copies(models, half_model):
     assert torch.equal(again[0], tensors[0])
 
 
+def test_dlpack_float8_in_and_out(models, runtime_lib):
+    """torch's float8 tensors through DLPack (type codes 10 and 12, DLPack 1.1), both ways, no copy of
+    the inputs; the outputs' bits equal eager's."""
+    torch = pytest.importorskip("torch")
+    from shimgen.aoti.runner import Model
+
+    meta = json.loads((models / "float8_io.json").read_text())
+    inputs = [torch.from_numpy(np.load(models / f"float8_io.in{i}.npy")).view(getattr(torch, dtype))
+              for i, dtype in enumerate(meta["dtypes"]["inputs"])]
+    rt = Runtime(runtime_lib, PREFIX)
+    handle, keep = rt.tensor_from_dlpack(inputs[0])
+    assert rt.data_ptr(handle) == inputs[0].data_ptr()
+    rt.delete(handle)
+    del keep
+    with Model(rt, models / "float8_io.prefixed.pt2") as model:
+        tensors = [torch.from_dlpack(o) for o in model.run_dlpack(inputs)]
+        assert [t.dtype for t in tensors] == [torch.float8_e5m2, torch.float8_e4m3fn, torch.float32]
+        for i, t in enumerate(tensors):
+            got = t.view(torch.uint8).numpy() if t.element_size() == 1 else t.numpy()
+            assert np.array_equal(got, np.load(models / f"float8_io.out{i}.npy")), i
+        del tensors
+
+
 def test_dlpack_outputs_free_their_tensor_when_the_last_consumer_does(models, half_model):
     torch = pytest.importorskip("torch")
     import gc
