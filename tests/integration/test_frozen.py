@@ -51,13 +51,17 @@ NAMES = list(FROZEN) if os.environ.get("SHIMGEN_FROZEN_ALL") else list(CI)
 FUSED = frozenset({"aoti_torch_cpu__linear_pointwise", "aoti_torch_cpu__linear_pointwise_binary",
                    "aoti_torch_cpu_mkldnn__convolution_pointwise", "aoti_torch_cpu_mkldnn__convolution_pointwise_binary",
                    "aoti_torch_cpu_mkldnn__convolution_pointwise_binary_",
-                   "aoti_torch_cpu_mkldnn__convolution_transpose_pointwise"})
+                   "aoti_torch_cpu_mkldnn__convolution_transpose_pointwise",
+                   # the int8 ones of a PT2E-quantized model (tests/frozen_zoo.py frozen_q8_*)
+                   "aoti_torch_cpu__qlinear_pointwise_tensor", "aoti_torch_cpu__qlinear_pointwise_binary_tensor",
+                   "aoti_torch_cpu__qconv_pointwise_tensor", "aoti_torch_cpu__qconv2d_pointwise_binary_tensor"})
 # The fused ops each CI model is here for (measured, torch 2.13 CPU, freezing=True).
 EXPECTED_FALLBACKS = {
     "frozen_cnn": {"aoti_torch_cpu__linear_pointwise", "aoti_torch_cpu__linear_pointwise_binary",
                    "aoti_torch_cpu_mkldnn__convolution_pointwise",
                    "aoti_torch_cpu_mkldnn__convolution_pointwise_binary_",
                    "aoti_torch_cpu_mkldnn__convolution_transpose_pointwise"},
+    "frozen_q8_mlp": {"aoti_torch_cpu__qlinear_pointwise_tensor", "aoti_torch_cpu__qlinear_pointwise_binary_tensor"},
 }
 
 # The child: packs weights with torch's own reorder ops, writes NAME.data (the packed bytes),
