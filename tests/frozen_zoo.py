@@ -102,12 +102,11 @@ FROZEN: dict[str, ZooModel] = {
         "h = torch.relu(self.down(h))\n"
         "return self.fc(h.flatten(1))",
         (Input((2, 3, 8, 8)),), 1e-5, freezing=True, quantize="static"),
-    "frozen_q8_bert": ZooModel(
-        "from transformers import BertConfig, BertModel\n"
-        "self.m = BertModel(BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,"
-        " intermediate_size=128, max_position_embeddings=64)).eval()",
-        "return self.m(input_ids=x, attention_mask=y).last_hidden_state", _TOKENS, 0.2, freezing=True,
-        quantize="static"),
+    # The tiny Llama, static (every projection a qlinear) and dynamic (activation scales computed
+    # per call: is_dynamic=True). BERT is not here: torchao 0.18's X86InductorQuantizer fails to
+    # annotate its exported graph (IndexError in _get_output_nodes_of_partitions, Linear + GELU).
+    "frozen_q8_llama": ZooModel(_LLAMA, "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits",
+                                _TOKENS, 0.02, freezing=True, quantize="static"),
     "frozen_q8_llama_dynamic": ZooModel(_LLAMA, "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits",
                                         _TOKENS, 0.02, freezing=True, quantize="dynamic"),
 }
