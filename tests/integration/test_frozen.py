@@ -90,9 +90,23 @@ cases = {
     "deconv": lambda: mk._reorder_convolution_transpose_weight(torch.randn(10, 6, 3, 3), [1, 1], [0, 0], [2, 2], [1, 1], 1, [2, 10, 8, 8]),
     "deconv_grouped": lambda: mk._reorder_convolution_transpose_weight(torch.randn(8, 3, 3, 3), [0, 0], [0, 0], [1, 1], [1, 1], 2, [2, 8, 8, 8]),
 }
-codes = {torch.float32: 6, torch.bfloat16: 15, torch.float16: 5}
+# int8 weights as a PT2E-quantized model's qlinear / qconv get them (the packed Linear is [K, N]);
+# oneDNN appends its compensation past the blocked data. The reference is torch's own int8 weight.
+q8 = {
+    "qlinear": (lambda w: torch.ops.onednn.qlinear_prepack(w, [4, 37]), lambda: torch.randint(-128, 128, (20, 37), dtype=torch.int8), True),
+    "qlinear_sq": (lambda w: torch.ops.onednn.qlinear_prepack(w, [8, 64]), lambda: torch.randint(-128, 128, (64, 64), dtype=torch.int8), True),
+    "qconv": (lambda w: torch.ops.onednn.qconv_prepack(w, torch.ones(16), 0.1, 3, [1, 1], [1, 1], [1, 1], 1, [2, 8, 8, 8]),
+              lambda: torch.randint(-128, 128, (16, 8, 3, 3), dtype=torch.int8), False),
+    "qconv_grouped": (lambda w: torch.ops.onednn.qconv_prepack(w, torch.ones(16), 0.1, 3, [1, 1], [1, 1], [1, 1], 4, [2, 16, 8, 8]),
+                      lambda: torch.randint(-128, 128, (16, 4, 3, 3), dtype=torch.int8), False),
+}
+for name, (pack, weight, transposed) in q8.items():
+    w = weight()
+    cases[name] = (lambda pack=pack, w=w: pack(w)), (w.t().contiguous() if transposed else w)
+codes = {torch.float32: 6, torch.bfloat16: 15, torch.float16: 5, torch.int8: 1}
 made = {}
 for name, make in cases.items():
+    make, reference = make if isinstance(make, tuple) else (make, None)
     try:
         t = make()
     except RuntimeError as e:  # a dtype this CPU's oneDNN cannot pack
@@ -101,8 +115,9 @@ for name, make in cases.items():
     n = torch.ops.mkldnn._nbytes(t)
     (out / f"{name}.data").write_bytes(ctypes.string_at(torch.ops.mkldnn.data_ptr(t), n))
     (out / f"{name}.md").write_bytes(bytes(torch.ops.mkldnn._get_mkldnn_serialized_md(t).tolist()))
-    dense = t.to_dense()
-    array = dense.view(torch.int16).numpy().view(np.uint16) if dense.dtype != torch.float32 else dense.numpy()
+    dense = t.to_dense() if reference is None else reference
+    array = (dense.numpy() if dense.dtype in (torch.float32, torch.int8)
+             else dense.view(torch.int16).numpy().view(np.uint16))
     np.save(out / f"{name}.npy", array)
     made[name] = {"sizes": list(t.shape), "dtype": codes[t.dtype]}
 (out / "cases.json").write_text(json.dumps(made))
@@ -142,7 +157,8 @@ class Unpacker:
         self.delete = getattr(self.lib, PREFIX + "aoti_torch_delete_tensor_object")
 
     def unpack(self, data: bytes, sizes: list[int], dtype: int, md: bytes) -> tuple[int, np.ndarray | str]:
-        """(0, the dense values as uint16 bits or float32) or (error code, the runtime's message)."""
+        """(0, the dense values: float32, int8 or 16-bit floats as uint16 bits) or (error code, the
+        runtime's message)."""
         buffer = ctypes.create_string_buffer(data, len(data))
         n = len(sizes)
         c_sizes = (ctypes.c_int64 * n)(*sizes)
@@ -155,7 +171,7 @@ class Unpacker:
             pointer, count = ctypes.c_void_p(), ctypes.c_int64()
             assert self.get_data_ptr(handle, ctypes.byref(pointer)) == 0
             assert self.get_numel(handle, ctypes.byref(count)) == 0
-            kind = np.float32 if dtype == 6 else np.uint16
+            kind = {6: np.float32, 1: np.int8}.get(dtype, np.uint16)
             raw = ctypes.string_at(pointer.value, count.value * np.dtype(kind).itemsize)
             return 0, np.frombuffer(raw, dtype=kind).reshape(sizes).copy()
         finally:
@@ -171,7 +187,7 @@ def _fields(md: bytes) -> tuple[int, list[int], list[int]]:
 
 def test_runtime_unpacks_what_torch_packed(packed, runtime_library):
     out, cases = packed
-    assert {"linear_f32", "linear_bf16", "conv_grouped", "conv_depthwise", "deconv"} <= set(cases)
+    assert {"linear_f32", "linear_bf16", "conv_grouped", "conv_depthwise", "deconv", "qlinear", "qconv"} <= set(cases)
     unpacker = Unpacker(runtime_library)
     blocked = 0
     for name, case in cases.items():
