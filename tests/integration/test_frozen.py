@@ -3,14 +3,16 @@ models"). Two halves:
 
 * The blob: torch (in a child process) packs weights in the formats oneDNN picks on this CPU
   (Linear and convolution weights, float32 / bfloat16 / float16, grouped, depthwise, 3-d and
-  transposed), writes each packed tensor's bytes, the metadata inductor would embed
-  (``torch.ops.mkldnn._get_mkldnn_serialized_md``) and torch's own ``to_dense()``; the runtime's
+  transposed, and the int8 ones of PT2E-quantized models), writes each packed tensor's bytes, the
+  metadata inductor would embed (``torch.ops.mkldnn._get_mkldnn_serialized_md``) and torch's own
+  ``to_dense()`` (int8: the weight torch packed); the runtime's
   ``create_tensor_from_blob_v2(layout=_mkldnn)`` must give back exactly those dense values.
   Controls: a metadata blob with two inner blocks swapped unpacks to other values (the comparison
   sees a wrong unpack order), and truncated or corrupted metadata is refused with one message.
-* The models: tests/frozen_zoo.py's CI subset compiled by stock torch with freezing=True, rewritten
-  by ``shimgen prefix-imports``, run beside libtorch and compared with eager. The Llama (float32,
-  bfloat16), BERT, ViT, ResNet and 16-bit post-op entries: ``SHIMGEN_FROZEN_ALL=1`` runs them here
+* The models: tests/frozen_zoo.py's CI subset (a float CNN + MLP and a PT2E int8 MLP) compiled by
+  stock torch with freezing=True, rewritten by ``shimgen prefix-imports``, run beside libtorch and
+  compared with eager. The Llama (float32, bfloat16), BERT, ViT, ResNet, 16-bit post-op and other
+  int8 entries: ``SHIMGEN_FROZEN_ALL=1`` runs them here
   too (minutes of compiling on two cores, once: the zoo cache keeps them), or
   ``python scripts/zoo_cpu.py --frozen``.
 
