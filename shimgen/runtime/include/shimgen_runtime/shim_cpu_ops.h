@@ -122,7 +122,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_transpose_poi
  * prepacked int8 weight (Linear [K, N], conv [O, C/g, KH, KW]), per-channel weight scales (zero
  * points 0), bias; int32 products, then scale, bias, binary ("sum" into other/accum, or "add"),
  * unary post-op, and requantization (round half to even, saturate) to output_scale /
- * output_zero_point, or float32/bfloat16 output. output_dtype null: uint8. */
+ * output_zero_point, or float32/bfloat16 output. output_dtype null: X's own (uint8 or int8). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     AtenTensorHandle X, AtenTensorHandle act_scale, AtenTensorHandle act_zero_point, AtenTensorHandle onednn_weight,
     AtenTensorHandle weight_scales, AtenTensorHandle weight_zero_points, AtenTensorHandle* B, double output_scale,

@@ -47,12 +47,12 @@ OP_TEST(qlinear_pointwise_tensor) {
   aoti_torch_delete_tensor_object(r);
   // relu before the rounding; bfloat16 out (every value exact).
   r = c.run(kBFloat16, 1.0, 0, "relu");
-  EXPECT(dtype_of(r) == kBFloat16);
+  EXPECT(dtype_of(r) == kBFloat16 && values<uint16_t>(r) == (std::vector<uint16_t>{0, 0x4020, 0, 0x4000}));
   aoti_torch_delete_tensor_object(r);
   r = c.run(kFloat32, 1.0, 0, "relu");
   EXPECT(values<float>(r) == (std::vector<float>{0, 2.5f, 0, 2}));
   aoti_torch_delete_tensor_object(r);
-  // Output dtype null is uint8.
+  // Output dtype null is X's own (torch's op answers so).
   AtenTensorHandle out = nullptr;
   EXPECT(aoti_torch_cpu__qlinear_pointwise_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &c.B, 0.25, 0, nullptr, "none",
                                                   c.args, 1, "", &out) == 0 && dtype_of(out) == kUInt8);

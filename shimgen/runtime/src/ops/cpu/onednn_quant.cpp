@@ -52,8 +52,8 @@ void require_int8_weight(const char* op, const Tensor& w) {
 
 }  // namespace
 
-int32_t output_dtype(const char* op, const int32_t* dtype) {
-  if (dtype == nullptr) return kUInt8;
+int32_t output_dtype(const char* op, const int32_t* dtype, const Tensor& x) {
+  if (dtype == nullptr) return x.dtype;
   if (*dtype == kUInt8 || *dtype == kInt8 || *dtype == kFloat32 || *dtype == kBFloat16) return *dtype;
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": output dtype " + scalar_type_name(*dtype) +
                                               " is not supported (uint8, int8, float32, bfloat16)");

@@ -15,9 +15,9 @@
 
 namespace shimgen::rt::cpu::quant {
 
-// The output dtype the op is asked for: null is uint8 (torch's default for these ops); uint8, int8,
-// float32 or bfloat16, anything else refused.
-int32_t output_dtype(const char* op, const int32_t* dtype);
+// The output dtype the op is asked for: null is X's own (uint8 or int8), as torch's op answers;
+// uint8, int8, float32 or bfloat16, anything else refused.
+int32_t output_dtype(const char* op, const int32_t* dtype, const Tensor& x);
 
 // The activation: uint8 or int8 X, its scale (a one-element float tensor) and zero point (a
 // one-element integer tensor).

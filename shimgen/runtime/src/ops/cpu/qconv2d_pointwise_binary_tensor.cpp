@@ -37,7 +37,7 @@ AOTITorchError aoti_torch_cpu__qconv2d_pointwise_binary_tensor(
                                  unary_algorithm);
     e.output_scale = output_scale;
     e.output_zero_point = output_zero_point;
-    const int32_t dtype = quant::output_dtype(op, output_dtype);
+    const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     std::vector<int64_t> sizes;
     const std::vector<int32_t> acc = quant::conv2d_s32(op, a, w, stride_args, stride_len_, padding_args, padding_len_,
                                                        dilation_args, dilation_len_, groups, sizes);

@@ -26,7 +26,7 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     e.unary = fused::parse_unary(op, post_op_name, post_op_args, post_op_args_len_, &post_op_algorithm);
     e.output_scale = output_scale;
     e.output_zero_point = output_zero_point;
-    const int32_t dtype = quant::output_dtype(op, output_dtype);
+    const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     int64_t rows = 0;
     const std::vector<int32_t> acc = quant::linear_s32(op, a, w, rows);
     const int64_t n = w.sizes[1];
