@@ -63,6 +63,11 @@ class ZooModel:
     freezing: bool = False
     """Compile with inductor's freezing=True (tests/frozen_zoo.py): oneDNN-fused ops and prepacked
     weights. Part of the cache key."""
+    quantize: str = ""
+    """"static" or "dynamic": PT2E int8 quantization before compiling (torchao's X86InductorQuantizer,
+    its default config; calibrated on the inputs and two random draws of their shapes); the eager
+    reference is the converted model. Needs freezing (the int8 oneDNN ops come from its passes).
+    Part of the cache key."""
 
 
 # The six models of issue 13, deliverable 3.
@@ -185,6 +190,8 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
         parts.append(f"vec={vec_mode()}")
     if models()[name].freezing:  # only then: every other model keeps its cached key
         parts.append("freezing")
+    if models()[name].quantize:
+        parts.append(f"quantize={models()[name].quantize}")
     text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -289,6 +296,23 @@ def _make_inputs(model: ZooModel, device: str):
     return tuple(made)
 
 
+def _quantized(module, inputs, model: ZooModel, device: str):
+    """The PT2E int8 model (torch's documented X86-through-Inductor path): export, prepare with
+    X86InductorQuantizer's default config, calibrate, convert."""
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.quantization.pt2e.quantizer import x86_inductor_quantizer as xiq
+
+    config = xiq.get_default_x86_inductor_quantization_config(is_dynamic=model.quantize == "dynamic")
+    with torch.no_grad():
+        graph = torch.export.export(module, inputs).module()
+        prepared = prepare_pt2e(graph, xiq.X86InductorQuantizer().set_global(config))
+        prepared(*inputs)
+        for _ in range(2):
+            prepared(*_make_inputs(model, device))
+        return convert_pt2e(prepared)
+
+
 def _shim_imports(pt2: Path) -> list[str]:
     import zipfile
 
@@ -322,6 +346,8 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         exec(source(name), namespace)
         module = namespace["M"]().to(device).eval()
         inputs = _make_inputs(models()[name], device)
+        if models()[name].quantize:
+            module = _quantized(module, inputs, models()[name], device)
         with torch.no_grad():
             eager = module(*inputs)
         outputs = eager if isinstance(eager, tuple) else (eager,)

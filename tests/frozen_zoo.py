@@ -82,6 +82,33 @@ FROZEN: dict[str, ZooModel] = {
         "return self.m(pixel_values=x).pooler_output", (Input((2, 3, 32, 32)),), 1e-4, freezing=True),
     "frozen_heads_bf16": _half_heads("bfloat16"),
     "frozen_heads_f16": _half_heads("float16"),
+    # PT2E int8 (X86InductorQuantizer, static: per-tensor activations, per-channel weights), then
+    # freezing: int8 oneDNN ops (qlinear_pointwise.tensor / .binary_tensor, qconv_pointwise.tensor,
+    # qconv2d_pointwise.binary_tensor) with prepacked int8 weights. The reference is the converted
+    # model in eager (float arithmetic between quantize / dequantize); both the runtime and torch's
+    # own loader match it to float rounding (measured: docs/aoti.md), so a requantization that rounds
+    # one value to the neighbouring int8 step (a wrong zero point, rounding mode or scale) fails.
+    "frozen_q8_mlp": ZooModel(
+        "self.fc1 = torch.nn.Linear(32, 64)\nself.fc2 = torch.nn.Linear(64, 64)\nself.fc3 = torch.nn.Linear(64, 10)",
+        "h = torch.relu(self.fc1(x))\nh = self.fc2(h) + h\nreturn self.fc3(torch.relu(h))",
+        (Input((8, 32)),), 1e-5, freezing=True, quantize="static"),
+    "frozen_q8_cnn": ZooModel(
+        "self.stem = torch.nn.Conv2d(3, 16, 3, padding=1, bias=False)\nself.bn = torch.nn.BatchNorm2d(16)\n"
+        "self.c1 = torch.nn.Conv2d(16, 16, 3, padding=1)\nself.c2 = torch.nn.Conv2d(16, 16, 3, padding=1)\n"
+        "self.down = torch.nn.Conv2d(16, 32, 3, stride=2, padding=1, groups=2)\nself.fc = torch.nn.Linear(32 * 4 * 4, 10)\n"
+        "torch.nn.init.uniform_(self.bn.running_mean, -0.5, 0.5)\ntorch.nn.init.uniform_(self.bn.running_var, 0.5, 2)",
+        "h = torch.relu(self.bn(self.stem(x)))\n"
+        "h = torch.relu(self.c2(torch.relu(self.c1(h))) + h)\n"
+        "h = torch.relu(self.down(h))\n"
+        "return self.fc(h.flatten(1))",
+        (Input((2, 3, 8, 8)),), 1e-5, freezing=True, quantize="static"),
+    # The tiny Llama, static (every projection a qlinear) and dynamic (activation scales computed
+    # per call: is_dynamic=True). BERT is not here: torchao 0.18's X86InductorQuantizer fails to
+    # annotate its exported graph (IndexError in _get_output_nodes_of_partitions, Linear + GELU).
+    "frozen_q8_llama": ZooModel(_LLAMA, "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits",
+                                _TOKENS, 0.02, freezing=True, quantize="static"),
+    "frozen_q8_llama_dynamic": ZooModel(_LLAMA, "return self.m(input_ids=x, attention_mask=y, use_cache=False).logits",
+                                        _TOKENS, 0.02, freezing=True, quantize="dynamic"),
 }
 
-CI = ("frozen_cnn",)
+CI = ("frozen_cnn", "frozen_q8_mlp")

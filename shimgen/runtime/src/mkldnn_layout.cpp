@@ -19,7 +19,9 @@
 // inner blocks on d, offset0 + sum_d (i_d / B_d) * strides[d], plus the inner offset: the
 // remainders i_d % B_d split over d's inner blocks (a block listed earlier is the outer one) and
 // read as one mixed-radix number over all inner blocks in their listed order, the last fastest.
-// Nothing else (extra flags, compensation) is read: torch's float weights carry none.
+// Nothing else is read: torch's float weights carry no extra data, and the compensation oneDNN
+// appends to an int8 weight (past the blocked data; torch's data_size counts it) is oneDNN's own
+// correction for its u8 x s8 instructions, which the runtime's int32 products do not need.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -55,16 +57,20 @@ int64_t read_i64(const uint8_t* p, int64_t at) {
   fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "mkldnn constant: " + why);
 }
 
-// oneDNN's data type code -> the runtime's dtype code (only the float types torch packs).
+// oneDNN's data type code -> the runtime's dtype code: the float types of freezing's weights and
+// the integer ones of a PT2E-quantized model's (int8 weights; s32 and u8 for completeness).
 int32_t dtype_of_dnnl(int32_t dt) {
   switch (dt) {
     case 1: return kFloat16;   // dnnl_f16
     case 2: return kBFloat16;  // dnnl_bf16
     case 3: return kFloat32;   // dnnl_f32
+    case 4: return kInt32;     // dnnl_s32
+    case 5: return kInt8;      // dnnl_s8
+    case 6: return kUInt8;     // dnnl_u8
     default: break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
-       "mkldnn constant: oneDNN data type " + std::to_string(dt) + " is not supported (f32, bf16, f16)");
+       "mkldnn constant: oneDNN data type " + std::to_string(dt) + " is not supported (f32, bf16, f16, s32, s8, u8)");
 }
 
 }  // namespace

@@ -117,6 +117,38 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn__convolution_transpose_poi
     const int64_t* output_padding, int64_t output_padding_len_, const int64_t* stride, int64_t stride_len_,
     const int64_t* dilation, int64_t dilation_len_, int64_t groups, const char* attr, const double** scalars,
     int64_t scalars_len_, const char** algorithm, AtenTensorHandle* ret0);
+/* The int8 oneDNN ops of a PT2E-quantized (X86InductorQuantizer) model compiled with freezing=True
+ * (ops/cpu/onednn_quant.h): X uint8/int8 with per-tensor act_scale / act_zero_point tensors, the
+ * prepacked int8 weight (Linear [K, N], conv [O, C/g, KH, KW]), per-channel weight scales (zero
+ * points 0), bias; int32 products, then scale, bias, binary ("sum" into other/accum, or "add"),
+ * unary post-op, and requantization (round half to even, saturate) to output_scale /
+ * output_zero_point, or float32/bfloat16 output. output_dtype null: X's own (uint8 or int8). */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
+    AtenTensorHandle X, AtenTensorHandle act_scale, AtenTensorHandle act_zero_point, AtenTensorHandle onednn_weight,
+    AtenTensorHandle weight_scales, AtenTensorHandle weight_zero_points, AtenTensorHandle* B, double output_scale,
+    int64_t output_zero_point, const int32_t* output_dtype, const char* post_op_name, const double** post_op_args,
+    int64_t post_op_args_len_, const char* post_op_algorithm, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__qlinear_pointwise_binary_tensor(
+    AtenTensorHandle X, AtenTensorHandle act_scale, AtenTensorHandle act_zero_point, AtenTensorHandle onednn_weight,
+    AtenTensorHandle weight_scales, AtenTensorHandle weight_zero_points, AtenTensorHandle* other, AtenTensorHandle* B,
+    double output_scale, int64_t output_zero_point, const int32_t* output_dtype, double other_scale,
+    int64_t other_zero_point, const char* binary_post_op, double binary_alpha, const char* unary_post_op,
+    const double** unary_post_op_args, int64_t unary_post_op_args_len_, const char* unary_post_op_algorithm,
+    AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__qconv_pointwise_tensor(
+    AtenTensorHandle X, AtenTensorHandle act_scale, AtenTensorHandle act_zero_point, AtenTensorHandle onednn_weight,
+    AtenTensorHandle weight_scales, AtenTensorHandle weight_zero_points, AtenTensorHandle* B, const int64_t* stride,
+    int64_t stride_len_, const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,
+    int64_t groups, double output_scale, int64_t output_zero_point, const int32_t* output_dtype, const char* attr,
+    const double** post_op_args, int64_t post_op_args_len_, const char** algorithm, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__qconv2d_pointwise_binary_tensor(
+    AtenTensorHandle X, AtenTensorHandle act_scale, AtenTensorHandle act_zero_point, AtenTensorHandle onednn_weight,
+    AtenTensorHandle weight_scales, AtenTensorHandle weight_zero_points, AtenTensorHandle accum, AtenTensorHandle* B,
+    const int64_t* stride_args, int64_t stride_len_, const int64_t* padding_args, int64_t padding_len_,
+    const int64_t* dilation_args, int64_t dilation_len_, int64_t groups, double output_scale, int64_t output_zero_point,
+    const int32_t* output_dtype, double accum_scale, int64_t accum_zero_point, const char* binary_attr, double* alpha,
+    const char** unary_attr, const double** unary_scalars, int64_t unary_scalars_len_, const char** unary_algorithm,
+    AtenTensorHandle* ret0);
 /* One LSTM layer (mode 2), one direction, float32, inference: y, hy, cy and an empty workspace. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(
     AtenTensorHandle input, AtenTensorHandle weight0, AtenTensorHandle weight1, AtenTensorHandle weight2,

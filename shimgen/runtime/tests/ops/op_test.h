@@ -16,7 +16,7 @@
 
 namespace op_test {
 
-constexpr int32_t kInt64 = 4, kFloat32 = 6, kFloat64 = 7, kComplex64 = 9, kBool = 11, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
+constexpr int32_t kUInt8 = 0, kInt8 = 1, kInt32 = 3, kInt64 = 4, kFloat32 = 6, kFloat64 = 7, kComplex64 = 9, kBool = 11, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
 
 inline std::map<std::string, std::function<void()>>& registry() {
   static std::map<std::string, std::function<void()>> cases;

@@ -33,19 +33,6 @@ void store(char* base, int64_t at, int32_t dtype, float v) {
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(dtype) + " is not a floating type");
 }
 
-// f(offset in a, offset in b) for every element of `sizes`, a and b with their own strides.
-template <class F>
-void walk2(const std::vector<int64_t>& sizes, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F&& f) {
-  const int64_t rank = static_cast<int64_t>(sizes.size());
-  const int64_t last = rank == 0 ? -1 : rank - 1;
-  const int64_t n = rank == 0 ? 1 : sizes[last];
-  const int64_t step_a = rank == 0 ? 0 : sa[last], step_b = rank == 0 ? 0 : sb[last];
-  const std::vector<int64_t>* strides[2] = {&sa, &sb};
-  for_each_line(sizes, last, strides, [&](const int64_t* base) {
-    for (int64_t i = 0; i < n; ++i) f(base[0] + i * step_a, base[1] + i * step_b);
-  });
-}
-
 float apply(const Unary& u, float x) {
   const double v = x;
   switch (u.kind) {
@@ -80,6 +67,9 @@ void check_call(const char* op, AOTITorchError code, const char* what) {
 }
 
 }  // namespace
+
+float load_float(const char* base, int64_t at, int32_t dtype) { return load(base, at, dtype); }
+float apply_unary(const Unary& u, float x) { return apply(u, x); }
 
 Unary parse_unary(const char* op, const char* attr, const double** scalars, int64_t scalars_len, const char** algorithm) {
   const std::string name = attr == nullptr ? "none" : attr;
