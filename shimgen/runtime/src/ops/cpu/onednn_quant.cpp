@@ -171,30 +171,34 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
   }
 }
 
-std::vector<int32_t> linear_s32(const char* op, const Activation& a, const Tensor& w, int64_t& rows) {
+LinearS32 linear_s32(const char* op, const Activation& a, const Tensor& w) {
   require_int8_weight(op, w);
   const Tensor& x = *a.x;
   SHIMGEN_REQUIRE(!x.sizes.empty() && w.sizes.size() == 2 && w.sizes[0] == x.sizes.back(),
                   std::string(op) + ": X [..., K] and the packed weight [K, N] do not match");
   const int64_t k = w.sizes[0], n = w.sizes[1];
-  rows = k == 0 ? 0 : x.numel() / k;
+  const int64_t rows = k == 0 ? 0 : x.numel() / k;
   const std::vector<int32_t> xs = shifted(a);
-  // The weight transposed to [N, K] so that each output is one contiguous dot product.
-  std::vector<int32_t> wt(static_cast<size_t>(n * k));
+  // Row r of acc gathers x[r, kk] times weight row kk, a run of N int8 values: no copy of the
+  // weight per call, and the inner loop is contiguous in both acc and (unpacked) w.
   const auto* wp = reinterpret_cast<const int8_t*>(w.data());
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j) wt[j * k + kk] = wp[kk * w.strides[0] + j * w.strides[1]];
-  std::vector<int32_t> acc(static_cast<size_t>(rows * n));
+  std::vector<int32_t> acc(static_cast<size_t>(rows * n), 0);
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t* xr = xs.data() + r * k;
-    for (int64_t j = 0; j < n; ++j) {
-      const int32_t* wr = wt.data() + j * k;
-      int32_t s = 0;
-      for (int64_t kk = 0; kk < k; ++kk) s += xr[kk] * wr[kk];
-      acc[r * n + j] = s;
+    int32_t* ar = acc.data() + r * n;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int32_t xv = xr[kk];
+      const int8_t* wr = wp + kk * w.strides[0];
+      if (w.strides[1] == 1) {
+        for (int64_t j = 0; j < n; ++j) ar[j] += xv * wr[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) ar[j] += xv * wr[j * w.strides[1]];
+      }
     }
   }
-  return acc;
+  std::vector<int64_t> sizes(x.sizes);
+  sizes.back() = n;
+  return {std::move(acc), rows, n, std::move(sizes)};
 }
 
 std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tensor& w, const int64_t* stride,

@@ -52,8 +52,14 @@ bool parse_binary(const char* op, const char* name);  // true for "sum"
 void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<int64_t>& logical,
             const std::vector<int64_t>& perm, const std::vector<float>& scales, const Epilogue& e, const Tensor& dst);
 
-// (X - zp) [..., K] times W [K, N] (the packed Linear weight's shape) in int32: [M, N] row-major.
-std::vector<int32_t> linear_s32(const char* op, const Activation& a, const Tensor& w, int64_t& rows);
+// (X - zp) [..., K] times W [K, N] (the packed Linear weight's shape) in int32: acc [rows, n]
+// row-major, rows the product of X's leading dims; sizes is the output's, [..., N].
+struct LinearS32 {
+  std::vector<int32_t> acc;
+  int64_t rows = 0, n = 0;
+  std::vector<int64_t> sizes;
+};
+LinearS32 linear_s32(const char* op, const Activation& a, const Tensor& w);
 
 // A 2-D convolution of (X - zp) [N, C, H, W] with W [O, C/groups, KH, KW] in int32, logical
 // [N, OH, OW, O] row-major; out_sizes is torch's [N, O, OH, OW].

@@ -34,11 +34,10 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_binary_tensor(
     e.output_scale = output_scale;
     e.output_zero_point = output_zero_point;
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
-    int64_t rows = 0;
-    const std::vector<int32_t> acc = quant::linear_s32(op, a, w, rows);
-    const int64_t n = w.sizes[1];
-    std::vector<int64_t> sizes(a.x->sizes);
-    sizes.back() = n;
+    const quant::LinearS32 p = quant::linear_s32(op, a, w);
+    const int64_t rows = p.rows, n = p.n;
+    const std::vector<int32_t>& acc = p.acc;
+    const std::vector<int64_t>& sizes = p.sizes;
     SHIMGEN_REQUIRE(e.other->sizes == sizes, std::string(op) + ": other must have the output's sizes");
     SHIMGEN_REQUIRE(!sum || e.other->dtype == dtype, std::string(op) + ": 'sum' writes into other, which must have the output dtype");
     // The logical [rows, N] view of a [..., N] tensor needs its leading dims to collapse.

@@ -27,11 +27,10 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     e.output_scale = output_scale;
     e.output_zero_point = output_zero_point;
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
-    int64_t rows = 0;
-    const std::vector<int32_t> acc = quant::linear_s32(op, a, w, rows);
-    const int64_t n = w.sizes[1];
-    std::vector<int64_t> sizes(a.x->sizes);
-    sizes.back() = n;
+    const quant::LinearS32 p = quant::linear_s32(op, a, w);
+    const int64_t rows = p.rows, n = p.n;
+    const std::vector<int32_t>& acc = p.acc;
+    const std::vector<int64_t>& sizes = p.sizes;
     auto out = empty_tensor(sizes, contiguous_strides_of(sizes), dtype, kCPU, -1);
     // [rows, N] over the output's contiguous [..., N]: one logical 2-D view.
     Tensor flat{out->storage, {rows, n}, {n, 1}, 0, dtype};
