@@ -41,6 +41,11 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = "1"  # bump when the layout of a cached model directory changes
+# Inductor settings a model with dynamic dims compiles with. AOTInductor's input check (which
+# `shimgen run` turns on) asserts every backed dynamic size >= 2, inductor's own assumption, though
+# export declares the dim from its min (1: one prompt, one image); torch's documented switch drops
+# that lower bound from the check alone (the upper bounds and static sizes stay checked).
+DYNAMIC_CONFIG = {"aot_inductor.check_lowerbound": False}
 
 
 @dataclass(frozen=True)
@@ -266,7 +271,7 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
     parts += [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_imports(text)]
     model = models()[name]
     if model.dims:  # appended only here: a static model's key is what it always was
-        parts.append(repr((model.dims, model.runs, [spec.dynamic for spec in model.inputs])))
+        parts.append(repr((model.dims, model.runs, [spec.dynamic for spec in model.inputs], DYNAMIC_CONFIG)))
     if vec_mode():
         parts.append(f"vec={vec_mode()}")
     text = "\n".join(parts)
@@ -442,7 +447,8 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
             runs.append((inputs, eager if isinstance(eager, tuple) else (eager,)))
         inputs, outputs = runs[0]
         program = torch.export.export(module, inputs, dynamic_shapes=_dynamic_shapes(model) if model.dims else None)
-        torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"))
+        torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"),
+                                                 inductor_configs=DYNAMIC_CONFIG if model.dims else None)
         for run, (run_inputs, run_outputs) in enumerate(runs):
             run_dir(work, run).mkdir(exist_ok=True)
             for i, tensor in enumerate(run_inputs):
