@@ -38,6 +38,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 FORMAT = "1"  # bump when the layout of a cached model directory changes
@@ -45,7 +46,9 @@ FORMAT = "1"  # bump when the layout of a cached model directory changes
 # `shimgen run` turns on) asserts every backed dynamic size >= 2, inductor's own assumption, though
 # export declares the dim from its min (1: one prompt, one image); torch's documented switch drops
 # that lower bound from the check alone (the upper bounds and static sizes stay checked).
-DYNAMIC_CONFIG = {"aot_inductor.check_lowerbound": False}
+# Read-only: aoti_compile_and_package writes its own keys into the dict it is given, which changed
+# the cache key of every later model compiled in the same process (hence a copy is passed).
+DYNAMIC_CONFIG = MappingProxyType({"aot_inductor.check_lowerbound": False})
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,24 @@ def shapes_at(model: ZooModel, run: int) -> list[tuple[int, ...]]:
             shape[index] = size_of(expression, sizes)
         shapes.append(tuple(shape))
     return shapes
+
+
+def lost_dims(model: ZooModel, ranges: dict[str, list[str]]) -> list[str]:
+    """The declared dims (those with a range; Dim.AUTO's are export's to choose) whose [min, max] the
+    exported program does not keep as a symbol's range (meta.json's "ranges"; pure): export
+    specialized them to the example, or unified two of them, and the package cannot run the shapes
+    the declaration promises. Each kept range answers for one dim."""
+    kept = [tuple(bounds) for bounds in ranges.values()]
+    lost = []
+    for dim in model.dims:
+        if dim.min is None and dim.max is None:
+            continue
+        wanted = (str(dim.min), str(dim.max))
+        if wanted in kept:
+            kept.remove(wanted)
+        else:
+            lost.append(dim.name)
+    return lost
 
 
 def check_dynamic(name: str, model: ZooModel) -> None:
@@ -271,7 +292,7 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
     parts += [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_imports(text)]
     model = models()[name]
     if model.dims:  # appended only here: a static model's key is what it always was
-        parts.append(repr((model.dims, model.runs, [spec.dynamic for spec in model.inputs], DYNAMIC_CONFIG)))
+        parts.append(repr((model.dims, model.runs, [spec.dynamic for spec in model.inputs], dict(DYNAMIC_CONFIG))))
     if vec_mode():
         parts.append(f"vec={vec_mode()}")
     text = "\n".join(parts)
@@ -448,7 +469,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         inputs, outputs = runs[0]
         program = torch.export.export(module, inputs, dynamic_shapes=_dynamic_shapes(model) if model.dims else None)
         torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"),
-                                                 inductor_configs=DYNAMIC_CONFIG if model.dims else None)
+                                                 inductor_configs=dict(DYNAMIC_CONFIG) if model.dims else None)
         for run, (run_inputs, run_outputs) in enumerate(runs):
             run_dir(work, run).mkdir(exist_ok=True)
             for i, tensor in enumerate(run_inputs):

@@ -82,3 +82,13 @@ def test_run_folders(tmp_path):
     assert aoti_zoo.expected_of(tmp_path, 2) == [tmp_path / "run2" / "out0.npy"]
     (tmp_path / "meta.json").write_text('{"inputs": 1, "outputs": 1}')  # a static model's meta
     assert aoti_zoo.runs_of(tmp_path) == 1
+
+
+def test_a_dim_export_specialized_or_unified_is_reported_lost():
+    model = ZooModel("", "", (Input((2, 3, 32, 32), dynamic=((2, "8 * PH"), (3, "8 * PW"))),), 0.0,
+                     dims=(Dim("PH", 2, 8), Dim("PW", 2, 8), Dim("A")))
+    both = {"s1": ["2", "8"], "8*s1": ["16", "64"], "s2": ["2", "8"], "8*s2": ["16", "64"]}
+    assert aoti_zoo.lost_dims(model, both) == []
+    # ViT's `height == width` on a square example: export kept one symbol for both dims
+    assert aoti_zoo.lost_dims(model, {"s1": ["2", "8"], "8*s1": ["16", "64"]}) == ["PW"]
+    assert aoti_zoo.lost_dims(model, {}) == ["PH", "PW"]  # both specialized to the example
