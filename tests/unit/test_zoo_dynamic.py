@@ -92,3 +92,15 @@ def test_a_dim_export_specialized_or_unified_is_reported_lost():
     # ViT's `height == width` on a square example: export kept one symbol for both dims
     assert aoti_zoo.lost_dims(model, {"s1": ["2", "8"], "8*s1": ["16", "64"]}) == ["PW"]
     assert aoti_zoo.lost_dims(model, {}) == ["PH", "PW"]  # both specialized to the example
+
+
+def test_the_inductor_configs_of_dynamic_models_cannot_be_written_into():
+    """aoti_compile_and_package writes "aot_inductor.package" into the configs dict it is handed; the
+    zoo's own mapping is part of the cache key, so a write into it moved the key of every model
+    compiled after the first in one process (their directories appeared under keys nobody asked for)."""
+    key = aoti_zoo.cache_key("dyn_lstm", "cpu", False)
+    with pytest.raises(TypeError):
+        aoti_zoo.DYNAMIC_CONFIG["aot_inductor.package"] = True  # type: ignore[index]
+    handed = dict(aoti_zoo.DYNAMIC_CONFIG)  # what compile_one passes
+    handed["aot_inductor.package"] = True
+    assert aoti_zoo.cache_key("dyn_lstm", "cpu", False) == key
