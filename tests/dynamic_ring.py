@@ -86,7 +86,7 @@ DYNAMIC: dict[str, ZooModel] = {
     # (its grid is the table's), the package is wrong at every other size (0.24 to 0.50 off eager
     # under torch's own loader as under the runtime), though export kept the size dynamic. Height and width cannot be two dims: ViT's `height == width` test on the square example
     # makes export unify them (one symbol kept, no error), and a non-square image is then refused by
-    # the model's check (unchecked: a wrong-sized output, under torch's own loader too). Dim names are
+    # the model's check (unchecked: 37 patches for 48 x 24 px, where eager has 19). Dim names are
     # sympy names inside export: "Q" is sympy's Q, and a derived "8 * Q" fails ("unsupported operand
     # type(s) for *: 'AssumptionKeys' and 'int'").
     "dyn_vit_interp": ZooModel(ARCH["vit"].init, "return self.m(pixel_values=x, interpolate_pos_encoding=True)"
