@@ -10,6 +10,9 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
     python scripts/zoo_cpu.py --ring [--runtime LIB] [NAME...]  # the ring (a model that fails to
                                                               # export is a row, not an abort)
     python scripts/zoo_cpu.py --frozen [--runtime LIB] [NAME...]  # tests/frozen_zoo.py (freezing=True)
+    python scripts/zoo_cpu.py --dynamic [--runtime LIB] [NAME...]  # the dynamic ring
+                                                              # (tests/dynamic_ring.py): a row per
+                                                              # shape, NAME@<run> past the example's
     python scripts/zoo_cpu.py --write-coverage                # also record the fallbacks measured
                                                               # into shimgen/aoti/fallbacks.json
 Exit status 1 when any model fails.
@@ -32,10 +35,11 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 import aoti_zoo
 from arch_ring import RING
 from arch_zoo import ARCH
+from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
 
 from shimgen.aoti import coverage
-from tests.aoti_helpers import run_beside_libtorch
+from tests.aoti_helpers import run_beside_libtorch, run_label, sequence_label
 
 
 def build_runtime(work: Path) -> Path:
@@ -74,26 +78,69 @@ def within(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> b
     return bool((differences(got, expected) <= bound).all())
 
 
+def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess, work: Path, directory: Path,
+          model: aoti_zoo.ZooModel) -> tuple[str, str]:
+    """One run's verdict and largest difference from eager: its `shimgen run` and, for a dynamic model,
+    the same shape from the one opened model that ran them all (both must match)."""
+    label = run_label(name, run)
+    lost = aoti_zoo.lost_dims(model, aoti_zoo.meta(directory).get("ranges", {}))
+    if lost:  # the package cannot take the shapes declared, whatever this run gives
+        return f"SPECIALIZED (export kept no range for {', '.join(lost)})", ""
+    if label not in report:
+        return "CRASHED: " + child.stderr.strip()[-200:], ""
+    if report[label]["code"] != 0 or report[label]["unbound"]:
+        verdict = f"FAILED (exit {report[label]['code']})"
+        if report[label].get("error"):  # refused at open (an op the runtime does not serve)
+            verdict += ": " + report[label]["error"][-240:]
+        return verdict, ""
+    folders = [work / label]
+    if report[name].get("sequence_error"):
+        return "FAILED (one model, every shape): " + report[name]["sequence_error"][-240:], ""
+    if "sequence_error" in report[name]:
+        folders.append(work / sequence_label(name, run))
+    worst, ok = 0.0, True
+    expected = [np.load(p) for p in aoti_zoo.expected_of(directory, run)]
+    for folder in folders:
+        for i, want in enumerate(expected):
+            got = np.load(folder / f"output_{i}.npy")
+            ok &= got.shape == want.shape and got.dtype == want.dtype
+            if ok and got.size:
+                worst = max(worst, max_difference(got, want))
+                ok &= within(got, want, model.atol, model.rtol)
+    verdict = "pass" if ok else "MISMATCH"
+    if ok and vacuous(expected):
+        verdict = "VACUOUS"  # every float output ~0: any tolerance passes, nothing is tested
+    return verdict, f"{worst:.2e}"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
     parser.add_argument("--ring", action="store_true", help="the models of tests/arch_ring.py")
     parser.add_argument("--frozen", action="store_true", help="the freezing=True models of tests/frozen_zoo.py")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
     parser.add_argument("--write-coverage", action="store_true", help="record the measured fallbacks")
     args = parser.parse_args(argv)
-    table = RING if args.ring else FROZEN if args.frozen else ARCH
+    if args.ring + args.frozen + args.dynamic > 1:
+        parser.error("--ring, --frozen and --dynamic name different tables: give one")
+    table = DYNAMIC if args.dynamic else RING if args.ring else FROZEN if args.frozen else ARCH
     names = args.names or list(table)
     unknown = [name for name in names if name not in table]
     if unknown:
-        parser.error(f"no model named {', '.join(unknown)} in {'tests/arch_ring.py' if args.ring else 'the zoo'}"
-                     + ("" if args.ring else " (ring models need --ring)"))
+        where = "tests/dynamic_ring.py" if args.dynamic else "tests/arch_ring.py" if args.ring else "the zoo"
+        parser.error(f"no model named {', '.join(unknown)} in {where}"
+                     + ("" if args.ring or args.dynamic else " (ring models need --ring, dynamic ones --dynamic)"))
     dirs = aoti_zoo.ensure_compiled(names, timeout=7200, keep_going=True)
     with tempfile.TemporaryDirectory(prefix="zoo-cpu-") as scratch:
         work = Path(scratch)
         runtime = args.runtime or build_runtime(work)
         refused: dict[str, str] = {}
         models = {}
+        runs: dict[str, int] = {}  # shapes per model: 1, or a dynamic model's example and further runs
+        sequences: dict[str, list[int]] = {}
+        run_inputs: dict[str, list[list[Path]]] = {}
         unexported = {name: aoti_zoo.error_of(dirs[name]).read_text().strip().splitlines()[0][:300]
                       for name in names if not (dirs[name] / "meta.json").is_file()}
         # an entry of a library this environment lacks (timm, diffusers): skipped, not failed
@@ -109,8 +156,13 @@ def main(argv: list[str]) -> int:
             if done.returncode != 0:
                 refused[name] = (done.stderr.strip().splitlines() or ["?"])[-1]
                 continue
-            models[name] = (pt2, aoti_zoo.inputs_of(dirs[name]))
-        child = run_beside_libtorch(models, runtime, work, timeout=3600)
+            runs[name] = aoti_zoo.runs_of(dirs[name])
+            for run in range(runs[name]):  # one `shimgen run` per shape of one package
+                models[run_label(name, run)] = (pt2, aoti_zoo.inputs_of(dirs[name], run))
+            if runs[name] > 1:  # and one opened model at every shape in turn, the example's last
+                sequences[name] = [*range(1, runs[name]), 0]
+                run_inputs[name] = [aoti_zoo.inputs_of(dirs[name], run) for run in range(runs[name])]
+        child = run_beside_libtorch(models, runtime, work, timeout=3600, sequences=sequences, run_inputs=run_inputs)
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
         rows, failed = [], 0
         served = coverage.served_by_runtime()
@@ -130,28 +182,19 @@ def main(argv: list[str]) -> int:
                 missing = [f.removeprefix("aoti_torch_") for f in fallbacks if f not in served]
                 verdict, err = ("REFUSED (not served: " + ", ".join(missing) + ")") if missing else "REFUSED", ""
                 print(f"{name}: {refused[name]}", file=sys.stderr)
-            elif name not in report:
-                verdict, err = "CRASHED: " + child.stderr.strip()[-200:], ""
-            elif report[name]["code"] != 0 or report[name]["unbound"]:
-                verdict, err = f"FAILED (exit {report[name]['code']})", ""
-                if report[name].get("error"):  # refused at open (an op the runtime does not serve)
-                    verdict += ": " + report[name]["error"][-240:]
-            else:
-                worst = 0.0
-                ok = True
-                for i, expected_path in enumerate(aoti_zoo.expected_of(dirs[name])):
-                    got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
-                    ok &= got.shape == expected.shape and got.dtype == expected.dtype
-                    if ok and got.size:
-                        worst = max(worst, max_difference(got, expected))
-                        ok &= within(got, expected, table[name].atol, table[name].rtol)
-                verdict, err = ("pass" if ok else "MISMATCH"), f"{worst:.2e}"
-                if ok and vacuous([np.load(p) for p in aoti_zoo.expected_of(dirs[name])]):
-                    verdict = "VACUOUS"  # every float output ~0: any tolerance passes, nothing is tested
-            failed += verdict != "pass"
-            rows.append((name, verdict, err, ", ".join(f.removeprefix("aoti_torch_") for f in fallbacks)))
+                failed += 1
+                rows.append((name, verdict, err, ", ".join(f.removeprefix("aoti_torch_") for f in fallbacks)))
+                continue
+            for run in range(runs[name]):
+                label = run_label(name, run)
+                verdict, err = judge(name, run, report, child, work, dirs[name], table[name])
+                failed += verdict != "pass"
+                shapes = ", ".join("x".join(map(str, s)) for s in aoti_zoo.shapes_at(table[name], run))
+                rows.append((label, verdict, err, shapes if args.dynamic else
+                             ", ".join(f.removeprefix("aoti_torch_") for f in fallbacks)))
         width = max(len(r[0]) for r in rows)
-        print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  op fallbacks imported (aoti_torch_...)")
+        last = "input shapes" if args.dynamic else "op fallbacks imported (aoti_torch_...)"
+        print(f"{'model':<{width}}  {'result':<8}  {'max |diff|':<10}  {last}")
         for name, verdict, err, fallbacks in rows:
             if len(verdict) > 8 and not (err or fallbacks):  # an export failure, a skip: one line
                 print(f"{name:<{width}}  {verdict}")

@@ -120,11 +120,25 @@ def run_with_torch_loader(package: Path, inputs: list[Path], out: Path, *, devic
                           capture_output=True, text=True, timeout=timeout, check=False, env=env)
 
 
+def run_label(name: str, run: int) -> str:
+    """What a zoo model's run is called in a child's report and its outputs' folder: the model's name
+    for the example shape, name@<run> for a dynamic model's other shapes."""
+    return name if run == 0 else f"{name}@{run}"
+
+
+def sequence_label(name: str, run: int) -> str:
+    """The output folder of run ``run`` when one opened model runs all of a dynamic model's shapes."""
+    return f"{name}@seq{run}"
+
+
 def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Path, work: Path, *,
-                        timeout: float = 900) -> subprocess.CompletedProcess:
+                        timeout: float = 900, sequences: dict[str, list[int]] | None = None,
+                        run_inputs: dict[str, list[list[Path]]] | None = None) -> subprocess.CompletedProcess:
     """``shimgen run`` of prefixed packages (name -> (package, input .npy files)) in one child process
     that loaded libtorch_cpu.so RTLD_GLOBAL first (tests/zoo_child.py). Outputs land in work/<name>/;
-    the child's last stdout line is its JSON report (exit code, served calls, GOT bindings per model)."""
+    the child's last stdout line is its JSON report (exit code, served calls, GOT bindings per model).
+    sequences: name -> run indices of ``run_inputs[name]`` (input sets by run) that one opened model
+    then runs in that order, outputs in work/<sequence_label(name, run)>/."""
     import json
     import os
 
@@ -134,6 +148,9 @@ def run_beside_libtorch(models: dict[str, tuple[Path, list[Path]]], runtime: Pat
         so_of(pt2, work / f"{name}.so")
         spec["models"].append({"name": name, "pt2": str(pt2), "so": str(work / f"{name}.so"), "out": str(work / name),
                                "inputs": [str(p) for p in inputs]})
+        if sequences and name in sequences and run_inputs:
+            spec["models"][-1]["sequence"] = [{"inputs": [str(p) for p in run_inputs[name][run]],
+                                               "out": str(work / sequence_label(name, run))} for run in sequences[name]]
     (work / "spec.json").write_text(json.dumps(spec))
     return subprocess.run([sys.executable, str(REPO / "tests" / "zoo_child.py"), str(work / "spec.json")],
                           capture_output=True, text=True, timeout=timeout, check=False,
@@ -149,30 +166,43 @@ def run_zoo_beside_libtorch(dirs: dict[str, Path], runtime: Path, work: Path) ->
     sys.path.insert(0, str(REPO / "tests"))
     import aoti_zoo
 
-    models = {}
+    models, sequences, run_inputs = {}, {}, {}
     for name, directory in dirs.items():
         prefix_imports_cli(directory / "model.pt2", work / f"{name}.pt2")
-        models[name] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory))
-    done = run_beside_libtorch(models, runtime, work)
+        runs = aoti_zoo.runs_of(directory)
+        for run in range(runs):  # a dynamic model: one `shimgen run` per shape, on the same package
+            models[run_label(name, run)] = (work / f"{name}.pt2", aoti_zoo.inputs_of(directory, run))
+        if runs > 1:  # then one opened model at every shape in turn, the example shape last
+            sequences[name] = [*range(1, runs), 0]
+            run_inputs[name] = [aoti_zoo.inputs_of(directory, run) for run in range(runs)]
+    done = run_beside_libtorch(models, runtime, work, sequences=sequences, run_inputs=run_inputs)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def assert_zoo_model_matches_eager(name: str, directory: Path, report: dict, work: Path, runtime: Path,
-                                   atol: float, rtol: float = 0.0) -> None:
+                                   atol: float, rtol: float = 0.0, run: int = 0) -> None:
     """The model ran (exit 0), every shim it imports bound to ``runtime`` and served, and every output
-    has eager's shape and dtype and lies within ``atol + rtol * |eager|`` of it."""
+    has eager's shape and dtype and lies within ``atol + rtol * |eager|`` of it. ``run``: which shape of
+    a dynamic model (0: the example's); where one opened model also ran them all in turn
+    (run_zoo_beside_libtorch), that run's outputs are held to the same."""
     import numpy as np
 
     sys.path.insert(0, str(REPO / "tests"))
     import aoti_zoo
 
-    result = report[name]
-    assert result["code"] == 0 and result["unbound"] == []
+    label = run_label(name, run)
+    result = report[label]
+    assert result["code"] == 0 and result["unbound"] == [], result
     assert [Path(p).resolve() for p in result["bound_to"]] == [runtime.resolve()]
     assert result["served"] > 0
-    for i, expected_path in enumerate(aoti_zoo.expected_of(directory)):
-        got, expected = np.load(work / name / f"output_{i}.npy"), np.load(expected_path)
-        assert got.shape == expected.shape and got.dtype == expected.dtype
-        assert np.allclose(got, expected, atol=atol, rtol=rtol), \
-            f"{name} output {i}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"
+    folders = [work / label]
+    if "sequence_error" in report[name]:
+        assert report[name]["sequence_error"] is None, report[name]["sequence_error"]
+        folders.append(work / sequence_label(name, run))
+    for folder in folders:
+        for i, expected_path in enumerate(aoti_zoo.expected_of(directory, run)):
+            got, expected = np.load(folder / f"output_{i}.npy"), np.load(expected_path)
+            assert got.shape == expected.shape and got.dtype == expected.dtype, (folder.name, got.shape, expected.shape)
+            assert np.allclose(got, expected, atol=atol, rtol=rtol), \
+                f"{folder.name} output {i}: max |runtime - eager| = {np.abs(got.astype(np.float64) - expected).max()}"

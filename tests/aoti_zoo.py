@@ -7,6 +7,9 @@ to import torch. Run as a script, in its own process:
     python tests/aoti_zoo.py compile OUT_DIR [--device cpu|cuda] [--link-libtorch] [--keep-going] [NAME...]
         for each NAME (default: all) writes OUT_DIR/NAME/{model.pt2, in<i>.npy, out<i>.npy, meta.json};
         meta.json records the inputs/outputs count and the aoti_torch_* shims the model .so imports.
+        A model with dynamic dims (ZooModel.dims) is exported with them, and each of its further run
+        shapes gets OUT_DIR/NAME/run<r>/{in<i>.npy, out<i>.npy} (eager at that shape); meta.json then
+        also records the run count and the ranges export kept for each dynamic symbol.
         A model whose cache key (torch version, device, link flag, model source, this format's
         version) matches what OUT_DIR/NAME holds is not compiled again.
 
@@ -24,6 +27,7 @@ part of the cache key.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import json
@@ -33,18 +37,42 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 FORMAT = "1"  # bump when the layout of a cached model directory changes
+# Inductor settings a model with dynamic dims compiles with. AOTInductor's input check (which
+# `shimgen run` turns on) asserts every backed dynamic size >= 2, inductor's own assumption, though
+# export declares the dim from its min (1: one prompt, one image); torch's documented switch drops
+# that lower bound from the check alone (the upper bounds and static sizes stay checked).
+# Read-only: aoti_compile_and_package writes its own keys into the dict it is given, which changed
+# the cache key of every later model compiled in the same process (hence a copy is passed).
+DYNAMIC_CONFIG = MappingProxyType({"aot_inductor.check_lowerbound": False})
+
+
+@dataclass(frozen=True)
+class Dim:
+    """A named dynamic dimension (``torch.export.Dim(name, min=min, max=max)``) that inputs' sizes are
+    written in. min and max both None: ``torch.export.Dim.AUTO`` (export decides whether the size stays
+    dynamic and over which range; meta.json records what it kept)."""
+    name: str
+    min: int | None = None
+    max: int | None = None
 
 
 @dataclass(frozen=True)
 class Input:
     shape: tuple[int, ...]
+    """The export's example shape (the model's first run)."""
     kind: str = "randn"
     """'randn': float32 normal; 'index:<n>': int64 uniform in [0, n); 'ones': int64 ones (a mask);
     'leftpad:<n>': an int64 attention mask of ones whose first row starts with n zeros (left padding)."""
+    dynamic: tuple[tuple[int, str], ...] = field(default=(), repr=False)
+    """Dynamic dims of this input: (dim index, size expression over the model's Dim names: "S",
+    "8 * P", "S + 1"). Kept out of repr, which the cache key of every static model is made of (their
+    keys stay as they were); ``cache_key`` adds it for a dynamic model."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +96,91 @@ class ZooModel:
     its default config; calibrated on the inputs and two random draws of their shapes); the eager
     reference is the converted model. Needs freezing (the int8 oneDNN ops come from its passes).
     Part of the cache key."""
+    dims: tuple[Dim, ...] = ()
+    """The dynamic dims the inputs' ``dynamic`` expressions name; empty: a static export."""
+    runs: tuple[tuple[tuple[str, int], ...], ...] = ()
+    """Shapes to run at besides the example one: each binds every Dim name to a size (``at(B=3, S=20)``),
+    and eager computes the expected outputs at it in the compiling process."""
+
+
+def at(**sizes: int) -> tuple[tuple[str, int], ...]:
+    """A run of a dynamic model: its dims' sizes (``at(B=3, S=20)``), as hashable data."""
+    return tuple(sorted(sizes.items()))
+
+
+_SIZE_NODES = (ast.Expression, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Name, ast.Load, ast.Constant)
+
+
+def size_of(expression: str, names: dict) -> Any:
+    """A size expression ("S", "8 * P", "S + 1") evaluated over ``names``: ints (a run's sizes) or
+    torch.export.Dim objects (derived dims at export). Only names, integers and + - * // are accepted:
+    an expression is data, not code."""
+    tree = ast.parse(expression, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _SIZE_NODES) or (isinstance(node, ast.Constant) and type(node.value) is not int):
+            raise ValueError(f"size expression {expression!r}: only dim names, integers and + - * // are allowed")
+        if isinstance(node, ast.Name) and node.id not in names:
+            raise ValueError(f"size expression {expression!r}: no dim named {node.id!r} (the model has {sorted(names)})")
+    return eval(compile(tree, "<size>", "eval"), {"__builtins__": {}}, dict(names))
+
+
+def run_count(model: ZooModel) -> int:
+    """How many shapes the model runs at: the example's and its further runs."""
+    return 1 + len(model.runs)
+
+
+def shapes_at(model: ZooModel, run: int) -> list[tuple[int, ...]]:
+    """Every input's shape at run ``run`` (0: the export's example shapes)."""
+    if run == 0:
+        return [spec.shape for spec in model.inputs]
+    sizes = dict(model.runs[run - 1])
+    shapes = []
+    for spec in model.inputs:
+        shape = list(spec.shape)
+        for index, expression in spec.dynamic:
+            shape[index] = size_of(expression, sizes)
+        shapes.append(tuple(shape))
+    return shapes
+
+
+def lost_dims(model: ZooModel, ranges: dict[str, list[str]]) -> list[str]:
+    """The declared dims (those with a range; Dim.AUTO's are export's to choose) whose [min, max] the
+    exported program does not keep as a symbol's range (meta.json's "ranges"; pure): export
+    specialized them to the example, or unified two of them, and the package cannot run the shapes
+    the declaration promises. Each kept range answers for one dim."""
+    kept = [tuple(bounds) for bounds in ranges.values()]
+    lost = []
+    for dim in model.dims:
+        if dim.min is None and dim.max is None:
+            continue
+        wanted = (str(dim.min), str(dim.max))
+        if wanted in kept:
+            kept.remove(wanted)
+        else:
+            lost.append(dim.name)
+    return lost
+
+
+def check_dynamic(name: str, model: ZooModel) -> None:
+    """A dynamic model's declaration is consistent (pure: no torch): every expression names declared
+    dims of existing axes, every run binds exactly the declared dims within their ranges, and a model
+    with runs has dims. ValueError naming the model otherwise."""
+    declared = {dim.name: dim for dim in model.dims}
+    if model.runs and not model.dims:
+        raise ValueError(f"{name}: runs at other shapes need dynamic dims (ZooModel.dims)")
+    for position, spec in enumerate(model.inputs):
+        for index, expression in spec.dynamic:
+            if not 0 <= index < len(spec.shape):
+                raise ValueError(f"{name}: input {position} has {len(spec.shape)} dims; dynamic dim {index} does not exist")
+            size_of(expression, dict.fromkeys(declared, 1))
+    for run in model.runs:
+        sizes = dict(run)
+        if set(sizes) != set(declared):
+            raise ValueError(f"{name}: run {sizes} must bind exactly the dims {sorted(declared)}")
+        for key, size in sizes.items():
+            dim = declared[key]
+            if (dim.min is not None and size < dim.min) or (dim.max is not None and size > dim.max):
+                raise ValueError(f"{name}: run {sizes} puts {key} outside [{dim.min}, {dim.max}]")
 
 
 # The six models of issue 13, deliverable 3.
@@ -132,12 +245,14 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 
 def models() -> dict[str, ZooModel]:
     """The six models above, the real architectures of tests/arch_zoo.py, the wider ring of
-    tests/arch_ring.py and the frozen models of tests/frozen_zoo.py, by name."""
+    tests/arch_ring.py, the frozen models of tests/frozen_zoo.py and the dynamic-shape ring of
+    tests/dynamic_ring.py, by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
+    from dynamic_ring import DYNAMIC
     from frozen_zoo import FROZEN
 
-    return {**ZOO, **ARCH, **RING, **FROZEN}
+    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC}
 
 
 def source(name: str) -> str:
@@ -186,6 +301,9 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
     parts = [FORMAT, torch_version(), device, str(link_libtorch), repr(models()[name].inputs), text]
     # A helper the source imports changes the compiled model as much as the source does.
     parts += [hashlib.sha256(path.read_bytes()).hexdigest() for path in local_imports(text)]
+    model = models()[name]
+    if model.dims:  # appended only here: a static model's key is what it always was
+        parts.append(repr((model.dims, model.runs, [spec.dynamic for spec in model.inputs], dict(DYNAMIC_CONFIG))))
     if vec_mode():
         parts.append(f"vec={vec_mode()}")
     if models()[name].freezing:  # only then: every other model keeps its cached key
@@ -213,12 +331,23 @@ def meta(directory: Path) -> dict:
     return json.loads((directory / "meta.json").read_text())
 
 
-def inputs_of(directory: Path) -> list[Path]:
-    return [directory / f"in{i}.npy" for i in range(meta(directory)["inputs"])]
+def runs_of(directory: Path) -> int:
+    """How many shapes the compiled model was run at by eager (1 for a static model)."""
+    return int(meta(directory).get("runs", 1))
 
 
-def expected_of(directory: Path) -> list[Path]:
-    return [directory / f"out{i}.npy" for i in range(meta(directory)["outputs"])]
+def run_dir(directory: Path, run: int = 0) -> Path:
+    """Where run ``run``'s inputs and eager outputs lie: the model's directory for the example shape,
+    run<r>/ under it for the others."""
+    return directory if run == 0 else directory / f"run{run}"
+
+
+def inputs_of(directory: Path, run: int = 0) -> list[Path]:
+    return [run_dir(directory, run) / f"in{i}.npy" for i in range(meta(directory)["inputs"])]
+
+
+def expected_of(directory: Path, run: int = 0) -> list[Path]:
+    return [run_dir(directory, run) / f"out{i}.npy" for i in range(meta(directory)["outputs"])]
 
 
 def error_of(directory: Path) -> Path:
@@ -276,21 +405,21 @@ def ensure_compiled(names: list[str], *, device: str = "cpu", link_libtorch: boo
 # ---- the compiling side (imports torch) ------------------------------------------------------------
 
 
-def _make_inputs(model: ZooModel, device: str):
+def _make_inputs(model: ZooModel, device: str, run: int = 0):
     import torch
 
     made = []
-    for spec in model.inputs:
+    for spec, shape in zip(model.inputs, shapes_at(model, run)):
         if spec.kind == "randn":
-            made.append(torch.randn(*spec.shape, device=device))
+            made.append(torch.randn(*shape, device=device))
         elif spec.kind == "ones":
-            made.append(torch.ones(*spec.shape, dtype=torch.int64, device=device))
+            made.append(torch.ones(*shape, dtype=torch.int64, device=device))
         elif spec.kind.startswith("leftpad:"):
-            mask = torch.ones(*spec.shape, dtype=torch.int64, device=device)
+            mask = torch.ones(*shape, dtype=torch.int64, device=device)
             mask[0, : int(spec.kind.split(":")[1])] = 0
             made.append(mask)
         elif spec.kind.startswith("index:"):
-            made.append(torch.randint(0, int(spec.kind.split(":")[1]), spec.shape, dtype=torch.int64, device=device))
+            made.append(torch.randint(0, int(spec.kind.split(":")[1]), shape, dtype=torch.int64, device=device))
         else:
             raise ValueError(f"unknown input kind {spec.kind}")
     return tuple(made)
@@ -311,6 +440,22 @@ def _quantized(module, inputs, model: ZooModel, device: str):
         for _ in range(2):
             prepared(*_make_inputs(model, device))
         return convert_pt2e(prepared)
+
+
+def _dynamic_shapes(model: ZooModel):
+    """torch.export's dynamic_shapes for the model: per input {dim index: Dim or derived Dim}, or None."""
+    import torch
+
+    Dim = torch.export.Dim
+    dims = {d.name: Dim.AUTO if d.min is None and d.max is None else Dim(d.name, min=d.min, max=d.max)
+            for d in model.dims}
+    return tuple({index: size_of(expression, dims) for index, expression in spec.dynamic} or None
+                 for spec in model.inputs)
+
+
+def _ranges(program) -> dict[str, list[str]]:
+    """The range export kept for each symbol of the program (a dim it specialized has none)."""
+    return {str(symbol): [str(bounds.lower), str(bounds.upper)] for symbol, bounds in program.range_constraints.items()}
 
 
 def _shim_imports(pt2: Path) -> list[str]:
@@ -345,22 +490,34 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         namespace: dict = {"torch": torch}
         exec(source(name), namespace)
         module = namespace["M"]().to(device).eval()
-        inputs = _make_inputs(models()[name], device)
-        if models()[name].quantize:
-            module = _quantized(module, inputs, models()[name], device)
-        with torch.no_grad():
-            eager = module(*inputs)
-        outputs = eager if isinstance(eager, tuple) else (eager,)
+        model = models()[name]
+        check_dynamic(name, model)
+        if model.quantize:
+            module = _quantized(module, _make_inputs(model, device), model, device)
+        # Every run's inputs and eager outputs before the export (which may leave traces on the module).
+        runs = []
+        for run in range(run_count(model)):
+            inputs = _make_inputs(model, device, run)
+            with torch.no_grad():
+                eager = module(*inputs)
+            runs.append((inputs, eager if isinstance(eager, tuple) else (eager,)))
+        inputs, outputs = runs[0]
         # Inductor freezes only a graph compiled with grad disabled (the inference path).
-        with torch.no_grad() if models()[name].freezing else contextlib.nullcontext():
-            program = torch.export.export(module, inputs)
-            torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"))
-        for i, tensor in enumerate(inputs):
-            np.save(work / f"in{i}.npy", tensor.cpu().numpy())
-        for i, tensor in enumerate(outputs):
-            np.save(work / f"out{i}.npy", tensor.contiguous().cpu().numpy())
+        with torch.no_grad() if model.freezing else contextlib.nullcontext():
+            program = torch.export.export(module, inputs,
+                                          dynamic_shapes=_dynamic_shapes(model) if model.dims else None)
+            torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"),
+                                                     inductor_configs=dict(DYNAMIC_CONFIG) if model.dims else None)
+        for run, (run_inputs, run_outputs) in enumerate(runs):
+            run_dir(work, run).mkdir(exist_ok=True)
+            for i, tensor in enumerate(run_inputs):
+                np.save(run_dir(work, run) / f"in{i}.npy", tensor.cpu().numpy())
+            for i, tensor in enumerate(run_outputs):
+                np.save(run_dir(work, run) / f"out{i}.npy", tensor.contiguous().cpu().numpy())
         info = {"name": name, "device": device, "link_libtorch": link_libtorch, "torch": torch.__version__,
                 "inputs": len(inputs), "outputs": len(outputs), "imports": _shim_imports(work / "model.pt2")}
+        if model.dims:
+            info.update(runs=len(runs), ranges=_ranges(program))
         (work / "meta.json").write_text(json.dumps(info, indent=1))
         if final.exists():
             shutil.rmtree(final)

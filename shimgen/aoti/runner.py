@@ -109,7 +109,9 @@ class Model:
         ins = self._inputs_type(*inputs) if count == self.num_inputs else (_handle * max(count, 1))(*inputs)
         outs = self._outputs_type()
         if self._run(self._ptr, ins, count, outs, self.num_outputs, stream) != 0:
-            raise ModelError((self.runtime.lib.shimgen_model_last_error() or b"").decode(errors="replace"))
+            message = (self.runtime.lib.shimgen_model_last_error() or b"").decode(errors="replace")
+            hint = lower_bound_hint(message)
+            raise ModelError([message, hint] if hint else message)
         return outs[: self.num_outputs]
 
     def run(self, inputs: Sequence, stream: Any = None) -> list:
@@ -211,6 +213,23 @@ class Model:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # interpreter shutdown may have torn ctypes down
             self.close()
+
+
+_SMALL_DIM = re.compile(r"dim value is too small at \d+, expected it to be >= 2, but got: [01]\b")
+
+
+def lower_bound_hint(message: str) -> str | None:
+    """How to run a size of 0 or 1 that a model with dynamic dims refused (pure), else None.
+
+    AOTInductor's input check (on under ``$AOTI_RUNTIME_CHECK_INPUTS``, which ``shimgen run`` sets)
+    asserts every backed dynamic size >= 2, inductor's own assumption, even where the export declared
+    the dim from 1: the model then refuses one prompt or one image that torch's loader (unchecked by
+    default) runs. The refusal is the model's own; the hint names torch's switch for it."""
+    if not _SMALL_DIM.search(message):
+        return None
+    return ("the model's own input check assumes every dynamic size is at least 2 (inductor's default): "
+            "compile it with inductor_configs={'aot_inductor.check_lowerbound': False} to run sizes 0 and 1 "
+            f"with the check on, or set {CHECK_INPUTS_ENV}=0 to run it unchecked")
 
 
 def _check_package_listing(path: Path) -> None:

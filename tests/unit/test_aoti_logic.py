@@ -6,6 +6,7 @@ import pytest
 
 from shimgen.aoti.compile_command import vetted_flags
 from shimgen.aoti.prefix_imports import DynSymbol, plan_renames, verify_imports
+from shimgen.aoti.runner import lower_bound_hint
 from shimgen.errors import InputError
 
 PATTERNS = ("aoti_torch_*",)
@@ -111,3 +112,15 @@ def test_model_output_already_in_the_failure_is_not_repeated():
     printed = ["Error: input_handles[0]: unmatched dim value at 0, expected: 8, but got: 3\n", "  \n",
                "Error: something else\n"]
     assert with_model_output(failure, printed) == [failure, "the model printed: Error: something else"]
+
+
+def test_a_dynamic_size_below_inductors_lower_bound_gets_a_hint():
+    """AOTInductor's input check refuses a dynamic size of 0 or 1 (its backed-size assumption, >= 2)
+    even where export declared the dim from 1: the hint names torch's switch. Any other refusal (a
+    size past the declared maximum, a lower bound the export itself declared) gets none."""
+    refused = "input_handles[0]: dim value is too small at 0, expected it to be >= 2, but got: 1"
+    assert "aot_inductor.check_lowerbound" in (lower_bound_hint(refused) or "")
+    assert lower_bound_hint(refused.replace("got: 1", "got: 0")) is not None
+    assert lower_bound_hint("input_handles[1]: dim value is too large at 2, expected to be <= 256, but got: 257") is None
+    assert lower_bound_hint("input_handles[0]: dim value is too small at 2, expected it to be >= 8, but got: 1") is None
+    assert lower_bound_hint(refused.replace("got: 1", "got: 12")) is None

@@ -1,0 +1,74 @@
+"""The dynamic ring on the GPU (tests/dynamic_ring.py): each model exported with dynamic dims and
+compiled by torch with CUDA (link_libtorch=False, stock inductor), rewritten once by `shimgen
+prefix-imports`, run by `shimgen run --device cuda:0` at every shape it declares (in a process that
+loaded libtorch_cpu.so and libtorch_cuda.so first), and compared with eager CUDA at that shape from
+the compiling process. Read as tests/gpu/test_ring_cuda.py reads the static ring, whose tolerances
+and comparison it shares. A model torch cannot export on this machine is skipped with torch's reason.
+
+SHIMGEN_DYNAMIC_CUDA_NAMES: names (default: the whole dynamic ring).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, torch_lib_dir
+from tests.gpu.test_ring_cuda import CUDA_ATOL, max_difference
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
+from dynamic_ring import DYNAMIC  # noqa: E402
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+NAMES = os.environ.get("SHIMGEN_DYNAMIC_CUDA_NAMES", "").split() or list(DYNAMIC)
+CASES = [(name, run) for name in NAMES for run in range(aoti_zoo.run_count(DYNAMIC[name]))]
+
+
+def _prepare_and_run(name: str, directory: Path, work: Path, runtime: Path) -> dict[int, object] | str:
+    """run -> `shimgen run`'s outcome at that shape (outputs in work/<name>@<run>), or why there is none."""
+    if not (directory / "meta.json").is_file():
+        return aoti_zoo.error_of(directory).read_text().strip()
+    target = work / f"{name}.prefixed.pt2"
+    try:
+        prefix_imports_cli(directory / "model.pt2", target)
+    except AssertionError as refused:
+        return f"refused by prefix-imports: {' '.join(str(refused).split())[-600:]}"
+    return {run: run_on_cuda_beside_libtorch(target, aoti_zoo.inputs_of(directory, run), runtime, work / f"{name}@{run}")
+            for run in range(aoti_zoo.runs_of(directory))}
+
+
+@pytest.fixture(scope="module")
+def ring(cuda, tmp_path_factory) -> tuple[dict[str, Path], dict, Path]:
+    torch_lib_dir()
+    dirs = aoti_zoo.ensure_compiled(NAMES, device="cuda", keep_going=True, timeout=3000)
+    work = tmp_path_factory.mktemp("dynamic-ring-cuda")
+    with ThreadPoolExecutor(max(1, min(8, (os.cpu_count() or 2) // 2))) as pool:
+        futures = {name: pool.submit(_prepare_and_run, name, d, work, cuda.rt.path) for name, d in dirs.items()}
+        return dirs, {name: future.result() for name, future in futures.items()}, work
+
+
+@pytest.mark.parametrize(("name", "run"), CASES, ids=[f"{name}@{run}" for name, run in CASES])
+def test_dynamic_model_matches_eager_on_cuda(ring, name, run):
+    dirs, ran, work = ring
+    entry = ran[name]
+    if isinstance(entry, str):
+        if entry.startswith("refused by prefix-imports"):
+            pytest.fail(f"{name}: {entry}")
+        pytest.skip(f"torch could not export {name} here: {entry}")
+    completed = entry[run]
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    model = DYNAMIC[name]
+    tolerance = max(model.atol, CUDA_ATOL)
+    for index, path in enumerate(aoti_zoo.expected_of(dirs[name], run)):
+        got, want = np.load(work / f"{name}@{run}" / f"output_{index}.npy"), np.load(path)
+        assert got.shape == want.shape and got.dtype == want.dtype, (index, got.shape, want.shape)
+        error = max_difference(got, want, model.rtol)
+        print(f"{name}@{run} output {index}: max |shimgen - eager| = {error:.3g} (tolerance {tolerance:g})")
+        assert error <= tolerance, f"{name}@{run} output {index}: {error:.3g} > {tolerance:g}"
