@@ -95,6 +95,15 @@ std::vector<float> channel_scales(const char* op, const Activation& a, AtenTenso
   return out;
 }
 
+Epilogue epilogue(AtenTensorHandle* B, const fused::Unary& unary, double output_scale, int64_t output_zero_point) {
+  Epilogue e;
+  e.bias = optional_tensor(B, "B");
+  e.unary = unary;
+  e.output_scale = output_scale;
+  e.output_zero_point = output_zero_point;
+  return e;
+}
+
 bool parse_binary(const char* op, const char* name) {
   const std::string b = name == nullptr ? "" : name;
   if (b == "sum") return true;

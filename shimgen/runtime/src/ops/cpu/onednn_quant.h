@@ -44,6 +44,10 @@ struct Epilogue {
   double output_scale = 1;
   int64_t output_zero_point = 0;
 };
+// What every op's epilogue takes: the optional bias B, the unary post-op and the output's
+// quantization (the binary ops then set other and its quantization).
+Epilogue epilogue(AtenTensorHandle* B, const fused::Unary& unary, double output_scale, int64_t output_zero_point);
+
 // Binary post-ops: "sum" (accumulate into other) and "add"; anything else refused.
 bool parse_binary(const char* op, const char* name);  // true for "sum"
 

@@ -27,16 +27,14 @@ AOTITorchError aoti_torch_cpu__qconv2d_pointwise_binary_tensor(
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
     const Tensor& acc_t = cpu_tensor(accum, "accum");
     const bool sum = quant::parse_binary(op, binary_attr);
-    quant::Epilogue e;
-    e.bias = optional_tensor(B, "B");
+    quant::Epilogue e = quant::epilogue(
+        B, fused::parse_unary(op, unary_attr == nullptr ? nullptr : *unary_attr, unary_scalars, unary_scalars_len_,
+                              unary_algorithm),
+        output_scale, output_zero_point);
     e.other = &acc_t;
     e.other_scale = static_cast<float>(accum_scale);
     e.other_zero_point = accum_zero_point;
     e.alpha = alpha == nullptr ? 1.0f : static_cast<float>(*alpha);
-    e.unary = fused::parse_unary(op, unary_attr == nullptr ? nullptr : *unary_attr, unary_scalars, unary_scalars_len_,
-                                 unary_algorithm);
-    e.output_scale = output_scale;
-    e.output_zero_point = output_zero_point;
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     std::vector<int64_t> sizes;
     const std::vector<int32_t> acc = quant::conv2d_s32(op, a, w, stride_args, stride_len_, padding_args, padding_len_,

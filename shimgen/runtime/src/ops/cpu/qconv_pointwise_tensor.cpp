@@ -23,11 +23,8 @@ AOTITorchError aoti_torch_cpu__qconv_pointwise_tensor(
     require_out(ret0, "ret0");
     const quant::Activation a = quant::activation(op, X, act_scale, act_zero_point);
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
-    quant::Epilogue e;
-    e.bias = optional_tensor(B, "B");
-    e.unary = fused::parse_unary(op, attr, post_op_args, post_op_args_len_, algorithm);
-    e.output_scale = output_scale;
-    e.output_zero_point = output_zero_point;
+    const quant::Epilogue e = quant::epilogue(
+        B, fused::parse_unary(op, attr, post_op_args, post_op_args_len_, algorithm), output_scale, output_zero_point);
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     std::vector<int64_t> sizes;
     const std::vector<int32_t> acc = quant::conv2d_s32(op, a, w, stride, stride_len_, padding, padding_len_, dilation,

@@ -23,16 +23,14 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_binary_tensor(
     const quant::Activation a = quant::activation(op, X, act_scale, act_zero_point);
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
     const bool sum = quant::parse_binary(op, binary_post_op);
-    quant::Epilogue e;
-    e.bias = optional_tensor(B, "B");
+    quant::Epilogue e = quant::epilogue(
+        B, fused::parse_unary(op, unary_post_op, unary_post_op_args, unary_post_op_args_len_, &unary_post_op_algorithm),
+        output_scale, output_zero_point);
     e.other = optional_tensor(other, "other");
     SHIMGEN_REQUIRE(e.other != nullptr, std::string(op) + ": binary post-op '" + binary_post_op + "' without other");
     e.other_scale = static_cast<float>(other_scale);
     e.other_zero_point = other_zero_point;
     e.alpha = static_cast<float>(binary_alpha);
-    e.unary = fused::parse_unary(op, unary_post_op, unary_post_op_args, unary_post_op_args_len_, &unary_post_op_algorithm);
-    e.output_scale = output_scale;
-    e.output_zero_point = output_zero_point;
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     const quant::LinearS32 p = quant::linear_s32(op, a, w);
     const int64_t rows = p.rows, n = p.n;

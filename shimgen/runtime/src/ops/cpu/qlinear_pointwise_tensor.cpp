@@ -21,11 +21,9 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     require_out(ret0, "ret0");
     const quant::Activation a = quant::activation(op, X, act_scale, act_zero_point);
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
-    quant::Epilogue e;
-    e.bias = optional_tensor(B, "B");
-    e.unary = fused::parse_unary(op, post_op_name, post_op_args, post_op_args_len_, &post_op_algorithm);
-    e.output_scale = output_scale;
-    e.output_zero_point = output_zero_point;
+    const quant::Epilogue e = quant::epilogue(
+        B, fused::parse_unary(op, post_op_name, post_op_args, post_op_args_len_, &post_op_algorithm), output_scale,
+        output_zero_point);
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     const quant::LinearS32 p = quant::linear_s32(op, a, w);
     const int64_t rows = p.rows, n = p.n;
