@@ -424,6 +424,9 @@ def test_second_build_does_no_work(built):
     print(f"no-op shimgen build: {elapsed:.2f} s")
 
 
+@pytest.mark.skipif(not os.environ.get("SHIMGEN_SLOW_BUILDS"),
+                    reason="two whole runtime builds (about 160 s on 2 cores): set SHIMGEN_SLOW_BUILDS=1; CI runs the "
+                           "same property on a one-shim project (test_runtime_build.py)")
 def test_prefix_change_leaves_no_trace(tmp_path):
     project = tmp_path / "runtime"
     shutil.copytree(runtime_dir(), project, ignore=shutil.ignore_patterns("build*", "__pycache__"))

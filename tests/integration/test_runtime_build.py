@@ -278,6 +278,21 @@ shimgen_apply_prefix(small)
     return root / "shimgen.toml"
 
 
+def test_prefix_change_leaves_no_trace_in_the_build_dir(tmp_path):
+    """The same build dir rebuilt after the config's prefix changed: the library exports the new
+    prefix and holds no byte of the old one (no stale object, generated header or cache entry). The
+    whole runtime's version of this is test_runtime.py's, behind SHIMGEN_SLOW_BUILDS=1."""
+    config = _small_project(tmp_path / "p", 'prefix = "oldpfx_"\nsymbols = ["aoti_torch_one"]\n')
+    options = BuildOptions(tmp_path / "b", cuda="off", jobs=2)
+    first = build(load_config(config), options)
+    assert b"oldpfx_aoti_torch_one" in first.artifacts[0].path.read_bytes()
+    config.write_text(config.read_text().replace('"oldpfx_"', '"newpfx_"'))
+    second = build(load_config(config), options)
+    data = second.artifacts[0].path.read_bytes()
+    assert b"newpfx_aoti_torch_one" in data and b"oldpfx" not in data
+    assert second.check.exit_code == 0 and second.artifacts[0].prefixed_exports == 1
+
+
 def test_build_reads_each_artifact_once(tmp_path, monkeypatch):
     """The check and the count of prefixed exports come from one read of the built library (they
     used to read it twice: check-symbols, then the summary's count)."""
