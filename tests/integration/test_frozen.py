@@ -127,6 +127,16 @@ for name, make in cases.items():
 """
 
 
+def _torch_cases(tmp_path_factory, name: str, script: str) -> tuple[Path, dict]:
+    """Runs ``script`` (torch, in a child process) into a fresh directory; its files and cases.json."""
+    torch_lib_dir()  # skips without torch
+    out = tmp_path_factory.mktemp(name)
+    done = subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out, json.loads((out / "cases.json").read_text())
+
+
 @pytest.fixture(scope="module")
 def runtime_library(request) -> Path:
     explicit = os.environ.get("SHIMGEN_TEST_RUNTIME")
@@ -135,12 +145,7 @@ def runtime_library(request) -> Path:
 
 @pytest.fixture(scope="module")
 def packed(tmp_path_factory) -> tuple[Path, dict]:
-    torch_lib_dir()  # skips without torch
-    out = tmp_path_factory.mktemp("packed")
-    done = subprocess.run([sys.executable, "-c", PACK, str(out)], capture_output=True, text=True, timeout=600,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out, json.loads((out / "cases.json").read_text())
+    return _torch_cases(tmp_path_factory, "packed", PACK)
 
 
 class Unpacker:
@@ -332,12 +337,7 @@ for i, (groups, stride) in enumerate([(1, 1), (2, 2)]):
 
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory) -> tuple[Path, dict]:
-    torch_lib_dir()
-    out = tmp_path_factory.mktemp("oracle")
-    done = subprocess.run([sys.executable, "-c", ORACLE, str(out)], capture_output=True, text=True, timeout=600,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out, json.loads((out / "cases.json").read_text())
+    return _torch_cases(tmp_path_factory, "oracle", ORACLE)
 
 
 class QuantOps:
