@@ -105,8 +105,8 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device:
             _compile_half(out_dir, name, device)
             continue
         shapes = MMAP_MODELS[name][2] if name in MMAP_MODELS else MODELS[name][1]
-        module = _module(name)
-        inputs = tuple(torch.randn(*shape) for shape in shapes)
+        module = _module(name).to(device)
+        inputs = tuple(torch.randn(*shape).to(device) for shape in shapes)
         with torch.no_grad():
             eager = module(*inputs)
             if name in MMAP_MODELS:
@@ -119,9 +119,9 @@ def compile_models(out_dir: Path, names: list[str], link_libtorch: bool, device:
         with inductor_config.patch(WEIGHTS_PLACEMENT.get(name, {})):
             torch._inductor.aoti_compile_and_package(program, package_path=str(out_dir / f"{name}.pt2"))
         for i, tensor in enumerate(inputs):
-            np.save(out_dir / f"{name}.in{i}.npy", tensor.numpy())
+            np.save(out_dir / f"{name}.in{i}.npy", tensor.cpu().numpy())
         for i, tensor in enumerate(outputs):
-            np.save(out_dir / f"{name}.out{i}.npy", tensor.contiguous().numpy())
+            np.save(out_dir / f"{name}.out{i}.npy", tensor.contiguous().cpu().numpy())
         (out_dir / f"{name}.json").write_text(json.dumps({"inputs": len(inputs), "outputs": len(outputs)}))
 
 
@@ -306,7 +306,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "compile":
         rest = sys.argv[3:]
         link = "--link-libtorch" in rest
-        device = "cuda" if "--cuda" in rest else "cpu"  # DTYPE_MODELS only
+        device = "cuda" if "--cuda" in rest else "cpu"  # DTYPE_MODELS and the MMAP_MODELS
         chosen = [n for n in rest if n not in ("--link-libtorch", "--cuda")] or list(MODELS)
         compile_models(Path(sys.argv[2]), chosen, link, device)
     elif len(sys.argv) == 3 and sys.argv[1] == "beside-libtorch":
