@@ -65,6 +65,7 @@ typedef struct shimgen_model shimgen_model;
 int32_t shimgen_model_open(const char*, const char*, const char*, size_t, shimgen_model**);
 int32_t shimgen_model_run(shimgen_model*, void* const*, size_t, void**, size_t, void*);
 int32_t shimgen_model_close(shimgen_model*);
+int32_t shimgen_model_num_outputs(shimgen_model*, size_t*);
 const char* shimgen_model_last_error(void);
 const char* shimgen_runtime_last_error(void);
 int32_t PREFIXaoti_torch_create_tensor_from_blob_v2(void*, int64_t, const int64_t*, const int64_t*, int64_t, int32_t,
@@ -73,7 +74,7 @@ int32_t PREFIXaoti_torch_empty_strided(int64_t, const int64_t*, const int64_t*, 
 int32_t PREFIXaoti_torch_copy_(void*, void*, int32_t);
 int32_t PREFIXaoti_torch_delete_tensor_object(void*);
 }
-// argv: model calls repeats device(cpu|cuda:0) then per input: path-of-raw-float32 ndim sizes...
+// argv: model calls repeats device(cpu|cuda:0) then per input: path-of-raw-data dtype itemsize ndim sizes...
 int main(int argc, char** argv) {
   const int calls = std::atoi(argv[2]), repeats = std::atoi(argv[3]);
   const std::string device = argv[4];
@@ -83,24 +84,31 @@ int main(int argc, char** argv) {
   using SyncFn = int (*)();
   SyncFn sync = cuda ? reinterpret_cast<SyncFn>(dlsym(RTLD_DEFAULT, "cudaDeviceSynchronize")) : nullptr;
   if (cuda && sync == nullptr) { std::puts("cudaDeviceSynchronize not found in the process"); return 1; }
-  std::vector<std::vector<float>> data;
+  size_t outputs = 0;
+  if (shimgen_model_num_outputs(model, &outputs) != 0) { std::puts(shimgen_model_last_error()); return 1; }
+  std::vector<std::vector<unsigned char>> data;
   std::vector<void*> in;
   for (int a = 5; a < argc;) {
     const char* path = argv[a++];
+    // The dtype's code is asked of the runtime (its exported getter), as shimgen's Python side does.
+    using DtypeFn = int32_t (*)();
+    auto dtype_of = reinterpret_cast<DtypeFn>(dlsym(RTLD_DEFAULT, (std::string("PREFIXaoti_torch_dtype_") + argv[a++]).c_str()));
+    const size_t itemsize = std::strtoull(argv[a++], nullptr, 10);
+    if (dtype_of == nullptr) { std::puts("unknown dtype"); return 1; }
     const int64_t ndim = std::atoll(argv[a++]);
     std::vector<int64_t> sizes(ndim), strides(ndim);
     int64_t n = 1;
     for (int64_t d = 0; d < ndim; ++d) n *= (sizes[d] = std::atoll(argv[a++]));
     for (int64_t d = ndim, s = 1; d-- > 0; s *= sizes[d]) strides[d] = s;
-    data.emplace_back(n);
+    data.emplace_back(n * itemsize);
     FILE* f = std::fopen(path, "rb");
-    if (!f || std::fread(data.back().data(), sizeof(float), n, f) != static_cast<size_t>(n)) { std::puts("bad input"); return 1; }
+    if (!f || std::fread(data.back().data(), itemsize, n, f) != static_cast<size_t>(n)) { std::puts("bad input"); return 1; }
     std::fclose(f);
     void* host = nullptr;
-    PREFIXaoti_torch_create_tensor_from_blob_v2(data.back().data(), ndim, sizes.data(), strides.data(), 0, 6, 0, 0, &host, 0, nullptr, 0);
+    PREFIXaoti_torch_create_tensor_from_blob_v2(data.back().data(), ndim, sizes.data(), strides.data(), 0, dtype_of(), 0, 0, &host, 0, nullptr, 0);
     if (!cuda) { in.push_back(host); continue; }
     void* dev = nullptr;
-    if (PREFIXaoti_torch_empty_strided(ndim, sizes.data(), strides.data(), 6, 1, 0, &dev) != 0 ||
+    if (PREFIXaoti_torch_empty_strided(ndim, sizes.data(), strides.data(), dtype_of(), 1, 0, &dev) != 0 ||
         PREFIXaoti_torch_copy_(dev, host, 0) != 0) { std::puts(shimgen_runtime_last_error()); return 1; }
     PREFIXaoti_torch_delete_tensor_object(host);
     in.push_back(dev);
@@ -108,10 +116,10 @@ int main(int argc, char** argv) {
   for (int r = -1; r < repeats; ++r) {  // round -1 warms up
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) {
-      void* out = nullptr;
-      if (shimgen_model_run(model, in.data(), in.size(), &out, 1, nullptr) != 0) { std::puts(shimgen_model_last_error()); return 1; }
+      std::vector<void*> out(outputs, nullptr);
+      if (shimgen_model_run(model, in.data(), in.size(), out.data(), outputs, nullptr) != 0) { std::puts(shimgen_model_last_error()); return 1; }
       if (sync) sync();
-      PREFIXaoti_torch_delete_tensor_object(out);
+      for (void* o : out) PREFIXaoti_torch_delete_tensor_object(o);
     }
     std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     if (r >= 0) std::printf("%.4f\n", took.count() / calls);
@@ -184,11 +192,9 @@ def native_loop(runtime: Path, prefixed: Path, inputs: list[Any], device: str, p
         return f"driver did not build: {built.stderr.strip().splitlines()[-1:]}"
     argv = [str(driver), str(prefixed), str(calls), str(repeats), "cuda:0" if device == "cuda" else "cpu"]
     for i, array in enumerate(inputs):
-        if array.dtype != np.float32:
-            return "driver feeds float32 inputs only"
-        raw = work / f"in{i}.f32"
+        raw = work / f"in{i}.raw"
         np.ascontiguousarray(array).tofile(raw)
-        argv += [str(raw), str(array.ndim), *map(str, array.shape)]
+        argv += [str(raw), array.dtype.name, str(array.dtype.itemsize), str(array.ndim), *map(str, array.shape)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=600)
     if done.returncode != 0:
         return f"driver failed (exit {done.returncode}): {(done.stdout + done.stderr).strip()[-300:]}"
@@ -204,6 +210,11 @@ def probe_loader(package: Path, device: str, inputs: list[Any]) -> str:
         return ""
     tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
     return f"crashed or failed in a child process (exit {done.returncode}): {tail[:200]}"
+
+
+def first(result: Any) -> Any:
+    """A model's first output (the one compared; every output is timed)."""
+    return result[0] if isinstance(result, (list, tuple)) else result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,8 +237,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import aoti_zoo
 
-    if args.model not in aoti_zoo.ZOO:
-        parser.error(f"--model: {args.model!r} is not in the zoo ({', '.join(sorted(aoti_zoo.ZOO))})")
+    if args.model not in aoti_zoo.models():
+        parser.error(f"--model: {args.model!r} is not in the zoo (tests/aoti_zoo.py models(); e.g. "
+                     f"{', '.join(sorted(aoti_zoo.ZOO))})")
+    if aoti_zoo.models()[args.model].dims:
+        parser.error(f"--model: {args.model!r} has dynamic dims; this benchmark times one static shape")
 
     import numpy as np
     import torch
@@ -262,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     runtime_path = args.runtime or build_runtime(work, args.device)
     inputs = [np.load(p) for p in aoti_zoo.inputs_of(plain)]
     expected = np.load(aoti_zoo.expected_of(plain)[0])
-    atol = max(aoti_zoo.ZOO[args.model].atol, 5e-5 if args.device == "cuda" else 0.0)
+    atol = max(aoti_zoo.models()[args.model].atol, 5e-5 if args.device == "cuda" else 0.0)
 
     loader_problem = probe_loader(linked / "model.pt2", args.device, inputs)
     rt = Runtime(runtime_path, config.prefix)
@@ -271,10 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     raw_stream = stream.cuda_stream if stream is not None else None
     sync: Callable[[], None] = stream.synchronize if stream is not None else (lambda: None)
 
-    namespace: dict = {"torch": torch}
-    exec(aoti_zoo.source(args.model), namespace)  # the zoo's own model source
-    torch.manual_seed(0)  # the zoo's compile seeds the same way: same weights as the packages
-    module = namespace["M"]().to(device).eval()
+    # The zoo's own model, seeded (and quantized, for its int8 models) as its compile made it: the same
+    # weights as the packages.
+    module = aoti_zoo.eager_module(args.model, device)
     tensors = [torch.from_numpy(a).to(device) for a in inputs]
 
     with Model(rt, prefixed, device=device) as model:
@@ -291,14 +304,13 @@ def main(argv: list[str] | None = None) -> int:
 
         rows: dict[str, Callable[[], None]] = {"shimgen Model.run_handles (ctypes)": shimgen_call}
         with torch.no_grad():
-            eager_out = module(*tensors)
+            eager_out = first(module(*tensors))
             assert np.allclose(eager_out.cpu().numpy(), expected, atol=atol), "eager differs from the zoo's eager output"
             rows["eager torch (no_grad)"] = lambda: module(*tensors)
             runner = None
             if not loader_problem:
                 runner = torch._inductor.aoti_load_package(str(linked / "model.pt2"))
-                reference = runner(*tensors)
-                reference = reference[0] if isinstance(reference, (list, tuple)) else reference
+                reference = first(runner(*tensors))
                 assert np.allclose(reference.cpu().numpy(), expected, atol=atol), "torch's loader differs from eager"
                 rows["torch aoti_load_package"] = lambda: runner(*tensors)
             if stream is not None:

@@ -425,6 +425,21 @@ def _make_inputs(model: ZooModel, device: str, run: int = 0):
     return tuple(made)
 
 
+def eager_module(name: str, device: str):
+    """The zoo model as its compile sees it, seeded the same way (so the same weights as its packages):
+    the module from its source on ``device``, in eval mode, quantized when the model says so."""
+    import torch
+
+    torch.manual_seed(0)
+    namespace: dict = {"torch": torch}
+    exec(source(name), namespace)
+    module = namespace["M"]().to(device).eval()
+    model = models()[name]
+    if model.quantize:
+        module = _quantized(module, _make_inputs(model, device), model, device)
+    return module
+
+
 def _quantized(module, inputs, model: ZooModel, device: str):
     """The PT2E int8 model (torch's documented X86-through-Inductor path): export, prepare with
     X86InductorQuantizer's default config, calibrate, convert."""
@@ -486,14 +501,9 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
     final = model_dir(root, name, device, link_libtorch)
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
     try:
-        torch.manual_seed(0)
-        namespace: dict = {"torch": torch}
-        exec(source(name), namespace)
-        module = namespace["M"]().to(device).eval()
         model = models()[name]
         check_dynamic(name, model)
-        if model.quantize:
-            module = _quantized(module, _make_inputs(model, device), model, device)
+        module = eager_module(name, device)
         # Every run's inputs and eager outputs before the export (which may leave traces on the module).
         runs = []
         for run in range(run_count(model)):
