@@ -320,6 +320,18 @@ for i, dtype in enumerate([torch.uint8, torch.int8]):
                                                   torch.zeros(40, dtype=torch.int64), b, 2.0, oz, dtype, "none", [None], "")
     save(name, x=x, w=w.t().contiguous(), xs=xs, xz=xz, ws=ws, b=b, y=y)
     cases[name] = {"op": "linear", "out_scale": 2.0, "out_zp": oz, "dtype": {torch.uint8: 0, torch.int8: 1}[dtype], "post": "none"}
+# Odd K, 70 output channels (two blocks of 32 and 6 more) and 7 rows (a block of 4 and 3 single
+# rows): every remainder of the runtime's GEMMs; its weight as [K, N] rows and as [N, K] columns.
+for i, columns in enumerate([False, True]):
+    name = f"qlinear_odd{i}"
+    x = torch.randint(0, 256, (7, 45), dtype=torch.uint8)
+    w = torch.randint(-128, 128, (70, 45), dtype=torch.int8)
+    xs, xz = torch.tensor(0.05), torch.tensor(int(torch.randint(0, 256, ())), dtype=torch.int32)
+    ws, b = torch.rand(70) * 0.01 + 0.001, torch.randn(70)
+    y = torch.ops.onednn.qlinear_pointwise.tensor(x, xs, xz, torch.ops.onednn.qlinear_prepack(w, list(x.shape)), ws,
+                                                  torch.zeros(70, dtype=torch.int64), b, 0.2, 64, torch.uint8, "none", [None], "")
+    save(name, x=x, w=w.t().contiguous(), xs=xs, xz=xz, ws=ws, b=b, y=y)
+    cases[name] = {"op": "linear", "out_scale": 0.2, "out_zp": 64, "dtype": 0, "post": "none", "columns": columns}
 for i, (groups, stride) in enumerate([(1, 1), (2, 2)]):
     name = f"qconv{i}"
     x = torch.randint(0, 256, (2, 8, 9, 9), dtype=torch.uint8).contiguous(memory_format=torch.channels_last)
@@ -351,8 +363,9 @@ class QuantOps:
         self.lib.shimgen_runtime_last_error.restype = ctypes.c_char_p
         self.keep: list = []
 
-    def handle(self, array: np.ndarray) -> ctypes.c_void_p:
-        array = np.ascontiguousarray(array)
+    def handle(self, array: np.ndarray, *, as_laid_out: bool = False) -> ctypes.c_void_p:
+        """A runtime tensor over the array's memory: contiguous, or with its own strides (as_laid_out)."""
+        array = array if as_laid_out else np.ascontiguousarray(array)
         self.keep.append(array)
         n = array.ndim
         sizes = (ctypes.c_int64 * max(n, 1))(*array.shape)
@@ -373,6 +386,8 @@ class QuantOps:
 
     def run(self, case: dict, a: dict[str, np.ndarray]) -> np.ndarray:
         x, w, xs, xz, ws, b = (self.handle(a[k]) for k in ("x", "w", "xs", "xz", "ws", "b"))
+        if case.get("columns"):  # the same [K, N] weight with each output channel's K values contiguous
+            w = self.handle(np.ascontiguousarray(a["w"].T).T, as_laid_out=True)
         wz = self.handle(np.zeros(a["ws"].shape, dtype=np.int64))
         dtype = ctypes.c_int32(case["dtype"])
         args = (ctypes.c_void_p * 1)(None)
@@ -399,14 +414,15 @@ class QuantOps:
 def test_int8_ops_match_torchs_onednn_kernels(oracle, runtime_library):
     """Every quantized output equals torch's own kernel's: the int32 products, the scales, bias and
     post-op, and the requantization's rounding and saturation (uint8 and int8 outputs, ~3000-element
-    results with random zero points and scales); float32 output to float rounding. The qlinear_ties
+    results with random zero points and scales); float32 output to float rounding. The qlinear_odd
+    cases reach every remainder of the runtime's GEMM kernels, with either weight layout. The qlinear_ties
     cases are built so that half their outputs are exact ties before rounding: rounding them half
     away from zero (std::round) fails here, as it fails the native test. torch ran its
     convolutions on channels-last X; the runtime gets the same values contiguous (its result then
     contiguous too)."""
     out, cases = oracle
     ops = QuantOps(runtime_library)
-    assert len(cases) == 8
+    assert len(cases) == 10
     for name, case in cases.items():
         a = {p.name.split(".")[1]: np.load(p) for p in out.glob(f"{name}.*.npy")}
         want = a["y"]

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "../../cpu_avx512.h"
+
 namespace shimgen::rt::cpu::quant {
 namespace {
 
@@ -32,17 +34,163 @@ int64_t offset_of(const Tensor& t, int64_t i) {
   return at;
 }
 
-// (x - zp) of every element, row-major, as int32 (a uint8 minus its zero point leaves int8's range).
-std::vector<int32_t> shifted(const Activation& a) {
-  std::vector<int32_t> v;
-  v.reserve(static_cast<size_t>(a.x->numel()));
+// (x - zp) of every element as int16, row-major with rows of `stride` values (the tail zero): a
+// uint8 minus its zero point leaves int8's range, and [-255, 255] times an int8 weight, summed in
+// pairs, stays inside int32 (what AVX-512BW's vpmaddwd computes, exactly).
+std::vector<int16_t> shifted(const Activation& a, int64_t k, int64_t stride) {
+  const int64_t rows = k == 0 ? 0 : a.x->numel() / k;
+  std::vector<int16_t> v(static_cast<size_t>(rows * stride), 0);
   const auto* p = a.x->data();
   const bool u8 = a.x->dtype == kUInt8;
+  int16_t* out = v.data();
+  int64_t column = 0;
   for_each_element(*a.x, [&](int64_t at) {
     const int32_t q = u8 ? reinterpret_cast<const uint8_t*>(p)[at] : reinterpret_cast<const int8_t*>(p)[at];
-    v.push_back(q - a.zero_point);
+    out[column] = static_cast<int16_t>(q - a.zero_point);
+    if (++column == k) {
+      column = 0;
+      out += stride;
+    }
   });
   return v;
+}
+
+// The int32 GEMMs of the shifted activation (int16 rows, x_stride apart) with an int8 weight, exact:
+//   by columns: acc[r][j] = sum_i x[r][i] * w[j * ld + i]  (each output channel a run of k weights:
+//               the convolutions' [O][KH, KW, C/g] and a Linear weight read as [N, K]);
+//   by rows:    acc[r][j] = sum_i x[r][i] * w[i * ld + j]  (a Linear weight row-major [K, N], as the
+//               unpacked oneDNN weight is), x_stride even and the rows zero-padded to it.
+// acc's rows are acc_stride apart. The AVX-512BW versions below give the same integers.
+void gemm_by_columns_portable(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w,
+                              int64_t ld, int64_t n, int32_t* acc, int64_t acc_stride) {
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t r = 0; r < rows; ++r) {
+      int32_t s = 0;
+      for (int64_t i = 0; i < k; ++i) s += static_cast<int32_t>(x[r * x_stride + i]) * w[j * ld + i];
+      acc[r * acc_stride + j] = s;
+    }
+}
+
+void gemm_by_rows_portable(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
+                           int64_t n, int32_t* acc, int64_t acc_stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int32_t* ar = acc + r * acc_stride;
+    std::fill(ar, ar + n, 0);
+    for (int64_t i = 0; i < k; ++i) {
+      const int32_t xv = x[r * x_stride + i];
+      const int8_t* wr = w + i * ld;
+      for (int64_t j = 0; j < n; ++j) ar[j] += xv * wr[j];
+    }
+  }
+}
+
+#ifdef SHIMGEN_HAVE_AVX512
+#define SHIMGEN_AVX512BW __attribute__((target("avx512f,avx512bw")))
+
+// By columns: 32 weights widened to int16 once, multiplied with four rows at a time (vpmaddwd),
+// the k % 32 tail in scalar code.
+SHIMGEN_AVX512BW void gemm_by_columns_avx512bw(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k,
+                                               const int8_t* w, int64_t ld, int64_t n, int32_t* acc,
+                                               int64_t acc_stride) {
+  const int64_t body = k - k % 32;
+  auto tail = [&](const int16_t* xr, const int8_t* wj) {
+    int32_t s = 0;
+    for (int64_t i = body; i < k; ++i) s += static_cast<int32_t>(xr[i]) * wj[i];
+    return s;
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    const int8_t* wj = w + j * ld;
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      const int16_t* x0 = x + r * x_stride;
+      __m512i s[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+      for (int64_t i = 0; i < body; i += 32) {
+        const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wj + i)));
+        for (int q = 0; q < 4; ++q)
+          s[q] = _mm512_add_epi32(s[q], _mm512_madd_epi16(_mm512_loadu_si512(x0 + q * x_stride + i), wv));
+      }
+      for (int q = 0; q < 4; ++q)
+        acc[(r + q) * acc_stride + j] = _mm512_reduce_add_epi32(s[q]) + tail(x0 + q * x_stride, wj);
+    }
+    for (; r < rows; ++r) {
+      const int16_t* xr = x + r * x_stride;
+      __m512i s = _mm512_setzero_si512();
+      for (int64_t i = 0; i < body; i += 32) {
+        const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wj + i)));
+        s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_loadu_si512(xr + i), wv));
+      }
+      acc[r * acc_stride + j] = _mm512_reduce_add_epi32(s) + tail(xr, wj);
+    }
+  }
+}
+
+// By rows, 32 output channels and NR rows at a time: weight rows i and i+1 widened to int16 and
+// interleaved (vpunpck{l,h}wd: each 32-bit lane one channel's pair), times the pair (x[i], x[i+1])
+// broadcast (vpmaddwd). Within each 128-bit lane the low half holds channels 0-3 and the high half
+// 4-7, so the two accumulators are put back in channel order when stored.
+template <int NR>
+SHIMGEN_AVX512BW void rows_block(const int16_t* x, int64_t x_stride, int64_t k, const int8_t* w, int64_t ld,
+                                 int32_t* acc, int64_t acc_stride) {
+  __m512i lo[NR], hi[NR];
+  for (int q = 0; q < NR; ++q) lo[q] = hi[q] = _mm512_setzero_si512();
+  for (int64_t i = 0; i < k; i += 2) {
+    const __m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i * ld)));
+    const __m512i b = i + 1 < k
+                          ? _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + (i + 1) * ld)))
+                          : _mm512_setzero_si512();
+    const __m512i pl = _mm512_unpacklo_epi16(a, b), ph = _mm512_unpackhi_epi16(a, b);
+    for (int q = 0; q < NR; ++q) {
+      int32_t pair;
+      std::memcpy(&pair, x + q * x_stride + i, sizeof pair);  // x[i] low, x[i + 1] high (0 past k)
+      const __m512i xv = _mm512_set1_epi32(pair);
+      lo[q] = _mm512_add_epi32(lo[q], _mm512_madd_epi16(pl, xv));
+      hi[q] = _mm512_add_epi32(hi[q], _mm512_madd_epi16(ph, xv));
+    }
+  }
+  const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  for (int q = 0; q < NR; ++q) {
+    _mm512_storeu_si512(acc + q * acc_stride, _mm512_permutex2var_epi32(lo[q], first, hi[q]));
+    _mm512_storeu_si512(acc + q * acc_stride + 16, _mm512_permutex2var_epi32(lo[q], second, hi[q]));
+  }
+}
+
+SHIMGEN_AVX512BW void gemm_by_rows_avx512bw(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k,
+                                            const int8_t* w, int64_t ld, int64_t n, int32_t* acc,
+                                            int64_t acc_stride) {
+  const int64_t body = n - n % 32;
+  for (int64_t j = 0; j < body; j += 32) {
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4) rows_block<4>(x + r * x_stride, x_stride, k, w + j, ld, acc + r * acc_stride + j, acc_stride);
+    for (; r < rows; ++r) rows_block<1>(x + r * x_stride, x_stride, k, w + j, ld, acc + r * acc_stride + j, acc_stride);
+  }
+  if (body < n) gemm_by_rows_portable(x, x_stride, rows, k, w + body, ld, n - body, acc + body, acc_stride);
+}
+#endif
+
+bool has_avx512bw() {
+#ifdef SHIMGEN_HAVE_AVX512
+  static const bool has = __builtin_cpu_supports("avx512bw");
+  return has;
+#else
+  return false;
+#endif
+}
+
+void gemm_by_columns(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
+                     int64_t n, int32_t* acc, int64_t acc_stride) {
+#ifdef SHIMGEN_HAVE_AVX512
+  if (has_avx512bw()) return gemm_by_columns_avx512bw(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
+#endif
+  gemm_by_columns_portable(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
+}
+
+void gemm_by_rows(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
+                  int64_t n, int32_t* acc, int64_t acc_stride) {
+#ifdef SHIMGEN_HAVE_AVX512
+  if (has_avx512bw()) return gemm_by_rows_avx512bw(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
+#endif
+  gemm_by_rows_portable(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
 }
 
 void require_int8_weight(const char* op, const Tensor& w) {
@@ -139,8 +287,9 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
   auto value = [&](int64_t i) {
     return static_cast<float>(acc[i]) * scales[i % channels] + bias[i % channels];
   };
+  const bool unary = e.unary.kind != fused::Unary::kNone;
   auto store = [&](int64_t j, float v) {
-    v = fused::apply_unary(e.unary, v);
+    if (unary) v = fused::apply_unary(e.unary, v);
     if (quantized) {
       // Requantize: divide by the output scale, round half to even (the default rounding mode),
       // add the zero point, saturate.
@@ -156,6 +305,12 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
     }
   };
   if (e.other == nullptr) {
+    if (dst_strides == dense) {  // dst is laid out as acc: rows of channels, no index arithmetic
+      const int64_t rows = channels == 0 ? 0 : static_cast<int64_t>(acc.size()) / channels;
+      for (int64_t r = 0, i = 0; r < rows; ++r)
+        for (int64_t c = 0; c < channels; ++c, ++i) store(i, static_cast<float>(acc[i]) * scales[c] + bias[c]);
+      return;
+    }
     fused::walk2(logical, dense, dst_strides, [&](int64_t i, int64_t j) { store(j, value(i)); });
     return;
   }
@@ -187,22 +342,20 @@ LinearS32 linear_s32(const char* op, const Activation& a, const Tensor& w) {
                   std::string(op) + ": X [..., K] and the packed weight [K, N] do not match");
   const int64_t k = w.sizes[0], n = w.sizes[1];
   const int64_t rows = k == 0 ? 0 : x.numel() / k;
-  const std::vector<int32_t> xs = shifted(a);
-  // Row r of acc gathers x[r, kk] times weight row kk, a run of N int8 values: no copy of the
-  // weight per call, and the inner loop is contiguous in both acc and (unpacked) w.
+  const int64_t x_stride = k + (k & 1);  // even: gemm_by_rows reads x in pairs
+  const std::vector<int16_t> xs = shifted(a, k, x_stride);
   const auto* wp = reinterpret_cast<const int8_t*>(w.data());
   std::vector<int32_t> acc(static_cast<size_t>(rows * n), 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* xr = xs.data() + r * k;
-    int32_t* ar = acc.data() + r * n;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const int32_t xv = xr[kk];
-      const int8_t* wr = wp + kk * w.strides[0];
-      if (w.strides[1] == 1) {
-        for (int64_t j = 0; j < n; ++j) ar[j] += xv * wr[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j) ar[j] += xv * wr[j * w.strides[1]];
-      }
+  if (k > 0 && n > 0) {
+    if (w.strides[1] == 1 || n == 1) {  // row-major [K, N]: the unpacked oneDNN weight
+      gemm_by_rows(xs.data(), x_stride, rows, k, wp, w.strides[0], n, acc.data(), n);
+    } else if (w.strides[0] == 1 || k == 1) {  // each output channel's K weights contiguous
+      gemm_by_columns(xs.data(), x_stride, rows, k, wp, w.strides[1], n, acc.data(), n);
+    } else {  // any other strides: gathered row-major once
+      std::vector<int8_t> gathered(static_cast<size_t>(k * n));
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t j = 0; j < n; ++j) gathered[kk * n + j] = wp[kk * w.strides[0] + j * w.strides[1]];
+      gemm_by_rows(xs.data(), x_stride, rows, k, gathered.data(), n, n, acc.data(), n);
     }
   }
   std::vector<int64_t> sizes(x.sizes);
@@ -233,20 +386,11 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
   const int64_t oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1, ow = (wd + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
   SHIMGEN_REQUIRE(oh >= 1 && ow >= 1, std::string(op) + ": the output would be empty");
   out_sizes = {nb, o, oh, ow};
-  // X as (x - zp) in [N, H, W, C] order and the weight as [O, KH, KW, C/g]: the reduction over
-  // input channels is then contiguous in both.
-  std::vector<int32_t> xs(static_cast<size_t>(nb * h * wd * c));
-  const bool u8 = x.dtype == kUInt8;
-  const char* xp = x.data();
-  for (int64_t in = 0; in < nb; ++in)
-    for (int64_t ic = 0; ic < c; ++ic)
-      for (int64_t y = 0; y < h; ++y)
-        for (int64_t z = 0; z < wd; ++z) {
-          const int64_t at = in * x.strides[0] + ic * x.strides[1] + y * x.strides[2] + z * x.strides[3];
-          const int32_t q = u8 ? reinterpret_cast<const uint8_t*>(xp)[at] : reinterpret_cast<const int8_t*>(xp)[at];
-          xs[((in * h + y) * wd + z) * c + ic] = q - a.zero_point;
-        }
-  std::vector<int32_t> ws(static_cast<size_t>(o * kh * kw * cg));
+  // The weight as [O][KH, KW, C/g] int8 and, per group, the shifted activation's patches as rows
+  // [N * OH * OW][KH, KW, C/g] int16 (padding is the zero point, which shifts to 0): one GEMM per
+  // group into the output channels of that group.
+  const int64_t og = o / groups, patch = kh * kw * cg, pixels = nb * oh * ow;
+  std::vector<int8_t> ws(static_cast<size_t>(o * patch));
   const auto* wp = reinterpret_cast<const int8_t*>(w.data());
   for (int64_t oc = 0; oc < o; ++oc)
     for (int64_t ic = 0; ic < cg; ++ic)
@@ -254,29 +398,34 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
         for (int64_t z = 0; z < kw; ++z)
           ws[((oc * kh + y) * kw + z) * cg + ic] =
               wp[oc * w.strides[0] + ic * w.strides[1] + y * w.strides[2] + z * w.strides[3]];
-  const int64_t og = o / groups;
-  std::vector<int32_t> acc(static_cast<size_t>(nb * oh * ow * o), 0);
-  for (int64_t in = 0; in < nb; ++in)
-    for (int64_t y = 0; y < oh; ++y)
-      for (int64_t z = 0; z < ow; ++z) {
-        int32_t* dst = acc.data() + ((in * oh + y) * ow + z) * o;
-        for (int64_t oc = 0; oc < o; ++oc) {
-          const int64_t g = oc / og;
-          int32_t s = 0;
+  const bool u8 = x.dtype == kUInt8;
+  const char* xp = x.data();
+  std::vector<int32_t> acc(static_cast<size_t>(pixels * o), 0);
+  std::vector<int16_t> cols(static_cast<size_t>(pixels * patch));
+  for (int64_t g = 0; g < groups; ++g) {
+    std::fill(cols.begin(), cols.end(), int16_t{0});
+    for (int64_t in = 0; in < nb; ++in)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          int16_t* row = cols.data() + ((in * oh + y) * ow + z) * patch;
           for (int64_t ky = 0; ky < kh; ++ky) {
             const int64_t iy = y * sh - ph + ky * dh;
-            if (iy < 0 || iy >= h) continue;  // padding: the zero point, which shifts to 0
+            if (iy < 0 || iy >= h) continue;
             for (int64_t kx = 0; kx < kw; ++kx) {
               const int64_t ix = z * sw - pw + kx * dw;
               if (ix < 0 || ix >= wd) continue;
-              const int32_t* xr = xs.data() + ((in * h + iy) * wd + ix) * c + g * cg;
-              const int32_t* wr = ws.data() + ((oc * kh + ky) * kw + kx) * cg;
-              for (int64_t ic = 0; ic < cg; ++ic) s += xr[ic] * wr[ic];
+              int16_t* dst = row + (ky * kw + kx) * cg;
+              const int64_t base = in * x.strides[0] + iy * x.strides[2] + ix * x.strides[3];
+              for (int64_t ic = 0; ic < cg; ++ic) {
+                const int64_t at = base + (g * cg + ic) * x.strides[1];
+                const int32_t q = u8 ? reinterpret_cast<const uint8_t*>(xp)[at] : reinterpret_cast<const int8_t*>(xp)[at];
+                dst[ic] = static_cast<int16_t>(q - a.zero_point);
+              }
             }
           }
-          dst[oc] = s;
         }
-      }
+    gemm_by_columns(cols.data(), patch, pixels, patch, ws.data() + g * og * patch, patch, og, acc.data() + g * og, o);
+  }
   return acc;
 }
 
