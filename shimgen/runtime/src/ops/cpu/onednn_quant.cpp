@@ -278,15 +278,11 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
     dst_strides[i] = dst.strides[perm[i]];
     if (e.other != nullptr) other_strides[i] = e.other->strides[perm[i]];
   }
-  const std::vector<int64_t> dense = contiguous_strides_of(logical);
   const float oscale = static_cast<float>(e.output_scale);
   const float lo = dst.dtype == kUInt8 ? 0.0f : -128.0f, hi = dst.dtype == kUInt8 ? 255.0f : 127.0f;
   const bool other_int = e.other != nullptr && (e.other->dtype == kUInt8 || e.other->dtype == kInt8 ||
                                                 e.other->dtype == kInt32);
   char* out = dst.data();
-  auto value = [&](int64_t i) {
-    return static_cast<float>(acc[i]) * scales[i % channels] + bias[i % channels];
-  };
   const bool unary = e.unary.kind != fused::Unary::kNone;
   auto store = [&](int64_t j, float v) {
     if (unary) v = fused::apply_unary(e.unary, v);
@@ -304,32 +300,33 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
       reinterpret_cast<BFloat16*>(out)[j] = BFloat16(v);
     }
   };
-  if (e.other == nullptr) {
-    if (dst_strides == dense) {  // dst is laid out as acc: rows of channels, no index arithmetic
-      const int64_t rows = channels == 0 ? 0 : static_cast<int64_t>(acc.size()) / channels;
-      for (int64_t r = 0, i = 0; r < rows; ++r)
-        for (int64_t c = 0; c < channels; ++c, ++i) store(i, static_cast<float>(acc[i]) * scales[c] + bias[c]);
-      return;
+  // Row by row of acc (one row of channels per output position), dst's and other's offsets of the
+  // row stepped along logical's leading dims; within a row, each channel at its own stride.
+  const size_t lead = logical.size() - 1;
+  const int64_t rows = channels == 0 ? 0 : static_cast<int64_t>(acc.size()) / channels;
+  const int64_t dst_step = dst_strides[lead], other_step = other_strides[lead];
+  std::vector<int64_t> index(lead, 0);
+  int64_t dst_row = 0, other_row = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* ar = acc.data() + r * channels;
+    if (e.other == nullptr) {
+      for (int64_t c = 0; c < channels; ++c) store(dst_row + c * dst_step, static_cast<float>(ar[c]) * scales[c] + bias[c]);
+    } else {
+      // The binary operand is read where dst is written (the "sum" ops write into it).
+      const Tensor& o = *e.other;
+      for (int64_t c = 0; c < channels; ++c) {
+        const int64_t oj = other_row + c * other_step;
+        const float other = other_int ? static_cast<float>(int_at(o, oj) - e.other_zero_point) * e.other_scale
+                                      : fused::load_float(o.data(), oj, o.dtype);
+        store(dst_row + c * dst_step, static_cast<float>(ar[c]) * scales[c] + bias[c] + e.alpha * other);
+      }
     }
-    fused::walk2(logical, dense, dst_strides, [&](int64_t i, int64_t j) { store(j, value(i)); });
-    return;
-  }
-  // The binary operand is read where dst is written (the "sum" ops write into it): one walk over
-  // logical, with dst's and other's offsets stepped together.
-  const Tensor& o = *e.other;
-  std::vector<int64_t> index(logical.size(), 0);
-  const int64_t n = static_cast<int64_t>(acc.size());
-  int64_t dj = 0, oj = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float other = other_int ? static_cast<float>(int_at(o, oj) - e.other_zero_point) * e.other_scale
-                                  : fused::load_float(o.data(), oj, o.dtype);
-    store(dj, value(i) + e.alpha * other);
-    for (size_t d = logical.size(); d-- > 0;) {
-      dj += dst_strides[d];
-      oj += other_strides[d];
+    for (size_t d = lead; d-- > 0;) {
+      dst_row += dst_strides[d];
+      other_row += other_strides[d];
       if (++index[d] < logical[d]) break;
-      dj -= dst_strides[d] * logical[d];
-      oj -= other_strides[d] * logical[d];
+      dst_row -= dst_strides[d] * logical[d];
+      other_row -= other_strides[d] * logical[d];
       index[d] = 0;
     }
   }
@@ -386,28 +383,30 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
   const int64_t oh = (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1, ow = (wd + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
   SHIMGEN_REQUIRE(oh >= 1 && ow >= 1, std::string(op) + ": the output would be empty");
   out_sizes = {nb, o, oh, ow};
-  // The weight as [O][KH, KW, C/g] int8 and, per group, the shifted activation's patches as rows
-  // [N * OH * OW][KH, KW, C/g] int16 (padding is the zero point, which shifts to 0): one GEMM per
-  // group into the output channels of that group.
+  // Per group, the shifted activation's patches as rows [N * OH * OW][KH, KW, C/g] int16 (padding
+  // is the zero point, which shifts to 0; each row zero-padded to an even length) times the group's
+  // weight row-major [KH, KW, C/g][channels], its channels zero-padded to a multiple of 32 (the GEMM's
+  // vector width over channels: a narrow layer computes zeros rather than falling to scalar code).
   const int64_t og = o / groups, patch = kh * kw * cg, pixels = nb * oh * ow;
-  std::vector<int8_t> ws(static_cast<size_t>(o * patch));
+  const int64_t patch_stride = patch + (patch & 1), og_padded = (og + 31) / 32 * 32;
+  std::vector<int8_t> ws(static_cast<size_t>(groups * patch * og_padded), 0);
   const auto* wp = reinterpret_cast<const int8_t*>(w.data());
   for (int64_t oc = 0; oc < o; ++oc)
     for (int64_t ic = 0; ic < cg; ++ic)
       for (int64_t y = 0; y < kh; ++y)
         for (int64_t z = 0; z < kw; ++z)
-          ws[((oc * kh + y) * kw + z) * cg + ic] =
+          ws[((oc / og) * patch + (y * kw + z) * cg + ic) * og_padded + oc % og] =
               wp[oc * w.strides[0] + ic * w.strides[1] + y * w.strides[2] + z * w.strides[3]];
   const bool u8 = x.dtype == kUInt8;
   const char* xp = x.data();
-  std::vector<int32_t> acc(static_cast<size_t>(pixels * o), 0);
-  std::vector<int16_t> cols(static_cast<size_t>(pixels * patch));
+  std::vector<int32_t> acc(static_cast<size_t>(pixels * o), 0), part(static_cast<size_t>(pixels * og_padded));
+  std::vector<int16_t> cols(static_cast<size_t>(pixels * patch_stride));
   for (int64_t g = 0; g < groups; ++g) {
     std::fill(cols.begin(), cols.end(), int16_t{0});
     for (int64_t in = 0; in < nb; ++in)
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t z = 0; z < ow; ++z) {
-          int16_t* row = cols.data() + ((in * oh + y) * ow + z) * patch;
+          int16_t* row = cols.data() + ((in * oh + y) * ow + z) * patch_stride;
           for (int64_t ky = 0; ky < kh; ++ky) {
             const int64_t iy = y * sh - ph + ky * dh;
             if (iy < 0 || iy >= h) continue;
@@ -424,7 +423,10 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
             }
           }
         }
-    gemm_by_columns(cols.data(), patch, pixels, patch, ws.data() + g * og * patch, patch, og, acc.data() + g * og, o);
+    gemm_by_rows(cols.data(), patch_stride, pixels, patch, ws.data() + g * patch * og_padded, og_padded, og_padded,
+                 part.data(), og_padded);
+    for (int64_t r = 0; r < pixels; ++r)
+      std::copy_n(part.data() + r * og_padded, og, acc.data() + r * o + g * og);
   }
   return acc;
 }
