@@ -10,6 +10,7 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
     python scripts/zoo_cpu.py --ring [--runtime LIB] [NAME...]  # the ring (a model that fails to
                                                               # export is a row, not an abort)
     python scripts/zoo_cpu.py --frozen [--runtime LIB] [NAME...]  # tests/frozen_zoo.py (freezing=True)
+    python scripts/zoo_cpu.py --torchao [--runtime LIB] [NAME...]  # tests/torchao_zoo.py (quantize_)
     python scripts/zoo_cpu.py --dynamic [--runtime LIB] [NAME...]  # the dynamic ring
                                                               # (tests/dynamic_ring.py): a row per
                                                               # shape, NAME@<run> past the example's
@@ -37,6 +38,7 @@ from arch_ring import RING
 from arch_zoo import ARCH
 from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
+from torchao_zoo import TORCHAO
 
 from shimgen.aoti import coverage
 from tests.aoti_helpers import run_beside_libtorch, run_label, sequence_label
@@ -118,14 +120,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
     parser.add_argument("--ring", action="store_true", help="the models of tests/arch_ring.py")
     parser.add_argument("--frozen", action="store_true", help="the freezing=True models of tests/frozen_zoo.py")
+    parser.add_argument("--torchao", action="store_true",
+                        help="the models of tests/torchao_zoo.py (torchao's quantize_ configs)")
     parser.add_argument("--dynamic", action="store_true",
                         help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
     parser.add_argument("--write-coverage", action="store_true", help="record the measured fallbacks")
     args = parser.parse_args(argv)
-    if args.ring + args.frozen + args.dynamic > 1:
-        parser.error("--ring, --frozen and --dynamic name different tables: give one")
-    table = DYNAMIC if args.dynamic else RING if args.ring else FROZEN if args.frozen else ARCH
+    if args.ring + args.frozen + args.dynamic + args.torchao > 1:
+        parser.error("--ring, --frozen, --torchao and --dynamic name different tables: give one")
+    table = (DYNAMIC if args.dynamic else RING if args.ring else FROZEN if args.frozen
+             else TORCHAO if args.torchao else ARCH)
     names = args.names or list(table)
     unknown = [name for name in names if name not in table]
     if unknown:

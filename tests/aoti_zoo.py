@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -95,7 +96,10 @@ class ZooModel:
     """"static" or "dynamic": PT2E int8 quantization before compiling (torchao's X86InductorQuantizer,
     its default config; calibrated on the inputs and two random draws of their shapes); the eager
     reference is the converted model. Needs freezing (the int8 oneDNN ops come from its passes).
-    Part of the cache key."""
+    A key of ``TORCHAO_CONFIGS`` ("int8wo", "int8dyn", ...): ``torchao.quantization.quantize_`` with
+    that config (tests/torchao_zoo.py); the eager reference is the quantized module (torchao's tensor
+    subclasses), and the float model's outputs are kept beside it as ``float_out<i>.npy`` (a control:
+    the quantization must show at the model's tolerance). Part of the cache key, with torchao's version."""
     dims: tuple[Dim, ...] = ()
     """The dynamic dims the inputs' ``dynamic`` expressions name; empty: a static export."""
     runs: tuple[tuple[tuple[str, int], ...], ...] = ()
@@ -245,14 +249,15 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 
 def models() -> dict[str, ZooModel]:
     """The six models above, the real architectures of tests/arch_zoo.py, the wider ring of
-    tests/arch_ring.py, the frozen models of tests/frozen_zoo.py and the dynamic-shape ring of
-    tests/dynamic_ring.py, by name."""
+    tests/arch_ring.py, the frozen models of tests/frozen_zoo.py, the dynamic-shape ring of
+    tests/dynamic_ring.py and the torchao-quantized models of tests/torchao_zoo.py, by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC
     from frozen_zoo import FROZEN
+    from torchao_zoo import TORCHAO
 
-    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC}
+    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC, **TORCHAO}
 
 
 def source(name: str) -> str:
@@ -310,6 +315,8 @@ def cache_key(name: str, device: str, link_libtorch: bool) -> str:
         parts.append("freezing")
     if models()[name].quantize:
         parts.append(f"quantize={models()[name].quantize}")
+    if models()[name].quantize in TORCHAO_CONFIGS:  # only these: the PT2E models keep their keys
+        parts += [TORCHAO_CONFIGS[models()[name].quantize], f"torchao={torchao_version()}"]
     text = "\n".join(parts)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -348,6 +355,11 @@ def inputs_of(directory: Path, run: int = 0) -> list[Path]:
 
 def expected_of(directory: Path, run: int = 0) -> list[Path]:
     return [run_dir(directory, run) / f"out{i}.npy" for i in range(meta(directory)["outputs"])]
+
+
+def float_expected_of(directory: Path) -> list[Path]:
+    """The float model's outputs of a torchao-quantized model (run 0): the control's reference."""
+    return [directory / f"float_out{i}.npy" for i in range(meta(directory)["outputs"])]
 
 
 def error_of(directory: Path) -> Path:
@@ -425,15 +437,40 @@ def _make_inputs(model: ZooModel, device: str, run: int = 0):
     return tuple(made)
 
 
-def eager_module(name: str, device: str):
-    """The zoo model as its compile sees it, seeded the same way (so the same weights as its packages):
-    the module from its source on ``device``, in eval mode, quantized when the model says so."""
+# ZooModel.quantize -> the torchao 0.18 config that ``quantize_`` applies (source text, evaluated with
+# torch and torchao.quantization as ``q`` in scope). Defaults of each config except where named; the
+# set_inductor_config=True default is kept (what a user gets; compile_one restores inductor's config
+# after each model).
+TORCHAO_CONFIGS: MappingProxyType[str, str] = MappingProxyType({
+    "int8wo": "q.Int8WeightOnlyConfig()",
+    "int8dyn": "q.Int8DynamicActivationInt8WeightConfig()",
+    "fp8wo": "q.Float8WeightOnlyConfig()",
+    "intx4wo": "q.IntxWeightOnlyConfig(weight_dtype=torch.int4)",
+    "int8dyn-intx4": "q.Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4)",
+})
+
+
+def torchao_version() -> str:
+    from importlib.metadata import version
+
+    return version("torchao")
+
+
+def unquantized_module(name: str, device: str):
+    """The zoo model as its compile builds it, seeded the same way (so the same weights as its
+    packages): the module from its source on ``device``, in eval mode."""
     import torch
 
     torch.manual_seed(0)
     namespace: dict = {"torch": torch}
     exec(source(name), namespace)
-    module = namespace["M"]().to(device).eval()
+    return namespace["M"]().to(device).eval()
+
+
+def eager_module(name: str, device: str):
+    """What the model's package computes, in eager torch: unquantized_module, quantized when the
+    model says so (the benchmarks' eager row)."""
+    module = unquantized_module(name, device)
     model = models()[name]
     if model.quantize:
         module = _quantized(module, _make_inputs(model, device), model, device)
@@ -441,9 +478,18 @@ def eager_module(name: str, device: str):
 
 
 def _quantized(module, inputs, model: ZooModel, device: str):
-    """The PT2E int8 model (torch's documented X86-through-Inductor path): export, prepare with
-    X86InductorQuantizer's default config, calibrate, convert."""
+    """The quantized model. PT2E ("static", "dynamic": torch's documented X86-through-Inductor path):
+    export, prepare with X86InductorQuantizer's default config, calibrate, convert. A key of
+    TORCHAO_CONFIGS: ``torchao.quantization.quantize_`` with that config, in place."""
     import torch
+
+    if model.quantize in TORCHAO_CONFIGS:
+        import torchao.quantization as q
+
+        q.quantize_(module, eval(TORCHAO_CONFIGS[model.quantize], {"torch": torch, "q": q}))
+        return module
+    if model.quantize not in ("static", "dynamic"):
+        raise ValueError(f"quantize={model.quantize!r}: expected static, dynamic or one of {sorted(TORCHAO_CONFIGS)}")
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     from torchao.quantization.pt2e.quantizer import x86_inductor_quantizer as xiq
 
@@ -500,10 +546,17 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
     torch.backends.cuda.matmul.allow_tf32 = False
     final = model_dir(root, name, device, link_libtorch)
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    # torchao's quantize_ configs set inductor options for the process (set_inductor_config=True):
+    # restored after this model, whether it compiled or not, so that they reach only its compile.
+    saved_config = inductor_config.save_config()
     try:
         model = models()[name]
         check_dynamic(name, model)
-        module = eager_module(name, device)
+        module = unquantized_module(name, device)
+        # The float model, kept for the control's reference outputs (quantize_ works in place).
+        float_module = copy.deepcopy(module) if model.quantize in TORCHAO_CONFIGS else None
+        if model.quantize:
+            module = _quantized(module, _make_inputs(model, device), model, device)
         # Every run's inputs and eager outputs before the export (which may leave traces on the module).
         runs = []
         for run in range(run_count(model)):
@@ -512,12 +565,19 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
                 eager = module(*inputs)
             runs.append((inputs, eager if isinstance(eager, tuple) else (eager,)))
         inputs, outputs = runs[0]
+        floats = ()
+        if float_module is not None:
+            with torch.no_grad():
+                floats = float_module(*inputs)
+            floats = floats if isinstance(floats, tuple) else (floats,)
         # Inductor freezes only a graph compiled with grad disabled (the inference path).
         with torch.no_grad() if model.freezing else contextlib.nullcontext():
             program = torch.export.export(module, inputs,
                                           dynamic_shapes=_dynamic_shapes(model) if model.dims else None)
             torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"),
                                                      inductor_configs=dict(DYNAMIC_CONFIG) if model.dims else None)
+        for i, tensor in enumerate(floats):
+            np.save(work / f"float_out{i}.npy", tensor.contiguous().cpu().numpy())
         for run, (run_inputs, run_outputs) in enumerate(runs):
             run_dir(work, run).mkdir(exist_ok=True)
             for i, tensor in enumerate(run_inputs):
@@ -534,6 +594,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         os.replace(work, final)  # a directory appears complete or not at all
         error_of(final).unlink(missing_ok=True)  # an earlier attempt's reason (its library was absent)
     finally:
+        inductor_config.load_config(saved_config)
         shutil.rmtree(work, ignore_errors=True)
     return final
 

@@ -27,6 +27,25 @@ def test_the_key_changes_with_an_imported_helper(monkeypatch, tmp_path):
     assert aoti_zoo.cache_key("glm_image_text", "cpu", False) != before
 
 
+def test_a_torchao_model_depends_on_its_config_and_torchao(monkeypatch):
+    """A quantize_ model (tests/torchao_zoo.py) is compiled again when torchao changes or its config's
+    text does; a PT2E-quantized or float model's key does not name torchao."""
+    monkeypatch.setattr(aoti_zoo, "torch_version", lambda: "2.13.0")
+    monkeypatch.setattr(aoti_zoo, "torchao_version", lambda: "0.18.0")
+    before = aoti_zoo.cache_key("tao_int8dyn_mlp", "cpu", False)
+    pt2e, plain = aoti_zoo.cache_key("frozen_q8_mlp", "cpu", False), aoti_zoo.cache_key("mlp", "cpu", False)
+    assert aoti_zoo.cache_key("tao_int8dyn_mlp", "cpu", False) == before
+    # the same source under another config is another model
+    assert aoti_zoo.cache_key("tao_int8wo_mlp", "cpu", False) != before
+    monkeypatch.setattr(aoti_zoo, "torchao_version", lambda: "0.19.0")
+    assert aoti_zoo.cache_key("tao_int8dyn_mlp", "cpu", False) != before
+    assert (aoti_zoo.cache_key("frozen_q8_mlp", "cpu", False), aoti_zoo.cache_key("mlp", "cpu", False)) == (pt2e, plain)
+    monkeypatch.setattr(aoti_zoo, "torchao_version", lambda: "0.18.0")
+    monkeypatch.setattr(aoti_zoo, "TORCHAO_CONFIGS",
+                        {**aoti_zoo.TORCHAO_CONFIGS, "int8dyn": "q.Int8DynamicActivationInt8WeightConfig(version=2)"})
+    assert aoti_zoo.cache_key("tao_int8dyn_mlp", "cpu", False) != before
+
+
 def test_a_timm_entry_depends_on_timm_models():
     assert aoti_zoo.local_imports(aoti_zoo.source("timm_swin")) == [REPO / "tests" / "timm_models.py"]
 
