@@ -59,6 +59,24 @@ def so_of(pt2: Path, into: Path) -> Path:
     return into
 
 
+def blob_member(package: Path) -> str:
+    """The package's weights blob (``<so>_weights.blob``: aot_inductor.package_constants_on_disk_format="binary_blob")."""
+    with zipfile.ZipFile(package) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith("_weights.blob")]
+        return name
+
+
+def with_blob(package: Path, blob: bytes | None, target: Path) -> Path:
+    """``package`` with its weights blob replaced (None: left out), stored as torch stores it."""
+    name = blob_member(package)
+    with zipfile.ZipFile(package) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            if info.filename == name and blob is None:
+                continue
+            new.writestr(info, blob if info.filename == name else old.read(info))
+    return target
+
+
 def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CONFIG) -> subprocess.CompletedProcess:
     """``shimgen prefix-imports SOURCE -o TARGET -c CONFIG``, as a user runs it; asserts it passed."""
     completed = subprocess.run([sys.executable, "-m", "shimgen", "prefix-imports", str(source), "-o", str(target),

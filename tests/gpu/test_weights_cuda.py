@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch
+from tests.aoti_helpers import blob_member, prefix_imports_cli, run_on_cuda_beside_libtorch, with_blob
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -45,23 +45,6 @@ def _inputs(compiled: Path, name: str) -> list[Path]:
     return [compiled / f"{name}.in{i}.npy" for i in range(json.loads((compiled / f"{name}.json").read_text())["inputs"])]
 
 
-def _blob_member(package: Path) -> str:
-    with zipfile.ZipFile(package) as archive:
-        (member,) = [n for n in archive.namelist() if n.endswith("_weights.blob")]
-        return member
-
-
-def _with_blob(package: Path, blob: bytes | None, target: Path) -> Path:
-    member = _blob_member(package)
-    with zipfile.ZipFile(package) as old, zipfile.ZipFile(target, "w") as new:
-        for info in old.infolist():
-            if info.filename != member:
-                new.writestr(info, old.read(info))
-            elif blob is not None:
-                new.writestr(info, blob)
-    return target
-
-
 def _error(compiled: Path, name: str, out: Path) -> float:
     got, want = np.load(out / "output_0.npy"), np.load(compiled / f"{name}.out0.npy")
     assert got.shape == want.shape
@@ -81,15 +64,15 @@ def test_weights_outside_the_so_match_eager_on_cuda(cuda, compiled, name, tmp_pa
 def test_rotated_blob_is_far_off_on_cuda(cuda, compiled, tmp_path):
     package = compiled / "blob_weights.prefixed.pt2"
     with zipfile.ZipFile(package) as archive:
-        blob = archive.read(_blob_member(package))
-    rotated = _with_blob(package, blob[4:] + blob[:4], tmp_path / "rotated.pt2")
+        blob = archive.read(blob_member(package))
+    rotated = with_blob(package, blob[4:] + blob[:4], tmp_path / "rotated.pt2")
     done = run_on_cuda_beside_libtorch(rotated, _inputs(compiled, "blob_weights"), cuda.rt.path, tmp_path / "out")
     assert done.returncode == 0, done.stdout + done.stderr
     assert _error(compiled, "blob_weights", tmp_path / "out") > 0.1
 
 
 def test_missing_blob_is_refused_at_open_on_cuda(cuda, compiled, tmp_path):
-    package = _with_blob(compiled / "blob_weights.prefixed.pt2", None, tmp_path / "bad.pt2")
+    package = with_blob(compiled / "blob_weights.prefixed.pt2", None, tmp_path / "bad.pt2")
     done = run_on_cuda_beside_libtorch(package, _inputs(compiled, "blob_weights"), cuda.rt.path, tmp_path / "out")
     message = "the model's weights are not in its .so and the package holds no *_weights.blob"
     assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from aoti_models import MMAP_MODELS  # noqa: E402
 
-from tests.aoti_helpers import DEFAULT_CONFIG, PREFIX  # noqa: E402
+from tests.aoti_helpers import DEFAULT_CONFIG, PREFIX, blob_member, with_blob  # noqa: E402
 from tests.support import run_shimgen  # noqa: E402
 
 NAME = "mmap_weights"
@@ -219,23 +219,6 @@ def test_appended_weights_are_streamed_not_held(model, tmp_path):
     assert after.endswith(so[end:]) and len(after) > padding and (len(after) - size) % OVERLAY_ALIGN == 0
 
 
-def _blob_member(package: Path) -> str:
-    with zipfile.ZipFile(package) as archive:
-        (name,) = [n for n in archive.namelist() if n.endswith("_weights.blob")]
-        return name
-
-
-def _with_blob(package: Path, blob: bytes | None, target: Path) -> Path:
-    """``package`` with its weights blob replaced (None: left out), stored as torch stores it."""
-    name = _blob_member(package)
-    with zipfile.ZipFile(package) as old, zipfile.ZipFile(target, "w") as new:
-        for info in old.infolist():
-            if info.filename == name and blob is None:
-                continue
-            new.writestr(info, blob if info.filename == name else old.read(info))
-    return target
-
-
 @pytest.fixture(scope="module")
 def blob_package(model, tmp_path_factory) -> Path:
     """blob_weights, prefixed (prefix-imports carries the blob over unchanged)."""
@@ -251,11 +234,11 @@ BLOB_BYTES = sum(int(np.prod(shape)) for shape in MMAP_MODELS[BLOB][0].values())
 def test_blob_weights_are_beside_the_so_not_in_it(model, blob_package):
     """The premise: the weights are the blob (w and b, float32), and the .so holds no copy of them."""
     with zipfile.ZipFile(model / f"{BLOB}.pt2") as archive:
-        blob = archive.read(_blob_member(model / f"{BLOB}.pt2"))
+        blob = archive.read(blob_member(model / f"{BLOB}.pt2"))
     _, so = _member(model / f"{BLOB}.pt2")
     assert len(blob) == BLOB_BYTES and blob[:4096] not in so
     with zipfile.ZipFile(blob_package) as archive:
-        assert archive.read(_blob_member(blob_package)) == blob
+        assert archive.read(blob_member(blob_package)) == blob
 
 
 @pytest.mark.parametrize("route", ["prefix-imports", "recompile"])
@@ -276,8 +259,8 @@ def test_blob_weights_are_what_the_model_computes_with(model, blob_package, cpu_
     """The negative control: the same package with the blob's bytes rotated by one float runs, and is
     far from eager: the weights come from the blob, not from anywhere else."""
     with zipfile.ZipFile(blob_package) as archive:
-        blob = archive.read(_blob_member(blob_package))
-    package = _with_blob(blob_package, blob[4:] + blob[:4], tmp_path / "rotated.pt2")
+        blob = archive.read(blob_member(blob_package))
+    package = with_blob(blob_package, blob[4:] + blob[:4], tmp_path / "rotated.pt2")
     done = _run(package, model, cpu_runtime.library, tmp_path / "out", BLOB)
     assert done.returncode == 0, done.stderr
     got, expected = np.load(tmp_path / "out" / "output_0.npy"), np.load(model / f"{BLOB}.out0.npy")
@@ -291,7 +274,7 @@ def test_blob_weights_are_what_the_model_computes_with(model, blob_package, cpu_
 def test_missing_or_short_blob_is_refused_at_open(model, blob_package, cpu_runtime, tmp_path, blob, message):
     """Before: a missing blob failed on the first run ("self is a null tensor handle") and a short one
     would have been read past its end. Now each is refused in one line when the model opens."""
-    package = _with_blob(blob_package, blob, tmp_path / "bad.pt2")
+    package = with_blob(blob_package, blob, tmp_path / "bad.pt2")
     done = _run(package, model, cpu_runtime.library, tmp_path / "out", BLOB)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
