@@ -67,7 +67,7 @@ def test_op_tests(built):
 
 
 @pytest.mark.parametrize("case", ["same_dense_layout", "fft_cuda_layout", "packed_weight_cache",
-                                  "packed_weight_immutable", "small_attention", "free_lists"])
+                                  "packed_weight_immutable", "small_attention", "free_lists", "int8_gemms"])
 def test_internal_helpers(built, case):
     """The runtime's internal helpers, native (shimgen/runtime/tests/internal_tests.cpp, internal_cpu_tests.cpp):
     the CUDA copy fast path's layout test; the CUDA FFT ops' result layouts against torch's meta
@@ -75,7 +75,8 @@ def test_internal_helpers(built, case):
     place is repacked; negative control: a cache trusting the address serves the stale copy), and its
     trust in an open model's parameters (ended by the model's close; control: without that, stale); the
     small-shape attention against a float64 reference; the free lists (warm runs of shim calls make
-    no C++ allocation; control: the counter sees one)."""
+    no C++ allocation; control: the counter sees one); the int8 GEMMs, dispatched and portable, against an
+    int64 reference on every remainder of their vector kernels."""
     program = _tests_listing(built.build_dir)["internal_tests"]
     completed = subprocess.run([program, case], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0 and f"{case}: ok" in completed.stdout, completed.stdout + completed.stderr

@@ -19,6 +19,7 @@
 #include "expect.h"
 #include "immutable_ranges.h"
 #include "internal.h"
+#include "ops/cpu/onednn_quant.h"
 #include "shimgen_runtime/shim_cpu_ops.h"
 
 namespace {
@@ -341,9 +342,62 @@ void free_lists() {
   dropper.join();
 }
 
+// The int8 GEMMs (ops/cpu/onednn_quant.cpp), dispatched and portable, against an int64 reference
+// on every remainder the vector kernels have: rows around the 4-row block, k around the 32-wide
+// vector and odd (the by-rows kernel reads x in pairs), channels around the 32-wide block, and
+// leading dimensions wider than the data. Operands at the ends of their ranges (x in [-255, 255],
+// w in [-128, 127]) so that an int16 product or pair sum that overflowed would show.
+void int8_gemms() {
+  using shimgen::rt::cpu::quant::Int8Gemm;
+  uint32_t state = 12345;
+  auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+  int cases = 0;
+  for (int64_t rows : {1, 3, 4, 5, 9})
+    for (int64_t k : {1, 2, 31, 32, 33, 64, 95})
+      for (int64_t n : {1, 5, 32, 33, 70}) {
+        const int64_t x_stride = k + (k & 1) + 2, pad = 3;
+        std::vector<int16_t> x(static_cast<size_t>(rows * x_stride), 0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < k; ++i)
+            x[r * x_stride + i] = static_cast<int16_t>(next() % 3 == 0 ? (next() & 1 ? 255 : -255)
+                                                                         : static_cast<int>(next() % 511) - 255);
+        std::vector<int8_t> w_rows(static_cast<size_t>(k * (n + pad))), w_cols(static_cast<size_t>(n * (k + pad)));
+        std::vector<int64_t> want(static_cast<size_t>(rows * n), 0);
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            const int8_t v = static_cast<int8_t>(next() % 4 == 0 ? -128 : static_cast<int>(next() % 256) - 128);
+            w_rows[i * (n + pad) + j] = w_cols[j * (k + pad) + i] = v;
+          }
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < k; ++i) want[r * n + j] += int64_t{x[r * x_stride + i]} * w_rows[i * (n + pad) + j];
+        for (bool portable : {false, true}) {
+          const Int8Gemm by_rows = shimgen::rt::cpu::quant::int8_gemm_by_rows(portable);
+          const Int8Gemm by_columns = shimgen::rt::cpu::quant::int8_gemm_by_columns(portable);
+          const int64_t acc_stride = n + 1;
+          std::vector<int32_t> a(static_cast<size_t>(rows * acc_stride), -1), b(a);
+          by_rows(x.data(), x_stride, rows, k, w_rows.data(), n + pad, n, a.data(), acc_stride);
+          by_columns(x.data(), x_stride, rows, k, w_cols.data(), k + pad, n, b.data(), acc_stride);
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t j = 0; j < n; ++j) {
+              EXPECT(a[r * acc_stride + j] == want[r * n + j]);
+              EXPECT(b[r * acc_stride + j] == want[r * n + j]);
+            }
+            EXPECT(a[r * acc_stride + n] == -1 && b[r * acc_stride + n] == -1);  // nothing past n written
+          }
+          ++cases;
+        }
+      }
+  EXPECT(cases == 5 * 7 * 5 * 2);
+}
+
 }  // namespace
 
 bool run_cpu_case(const std::string& name) {
+  if (name == "int8_gemms") {
+    int8_gemms();
+    return true;
+  }
   if (name == "packed_weight_cache") packed_weight_cache();
   else if (name == "packed_weight_immutable") packed_weight_immutable();
   else if (name == "small_attention") small_attention_cases();

@@ -431,6 +431,9 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
   return acc;
 }
 
+Int8Gemm int8_gemm_by_rows(bool portable) { return portable ? gemm_by_rows_portable : gemm_by_rows; }
+Int8Gemm int8_gemm_by_columns(bool portable) { return portable ? gemm_by_columns_portable : gemm_by_columns; }
+
 AtenTensorHandle alias(const Tensor& t) {
   return wrap(std::make_unique<Tensor>(Tensor{t.storage, t.sizes, t.strides, t.storage_offset, t.dtype}));
 }

@@ -72,6 +72,17 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
                                 const int64_t* dilation, int64_t dilation_len, int64_t groups,
                                 std::vector<int64_t>& out_sizes);
 
+// The int32 GEMMs under linear_s32 and conv2d_s32 (for the internal tests, which compare the
+// dispatched kernel with the portable loops on every kind of remainder). x: rows of k int16 values,
+// x_stride apart (even, zero-padded past k, for by_rows); acc's rows acc_stride apart.
+//   by rows:    acc[r][j] = sum_i x[r][i] * w[i * ld + j]
+//   by columns: acc[r][j] = sum_i x[r][i] * w[j * ld + i]
+// `portable` picks the plain loops; otherwise what the runtime runs on this CPU (AVX-512BW if it has it).
+using Int8Gemm = void (*)(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
+                          int64_t n, int32_t* acc, int64_t acc_stride);
+Int8Gemm int8_gemm_by_rows(bool portable);
+Int8Gemm int8_gemm_by_columns(bool portable);
+
 // A new handle sharing t's storage (the in-place "sum" ops return their accumulator).
 AtenTensorHandle alias(const Tensor& t);
 
