@@ -177,28 +177,26 @@ bool has_avx512bw() {
 #endif
 }
 
-void gemm_by_columns(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
-                     int64_t n, int32_t* acc, int64_t acc_stride) {
-#ifdef SHIMGEN_HAVE_AVX512
-  if (has_avx512bw()) return gemm_by_columns_avx512bw(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
-#endif
-  gemm_by_columns_portable(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
-}
-
-void gemm_by_rows(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
-                  int64_t n, int32_t* acc, int64_t acc_stride) {
-#ifdef SHIMGEN_HAVE_AVX512
-  if (has_avx512bw()) return gemm_by_rows_avx512bw(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
-#endif
-  gemm_by_rows_portable(x, x_stride, rows, k, w, ld, n, acc, acc_stride);
-}
-
 void require_int8_weight(const char* op, const Tensor& w) {
   SHIMGEN_REQUIRE(w.dtype == kInt8, std::string(op) + ": the weight must be int8 (oneDNN-packed), got " +
                                         scalar_type_name(w.dtype));
 }
 
 }  // namespace
+
+Int8Gemm int8_gemm_by_rows(bool portable) {
+#ifdef SHIMGEN_HAVE_AVX512
+  if (!portable && has_avx512bw()) return gemm_by_rows_avx512bw;
+#endif
+  return gemm_by_rows_portable;
+}
+
+Int8Gemm int8_gemm_by_columns(bool portable) {
+#ifdef SHIMGEN_HAVE_AVX512
+  if (!portable && has_avx512bw()) return gemm_by_columns_avx512bw;
+#endif
+  return gemm_by_columns_portable;
+}
 
 int32_t output_dtype(const char* op, const int32_t* dtype, const Tensor& x) {
   if (dtype == nullptr) return x.dtype;
@@ -345,14 +343,14 @@ LinearS32 linear_s32(const char* op, const Activation& a, const Tensor& w) {
   std::vector<int32_t> acc(static_cast<size_t>(rows * n), 0);
   if (k > 0 && n > 0) {
     if (w.strides[1] == 1 || n == 1) {  // row-major [K, N]: the unpacked oneDNN weight
-      gemm_by_rows(xs.data(), x_stride, rows, k, wp, w.strides[0], n, acc.data(), n);
+      int8_gemm_by_rows(false)(xs.data(), x_stride, rows, k, wp, w.strides[0], n, acc.data(), n);
     } else if (w.strides[0] == 1 || k == 1) {  // each output channel's K weights contiguous
-      gemm_by_columns(xs.data(), x_stride, rows, k, wp, w.strides[1], n, acc.data(), n);
+      int8_gemm_by_columns(false)(xs.data(), x_stride, rows, k, wp, w.strides[1], n, acc.data(), n);
     } else {  // any other strides: gathered row-major once
       std::vector<int8_t> gathered(static_cast<size_t>(k * n));
       for (int64_t kk = 0; kk < k; ++kk)
         for (int64_t j = 0; j < n; ++j) gathered[kk * n + j] = wp[kk * w.strides[0] + j * w.strides[1]];
-      gemm_by_rows(xs.data(), x_stride, rows, k, gathered.data(), n, n, acc.data(), n);
+      int8_gemm_by_rows(false)(xs.data(), x_stride, rows, k, gathered.data(), n, n, acc.data(), n);
     }
   }
   std::vector<int64_t> sizes(x.sizes);
@@ -423,16 +421,13 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
             }
           }
         }
-    gemm_by_rows(cols.data(), patch_stride, pixels, patch, ws.data() + g * patch * og_padded, og_padded, og_padded,
-                 part.data(), og_padded);
+    int8_gemm_by_rows(false)(cols.data(), patch_stride, pixels, patch, ws.data() + g * patch * og_padded, og_padded,
+                             og_padded, part.data(), og_padded);
     for (int64_t r = 0; r < pixels; ++r)
       std::copy_n(part.data() + r * og_padded, og, acc.data() + r * o + g * og);
   }
   return acc;
 }
-
-Int8Gemm int8_gemm_by_rows(bool portable) { return portable ? gemm_by_rows_portable : gemm_by_rows; }
-Int8Gemm int8_gemm_by_columns(bool portable) { return portable ? gemm_by_columns_portable : gemm_by_columns; }
 
 AtenTensorHandle alias(const Tensor& t) {
   return wrap(std::make_unique<Tensor>(Tensor{t.storage, t.sizes, t.strides, t.storage_offset, t.dtype}));
