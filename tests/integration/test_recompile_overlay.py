@@ -279,3 +279,28 @@ def test_missing_or_short_blob_is_refused_at_open(model, blob_package, cpu_runti
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "output_0.npy").exists()
+
+
+ENTRIES = b"AOTInductorModelContainerExtractConstantsMapEntries\0"
+
+
+@pytest.mark.parametrize("blob", ["kept", "missing"])
+def test_blob_model_without_map_entries_api(model, blob_package, cpu_runtime, tmp_path, blob):
+    """Models compiled by torch 2.11 and older lack ExtractConstantsMapEntries (the H200's torch 2.11 CUDA
+    blob models then ran on unloaded weights: an illegal memory access). The same model with that name
+    hidden from dlsym (one byte of .dynstr changed) still gets its blob, and a missing blob is still
+    refused at open: the loader counts the container's constants through ExtractConstantsMap."""
+    _, so = _member(blob_package)
+    assert so.count(ENTRIES) >= 1 and b"AOTInductorModelContainerExtractConstantsMap\0" in so
+    older = _with_so(blob_package, so.replace(ENTRIES, ENTRIES[:-2] + b"Z\0"), tmp_path / "older.pt2")
+    if blob == "missing":
+        older = with_blob(older, None, tmp_path / "older-missing.pt2")
+    done = _run(older, model, cpu_runtime.library, tmp_path / "out", BLOB)
+    if blob == "missing":
+        message = "the model's weights are not in its .so and the package holds no *_weights.blob"
+        assert done.returncode == 2 and message in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        return
+    assert done.returncode == 0, done.stderr
+    got, expected = np.load(tmp_path / "out" / "output_0.npy"), np.load(model / f"{BLOB}.out0.npy")
+    assert np.abs(got - expected).max() <= MMAP_MODELS[BLOB][3]

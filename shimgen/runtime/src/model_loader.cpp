@@ -29,6 +29,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -57,6 +58,7 @@ struct ConstantMapEntry {  // AOTInductorConstantMapEntry
   AtenTensorHandle handle;
 };
 using ConstantEntriesFn = int32_t (*)(Container, const ConstantMapEntry**, size_t*, bool);
+using ConstantMapFn = int32_t (*)(Container, void*, bool);  // std::unordered_map<std::string, AtenTensorHandle>*
 using ConstantFoldedFn = int32_t (*)(Container, size_t, bool*);
 using ConstantSizeFn = int32_t (*)(Container, size_t, size_t*);
 using UpdateFromBlobFn = int32_t (*)(Container, const uint8_t*);
@@ -410,8 +412,11 @@ Fn symbol(void* library, const char* name) {
   return reinterpret_cast<Fn>(dlsym(library, name));
 }
 
-// How many constants the model declares and which ones its container holds now; ok is false when
-// the model lacks these entry points (older torch) or they fail.
+// How many constants the model declares and how many its container holds now (with the entries
+// themselves where the model can list them); ok is false when the model lacks these entry points or
+// they fail. Models of torch 2.11 and older have no ExtractConstantsMapEntries: their container's map
+// is counted through ExtractConstantsMap, which fills a std::unordered_map<std::string,
+// AtenTensorHandle> (libstdc++'s layout, as torch's own loader hands it across its libraries).
 struct Constants {
   bool ok = false;
   size_t count = 0, num_entries = 0;
@@ -420,9 +425,16 @@ struct Constants {
 Constants constants_of(void* library, Container container) {
   auto count = symbol<CountFn>(library, "AOTInductorModelContainerGetNumConstants");
   auto entries_of = symbol<ConstantEntriesFn>(library, "AOTInductorModelContainerExtractConstantsMapEntries");
+  auto map_of = symbol<ConstantMapFn>(library, "AOTInductorModelContainerExtractConstantsMap");
   Constants c;
-  c.ok = count && entries_of && count(container, &c.count) == 0 &&
-         entries_of(container, &c.entries, &c.num_entries, false) == 0;
+  if (!count || count(container, &c.count) != 0) return c;
+  if (entries_of) {
+    c.ok = entries_of(container, &c.entries, &c.num_entries, false) == 0;
+  } else if (map_of) {
+    std::unordered_map<std::string, AtenTensorHandle> map;
+    c.ok = map_of(container, &map, false) == 0;
+    c.num_entries = map.size();
+  }
   return c;
 }
 
