@@ -72,8 +72,8 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
                                 const int64_t* dilation, int64_t dilation_len, int64_t groups,
                                 std::vector<int64_t>& out_sizes);
 
-// The int32 GEMMs under linear_s32 and conv2d_s32, which call the kernel this CPU runs (portable
-// false); the internal tests compare it with the portable loops on every kind of remainder.
+// The int32 GEMMs under linear_s32 and conv2d_s32; the internal tests compare the dispatched kernel
+// with the portable loops on every kind of remainder.
 // x: rows of k int16 values, x_stride apart (even, zero-padded past k, for by_rows); acc's rows acc_stride apart.
 //   by rows:    acc[r][j] = sum_i x[r][i] * w[i * ld + j]
 //   by columns: acc[r][j] = sum_i x[r][i] * w[j * ld + i]
