@@ -29,6 +29,22 @@ from dynamic_ring import DYNAMIC  # noqa: E402
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 NAMES = os.environ.get("SHIMGEN_DYNAMIC_CUDA_NAMES", "").split() or list(DYNAMIC)
 CASES = [(name, run) for name in NAMES for run in range(aoti_zoo.run_count(DYNAMIC[name]))]
+# (model, output index) -> the first torch release whose CUDA graph returns eager's shape there.
+# Measured on torch 2.11.0+cu130 (H100 and H200): dyn_lstm's final states h and c come back as
+# (2, 1, B, 32), the shape its wrapper declares (reinterpret_tensor {2, 1, s77, 32}); torch 2.13 on CPU
+# returns (2, B, 32). Not yet run on CUDA with torch 2.12 or later, hence the bound.
+UPSTREAM_SHAPES: dict[tuple[str, int], tuple[int, int]] = {("dyn_lstm", 1): (2, 12), ("dyn_lstm", 2): (2, 12)}
+
+
+def torch_version() -> str:
+    import torch
+
+    return torch.__version__
+
+
+def torch_before(release: tuple[int, int]) -> bool:
+    major, minor = (int(part) for part in torch_version().split(".")[:2])
+    return (major, minor) < release
 
 
 def _prepare_and_run(name: str, directory: Path, work: Path, runtime: Path) -> dict[int, object] | str:
@@ -66,9 +82,21 @@ def test_dynamic_model_matches_eager_on_cuda(ring, name, run):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     model = DYNAMIC[name]
     tolerance = max(model.atol, CUDA_ATOL)
+    upstream: list[str] = []
     for index, path in enumerate(aoti_zoo.expected_of(dirs[name], run)):
         got, want = np.load(work / f"{name}@{run}" / f"output_{index}.npy"), np.load(path)
+        if (name, index) in UPSTREAM_SHAPES and torch_before(UPSTREAM_SHAPES[(name, index)]) and got.shape != want.shape:
+            # torch's own compiled graph declares this output with an extra unit dimension; compare the
+            # values, then report the shape as torch's (docs/aoti.md, "dyn_lstm on CUDA").
+            assert got.size == want.size and got.dtype == want.dtype, (index, got.shape, want.shape)
+            error = max_difference(got.reshape(want.shape), want, model.rtol)
+            assert error <= max(model.atol, CUDA_ATOL), f"{name}@{run} output {index}: {error:.3g}"
+            upstream.append(f"output {index} {got.shape} where eager is {want.shape}")
+            continue
         assert got.shape == want.shape and got.dtype == want.dtype, (index, got.shape, want.shape)
         error = max_difference(got, want, model.rtol)
         print(f"{name}@{run} output {index}: max |shimgen - eager| = {error:.3g} (tolerance {tolerance:g})")
         assert error <= tolerance, f"{name}@{run} output {index}: {error:.3g} > {tolerance:g}"
+    if upstream:
+        pytest.xfail(f"torch {torch_version()}'s compiled graph declares " + "; ".join(upstream) +
+                     " (its own loader returns the same; the values match eager)")
