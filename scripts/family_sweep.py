@@ -10,7 +10,11 @@ scan (the exported shims) and the proxy executor's target table. Nothing is run,
 lowers cleanly is only *served*, not *correct*: tests/arch_ring.py and scripts/zoo_cpu.py --ring
 compare outputs with eager.
 
-    python scripts/family_sweep.py [--jobs N] [--timeout S] [--json OUT] [MODEL_TYPE...]
+    python scripts/family_sweep.py [--jobs N] [--timeout S] [--dtype bfloat16] [--json OUT] [MODEL_TYPE...]
+
+``--dtype`` casts each model (and its float inputs) to that dtype first: bfloat16 is how decoders are
+served, and some ops lower to other shims there (transformers' MoE experts call torch._grouped_mm in
+bfloat16, its own op in float32).
 
 Prints one row per family (lowered / served / missing names, or why it did not lower: config, build,
 export, lower) and, last, the missing names ranked by how many families need them. Exit status 0:
@@ -40,7 +44,7 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 CHILD = r'''
 import json, sys, warnings
 warnings.filterwarnings("ignore")
-model_type, out, tests, scripts = sys.argv[1:5]
+model_type, out, tests, scripts, dtype_name = sys.argv[1:6]
 sys.path.insert(0, tests)
 
 
@@ -60,6 +64,12 @@ try:
 except Exception as e:
     emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
 
+dtype = getattr(torch, dtype_name)
+if dtype != torch.float32:
+    try:
+        model = model.to(dtype)
+    except Exception as e:
+        emit("build", error=f"to({dtype_name}): {type(e).__name__}: {str(e)[:200]}")
 kind = hf_auto.input_kind(model)
 inputs = {}
 if kind == "tokens":
@@ -75,6 +85,7 @@ elif kind == "features":
     inputs["input_features"] = torch.randn(2, getattr(config, "num_mel_bins", 80), 3000 if "whisper" in model_type else 64)
 else:
     emit("inputs", error=f"main input {model.main_input_name!r} has no generic input here")
+inputs = {k: v.to(dtype) if v.is_floating_point() else v for k, v in inputs.items()}
 if getattr(config, "is_encoder_decoder", False):
     inputs["decoder_input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), (2, 6))
 
@@ -155,11 +166,11 @@ def model_types() -> list[str]:
     return sorted(MODEL_MAPPING_NAMES)
 
 
-def screen(model_type: str, timeout: float) -> dict:
+def screen(model_type: str, timeout: float, dtype: str = "float32") -> dict:
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
             done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2"),
-                                   str(REPO / "tests"), str(REPO / "scripts")],
+                                   str(REPO / "tests"), str(REPO / "scripts"), dtype],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}
@@ -176,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
@@ -187,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     missing_count: Counter[str] = Counter()
 
     def one(name: str) -> None:
-        row = judge(screen(name, args.timeout), served, proxied)
+        row = judge(screen(name, args.timeout, args.dtype), served, proxied)
         rows[name] = row
         print(f"{name:32s} {status_of(row)}", flush=True)
 

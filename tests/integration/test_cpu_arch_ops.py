@@ -110,6 +110,31 @@ def test_sort_stable_matches_torch(rt, hs, dtype, descending):
         assert_same(hs.tensor(indices), ref_i)
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.bool, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("stable", [None, 0])
+def test_unstable_sort_orders_ties_as_torch_does(rt, hs, dtype, stable):
+    """torch.sort's default (stable False, or null as inductor passes it) reorders equal keys in lines
+    longer than 16 (torch's CPU kernel runs std::sort); a 1-d ascending integer line of 32768 or more
+    goes through its radix sort, which keeps them. MoE token grouping sorts expert ids this way."""
+    gen = torch.Generator().manual_seed(5)
+    for n in (17, 300, 40000):
+        x = torch.randint(0, 2 if dtype == torch.bool else 4, (2, n), generator=gen).to(dtype)
+        if dtype.is_floating_point:
+            x[0, ::5] = float("nan")
+        for view, dim, descending in ((x[1], 0, 0), (x[1], 0, 1), (x, 1, 0), (x.t(), 0, 1), (strided(x), 1, 0)):
+            values, indices = c_void_p(), c_void_p()
+            flag = byref(c_int32(stable)) if stable is not None else None
+            assert shim(rt, "aoti_torch_cpu_sort_stable")(hs.of(view), flag, c_int64(dim), c_int32(descending),
+                                                          byref(values), byref(indices)) == 0, last_error(rt)
+            ref_v, ref_i = torch.sort(view, dim=dim, descending=bool(descending))
+            assert_same(hs.tensor(values), ref_v)
+            assert_same(hs.tensor(indices), ref_i)
+            # The control: where torch's kernel reorders ties, the stable order is another answer.
+            radix = view.dim() == 1 and n >= 32768 and not descending and not dtype.is_floating_point and dtype != torch.bool
+            stable_i = torch.sort(view, dim=dim, descending=bool(descending), stable=True).indices
+            assert torch.equal(stable_i, ref_i) == radix, (n, dim, descending)
+
+
 # ---- histc ----
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])

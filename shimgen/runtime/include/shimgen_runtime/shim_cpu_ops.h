@@ -77,6 +77,16 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(At
                                                                              AtenTensorHandle qGroupSize,
                                                                              AtenTensorHandle qScaleAndZeros,
                                                                              AtenTensorHandle* ret0);
+/* torch._grouped_mm (transformers' MoE experts in bfloat16): one product per group, float32, bfloat16
+ * or float16 operands of one dtype, any strides. offs (int32, 1-d, cumulative ends) splits the 2-d
+ * operand's free dim: 2-d self [M, K] x 3-d mat2 [G, K, N] -> [M, N] (rows of group g times mat2[g]);
+ * 2-d x 2-d [M, K] x [K, N] -> [G, M, N] (offs splits K); 3-d x 2-d [G, M, K] x [K, N] -> [M, N]
+ * (offs splits N); 3-d x 3-d without offs is bmm. Where torch leaves memory unset (rows or columns
+ * past the last offset) the result is 0. bias and an out_dtype other than self's are refused as torch
+ * refuses them. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                           AtenTensorHandle* offs, AtenTensorHandle* bias,
+                                                           int32_t* out_dtype, AtenTensorHandle* ret0);
 /* Histogram of self in `bins` equal bins over [min, max] (min == max: the data's range). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle self, int64_t bins, double min, double max,
                                                      AtenTensorHandle* ret0);
