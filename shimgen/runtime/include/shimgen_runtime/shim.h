@@ -87,6 +87,11 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_layout(AtenTensorHandle tensor, i
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_storage_offset(AtenTensorHandle tensor, int64_t* ret_storage_offset);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_is_contiguous(AtenTensorHandle tensor, bool* ret_is_contiguous);
 
+/* Debugging: a model compiled with aot_inductor.debug_intermediate_value_printer="2" prints its
+ * tensors around each kernel with this (to stdout, as torch does: values of a tensor of 64 elements
+ * or fewer, numel, dtype, mean/min/max, device, sizes, strides). Never fails the model. */
+AOTI_SHIM_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, const char* msg);
+
 /* Handles and views: every one shares (refcounts) the storage of the tensor it came from. */
 /* A placeholder handle (no storage, like PyTorch's undefined tensor) that an op assigns into: the
  * generated code makes one per output of a call through the proxy executor. */
