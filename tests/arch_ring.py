@@ -69,6 +69,23 @@ def _auto(model_type: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel
     return ZooModel(init, call + "input_features=x, decoder_input_ids=y)",
                     (Input((2, mel, frames)), Input((2, 6), "index:100")), atol)
 
+def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_expert: bool = False) -> ZooModel:
+    """(ring-bf16) _auto's family cast to bfloat16, as decoders are served: every floating output
+    compared in float32 (one bfloat16 unit of a value near 4 is 0.03)."""
+    model = _auto(model_type, kind, atol)
+    init = model.init
+    if every_expert:  # as zoo's mixtral_bf16: at top-2 of 4, router margins of a bfloat16 unit flip tokens
+        init = ("import torch\nfrom transformers import AutoModel\nfrom hf_auto import tiny_config\n"
+                f"config = tiny_config({model_type!r})\nconfig.num_experts_per_tok = 4\n"
+                "torch.manual_seed(0)\nself.m = AutoModel.from_config(config).eval()")
+    floats = "tuple(t.float() if t.is_floating_point() else t for t in {})"
+    call = model.forward.removeprefix("from hf_auto import call\nreturn ")
+    cast = "".join(f"{name} = {name}.to(torch.bfloat16) if {name}.is_floating_point() else {name}\n"
+                   for name in "xyz"[:len(model.inputs)])  # pixels, audio and features in the model's dtype
+    return ZooModel(init + ".to(torch.bfloat16)",
+                    "from hf_auto import call\n" + cast + "return " + floats.format(call), model.inputs, atol)
+
+
 def _auto_with(model_type: str, kwargs: str, inputs: tuple, atol: float = 1e-4) -> ZooModel:
     """(ring-vision) A tests/hf_auto.py family whose inputs no _auto kind names: ``kwargs`` is the call's
     keyword text over x, y, z (e.g. text and pixels together), every tensor it returns compared."""
@@ -1892,6 +1909,26 @@ RING: dict[str, ZooModel] = {
     "timm_mixer": _timm("mixer_s16_224", "img_size=64", size=64),
     "timm_gmlp": _timm("gmlp_ti16_224", "img_size=64", size=64),
     "timm_sequencer": _timm("sequencer2d_s", "layers=(1, 1, 1, 1)"),
+    # ring-bf16: families of the bfloat16 screen (scripts/family_sweep.py --dtype bfloat16) that no
+    # bf16 entry compared by value: dense decoders and encoders, and MoEs (transformers' experts call
+    # torch._grouped_mm in bfloat16: aoti_torch_cpu__grouped_mm, the grouping sorts unstably).
+    "qwen3_bf16": _auto_bf16("qwen3"),
+    "gemma2_bf16": _auto_bf16("gemma2"),
+    "mistral_bf16": _auto_bf16("mistral"),
+    "phi3_bf16": _auto_bf16("phi3"),
+    "gpt2_bf16": _auto_bf16("gpt2"),
+    "falcon_bf16": _auto_bf16("falcon"),
+    "t5_bf16": _auto_bf16("t5", "seq2seq"),
+    "whisper_bf16": _auto_bf16("whisper", "features:80x3000"),
+    "qwen2_moe_bf16": _auto_bf16("qwen2_moe", every_expert=True),
+    "qwen3_moe_bf16": _auto_bf16("qwen3_moe", every_expert=True),
+    "olmoe_bf16": _auto_bf16("olmoe", every_expert=True),
+    "deepseek_v3_bf16": _auto_bf16("deepseek_v3", every_expert=True),
+    "gpt_oss_bf16": _auto_bf16("gpt_oss", every_expert=True),
+    "granitemoe_bf16": _auto_bf16("granitemoe", every_expert=True),
+    # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
+    # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
+    # loader 0.27.)
 }
 
 # The slow-marked CI subset (tests/integration/test_arch_ring.py): cheap plain-torch models that carry

@@ -91,6 +91,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_is_contiguous(AtenTensorHandle tensor
  * tensors around each kernel with this (to stdout, as torch does: values of a tensor of 64 elements
  * or fewer, numel, dtype, mean/min/max, device, sizes, strides). Never fails the model. */
 AOTI_SHIM_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, const char* msg);
+/* debug_intermediate_value_printer="1": saves the tensor as <cwd>/tmp/aoti_torch/<launch_prefix>_<kernel_name>_
+ * <tensor_name>_<device>.pt in torch.save's format (contiguous, on the CPU), then prints the path. Never fails. */
+AOTI_SHIM_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self, const char* tensor_name,
+                                                   const char* launch_prefix, const char* kernel_name);
+/* nan_asserts (TORCHINDUCTOR_NAN_ASSERTS=1): fails with "At least one NaN in <tensor_name>" or "At least one
+ * INF in <tensor_name>", as torch's does. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_check_inf_and_nan(const char* tensor_name, AtenTensorHandle tensor);
 
 /* Handles and views: every one shares (refcounts) the storage of the tensor it came from. */
 /* A placeholder handle (no storage, like PyTorch's undefined tensor) that an op assigns into: the

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cpu_op.h"
+#include "host_view.h"
 #include "shimgen_runtime/shim.h"
 
 using namespace shimgen::rt;
@@ -56,21 +57,7 @@ std::string describe(AtenTensorHandle self, const char* msg) {
   std::ostringstream s;
   s << "[" << (msg != nullptr ? std::string("  ") + msg : std::string()) << "  ]:\n";
   const Tensor& t = *unwrap(self, "self");
-  struct Free {
-    AtenTensorHandle h = nullptr;
-    ~Free() {
-      if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
-    }
-  } host_copy;
-  const Tensor* host = &t;
-  if (t.storage->device_type != kCPU) {
-    if (aoti_torch_empty_strided(static_cast<int64_t>(t.sizes.size()), t.sizes.data(), t.strides.data(), t.dtype,
-                                 kCPU, -1, &host_copy.h) != 0 ||
-        aoti_torch_copy_(host_copy.h, self, 0) != 0) {
-      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "its host copy failed");
-    }
-    host = unwrap(host_copy.h, "host copy");
-  }
+  const HostView host(self);
   const int64_t n = t.numel();
   std::vector<double> values;
   bool real = true;
