@@ -63,6 +63,12 @@ DYNAMIC: dict[str, ZooModel] = {
     "dyn_opt": _tokens(RING["opt"]),
     "dyn_mixtral": _tokens(ARCH["mixtral"]),  # MoE: grouped_mm experts through the proxy executor
     "dyn_qwen2_moe": _tokens(RING["qwen2_moe"]),
+    # bfloat16, as decoders are served: the MoE's experts call torch._grouped_mm there (its group
+    # offsets from the token count, which is dynamic), its grouping sorts unstably.
+    "dyn_llama_bf16": _tokens(ARCH["llama_bf16"]),
+    "dyn_mixtral_bf16": _tokens(ARCH["mixtral_bf16"]),
+    "dyn_qwen3_moe_bf16": _tokens(RING["qwen3_moe_bf16"]),
+    "dyn_gpt2_bf16": _tokens(RING["gpt2_bf16"]),
     # ---- encoders: last hidden state ----
     "dyn_bert": _tokens(ARCH["bert"]),
     "dyn_roberta": _tokens(RING["roberta"]),
