@@ -9,7 +9,9 @@ scripts/family_sweep.py does for model families. Calls inductor generates code f
 shim and are "served" trivially; nothing is run, so "served" is not "correct" (tests/arch_ring.py's
 op_shapes entries and scripts/zoo_cpu.py --ring compare outputs with eager).
 
-    python scripts/op_probe.py [--json OUT] [NAME_SUBSTRING...]
+    python scripts/op_probe.py [--json OUT] [--dtype bfloat16] [NAME_SUBSTRING...]
+
+``--dtype`` runs every case in that dtype alone (the half types lower some calls to other shims).
 
 One line per case: lowered / served, the fallback names (shims and proxy targets other than the
 wrapper's bookkeeping), and the missing ones; a summary last. Exit status 0: a report, not a gate.
@@ -362,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="only cases whose name contains one of these")
     parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
+                        help="every case in this dtype only (default: each case's own list)")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
 
@@ -374,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, init, body, dtypes in CASES:
         if args.names and not any(n in name for n in args.names):
             continue
-        for dtype in dtypes:
+        for dtype in (args.dtype,) if args.dtype else dtypes:
             key = f"{name}[{dtype}]"
             row = judge(lower(init, body, dtype), served, proxied)
             if row["stage"] == "lowered":

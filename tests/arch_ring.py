@@ -69,9 +69,10 @@ def _auto(model_type: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel
     return ZooModel(init, call + "input_features=x, decoder_input_ids=y)",
                     (Input((2, mel, frames)), Input((2, 6), "index:100")), atol)
 
-def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_expert: bool = False) -> ZooModel:
-    """(ring-bf16) _auto's family cast to bfloat16, as decoders are served: every floating output
-    compared in float32 (one bfloat16 unit of a value near 4 is 0.03)."""
+def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_expert: bool = False,
+               dtype: str = "bfloat16") -> ZooModel:
+    """(ring-bf16) _auto's family cast to bfloat16 (or ``dtype``), as decoders are served: every
+    floating output compared in float32 (one bfloat16 unit of a value near 4 is 0.03)."""
     model = _auto(model_type, kind, atol)
     init = model.init
     if every_expert:  # as zoo's mixtral_bf16: at top-2 of 4, router margins of a bfloat16 unit flip tokens
@@ -80,9 +81,9 @@ def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_
                 "torch.manual_seed(0)\nself.m = AutoModel.from_config(config).eval()")
     floats = "tuple(t.float() if t.is_floating_point() else t for t in {})"
     call = model.forward.removeprefix("from hf_auto import call\nreturn ")
-    cast = "".join(f"{name} = {name}.to(torch.bfloat16) if {name}.is_floating_point() else {name}\n"
+    cast = "".join(f"{name} = {name}.to(torch.{dtype}) if {name}.is_floating_point() else {name}\n"
                    for name in "xyz"[:len(model.inputs)])  # pixels, audio and features in the model's dtype
-    return ZooModel(init + ".to(torch.bfloat16)",
+    return ZooModel(init + f".to(torch.{dtype})",
                     "from hf_auto import call\n" + cast + "return " + floats.format(call), model.inputs, atol)
 
 
@@ -1926,6 +1927,12 @@ RING: dict[str, ZooModel] = {
     "deepseek_v3_bf16": _auto_bf16("deepseek_v3", every_expert=True),
     "gpt_oss_bf16": _auto_bf16("gpt_oss", every_expert=True),
     "granitemoe_bf16": _auto_bf16("granitemoe", every_expert=True),
+    # float16 (ring-fp16): the same shapes in the other half type
+    "qwen3_fp16": _auto_bf16("qwen3", atol=0.01, dtype="float16"),
+    "gpt2_fp16": _auto_bf16("gpt2", atol=0.01, dtype="float16"),
+    "t5_fp16": _auto_bf16("t5", "seq2seq", atol=0.01, dtype="float16"),
+    "qwen3_moe_fp16": _auto_bf16("qwen3_moe", atol=0.01, every_expert=True, dtype="float16"),
+    "whisper_fp16": _auto_bf16("whisper", "features:80x3000", atol=0.01, dtype="float16"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)

@@ -123,6 +123,11 @@ def plan_renames(symbols: Iterable[DynSymbol], shims: Shims, prefix: str, *, whe
     return RenamePlan(tuple(sorted(renames.items())), tuple(sorted(already)))
 
 
+AOTI_ABI_PREFIX = "aoti_"
+"""Every name of torch's AOTInductor C ABI (aoti_torch_*, aoti_record_function_*, ...): an import of one
+that no shim pattern matched stays plain, and beside libtorch it binds there."""
+
+
 def verify_imports(symbols: Iterable[DynSymbol], shims: Shims, prefix: str,
                    provided: frozenset[str] | None, *, where: str) -> tuple[str, ...]:
     """The prefixed shim imports of a rewritten binary; raises InputError if it still imports a plain
@@ -132,6 +137,14 @@ def verify_imports(symbols: Iterable[DynSymbol], shims: Shims, prefix: str,
     plain = sorted(s.name for s in symbols if not s.defined and is_shim(s.name))
     if plain:
         raise InputError(f"{where}: still imports plain shim(s) after rewriting: {_some(plain)}")
+    uncovered = sorted(s.name for s in symbols if not s.defined and s.name.startswith(AOTI_ABI_PREFIX)
+                       and not is_shim.is_prefixed(s.name, prefix))
+    if uncovered:
+        raise InputError(
+            f"{where}: imports AOTInductor C ABI name(s) the config's patterns do not cover ({_some(uncovered)}); "
+            "left plain they would bind to whichever library exports them first (libtorch): add a pattern "
+            "for them (the bundled runtime's config has aoti_record_function_*)"
+        )
     imports = sorted(
         s.name for s in symbols
         if not s.defined and is_shim.is_prefixed(s.name, prefix)

@@ -1,16 +1,19 @@
 """The shims of inductor's debugging settings (src/ops/cpu/): aoti_torch_print_tensor_handle
-(aot_inductor.debug_intermediate_value_printer="2"), aoti_torch_save_tensor_handle ("1") and
-aoti_torch_check_inf_and_nan (nan_asserts). Before they were served, `prefix-imports` refused such a
-model (the runtime lacked the name). Checked through ctypes against torch (its values, torch.load of
+(aot_inductor.debug_intermediate_value_printer="2"), aoti_torch_save_tensor_handle ("1"),
+aoti_torch_check_inf_and_nan (nan_asserts) and aoti_record_function_start/_end
+(cpp.enable_kernel_profile). Before they were served, `prefix-imports` refused such a model (the
+runtime lacked the name), or, for the profiler's names (no aoti_torch_ prefix), left them plain: the
+model did not load on the runtime and would have bound them into libtorch beside it. Checked through ctypes against torch (its values, torch.load of
 the saved file, its error words), and end to end: each compiled model runs under `shimgen run` beside
 nothing but the runtime, matches eager, and prints, saves or refuses as torch's loader does."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
-from ctypes import c_char_p, c_void_p
+from ctypes import c_char_p, c_int64, c_void_p
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +186,45 @@ def test_a_model_compiled_with_nan_asserts_refuses_a_nan_input(cpu_runtime, tmp_
     x[1, 2] = float("nan")
     done = shimgen_run(cpu_runtime, target, x, tmp_path)
     assert done.returncode != 0 and "At least one NaN in arg0_1" in done.stderr, done.stderr
+
+
+def test_a_model_compiled_with_the_kernel_profiler_runs_and_reports_its_kernels(cpu_runtime, tmp_path):
+    # Before: prefix-imports passed it (exit 0) with aoti_record_function_start/_end left plain, and
+    # the runtime could not load it ("undefined symbol: aoti_record_function_end"); beside libtorch
+    # they would have bound there.
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return torch.nn.functional.gelu(self.linear(x)).softmax(-1)
+
+    torch.manual_seed(0)
+    model, x = Block().eval(), torch.randn(4, 8)
+    target = compiled(tmp_path, model, x, **{"cpp.enable_kernel_profile": True})
+    quiet = shimgen_run(cpu_runtime, target, x, tmp_path)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "shimgen profile" not in quiet.stderr  # off unless asked for
+    with torch.no_grad():
+        assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), model(x).numpy(), atol=1e-6)
+    env = {**os.environ, "SHIMGEN_RUNTIME_PROFILE": "1"}
+    np.save(tmp_path / "x.npy", x.numpy())
+    command = [sys.executable, "-m", "shimgen", "run", str(target), "--runtime", str(cpu_runtime.library),
+               "--input", str(tmp_path / "x.npy"), "-o", str(tmp_path / "out2")]
+    loud = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path, env=env)
+    assert loud.returncode == 0, loud.stderr
+    ranges = re.findall(r"shimgen profile: (\S+) ([0-9.]+) us", loud.stderr)
+    names = {name for name, _ in ranges}
+    assert any(n.startswith("graph_0_cpp_fused") for n in names), loud.stderr  # a generated kernel
+    assert "aoti_torch_cpu_addmm_out" in names, loud.stderr  # a fallback op, timed by name
+    assert all(float(us) >= 0 for _, us in ranges)
+
+
+def test_record_function_refuses_a_null_guard(rt):
+    start = shim(rt, "aoti_record_function_start")
+    start.argtypes = [c_char_p, c_void_p, c_void_p, c_int64, c_void_p]
+    assert start(b"k", None, None, 0, None) != 0 and "guard is null" in last_error(rt)
+    end = shim(rt, "aoti_record_function_end")
+    end.argtypes = [c_void_p]
+    assert end(None) != 0 and "guard is null" in last_error(rt)

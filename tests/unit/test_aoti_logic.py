@@ -41,6 +41,22 @@ def test_verify_imports():
         verify_imports([DynSymbol("aoti_torch_x", False, None)], PATTERNS, "executorch_", None, where="m")
 
 
+def test_verify_imports_refuses_an_aoti_name_no_pattern_covers():
+    # A model compiled with cpp.enable_kernel_profile imports aoti_record_function_start/_end: with only
+    # aoti_torch_* as shims they stayed plain, prefix-imports passed, and beside libtorch they bound there.
+    symbols = [DynSymbol("executorch_aoti_torch_get_dim", False, None),
+               DynSymbol("aoti_record_function_start", False, None), DynSymbol("aoti_record_function_end", False, None)]
+    with pytest.raises(InputError, match=r"patterns do not cover \(aoti_record_function_end, aoti_record_function_start\)"):
+        verify_imports(symbols, PATTERNS, "executorch_", None, where="m")
+    covered = ("aoti_torch_*", "aoti_record_function_*")
+    assert verify_imports([DynSymbol("executorch_" + s.name.removeprefix("executorch_"), False, None) for s in symbols],
+                          covered, "executorch_", None, where="m") == (
+        "executorch_aoti_record_function_end", "executorch_aoti_record_function_start", "executorch_aoti_torch_get_dim")
+    # A prefix that itself starts with aoti_ is not mistaken for an uncovered name.
+    assert verify_imports([DynSymbol("aoti_x_aoti_torch_get_dim", False, None)], PATTERNS, "aoti_x_", None,
+                          where="m") == ("aoti_x_aoti_torch_get_dim",)
+
+
 SOURCE_TAIL = """
 // g++ /tmp/c/abc.wrapper.cpp -D TORCH_INDUCTOR_CPP_WRAPPER -D  C10_USING_CUSTOM_GENERATED_MACROS  -O1 -march=native -fPIC -std=c++20 -fopenmp  -include /tmp/c/pch/x.h -I/py/include -I/torch/include    -c -o /tmp/c/abc.wrapper.o
 // g++ /tmp/c/abc.wrapper.o /tmp/c/k.o -shared -fPIC -o /tmp/c/abc.wrapper.so -lgomp

@@ -95,6 +95,12 @@ AOTI_SHIM_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, cons
  * <tensor_name>_<device>.pt in torch.save's format (contiguous, on the CPU), then prints the path. Never fails. */
 AOTI_SHIM_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self, const char* tensor_name,
                                                    const char* launch_prefix, const char* kernel_name);
+/* cpp.enable_kernel_profile: a range around each kernel and the whole call. The runtime has no profiler of
+ * torch's; with SHIMGEN_RUNTIME_PROFILE set (not "0") each range's name and wall time go to stderr. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_record_function_start(const char* name, IValueMapHandle kwargs,
+                                                           const C10IValueHandle* inputs, const uint64_t n_inputs,
+                                                           AtenRecordFunctionHandle* guard);
+AOTI_SHIM_EXPORT AOTITorchError aoti_record_function_end(AtenRecordFunctionHandle guard);
 /* nan_asserts (TORCHINDUCTOR_NAN_ASSERTS=1): fails with "At least one NaN in <tensor_name>" or "At least one
  * INF in <tensor_name>", as torch's does. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_check_inf_and_nan(const char* tensor_name, AtenTensorHandle tensor);

@@ -62,6 +62,9 @@ typedef struct CUDAGuardOpaque* CUDAGuardHandle;
 typedef struct CUDAStreamGuardOpaque* CUDAStreamGuardHandle;
 typedef struct AOTIProxyExecutorOpaque* AOTIProxyExecutorHandle;
 typedef struct AtenGeneratorOpaque* AtenGeneratorHandle; /* random ops: only null (the runtime's own engine) */
+typedef struct AtenRecordFunctionOpaque* AtenRecordFunctionHandle; /* a profiling range (record_function.cpp) */
+typedef struct IValueMapOpaque* IValueMapHandle;                   /* keyword arguments of a range: unread */
+typedef struct C10IValueOpaque* C10IValueHandle;                   /* inputs of a range: unread */
 
 #ifdef __cplusplus
 } /* extern "C" */
