@@ -90,12 +90,19 @@ class Model(torch.nn.Module):
         return (x * 2 + 1).relu().sum(-1)
 
 
-def test_a_model_compiled_with_the_debug_printer_runs_and_prints(cpu_runtime, tmp_path):
-    x = torch.randn(3, 5)
-    target = compiled(tmp_path, Model(), x, **{"aot_inductor.debug_intermediate_value_printer": "2"})
+def run_matching_eager(cpu_runtime, tmp_path: Path, x: torch.Tensor, **settings) -> tuple[Path, subprocess.CompletedProcess]:
+    """Model compiled with these settings, prefixed, and run by `shimgen run` in tmp_path: it must
+    succeed and match eager. The package and the run."""
+    target = compiled(tmp_path, Model(), x, **settings)
     done = shimgen_run(cpu_runtime, target, x, tmp_path)
     assert done.returncode == 0, done.stderr
     assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), Model()(x).numpy(), atol=1e-6)
+    return target, done
+
+
+def test_a_model_compiled_with_the_debug_printer_runs_and_prints(cpu_runtime, tmp_path):
+    x = torch.randn(3, 5)
+    _, done = run_matching_eager(cpu_runtime, tmp_path, x, **{"aot_inductor.debug_intermediate_value_printer": "2"})
     # The model's input, as the printer shows it before the first kernel.
     assert "[  aoti_model_inputs - arg0_1  ]:" in done.stdout, done.stdout[:2000]
     assert "Size: [3, 5]" in done.stdout and "after_launch" in done.stdout
@@ -134,10 +141,7 @@ def test_a_name_with_a_slash_stays_in_the_folder_and_a_dtype_without_storage_is_
 
 def test_a_model_compiled_to_save_its_tensors_writes_what_torch_loads(cpu_runtime, tmp_path):
     x = torch.randn(3, 5)
-    target = compiled(tmp_path, Model(), x, **{"aot_inductor.debug_intermediate_value_printer": "1"})
-    done = shimgen_run(cpu_runtime, target, x, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), Model()(x).numpy(), atol=1e-6)
+    _, done = run_matching_eager(cpu_runtime, tmp_path, x, **{"aot_inductor.debug_intermediate_value_printer": "1"})
     saved = sorted((tmp_path / "tmp" / "aoti_torch").glob("*.pt"))
     assert saved and done.stdout.count("Saved tensor to") == len(saved), done.stdout
     inputs = [p for p in saved if "arg0_1" in p.name]
@@ -179,10 +183,7 @@ def test_a_model_compiled_with_nan_asserts_refuses_a_nan_input(cpu_runtime, tmp_
 
     monkeypatch.setattr(config, "nan_asserts", True)
     x = torch.randn(3, 5)
-    target = compiled(tmp_path, Model(), x)
-    done = shimgen_run(cpu_runtime, target, x, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), Model()(x).numpy(), atol=1e-6)
+    target, _ = run_matching_eager(cpu_runtime, tmp_path, x)
     x[1, 2] = float("nan")
     done = shimgen_run(cpu_runtime, target, x, tmp_path)
     assert done.returncode != 0 and "At least one NaN in arg0_1" in done.stderr, done.stderr

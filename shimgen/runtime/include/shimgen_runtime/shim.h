@@ -95,7 +95,7 @@ AOTI_SHIM_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, cons
  * <tensor_name>_<device>.pt in torch.save's format (contiguous, on the CPU), then prints the path. Never fails. */
 AOTI_SHIM_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self, const char* tensor_name,
                                                    const char* launch_prefix, const char* kernel_name);
-/* cpp.enable_kernel_profile: a range around each kernel and the whole call. The runtime has no profiler of
+/* cpp.enable_kernel_profile: a range around each kernel and fallback op. The runtime has no profiler of
  * torch's; with SHIMGEN_RUNTIME_PROFILE set (not "0") each range's name and wall time go to stderr. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_record_function_start(const char* name, IValueMapHandle kwargs,
                                                            const C10IValueHandle* inputs, const uint64_t n_inputs,
