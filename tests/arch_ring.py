@@ -76,9 +76,7 @@ def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_
     model = _auto(model_type, kind, atol)
     init = model.init
     if every_expert:  # as zoo's mixtral_bf16: at top-2 of 4, router margins of a bfloat16 unit flip tokens
-        init = ("import torch\nfrom transformers import AutoModel\nfrom hf_auto import tiny_config\n"
-                f"config = tiny_config({model_type!r})\nconfig.num_experts_per_tok = 4\n"
-                "torch.manual_seed(0)\nself.m = AutoModel.from_config(config).eval()")
+        init = f"from hf_auto import tiny_model\nself.m = tiny_model({model_type!r}, num_experts_per_tok=4)"
     floats = "tuple(t.float() if t.is_floating_point() else t for t in {})"
     call = model.forward.removeprefix("from hf_auto import call\nreturn ")
     cast = "".join(f"{name} = {name}.to(torch.{dtype}) if {name}.is_floating_point() else {name}\n"

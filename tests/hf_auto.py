@@ -200,13 +200,17 @@ def tiny_config(model_type: str) -> Any:
     return config
 
 
-def tiny_model(model_type: str) -> Any:
-    """The family's base model (AutoModel) from its shrunk config, seeded, in eval mode."""
+def tiny_model(model_type: str, **config_attributes: Any) -> Any:
+    """The family's base model (AutoModel) from its shrunk config with ``config_attributes`` set on
+    it, seeded, in eval mode."""
     import torch
     from transformers import AutoModel
 
+    config = tiny_config(model_type)
+    for name, value in config_attributes.items():
+        setattr(config, name, value)
     torch.manual_seed(0)
-    return AutoModel.from_config(tiny_config(model_type)).eval()
+    return AutoModel.from_config(config).eval()
 
 
 def vocab_bound(config: Any) -> int:

@@ -22,23 +22,16 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-// torch's legacy storage class per dtype: the name torch.save pickles (torch.load's weights-only
-// unpickler accepts these); dtypes without one (float8, wide unsigned) are not saved.
-const char* storage_class(int32_t dtype) {
+// torch's legacy storage class per dtype: the ScalarType's name + "Storage" (FloatStorage, ...), what
+// torch.save pickles and torch.load's weights-only unpickler accepts; dtypes without one (float8, wide
+// unsigned, complex32) are not saved.
+bool has_storage_class(int32_t dtype) {
   switch (dtype) {
-    case kFloat32: return "FloatStorage";
-    case kFloat64: return "DoubleStorage";
-    case kFloat16: return "HalfStorage";
-    case kBFloat16: return "BFloat16Storage";
-    case kInt64: return "LongStorage";
-    case kInt32: return "IntStorage";
-    case kInt16: return "ShortStorage";
-    case kInt8: return "CharStorage";
-    case kUInt8: return "ByteStorage";
-    case kBool: return "BoolStorage";
-    case kComplex64: return "ComplexFloatStorage";
-    case kComplex128: return "ComplexDoubleStorage";
-    default: return nullptr;
+    case kFloat32: case kFloat64: case kFloat16: case kBFloat16: case kInt64: case kInt32: case kInt16:
+    case kInt8: case kUInt8: case kBool: case kComplex64: case kComplex128:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -158,8 +151,8 @@ std::string safe_part(const char* s) {
 // The .pt file's bytes: torch.save's record of one tensor (archive folder "archive", as torch.load
 // takes any single top folder).
 std::string pt_file(const Tensor& t) {
-  const char* storage = storage_class(t.dtype);
-  if (storage == nullptr) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "torch.save has no storage class for its dtype");
+  if (!has_storage_class(t.dtype))
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "torch.save has no storage class for its dtype");
   const size_t nbytes = static_cast<size_t>(t.numel()) * element_size(t.dtype);
   if (nbytes > std::numeric_limits<uint32_t>::max() / 2)
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "it is over 2 GB (the file would need zip64)");
@@ -168,7 +161,7 @@ std::string pt_file(const Tensor& t) {
   p.mark();
   p.mark();
   p.text("storage");
-  p.global("torch", storage);
+  p.global("torch", std::string(scalar_type_name(t.dtype)) + "Storage");
   p.text("0");
   p.text("cpu");
   p.integer(t.numel());

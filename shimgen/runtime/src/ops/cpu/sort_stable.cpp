@@ -49,7 +49,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensor
     auto indices = empty_tensor(in.sizes, strides, kInt64, kCPU, -1);
     // torch's radix sort (stable): a 1-d integer self of at least 32768 elements (its grain size),
     // ascending; measured on torch 2.13 for int8-64 and uint8.
-    const bool integer = in.dtype != kBool && in.dtype != kFloat32 && in.dtype != kFloat64 && !is_half_dtype(in.dtype);
+    const bool integer = is_integral_dtype(in.dtype) && in.dtype != kBool;
     const bool radix = integer && in.sizes.size() == 1 && in.sizes[0] >= 32768 && descending == 0;
     const bool keep_ties = (stable != nullptr && *stable != 0) || radix;
     dispatch_real(in.dtype, "sort", [&](auto type) {
