@@ -8,6 +8,8 @@
 #                          runtime_cuda, dlpack_cuda) in the background
 #   SPECIAL=1 | diag       tests/gpu/test_proxy_cuda.py in the background, or only the special model's
 #                          compile under faulthandler (DIAG_AT seconds, default 240)
+#   DYNAMIC=all | names    tests/gpu/test_dynamic_ring_cuda.py (the whole dynamic ring, or those names)
+#                          in the background, log dynamic.log
 #   LIMIT=seconds          when the script stops starting batches and returns (default 560)
 #   JOBS=n                 compiling children (default 8)
 # The CUDA runtime: .gpu/pre if present (built elsewhere with SHIMGEN_RUNTIME_BUILD_TESTS=ON: its
@@ -54,6 +56,11 @@ fi
 if [ -n "${SPECIAL:-}" ]; then
   ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider tests/gpu/test_proxy_cuda.py > $OUT/special.log 2>&1 ) &
 fi
+if [ -n "${DYNAMIC:-}" ]; then
+  names=${DYNAMIC/#all/}
+  ( SHIMGEN_DYNAMIC_CUDA_NAMES="$names" timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider \
+      tests/gpu/test_dynamic_ring_cuda.py > $OUT/dynamic.log 2>&1 ) &
+fi
 if [ -n "${OPS:-}" ]; then
   ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider ${OPFILES:-tests/gpu/test_ring_cuda_ops.py tests/gpu/test_cuda_fallbacks.py \
       tests/gpu/test_cuda_renorm_model.py tests/gpu/test_runtime_cuda.py tests/gpu/test_dlpack_cuda.py} > $OUT/part1.log 2>&1 ) &
@@ -73,5 +80,5 @@ for i in "${!batches[@]}"; do
 done
 wait
 for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
-for f in part1 special; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
+for f in part1 special dynamic; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
 echo "== done after $(( $(date +%s) - start )) s"

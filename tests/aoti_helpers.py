@@ -86,18 +86,20 @@ def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CON
 
 
 def run_on_cuda_beside_libtorch(target: Path, inputs: list[Path], runtime: Path, out: Path, *,
-                                timeout: float = 300) -> subprocess.CompletedProcess:
+                                timeout: float = 300, cwd: Path = REPO,
+                                env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``shimgen run --device cuda:0`` of a prefixed package in a process that loaded libtorch_cpu.so
-    and libtorch_cuda.so first (LD_PRELOAD); outputs land in out/output_<i>.npy."""
+    and libtorch_cuda.so first (LD_PRELOAD), in cwd with env added; outputs land in out/output_<i>.npy."""
     import os
 
     lib = torch_lib_dir()
-    env = {**os.environ, "LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
+    preload = {"LD_PRELOAD": f"{lib / 'libtorch_cpu.so'}:{lib / 'libtorch_cuda.so'}"}
     command = [sys.executable, "-m", "shimgen", "run", str(target), "-o", str(out), "--runtime", str(runtime),
                "--device", "cuda:0"]
     for path in inputs:
         command += ["--input", str(path)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout, check=False)
+    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, **(env or {}), **preload},
+                          cwd=cwd, timeout=timeout, check=False)
 
 
 # torch's own AOTI loader on a package (the baseline a user would otherwise have): argv = package,

@@ -514,6 +514,35 @@ def _dynamic_shapes(model: ZooModel):
                  for spec in model.inputs)
 
 
+def _export(name: str, module, inputs, model: ZooModel):
+    """torch.export's program for the model, and whether its guards became runtime asserts.
+
+    Some torch versions (2.11 on CUDA, measured) refuse a dynamic export over guards that hold for every
+    value in the declared range but that their solver cannot prove ("Not all values of S ... satisfy
+    the generated guard min(16*S, 32*S) == 16*S"). torch's documented answer is
+    ``prefer_deferred_runtime_asserts_over_guards``: the guard becomes a check in the compiled model, so a
+    shape that breaks it fails there with torch's message rather than at export. Tried only after the
+    plain export refused, so that a model torch exports as it is compiles as before."""
+    import torch
+
+    if not model.dims:
+        return torch.export.export(module, inputs), False
+    shapes = _dynamic_shapes(model)
+    try:
+        return torch.export.export(module, inputs, dynamic_shapes=shapes), False
+    except Exception as refusal:  # torch's UserError (constraint violation); anything else re-raised below
+        if not any(words in str(refusal) for words in ("Constraints violated", "Not all values of")):
+            raise
+        try:
+            program = torch.export.export(module, inputs, dynamic_shapes=shapes,
+                                          prefer_deferred_runtime_asserts_over_guards=True)
+        except Exception:
+            raise refusal from None  # torch's first reason is the one to read
+        print(f"{name}: exported with deferred runtime asserts (torch refused the guards: "
+              f"{str(refusal).splitlines()[0]})", file=sys.stderr)
+        return program, True
+
+
 def _ranges(program) -> dict[str, list[str]]:
     """The range export kept for each symbol of the program (a dim it specialized has none)."""
     return {str(symbol): [str(bounds.lower), str(bounds.upper)] for symbol, bounds in program.range_constraints.items()}
@@ -572,8 +601,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
             floats = floats if isinstance(floats, tuple) else (floats,)
         # Inductor freezes only a graph compiled with grad disabled (the inference path).
         with torch.no_grad() if model.freezing else contextlib.nullcontext():
-            program = torch.export.export(module, inputs,
-                                          dynamic_shapes=_dynamic_shapes(model) if model.dims else None)
+            program, deferred = _export(name, module, inputs, model)
             torch._inductor.aoti_compile_and_package(program, package_path=str(work / "model.pt2"),
                                                      inductor_configs=dict(DYNAMIC_CONFIG) if model.dims else None)
         for i, tensor in enumerate(floats):
@@ -587,7 +615,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
         info = {"name": name, "device": device, "link_libtorch": link_libtorch, "torch": torch.__version__,
                 "inputs": len(inputs), "outputs": len(outputs), "imports": _shim_imports(work / "model.pt2")}
         if model.dims:
-            info.update(runs=len(runs), ranges=_ranges(program))
+            info.update(runs=len(runs), ranges=_ranges(program), deferred_asserts=deferred)
         (work / "meta.json").write_text(json.dumps(info, indent=1))
         if final.exists():
             shutil.rmtree(final)

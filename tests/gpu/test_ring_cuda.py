@@ -49,11 +49,13 @@ CUDA_ATOL = 5e-5
 # EfficientNet (initializer_range 0.65, outputs up to 1.8) 1.4e-4 on the H200, LeViT 1.1e-4 on an
 # H100 (cuBLAS im2col against cuDNN, both float32).
 CUDA_TOLERANCE = {"efficientnet": 1e-3, "levit": 1e-3}
-# SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names, instead of the set above: the
+# SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names (of the ring, or any model of
+# aoti_zoo.models(): tests/arch_zoo.py's mixtral_bf16, say), instead of the set above: the
 # GPU session's wider sweep. Each model is then one row: refused (the shims prefix-imports names),
 # failed, or matched.
 _WANTED = os.environ.get("SHIMGEN_RING_CUDA_NAMES", "").split()
 NAMES = list(RING) if _WANTED == ["all"] else (_WANTED or NAMES)
+MODELS = aoti_zoo.models()
 
 
 class RefusedByPrefixImports(str):
@@ -126,14 +128,14 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
     assert entry.completed.returncode == 0, entry.completed.stdout + entry.completed.stderr
-    tolerance = CUDA_TOLERANCE.get(name, max(RING[name].atol, CUDA_ATOL) if RING[name].atol > 0 else 0.0)
+    tolerance = CUDA_TOLERANCE.get(name, max(MODELS[name].atol, CUDA_ATOL) if MODELS[name].atol > 0 else 0.0)
     expected = [np.load(path) for path in aoti_zoo.expected_of(entry.directory)]
     got = _outputs(entry.out, len(expected))
     for index, (g, w) in enumerate(zip(got, expected)):
         if g.shape == w.shape:
-            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, RING[name].rtol):.3g}"
-                  f" (tolerance {tolerance:g} + {RING[name].rtol:g} * |eager|)")
-    differs = _mismatch(got, expected, tolerance, RING[name].rtol)
+            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, MODELS[name].rtol):.3g}"
+                  f" (tolerance {tolerance:g} + {MODELS[name].rtol:g} * |eager|)")
+    differs = _mismatch(got, expected, tolerance, MODELS[name].rtol)
     if differs is None:
         return
     # Where shimgen differs from eager, torch's own loader on the same package says whose difference it
@@ -147,7 +149,7 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
         pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 90 s:\n{stack[-1500:]}")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
-    if _mismatch(loader, expected, tolerance, RING[name].rtol) is not None and \
-            _mismatch(got, loader, tolerance, RING[name].rtol) is None:
+    if _mismatch(loader, expected, tolerance, MODELS[name].rtol) is not None and \
+            _mismatch(got, loader, tolerance, MODELS[name].rtol) is None:
         pytest.xfail(f"{name}: {differs}, and torch's own AOTI loader gives shimgen's outputs (upstream)")
-    pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, RING[name].rtol)}")
+    pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, MODELS[name].rtol)}")
