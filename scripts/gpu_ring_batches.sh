@@ -11,6 +11,10 @@
 #   DYNAMIC=all | names    tests/gpu/test_dynamic_ring_cuda.py (the whole dynamic ring, or those names)
 #                          in the background, log dynamic.log
 #   LIMIT=seconds          when the script stops starting batches and returns (default 560)
+#   DECLARE_GROUPED_MM=1   add the one declaration torch 2.11's c_shim_cuda.h lacks to that machine's
+#                          torch (aoti_torch_cuda__grouped_mm, as torch 2.13's header has it): without it
+#                          torch 2.11 cannot compile a bf16 MoE for CUDA (its wrapper calls the shim,
+#                          "was not declared in this scope"). The GPU machine is thrown away after.
 #   JOBS=n                 compiling children (default 8)
 # The CUDA runtime: .gpu/pre if present (built elsewhere with SHIMGEN_RUNTIME_BUILD_TESTS=ON: its
 # library, shimgen-*.txt and tests/ binaries), else built here. Wheels in .whl/ (LIEF, scipy-openblas32,
@@ -30,6 +34,13 @@ export PYTHONPATH=/tmp/shimgen-site:$PWD PYTHONUNBUFFERED=1
 export SHIMGEN_ZOO_JOBS=${JOBS:-8} SHIMGEN_ZOO_CACHE=/tmp/zoo
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
+if [ -n "${DECLARE_GROUPED_MM:-}" ]; then
+  header=$(python3 -c "import os, torch; print(os.path.join(os.path.dirname(torch.__file__), 'include/torch/csrc/inductor/aoti_torch/generated/c_shim_cuda.h'))")
+  if ! grep -q aoti_torch_cuda__grouped_mm "$header"; then
+    sed -i '0,/^extern "C" {/s//extern "C" {\nAOTI_TORCH_EXPORT AOTITorchError aoti_torch_cuda__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle* offs, AtenTensorHandle* bias, int32_t* out_dtype, AtenTensorHandle* ret0);/' "$header"
+    echo "== declared aoti_torch_cuda__grouped_mm in $header"
+  fi
+fi
 compile() { python3 -c "import sys; sys.path.insert(0, 'tests'); import aoti_zoo
 r = aoti_zoo.ensure_compiled(sys.argv[2:], device='cuda', keep_going=True, timeout=float(sys.argv[1]))
 print(len(r), 'compiled or refused')" "$@" >> $OUT/compile.log 2>&1; }

@@ -655,7 +655,11 @@ def main(argv: list[str]) -> int:
             print(compile_one(root, name, device, link), flush=True)
         except Exception as error:  # one model's failure is recorded, the rest go on
             reason = f"{type(error).__name__}: {error}".strip().splitlines()
-            error_of(model_dir(root, name, device, link)).write_text("\n".join(reason[:1] + reason[-3:]) + "\n")
+            # A C++ compile error's first "error:" line says what failed (torch 2.11's CUDA header lacks
+            # aoti_torch_cuda__grouped_mm, say); the message's last lines are only the macro's note.
+            first_error = next((line.split(" error: ", 1)[1].strip() for line in reason if " error: " in line), "")
+            headline = f"{reason[0]} ({first_error[:240]})" if first_error else reason[0]
+            error_of(model_dir(root, name, device, link)).write_text("\n".join([headline, *reason[-3:]]) + "\n")
             print(f"{name}: {reason[0][:300]}", file=sys.stderr, flush=True)
     return 0
 
