@@ -85,6 +85,22 @@ def prefix_imports_cli(source: Path, target: Path, *, config: Path = DEFAULT_CON
     return completed
 
 
+def run_one_input(target: Path, runtime: Path, x, where: Path, *,
+                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``shimgen run`` of a one-input package on the CPU, in ``where`` (where a model's debug files
+    land): x (an array) saved as where/x.npy, outputs in where/out/output_<i>.npy; env added."""
+    import os
+
+    import numpy as np
+
+    where.mkdir(parents=True, exist_ok=True)
+    np.save(where / "x.npy", np.asarray(x))
+    command = [sys.executable, "-m", "shimgen", "run", str(target), "--runtime", str(runtime),
+               "--input", str(where / "x.npy"), "-o", str(where / "out")]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, cwd=where,
+                          env={**os.environ, **(env or {})})
+
+
 def run_on_cuda_beside_libtorch(target: Path, inputs: list[Path], runtime: Path, out: Path, *,
                                 timeout: float = 300, cwd: Path = REPO,
                                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -69,6 +69,17 @@ DYNAMIC: dict[str, ZooModel] = {
     "dyn_mixtral_bf16": _tokens(ARCH["mixtral_bf16"]),
     "dyn_qwen3_moe_bf16": _tokens(RING["qwen3_moe_bf16"]),
     "dyn_gpt2_bf16": _tokens(RING["gpt2_bf16"]),
+    "dyn_qwen3_bf16": _tokens(RING["qwen3_bf16"]),
+    "dyn_gemma2_bf16": _tokens(RING["gemma2_bf16"]),
+    "dyn_phi3_bf16": _tokens(RING["phi3_bf16"]),
+    "dyn_olmoe_bf16": _tokens(RING["olmoe_bf16"]),
+    "dyn_gpt_oss_bf16": _tokens(RING["gpt_oss_bf16"]),
+    # (source ids, source mask, target ids): the bf16 ring's T5 takes the mask too.
+    "dyn_t5_bf16": replace(RING["t5_bf16"], inputs=(Input((2, 12), "index:100", _BS), Input((2, 12), "leftpad:3", _BS),
+                                                    Input((2, 6), "index:100", ((0, "B"), (1, "T")))),
+                           dims=(B, S, T), runs=(at(B=3, S=20, T=9), at(B=1, S=5, T=2), at(B=4, S=33, T=17))),
+    # float16, as some checkpoints are served
+    "dyn_qwen3_fp16": _tokens(RING["qwen3_fp16"]),
     # ---- encoders: last hidden state ----
     "dyn_bert": _tokens(ARCH["bert"]),
     "dyn_roberta": _tokens(RING["roberta"]),

@@ -9,17 +9,15 @@ nothing but the runtime, matches eager, and prints, saves or refuses as torch's 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from ctypes import c_char_p, c_int64, c_void_p
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import PREFIX, prefix_imports_cli, shim
+from tests.aoti_helpers import PREFIX, prefix_imports_cli, run_one_input, shim
 from tests.cpu_shim_tensors import last_error
 
 torch = pytest.importorskip("torch")
@@ -78,11 +76,8 @@ def compiled(tmp_path: Path, model: torch.nn.Module, x: torch.Tensor, **settings
     return target
 
 
-def shimgen_run(cpu_runtime, package: Path, x: torch.Tensor, where: Path) -> subprocess.CompletedProcess:
-    np.save(where / "x.npy", x.numpy())
-    command = [sys.executable, "-m", "shimgen", "run", str(package), "--runtime", str(cpu_runtime.library),
-               "--input", str(where / "x.npy"), "-o", str(where / "out")]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, cwd=where)
+def shimgen_run(cpu_runtime, package: Path, x: torch.Tensor, where: Path, **env: str) -> subprocess.CompletedProcess:
+    return run_one_input(package, cpu_runtime.library, x.numpy(), where, env=env)
 
 
 class Model(torch.nn.Module):
@@ -206,11 +201,7 @@ def test_a_model_compiled_with_the_kernel_profiler_runs_and_reports_its_kernels(
     assert "shimgen profile" not in quiet.stderr  # off unless asked for
     with torch.no_grad():
         assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), model(x).numpy(), atol=1e-6)
-    env = {**os.environ, "SHIMGEN_RUNTIME_PROFILE": "1"}
-    np.save(tmp_path / "x.npy", x.numpy())
-    command = [sys.executable, "-m", "shimgen", "run", str(target), "--runtime", str(cpu_runtime.library),
-               "--input", str(tmp_path / "x.npy"), "-o", str(tmp_path / "out2")]
-    loud = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path, env=env)
+    loud = shimgen_run(cpu_runtime, target, x, tmp_path / "loud", SHIMGEN_RUNTIME_PROFILE="1")
     assert loud.returncode == 0, loud.stderr
     ranges = re.findall(r"shimgen profile: (\S+) ([0-9.]+) us", loud.stderr)
     names = {name for name, _ in ranges}

@@ -11,14 +11,12 @@ exit 2, no output written. The same package under torch's loader is the control.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.aoti_helpers import prefix_imports_cli, run_with_torch_loader
+from tests.aoti_helpers import prefix_imports_cli, run_one_input, run_with_torch_loader
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow
@@ -48,18 +46,10 @@ def package(tmp_path_factory) -> tuple[Path, Path]:
     return plain, out / "model.prefixed.pt2"
 
 
-def _run(runtime: Path, target: Path, x: torch.Tensor, where: Path) -> subprocess.CompletedProcess:
-    where.mkdir(parents=True, exist_ok=True)
-    np.save(where / "x.npy", x.numpy())
-    return subprocess.run([sys.executable, "-m", "shimgen", "run", str(target), "--runtime", str(runtime),
-                           "--input", str(where / "x.npy"), "-o", str(where / "out")],
-                          capture_output=True, text=True, timeout=300, check=False)
-
-
 @pytest.mark.parametrize("batch", [2, 6, 64])
 def test_a_shape_the_assertion_allows_runs_and_matches_eager(cpu_runtime, package, tmp_path, batch):
     x = torch.randn(batch, 3)
-    done = _run(cpu_runtime.library, package[1], x, tmp_path)
+    done = run_one_input(package[1], cpu_runtime.library, x.numpy(), tmp_path)
     assert done.returncode == 0, done.stderr
     assert np.allclose(np.load(tmp_path / "out" / "output_0.npy"), (x * 2).numpy())
 
@@ -67,7 +57,7 @@ def test_a_shape_the_assertion_allows_runs_and_matches_eager(cpu_runtime, packag
 @pytest.mark.parametrize("batch", [3, 63])
 def test_a_shape_the_assertion_refuses_fails_as_under_torch(cpu_runtime, package, tmp_path, batch):
     x = torch.randn(batch, 3)
-    done = _run(cpu_runtime.library, package[1], x, tmp_path / "shimgen")
+    done = run_one_input(package[1], cpu_runtime.library, x.numpy(), tmp_path / "shimgen")
     assert done.returncode == 2, (done.returncode, done.stderr)
     said = re.search(r"Expected (.+?) to be True but received", done.stderr)
     assert said and "Mod(" in said.group(1), done.stderr
