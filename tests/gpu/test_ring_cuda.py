@@ -128,14 +128,15 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     if isinstance(entry, str):
         pytest.skip(f"torch could not export {name} here: {entry}")
     assert entry.completed.returncode == 0, entry.completed.stdout + entry.completed.stderr
-    tolerance = CUDA_TOLERANCE.get(name, max(MODELS[name].atol, CUDA_ATOL) if MODELS[name].atol > 0 else 0.0)
+    model = MODELS[name]
+    tolerance = CUDA_TOLERANCE.get(name, max(model.atol, CUDA_ATOL) if model.atol > 0 else 0.0)
     expected = [np.load(path) for path in aoti_zoo.expected_of(entry.directory)]
     got = _outputs(entry.out, len(expected))
     for index, (g, w) in enumerate(zip(got, expected)):
         if g.shape == w.shape:
-            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, MODELS[name].rtol):.3g}"
-                  f" (tolerance {tolerance:g} + {MODELS[name].rtol:g} * |eager|)")
-    differs = _mismatch(got, expected, tolerance, MODELS[name].rtol)
+            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, model.rtol):.3g}"
+                  f" (tolerance {tolerance:g} + {model.rtol:g} * |eager|)")
+    differs = _mismatch(got, expected, tolerance, model.rtol)
     if differs is None:
         return
     # Where shimgen differs from eager, torch's own loader on the same package says whose difference it
@@ -149,7 +150,7 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
         pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 90 s:\n{stack[-1500:]}")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
-    if _mismatch(loader, expected, tolerance, MODELS[name].rtol) is not None and \
-            _mismatch(got, loader, tolerance, MODELS[name].rtol) is None:
+    if _mismatch(loader, expected, tolerance, model.rtol) is not None and \
+            _mismatch(got, loader, tolerance, model.rtol) is None:
         pytest.xfail(f"{name}: {differs}, and torch's own AOTI loader gives shimgen's outputs (upstream)")
-    pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, MODELS[name].rtol)}")
+    pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, model.rtol)}")
