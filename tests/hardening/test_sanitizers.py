@@ -19,8 +19,10 @@ from shimgen.errors import UsageError
 from shimgen.project.config import load_config
 from shimgen.resources import default_config
 
-pytestmark = pytest.mark.skipif(shutil.which("c++") is None and shutil.which("g++") is None,
-                                reason="no C++ compiler")
+# heavy: two more whole-runtime builds (ASan+UBSan, TSan; about 4.5 minutes on 2 cores), out of CI's
+# default run; `python -m pytest -m heavy` runs them.
+pytestmark = [pytest.mark.heavy,
+              pytest.mark.skipif(shutil.which("c++") is None and shutil.which("g++") is None, reason="no C++ compiler")]
 
 NATIVE_CASES = ["no_guard", "null_is_selection", "nesting", "per_thread", "stress", "prefixed_calls", "tensors"]
 # Any report fails the process (-fno-sanitize-recover=all, halt_on_error); leaks are errors too.

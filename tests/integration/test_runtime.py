@@ -454,6 +454,7 @@ def test_build_cli_bad_config_is_one_line(tmp_path):
     assert completed.stderr.count("\n") == 1 and "config file not found" in completed.stderr
 
 
+@pytest.mark.heavy  # one more whole-runtime build, CUDA included (about 5 minutes on 2 cores)
 @pytest.mark.skipif(find_nvcc() is None, reason="no nvcc")
 def test_cuda_build_compiles_and_links(tmp_path):
     """With a toolkit, the CUDA backend compiles (sm_90 + PTX) and links libcudart; no GPU needed."""
