@@ -548,7 +548,8 @@ def _ranges(program) -> dict[str, list[str]]:
     return {str(symbol): [str(bounds.lower), str(bounds.upper)] for symbol, bounds in program.range_constraints.items()}
 
 
-def _shim_imports(pt2: Path) -> list[str]:
+def shim_imports(pt2: Path) -> list[str]:
+    """The shim names (plain or prefixed) the package's model .so imports, sorted."""
     import zipfile
 
     repo = Path(__file__).resolve().parents[1]
@@ -613,7 +614,7 @@ def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path
             for i, tensor in enumerate(run_outputs):
                 np.save(run_dir(work, run) / f"out{i}.npy", tensor.contiguous().cpu().numpy())
         info = {"name": name, "device": device, "link_libtorch": link_libtorch, "torch": torch.__version__,
-                "inputs": len(inputs), "outputs": len(outputs), "imports": _shim_imports(work / "model.pt2")}
+                "inputs": len(inputs), "outputs": len(outputs), "imports": shim_imports(work / "model.pt2")}
         if model.dims:
             info.update(runs=len(runs), ranges=_ranges(program), deferred_asserts=deferred)
         (work / "meta.json").write_text(json.dumps(info, indent=1))

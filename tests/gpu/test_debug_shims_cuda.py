@@ -21,6 +21,9 @@ from tests.aoti_helpers import PREFIX, prefix_imports_cli, run_on_cuda_beside_li
 
 torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+import aoti_zoo  # noqa: E402 (tests/ put on sys.path just above)
+
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 SETTINGS = {
     "printer": {"aot_inductor.debug_intermediate_value_printer": "2"},
@@ -34,18 +37,6 @@ SHIM = {"printer": "aoti_torch_print_tensor_handle", "saver": "aoti_torch_save_t
 class Model(torch.nn.Module):
     def forward(self, x):
         return (x * 2 + 1).relu().sum(-1)
-
-
-def _imports(package: Path) -> set[str]:
-    import zipfile
-
-    from shimgen.aoti.prefix_imports import read_dynamic_symbols
-
-    with zipfile.ZipFile(package) as archive:
-        (member,) = [n for n in archive.namelist() if n.endswith(".so")]
-        so = package.with_suffix(".so")
-        so.write_bytes(archive.read(member))
-    return {s.name for s in read_dynamic_symbols(so) if not s.defined}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +53,8 @@ def packages(cuda, tmp_path_factory) -> dict[str, Path]:
         made[name] = out / f"{name}.prefixed.pt2"
         prefix_imports_cli(Path(package), made[name])
         # The compiled model calls the shim under test (prefixed), or this test would prove nothing.
-        assert PREFIX + SHIM[name] in _imports(made[name]), sorted(_imports(made[name]))
+        imports = aoti_zoo.shim_imports(made[name])
+        assert PREFIX + SHIM[name] in imports, imports
     return made
 
 
