@@ -1013,6 +1013,71 @@ void grouped_mm_fallback(Call& call) {
   call.set_output(0, grouped_mm(call.tensor("input"), call.tensor("weight"), call.tensor("offs")));
 }
 
+// torchvision's operators (torchvision::roi_align, ...: custom ops, so every device reaches them
+// here): computed on the host (ops/cpu/roi_align.cpp, roi_pool.cpp, nms.cpp, deform_conv2d.cpp), a
+// CUDA tensor staged through it and each result put back on the input's device. Detection heads call
+// them once per image on a few hundred boxes.
+void tv_roi_align(Call& call) {
+  AtenTensorHandle input = call.tensor("input");
+  OnHost h(call, input);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
+                                    call.integer("pooled_height", 1), call.integer("pooled_width", 1),
+                                    call.integer("sampling_ratio", -1), call.flag("aligned", false));
+  });
+}
+
+void tv_ps_roi_align(Call& call) {
+  AtenTensorHandle input = call.tensor("input");
+  OnHost h(call, input);
+  h.run<2>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_ps_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
+                                call.integer("pooled_height", 1), call.integer("pooled_width", 1),
+                                call.integer("sampling_ratio", -1), &r[0], &r[1]);
+  });
+}
+
+void tv_roi_pool(Call& call) {
+  AtenTensorHandle input = call.tensor("input");
+  OnHost h(call, input);
+  h.run<2>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_roi_pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
+                            call.integer("pooled_height", 1), call.integer("pooled_width", 1), &r[0], &r[1]);
+  });
+}
+
+void tv_ps_roi_pool(Call& call) {
+  AtenTensorHandle input = call.tensor("input");
+  OnHost h(call, input);
+  h.run<2>([&](AtenTensorHandle* r) {
+    proxy_ops::cpu_ps_roi_pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
+                               call.integer("pooled_height", 1), call.integer("pooled_width", 1), &r[0], &r[1]);
+  });
+}
+
+void tv_nms(Call& call) {
+  AtenTensorHandle dets = call.tensor("dets");
+  OnHost h(call, dets);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_nms(h(dets), h(call.tensor("scores")), call.real("iou_threshold", 0.0));
+  });
+}
+
+void tv_deform_conv2d(Call& call) {
+  AtenTensorHandle input = call.tensor("input");
+  proxy_ops::DeformConvParams p;
+  p.stride_h = call.integer("stride_h", 1), p.stride_w = call.integer("stride_w", 1);
+  p.pad_h = call.integer("pad_h", 0), p.pad_w = call.integer("pad_w", 0);
+  p.dilation_h = call.integer("dilation_h", 1), p.dilation_w = call.integer("dilation_w", 1);
+  p.groups = call.integer("groups", 1), p.offset_groups = call.integer("offset_groups", 1);
+  p.use_mask = call.flag("use_mask", false);
+  OnHost h(call, input);
+  h.run<1>([&](AtenTensorHandle* r) {
+    r[0] = proxy_ops::cpu_deform_conv2d(h(input), h(call.tensor("weight")), h(call.tensor("offset")),
+                                        h(call.tensor("mask")), h(call.tensor("bias")), p);
+  });
+}
+
 struct Served {
   const char* target;
   Handler handler;
@@ -1033,6 +1098,12 @@ const Served kServed[] = {
     {"aten::cumsum", cumsum, {"dim"}},
     {"aten::_weight_int4pack_mm", weight_int4pack_mm, {"qGroupSize"}},
     {"transformers::grouped_mm_fallback", grouped_mm_fallback},
+    {"torchvision::roi_align", tv_roi_align},
+    {"torchvision::ps_roi_align", tv_ps_roi_align},
+    {"torchvision::roi_pool", tv_roi_pool},
+    {"torchvision::ps_roi_pool", tv_ps_roi_pool},
+    {"torchvision::nms", tv_nms},
+    {"torchvision::deform_conv2d", tv_deform_conv2d},
     {"aten::multinomial", multinomial, {"num_samples"}},
     {"aten::bincount", bincount, {"minlength"}},
     {"aten::median.dim", median_dim, {"dim"}},

@@ -193,4 +193,28 @@ void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau
 // aten::linalg_matrix_exp: exp(A).
 void cpu_linalg_matrix_exp(AtenTensorHandle self, AtenTensorHandle* out);
 
+// ---- torchvision's operators (custom ops: torchvision::<name>; float32 and float64, as its CPU kernels) ----
+// roi_align.cpp: roi_align (a new [K, C, PH, PW]); ps_roi_align (output [K, C / (PH PW), PH, PW] and its
+// int32 channel map).
+AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
+                               int64_t pooled_w, int64_t sampling_ratio, bool aligned);
+void cpu_ps_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
+                      int64_t pooled_w, int64_t sampling_ratio, AtenTensorHandle* output,
+                      AtenTensorHandle* channel_mapping);
+// roi_pool.cpp: roi_pool (maxima and their int32 argmax); ps_roi_pool (means and the channel map).
+void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
+                  int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax);
+void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
+                     int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping);
+// nms.cpp: the kept box indices (int64), highest score first.
+AtenTensorHandle cpu_nms(AtenTensorHandle dets, AtenTensorHandle scores, double iou_threshold);
+// deform_conv2d.cpp: the deformable convolution (a new [B, OC, OH, OW]).
+struct DeformConvParams {
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1, groups = 1,
+          offset_groups = 1;
+  bool use_mask = false;
+};
+AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle offset,
+                                   AtenTensorHandle mask, AtenTensorHandle bias, const DeformConvParams& params);
+
 }  // namespace shimgen::rt::proxy_ops

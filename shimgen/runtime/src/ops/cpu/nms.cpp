@@ -1,0 +1,60 @@
+// torchvision::nms (a custom op with no C shim: AOTInductor hands it to the proxy executor; every
+// torchvision detector's box filter). Boxes dets [N, 4] (x1, y1, x2, y2) visited in descending score
+// order (a stable sort: equal scores keep index order; NaN first, as torch's sort); a box is kept unless
+// an already kept box overlaps it with IoU > iou_threshold, IoU = intersection / (area_i + area_j -
+// intersection) in the boxes' dtype. Returns the kept indices (int64) in that order: a data-dependent
+// length, the generated code reads it from the result.
+#include <algorithm>
+#include <numeric>
+
+#include "../proxy_ops.h"
+#include "roi_common.h"
+
+using namespace shimgen::rt;
+using namespace shimgen::rt::cpu;
+
+namespace shimgen::rt::proxy_ops {
+
+AtenTensorHandle cpu_nms(AtenTensorHandle dets_handle, AtenTensorHandle scores_handle, double iou_threshold) {
+  HostView dets((cpu_tensor(dets_handle, "dets"), dets_handle), true);
+  HostView scores((cpu_tensor(scores_handle, "scores"), scores_handle), true);
+  SHIMGEN_REQUIRE(dets->sizes.size() == 2, "boxes should be a 2d tensor, got " + std::to_string(dets->sizes.size()) + "D");
+  SHIMGEN_REQUIRE(dets->sizes[1] == 4, "boxes should have 4 elements in dimension 1, got " + std::to_string(dets->sizes[1]));
+  SHIMGEN_REQUIRE(scores->sizes.size() == 1, "scores should be a 1d tensor, got " + std::to_string(scores->sizes.size()) + "D");
+  SHIMGEN_REQUIRE(dets->sizes[0] == scores->sizes[0],
+                  "boxes and scores should have same number of elements in dimension 0, got " +
+                      std::to_string(dets->sizes[0]) + " and " + std::to_string(scores->sizes[0]));
+  SHIMGEN_REQUIRE(dets->dtype == scores->dtype, "dets should have the same type as scores");
+  const int64_t n = dets->sizes[0];
+  std::vector<int64_t> keep;
+  roi::dispatch_float_double(dets->dtype, "nms", [&](auto zero) {
+    using T = decltype(zero);
+    const T* box = reinterpret_cast<const T*>(dets->data());
+    const T* score = reinterpret_cast<const T*>(scores->data());
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return nan_first_greater(score[i], score[j]); });
+    std::vector<T> area(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) area[i] = (box[i * 4 + 2] - box[i * 4]) * (box[i * 4 + 3] - box[i * 4 + 1]);
+    std::vector<char> suppressed(static_cast<size_t>(n), 0);
+    for (int64_t a = 0; a < n; ++a) {
+      const int64_t i = order[a];
+      if (suppressed[i]) continue;
+      keep.push_back(i);
+      for (int64_t b = a + 1; b < n; ++b) {
+        const int64_t j = order[b];
+        if (suppressed[j]) continue;
+        const T w = std::max(T{0}, std::min(box[i * 4 + 2], box[j * 4 + 2]) - std::max(box[i * 4], box[j * 4]));
+        const T h = std::max(T{0}, std::min(box[i * 4 + 3], box[j * 4 + 3]) - std::max(box[i * 4 + 1], box[j * 4 + 1]));
+        const T inter = w * h;
+        if (inter / (area[i] + area[j] - inter) > iou_threshold) suppressed[j] = 1;
+      }
+    }
+  });
+  const std::vector<int64_t> sizes{static_cast<int64_t>(keep.size())};
+  auto out = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);
+  if (!keep.empty()) std::memcpy(out->data(), keep.data(), keep.size() * sizeof(int64_t));
+  return wrap(std::move(out));
+}
+
+}  // namespace shimgen::rt::proxy_ops

@@ -1,0 +1,92 @@
+// What torchvision's region ops (roi_align.cpp, roi_pool.cpp, nms.cpp, deform_conv2d.cpp) share: their
+// float32/float64 dispatch (torchvision's CPU kernels take no other dtype for these), dense host reads
+// of their tensor arguments, the rois' [K, 5] check, and the bilinear sample roi_align and ps_roi_align
+// take. Each op computes in the tensors' own type T, as torchvision's kernels do: their bin edges are
+// floor / ceil / round of products in T, and a float32 product rounded otherwise lands some edges on
+// the other pixel. Nothing here is exported.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+#include "host_view.h"
+
+namespace shimgen::rt::cpu::roi {
+
+// Calls f(T{}) for float32 (float) or float64 (double); any other dtype fails Unsupported in words
+// naming the op, as torchvision's "roi_pool only supports float and double types".
+template <class F> void dispatch_float_double(int32_t dtype, const char* op, F&& f) {
+  if (dtype == kFloat32) {
+    f(float{});
+  } else if (dtype == kFloat64) {
+    f(double{});
+  } else {
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + " only supports float and double types (got " +
+                                                scalar_type_name(dtype) + ")");
+  }
+}
+
+// A 4-d input [N, C, H, W] and rois [K, 5] (batch index, x1, y1, x2, y2) of the input's dtype, both
+// read densely (a copy where strided); the errors are torchvision's words.
+struct RoiArgs {
+  HostView input, rois;
+  int64_t batch = 0, channels = 0, height = 0, width = 0, count = 0;
+  RoiArgs(AtenTensorHandle input_handle, AtenTensorHandle rois_handle, const char* op)
+      : input((cpu_tensor(input_handle, "input"), input_handle), true),
+        rois((cpu_tensor(rois_handle, "rois"), rois_handle), true) {
+    SHIMGEN_REQUIRE(input->sizes.size() == 4, std::string(op) + ": input must be 4-d [N, C, H, W]");
+    SHIMGEN_REQUIRE(rois->sizes.size() == 2 && rois->sizes[1] == 5,
+                    std::string(op) + ": Tensor rois should have shape as Tensor[K, 5]");
+    SHIMGEN_REQUIRE(input->dtype == rois->dtype, std::string(op) + ": input and rois must have the same dtype");
+    batch = input->sizes[0], channels = input->sizes[1], height = input->sizes[2], width = input->sizes[3];
+    count = rois->sizes[0];
+  }
+  // Each roi's batch index (the float truncated, as torchvision's int conversion), checked in range.
+  template <class T> void check_batch_indices() const {
+    const T* r = reinterpret_cast<const T*>(rois->data());
+    for (int64_t n = 0; n < count; ++n) {
+      const T b = r[n * 5];
+      SHIMGEN_REQUIRE(b >= 0 && b < static_cast<T>(batch),
+                      "roi " + std::to_string(n) + "'s batch index " + std::to_string(static_cast<double>(b)) +
+                          " is outside the input's batch of " + std::to_string(batch));
+    }
+  }
+};
+
+// The bilinear sample of roi_align and ps_roi_align at (y, x) of an H x W plane: zero beyond one pixel
+// outside the plane, clamped to its edge within it.
+template <class T> T roi_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
+  if (y < -1.0 || y > height || x < -1.0 || x > width) return 0;
+  if (y <= 0) y = 0;
+  if (x <= 0) x = 0;
+  int64_t y_low = static_cast<int64_t>(y), x_low = static_cast<int64_t>(x), y_high, x_high;
+  if (y_low >= height - 1) {
+    y_high = y_low = height - 1;
+    y = static_cast<T>(y_low);
+  } else {
+    y_high = y_low + 1;
+  }
+  if (x_low >= width - 1) {
+    x_high = x_low = width - 1;
+    x = static_cast<T>(x_low);
+  } else {
+    x_high = x_low + 1;
+  }
+  const T ly = y - static_cast<T>(y_low), lx = x - static_cast<T>(x_low);
+  const T hy = static_cast<T>(1) - ly, hx = static_cast<T>(1) - lx;
+  const T w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;
+  return w1 * plane[y_low * width + x_low] + w2 * plane[y_low * width + x_high] + w3 * plane[y_high * width + x_low] +
+         w4 * plane[y_high * width + x_high];
+}
+
+// A new zero-filled contiguous CPU tensor.
+inline std::unique_ptr<Tensor> zeros(const std::vector<int64_t>& sizes, int32_t dtype) {
+  auto out = empty_tensor(sizes, contiguous_strides_of(sizes), dtype, kCPU, -1);
+  if (out->numel() > 0) std::memset(out->data(), 0, static_cast<size_t>(out->numel()) * out->itemsize());
+  return out;
+}
+
+}  // namespace shimgen::rt::cpu::roi

@@ -1,0 +1,248 @@
+"""torchvision's operators through the runtime's proxy executor (custom ops with no C shim:
+AOTInductor hands ``torchvision::roi_align`` and the rest to the proxy executor, on every device),
+called one at a time by a driver model (tests/proxy_driver.py) and compared with torchvision's own
+kernels where torchvision imports (the GPU machine's torch 2.11 + torchvision 0.26), else with
+tests/torchvision_reference.py's loops, which compute in the inputs' dtype as those kernels do.
+Where torchvision imports, the loops are checked against it as well (``test_reference_is_torchvisions``).
+
+Cases: roi_align aligned and not, sampling ratios 2, 0 and -1 (adaptive), spatial scales, boxes partly
+or wholly outside the map and reversed ones; ps_roi_align; roi_pool with empty bins (argmax -1);
+ps_roi_pool; nms with ties, duplicates and thresholds 0, 0.5 and 1; deform_conv2d with and without a
+mask, groups, offset groups, stride, padding and dilation, offsets that leave the map; float32 and
+float64; strided inputs; refusals in torchvision's words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cpu_shim_tensors import gen, strided
+from tests.proxy_driver import refused
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+pytestmark = pytest.mark.slow
+
+try:  # torchvision's kernels where it loads (CUDA torch); else the numpy loops
+    import torchvision  # noqa: F401
+
+    TV = torch.ops.torchvision
+except Exception:  # ImportError, or its extension failing to load beside this torch
+    TV = None
+
+from tests import torchvision_reference as ref  # noqa: E402
+
+DTYPES = [torch.float32, torch.float64]
+
+
+def _rois(count: int, seed: int, dtype, extent: float = 16.0, batch: int = 2) -> torch.Tensor:
+    """[count, 5] rois: batch indices, then boxes inside and around an extent x extent map (some
+    reaching past its edges, one reversed, one of zero size)."""
+    g = gen(seed)
+    xy = torch.rand(count, 2, generator=g, dtype=torch.float64) * (extent + 4) - 2
+    wh = torch.rand(count, 2, generator=g, dtype=torch.float64) * extent / 2
+    boxes = torch.cat([xy, xy + wh], dim=1)
+    if count > 2:
+        boxes[1] = torch.tensor([9.0, 9.0, 3.0, 4.0])  # reversed
+        boxes[2] = torch.tensor([5.0, 5.0, 5.0, 5.0])  # empty
+    index = (torch.arange(count) % batch).double()[:, None]
+    return torch.cat([index, boxes], dim=1).to(dtype)
+
+
+def _expected_roi_align(x, rois, scale, ph, pw, ratio, aligned):
+    if TV is not None:
+        return TV.roi_align(x, rois, scale, ph, pw, ratio, aligned)
+    return torch.from_numpy(ref.roi_align(x.numpy(), rois.numpy(), scale, ph, pw, ratio, aligned))
+
+
+def _call(driver, hs, target, arguments, outputs=1):
+    return driver.call(hs, f"torchvision::{target}", arguments, outputs)
+
+
+def _close(got, expected, atol):
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape, expected.shape)
+    assert got.is_contiguous()
+    assert torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True), \
+        f"max diff {(got.double() - expected.double()).abs().max()}"
+
+
+def _atol(dtype) -> float:
+    return 2e-6 if dtype == torch.float32 else 1e-12
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("aligned", [True, False])
+@pytest.mark.parametrize("ratio,scale,pooled", [(2, 1.0, (4, 4)), (-1, 0.5, (3, 2)), (0, 0.25, (2, 3))])
+def test_roi_align_matches_torchvision(driver, hs, dtype, aligned, ratio, scale, pooled):
+    x = torch.randn(2, 3, 16, 12, generator=gen(1), dtype=dtype)
+    rois = _rois(7, 2, dtype, extent=16 / scale)
+    (got,) = _call(driver, hs, "roi_align", [("input", x), ("rois", rois), ("spatial_scale", scale),
+                                              ("pooled_height", pooled[0]), ("pooled_width", pooled[1]),
+                                              ("sampling_ratio", ratio), ("aligned", aligned)])
+    _close(got, _expected_roi_align(x, rois, scale, *pooled, ratio, aligned), _atol(dtype))
+
+
+def test_roi_align_reads_strided_inputs(driver, hs):
+    x = torch.randn(2, 4, 10, 10, generator=gen(3)).permute(0, 1, 3, 2)  # transposed planes
+    rois = strided(_rois(5, 4, torch.float32, extent=10.0))
+    (got,) = _call(driver, hs, "roi_align", [("input", x), ("rois", rois), ("spatial_scale", 1.0),
+                                              ("pooled_height", 3), ("pooled_width", 3), ("sampling_ratio", 2),
+                                              ("aligned", True)])
+    _close(got, _expected_roi_align(x.contiguous(), rois.contiguous(), 1.0, 3, 3, 2, True), 2e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("ratio", [2, -1])
+def test_ps_roi_align_matches_torchvision(driver, hs, dtype, ratio):
+    x = torch.randn(2, 2 * 3 * 2, 12, 12, generator=gen(5), dtype=dtype)
+    rois = _rois(6, 6, dtype, extent=12.0)
+    got, mapping = _call(driver, hs, "ps_roi_align", [("input", x), ("rois", rois), ("spatial_scale", 1.0),
+                                                      ("pooled_height", 3), ("pooled_width", 2),
+                                                      ("sampling_ratio", ratio)], outputs=2)
+    if TV is not None:
+        expected, expected_map = TV.ps_roi_align(x, rois, 1.0, 3, 2, ratio)
+    else:
+        expected, expected_map = map(torch.from_numpy, ref.ps_roi_align(x.numpy(), rois.numpy(), 1.0, 3, 2, ratio))
+    _close(got, expected, _atol(dtype))
+    assert torch.equal(mapping, expected_map) and mapping.dtype == torch.int32
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("scale,pooled", [(1.0, (3, 3)), (0.5, (2, 4)), (0.3, (5, 5))])
+def test_roi_pool_matches_torchvision(driver, hs, dtype, scale, pooled):
+    x = torch.randn(2, 3, 9, 11, generator=gen(7), dtype=dtype)
+    x[0, 1] = 1.0  # a plane of equal values: argmax is the first of them
+    rois = _rois(8, 8, dtype, extent=11 / scale)
+    rois[3, 1:] = torch.tensor([-30.0, -30.0, -20.0, -20.0], dtype=dtype) / scale  # wholly outside: empty bins
+    got, argmax = _call(driver, hs, "roi_pool", [("input", x), ("rois", rois), ("spatial_scale", scale),
+                                                  ("pooled_height", pooled[0]), ("pooled_width", pooled[1])], outputs=2)
+    if TV is not None:
+        expected, expected_arg = TV.roi_pool(x, rois, scale, *pooled)
+    else:
+        expected, expected_arg = map(torch.from_numpy, ref.roi_pool(x.numpy(), rois.numpy(), scale, *pooled))
+    _close(got, expected, 0.0)
+    assert torch.equal(argmax, expected_arg) and argmax.dtype == torch.int32
+    assert bool((argmax[3] == -1).all()), "a roi outside the map pools nothing"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ps_roi_pool_matches_torchvision(driver, hs, dtype):
+    x = torch.randn(2, 2 * 2 * 2, 10, 10, generator=gen(9), dtype=dtype)
+    rois = _rois(6, 10, dtype, extent=10.0)
+    got, mapping = _call(driver, hs, "ps_roi_pool", [("input", x), ("rois", rois), ("spatial_scale", 1.0),
+                                                      ("pooled_height", 2), ("pooled_width", 2)], outputs=2)
+    if TV is not None:
+        expected, expected_map = TV.ps_roi_pool(x, rois, 1.0, 2, 2)
+    else:
+        expected, expected_map = map(torch.from_numpy, ref.ps_roi_pool(x.numpy(), rois.numpy(), 1.0, 2, 2))
+    _close(got, expected, _atol(dtype))
+    assert torch.equal(mapping, expected_map)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 1.0])
+def test_nms_matches_torchvision(driver, hs, dtype, threshold):
+    g = gen(11)
+    xy = torch.rand(40, 2, generator=g, dtype=torch.float64) * 20
+    boxes = torch.cat([xy, xy + torch.rand(40, 2, generator=g, dtype=torch.float64) * 8 + 0.5], dim=1).to(dtype)
+    boxes[5] = boxes[4]  # a duplicate box
+    scores = torch.rand(40, generator=g, dtype=torch.float64).to(dtype)
+    scores[7] = scores[8] = scores[9]  # ties keep index order
+    (got,) = _call(driver, hs, "nms", [("dets", boxes), ("scores", scores), ("iou_threshold", threshold)])
+    expected = TV.nms(boxes, scores, threshold) if TV is not None else torch.from_numpy(
+        ref.nms(boxes.numpy(), scores.numpy(), threshold))
+    assert got.dtype == torch.int64 and torch.equal(got, expected), (got, expected)
+    assert 0 < len(got) <= 40
+
+
+def test_nms_of_no_boxes_is_empty(driver, hs):
+    (got,) = _call(driver, hs, "nms", [("dets", torch.zeros(0, 4)), ("scores", torch.zeros(0)), ("iou_threshold", 0.5)])
+    assert got.shape == (0,) and got.dtype == torch.int64
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("use_mask,groups,offset_groups,stride,padding,dilation", [
+    (True, 1, 1, (1, 1), (1, 1), (1, 1)),
+    (True, 2, 2, (1, 2), (1, 0), (1, 1)),
+    (False, 1, 2, (2, 2), (2, 2), (2, 2)),
+    (False, 2, 1, (1, 1), (0, 1), (1, 2)),
+])
+def test_deform_conv2d_matches_torchvision(driver, hs, dtype, use_mask, groups, offset_groups, stride, padding,
+                                           dilation):
+    g = gen(13)
+    batch, in_c, height, width, out_c, kh, kw = 2, 4, 7, 6, 6, 3, 2
+    x = torch.randn(batch, in_c, height, width, generator=g, dtype=dtype)
+    weight = torch.randn(out_c, in_c // groups, kh, kw, generator=g, dtype=dtype)
+    bias = torch.randn(out_c, generator=g, dtype=dtype)
+    out_h = (height + 2 * padding[0] - (dilation[0] * (kh - 1) + 1)) // stride[0] + 1
+    out_w = (width + 2 * padding[1] - (dilation[1] * (kw - 1) + 1)) // stride[1] + 1
+    # offsets of a few pixels: many samples leave the map, some land between pixels near its edge
+    offset = torch.randn(batch, 2 * offset_groups * kh * kw, out_h, out_w, generator=g, dtype=dtype) * 2.5
+    mask = (torch.rand(batch, offset_groups * kh * kw, out_h, out_w, generator=g, dtype=dtype) if use_mask
+            else torch.zeros(batch, 1, dtype=dtype))
+    arguments = [("input", x), ("weight", weight), ("offset", offset), ("mask", mask), ("bias", bias),
+                 ("stride_h", stride[0]), ("stride_w", stride[1]), ("pad_h", padding[0]), ("pad_w", padding[1]),
+                 ("dilation_h", dilation[0]), ("dilation_w", dilation[1]), ("groups", groups),
+                 ("offset_groups", offset_groups), ("use_mask", use_mask)]
+    (got,) = _call(driver, hs, "deform_conv2d", arguments)
+    if TV is not None:
+        expected = TV.deform_conv2d(x, weight, offset, mask, bias, *stride, *padding, *dilation, groups,
+                                    offset_groups, use_mask)
+    else:
+        expected = torch.from_numpy(ref.deform_conv2d(x.numpy(), weight.numpy(), offset.numpy(), mask.numpy(),
+                                                      bias.numpy(), stride, padding, dilation, groups, offset_groups,
+                                                      use_mask))
+    _close(got, expected, 2e-5 if dtype == torch.float32 else 1e-11)
+    # a control: the same call without the offsets is an ordinary convolution, which these are not
+    plain = torch.nn.functional.conv2d(x, weight, bias, stride, padding, dilation, groups)
+    assert not torch.allclose(got, plain, atol=1e-3)
+
+
+def test_deform_conv2d_with_zero_offsets_is_a_convolution(driver, hs):
+    g = gen(17)
+    x, weight, bias = torch.randn(1, 4, 6, 6, generator=g), torch.randn(6, 2, 3, 3, generator=g), torch.randn(6, generator=g)
+    offset = torch.zeros(1, 2 * 9, 6, 6)
+    arguments = [("input", x), ("weight", weight), ("offset", offset), ("mask", torch.zeros(1, 1)), ("bias", bias),
+                 ("stride_h", 1), ("stride_w", 1), ("pad_h", 1), ("pad_w", 1), ("dilation_h", 1), ("dilation_w", 1),
+                 ("groups", 2), ("offset_groups", 1), ("use_mask", False)]
+    (got,) = _call(driver, hs, "deform_conv2d", arguments)
+    _close(got, torch.nn.functional.conv2d(x, weight, bias, 1, 1, 1, 2), 2e-5)
+
+
+def test_refusals_name_the_problem(driver, hs):
+    x = torch.randn(1, 4, 8, 8)
+    bad_rois = torch.zeros(3, 4)
+    assert "rois should have shape as Tensor[K, 5]" in refused(
+        driver, hs, "torchvision::roi_align", [("input", x), ("rois", bad_rois), ("spatial_scale", 1.0),
+                                               ("pooled_height", 2), ("pooled_width", 2), ("sampling_ratio", 2),
+                                               ("aligned", False)])
+    half = x.half()
+    assert "only supports float and double" in refused(
+        driver, hs, "torchvision::roi_pool", [("input", half), ("rois", torch.zeros(1, 5).half()),
+                                              ("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)])
+    assert "multiple of pooling height * pooling width" in refused(
+        driver, hs, "torchvision::ps_roi_pool", [("input", torch.randn(1, 5, 8, 8)), ("rois", torch.zeros(1, 5)),
+                                                 ("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)])
+    assert "batch index" in refused(
+        driver, hs, "torchvision::roi_align", [("input", x), ("rois", torch.tensor([[3.0, 0, 0, 4, 4]])),
+                                               ("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2),
+                                               ("sampling_ratio", 2), ("aligned", False)])
+    assert "same number of elements in dimension 0" in refused(
+        driver, hs, "torchvision::nms", [("dets", torch.zeros(3, 4)), ("scores", torch.zeros(2)),
+                                         ("iou_threshold", 0.5)])
+
+
+@pytest.mark.skipif(TV is None, reason="torchvision does not import beside this torch (the loops are the reference)")
+def test_reference_is_torchvisions():
+    """The numpy loops this module falls back to agree with torchvision's kernels (run where it imports)."""
+    x = torch.randn(2, 4, 12, 10, generator=gen(19))
+    rois = _rois(6, 20, torch.float32, extent=12.0)
+    for aligned in (True, False):
+        expected = TV.roi_align(x, rois, 0.5, 3, 3, -1, aligned)
+        assert torch.allclose(torch.from_numpy(ref.roi_align(x.numpy(), rois.numpy(), 0.5, 3, 3, -1, aligned)),
+                              expected, atol=2e-6, equal_nan=True)
+    assert torch.equal(torch.from_numpy(ref.roi_pool(x.numpy(), rois.numpy(), 1.0, 2, 2)[0]),
+                       TV.roi_pool(x, rois, 1.0, 2, 2)[0])
+    boxes = torch.cat([rois[:, 1:3], rois[:, 1:3] + 3], dim=1)
+    scores = torch.rand(6, generator=gen(21))
+    assert torch.equal(torch.from_numpy(ref.nms(boxes.numpy(), scores.numpy(), 0.3)), TV.nms(boxes, scores, 0.3))

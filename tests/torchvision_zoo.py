@@ -1,0 +1,143 @@
+"""torchvision's models and ops for the zoo (tests/aoti_zoo.py): classification, segmentation, video,
+optical flow and detection architectures with random weights (``weights=None``, no download), and
+torchvision's own operators (``torchvision::roi_align``, ``nms``, ``deform_conv2d``, ...), which are
+custom ops with no C shim: AOTInductor hands them to the proxy executor.
+
+torchvision is imported only by the compiling child, from the model's source text. PyPI's torchvision
+is built for CUDA torch, so it imports on the GPU machine (torch 2.11 + torchvision 0.26) and not
+beside this machine's CPU torch 2.13: there every entry's compile is recorded as the library's
+absence and its test skips (as the timm and diffusers entries without their libraries).
+
+Sizes are small (64 px images, a few classes) so that a model compiles in under a minute; each model
+keeps its architecture's own layers (shifted windows, channel shuffle, deformable sampling, ...).
+"""
+
+from __future__ import annotations
+
+from aoti_zoo import Input, ZooModel
+
+_IMAGE = (Input((2, 3, 64, 64)),)
+_ATOL = 1e-4
+
+
+def _classifier(builder: str, size: int = 64, atol: float = _ATOL, rtol: float = 1e-4) -> ZooModel:
+    """``torchvision.models.<builder>`` (weights=None) on 2 x 3 x size x size; the logits."""
+    return ZooModel(f"import torchvision\nself.m = torchvision.models.{builder}",
+                    "return self.m(x)", (Input((2, 3, size, size)),), atol, rtol)
+
+
+def _segmenter(builder: str) -> ZooModel:
+    """``torchvision.models.segmentation.<builder>`` (no weights, no auxiliary head); its 'out' map."""
+    return ZooModel(f"import torchvision\nself.m = torchvision.models.segmentation.{builder}",
+                    "return self.m(x)['out']", _IMAGE, _ATOL, 1e-4)
+
+
+def _video(builder: str, frames: int = 8, size: int = 32) -> ZooModel:
+    """``torchvision.models.video.<builder>`` on 1 x 3 x frames x size x size clips; the logits."""
+    return ZooModel(f"import torchvision\nself.m = torchvision.models.video.{builder}",
+                    "return self.m(x)", (Input((1, 3, frames, size, size)),), _ATOL, 1e-4)
+
+
+def _detector(builder: str) -> ZooModel:
+    """``torchvision.models.detection.<builder>`` on one 3 x 96 x 96 image; the boxes, scores and labels
+    it keeps (every score kept: random weights score low). Data-dependent sizes (nms)."""
+    return ZooModel(f"import torchvision\nself.m = torchvision.models.detection.{builder}",
+                    "d = self.m([x[0]])[0]\nreturn d['boxes'], d['scores'], d['labels']",
+                    (Input((1, 3, 96, 96)),), _ATOL, 1e-4)
+
+
+# Boxes (x1, y1, x2, y2) over a 16 x 16 map made from a normal draw: corners in [0, 12), sizes in
+# (0.5, 6.5); the first column an image index (0 or 1) where the op takes one.
+_BOXES = ("xy = (y[:, :2].sigmoid() * 12)\nwh = y[:, 2:].sigmoid() * 6 + 0.5\n"
+          "boxes = torch.cat([xy, xy + wh], dim=1)\n"
+          "rois = torch.cat([(torch.arange(y.shape[0], device=y.device) % 2).to(y.dtype)[:, None], boxes], dim=1)\n")
+
+TORCHVISION: dict[str, ZooModel] = {
+    # ---- classification ----
+    "tv_resnet18": _classifier("resnet18(num_classes=10)"),
+    "tv_resnext50": _classifier("resnext50_32x4d(num_classes=10)"),
+    "tv_mobilenet_v2": _classifier("mobilenet_v2(num_classes=10)"),
+    "tv_mobilenet_v3_small": _classifier("mobilenet_v3_small(num_classes=10)"),
+    "tv_efficientnet_b0": _classifier("efficientnet_b0(num_classes=10)", atol=1e-3),
+    "tv_efficientnet_v2_s": _classifier("efficientnet_v2_s(num_classes=10)", atol=1e-3),
+    "tv_regnet_y_400mf": _classifier("regnet_y_400mf(num_classes=10)"),
+    "tv_shufflenet_v2": _classifier("shufflenet_v2_x0_5(num_classes=10)"),
+    "tv_squeezenet": _classifier("squeezenet1_1(num_classes=10)"),
+    "tv_densenet121": _classifier("densenet121(num_classes=10)"),
+    "tv_googlenet": _classifier("googlenet(num_classes=10, aux_logits=False, init_weights=True)"),
+    "tv_inception_v3": _classifier("inception_v3(num_classes=10, aux_logits=False, init_weights=True)", size=96),
+    "tv_mnasnet": _classifier("mnasnet0_5(num_classes=10)"),
+    "tv_alexnet": _classifier("alexnet(num_classes=10)"),
+    "tv_convnext_tiny": _classifier("convnext_tiny(num_classes=10)", atol=1e-3),
+    "tv_swin_t": _classifier("swin_t(num_classes=10)", atol=1e-3),
+    "tv_swin_v2_t": _classifier("swin_v2_t(num_classes=10)", atol=1e-3),
+    "tv_maxvit_t": _classifier("maxvit_t(num_classes=10, input_size=(64, 64))", atol=1e-3),
+    # ViT-B's layout at a small width: patches of 8 over 32 px, 2 layers, 4 heads
+    "tv_vit": _classifier("VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,"
+                          " hidden_dim=64, mlp_dim=128, num_classes=10)", size=32),
+    # ---- segmentation (dilated backbones, ASPP, bilinear upsampling) ----
+    "tv_fcn_resnet50": _segmenter("fcn_resnet50(weights=None, weights_backbone=None, num_classes=5)"),
+    "tv_deeplabv3_mobilenet": _segmenter(
+        "deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5)"),
+    "tv_lraspp": _segmenter("lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5)"),
+    # ---- video (3-d convolutions, separable and factorized) ----
+    "tv_r3d_18": _video("r3d_18(num_classes=10)"),
+    "tv_r2plus1d_18": _video("r2plus1d_18(num_classes=10)"),
+    "tv_s3d": _video("s3d(num_classes=10)", frames=16, size=64),
+    "tv_swin3d_t": _video("swin3d_t(num_classes=10)", size=64),
+    # ---- optical flow (RAFT: correlation pyramid, grid_sample lookups, a GRU update) ----
+    "tv_raft_small": ZooModel("import torchvision\nself.m = torchvision.models.optical_flow.raft_small()",
+                              "return self.m(x, y, num_flow_updates=3)[-1]",
+                              (Input((1, 3, 64, 64)), Input((1, 3, 64, 64))), 1e-3, 1e-3),
+    # ---- detection (RPN + RoI heads, anchors, nms) ----
+    "tv_fasterrcnn_mobilenet": _detector(
+        "fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, num_classes=5,"
+        " box_score_thresh=0.0, min_size=96, max_size=96)"),
+    "tv_retinanet": _detector("retinanet_resnet50_fpn(weights=None, weights_backbone=None, num_classes=5,"
+                              " score_thresh=0.0, min_size=96, max_size=96)"),
+    "tv_ssdlite": _detector("ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5,"
+                            " score_thresh=0.0)"),
+    "tv_fcos": _detector("fcos_resnet50_fpn(weights=None, weights_backbone=None, num_classes=5,"
+                         " score_thresh=0.0, min_size=96, max_size=96)"),
+    # ---- torchvision's operators (custom ops: the proxy executor) ----
+    # RoI pooling in each of its forms, over a 2-image feature map and rois drawn inside it
+    "tv_roi_ops": ZooModel(
+        "from torchvision import ops\nself.ops = ops",
+        _BOXES + "o = self.ops\n"
+        "a = o.roi_align(x, rois, (4, 4), spatial_scale=1.0, sampling_ratio=2, aligned=True)\n"
+        "b = o.roi_align(x, rois, 3, spatial_scale=0.5, sampling_ratio=-1, aligned=False)\n"
+        "c = o.roi_pool(x, rois, (3, 3), spatial_scale=1.0)\n"
+        "d = o.ps_roi_align(x, rois, 2, spatial_scale=1.0, sampling_ratio=2)\n"
+        "e = o.ps_roi_pool(x, rois, 2, spatial_scale=1.0)\n"
+        "return a, b, c, d, e",
+        (Input((2, 8, 16, 16)), Input((6, 4))), 1e-5, 1e-5),
+    # A deformable convolution (DCNv2: offsets and a modulation mask predicted by ordinary convolutions)
+    "tv_deform_conv": ZooModel(
+        "from torchvision.ops import DeformConv2d\n"
+        "self.offset = torch.nn.Conv2d(8, 2 * 2 * 9, 3, padding=1)\n"
+        "self.mask = torch.nn.Conv2d(8, 2 * 9, 3, padding=1)\n"
+        "self.dcn = DeformConv2d(8, 12, 3, padding=1, groups=2, offset_groups=2)\n"
+        "self.plain = DeformConv2d(8, 6, 3, stride=2, padding=2, dilation=2, bias=False)",
+        "offset = self.offset(x) * 2\n"
+        "return self.dcn(x, offset, self.mask(x).sigmoid()), self.plain(x, self.offset(x)[:, :18] * 0.5)",
+        (Input((2, 8, 12, 10)),), 1e-4, 1e-4),
+    # Box utilities and non-maximum suppression (data-dependent: how many boxes survive)
+    "tv_box_ops": ZooModel(
+        "from torchvision import ops\nself.ops = ops",
+        _BOXES + "o = self.ops\nscores = x.sigmoid()\n"
+        "keep = o.nms(boxes, scores, 0.3)\n"
+        "kept = o.batched_nms(boxes, scores, rois[:, 0].long(), 0.3)\n"
+        "return (keep, kept, o.box_iou(boxes, boxes), o.generalized_box_iou(boxes, boxes),"
+        " o.box_area(boxes), o.box_convert(boxes, 'xyxy', 'cxcywh'))",
+        (Input((6,)), Input((6, 4))), 1e-5, 1e-5),
+    # A multi-scale RoI align over an FPN's levels (Faster R-CNN's box head input)
+    "tv_multiscale_roi": ZooModel(
+        "from torchvision.ops import FeaturePyramidNetwork, MultiScaleRoIAlign\n"
+        "self.fpn = FeaturePyramidNetwork([8, 16], 8)\n"
+        "self.pool = MultiScaleRoIAlign(['a', 'b'], 4, 2)",
+        "from collections import OrderedDict\n"
+        "feats = self.fpn(OrderedDict(a=x, b=torch.nn.functional.avg_pool2d(x.repeat(1, 2, 1, 1), 2)))\n"
+        "xy = y[:, :2].sigmoid() * 40\nboxes = torch.cat([xy, xy + y[:, 2:].sigmoid() * 20 + 1], dim=1)\n"
+        "return feats['a'], self.pool(feats, [boxes], [(64, 64)])",
+        (Input((1, 8, 16, 16)), Input((5, 4))), 1e-4, 1e-4),
+}
