@@ -46,8 +46,8 @@ def _align_bins(roi, scale, offset, at_least_one, ph_count, pw_count, sampling_r
     if at_least_one:
         roi_w, roi_h = max(roi_w, T(1)), max(roi_h, T(1))
     bin_h, bin_w = T(roi_h / T(ph_count)), T(roi_w / T(pw_count))
-    grid_h = sampling_ratio if sampling_ratio > 0 else int(math.ceil(T(roi_h / T(ph_count))))
-    grid_w = sampling_ratio if sampling_ratio > 0 else int(math.ceil(T(roi_w / T(pw_count))))
+    grid_h = sampling_ratio if sampling_ratio > 0 else math.ceil(T(roi_h / T(ph_count)))
+    grid_w = sampling_ratio if sampling_ratio > 0 else math.ceil(T(roi_w / T(pw_count)))
     return int(roi[0]), start_h, start_w, bin_h, bin_w, grid_h, grid_w
 
 
@@ -102,8 +102,9 @@ def _pool_bin(ph, pw, bin_h, bin_w, start_h, start_w, limit_h, limit_w, T):
 
 
 def _round(v) -> int:
-    """C's round: halves away from zero (Python's round goes to even)."""
-    return int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1)
+    """C's round: halves away from zero (Python's round goes to even); in float64, where adding the half
+    to a float32 value is exact."""
+    return math.floor(abs(float(v)) + 0.5) * (1 if v >= 0 else -1)
 
 
 def roi_pool(x, rois, scale, ph_count, pw_count):
