@@ -1310,6 +1310,22 @@ RING: dict[str, ZooModel] = {
         "g = torch._scaled_mm(q, self.w5.t(), sa, self.ws5, bias=self.b, out_dtype=torch.float8_e5m2)\n"
         "return h.float(), g.float()",
         (Input((8, 32)),), 0.0),
+    # torch._scaled_mm as a float8 linear is served on Hopper: row-wise activation and weight scales
+    # into bfloat16 (e4m3 weights), tensor-wise scales with a bfloat16 bias (e5m2 weights); shapes
+    # cuBLASLt takes (K and N multiples of 16, the weight column-major). Device-agnostic: on CUDA
+    # inductor calls aoti_torch_cuda__scaled_mm_out (host-staged from the CPU op), on the CPU the CPU op.
+    "float8_linear": ZooModel(
+        "self.register_buffer('w', (torch.randn(48, 32) * 0.5).to(torch.float8_e4m3fn))\n"
+        "self.register_buffer('w5', (torch.randn(16, 32) * 0.5).to(torch.float8_e5m2))\n"
+        "self.register_buffer('ws', torch.rand(1, 48) + 0.5)\n"
+        "self.b = torch.nn.Parameter(torch.randn(16).to(torch.bfloat16))",
+        "sa = x.abs().amax(dim=1, keepdim=True) / 448.0\n"
+        "q = (x / sa).to(torch.float8_e4m3fn)\n"
+        "h = torch._scaled_mm(q, self.w.t(), sa, self.ws, out_dtype=torch.bfloat16)\n"
+        "one = torch.ones((), device=x.device)\n"
+        "g = torch._scaled_mm(q, self.w5.t(), one * 0.5, one * 2.0, bias=self.b, out_dtype=torch.bfloat16)\n"
+        "return h.float(), g.float()",
+        (Input((16, 32)),), 0.05, 0.02),
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"

@@ -432,6 +432,38 @@ def conv_layouts(s: Shims, dtype):
     return "; ".join(details)
 
 
+def scaled_mm(s: Shims):
+    """torch._scaled_mm into out (host-staged from the CPU op: float8 widened to float32, scaled,
+    summed in float32) against torch's cuBLASLt float8 GEMM on the device: tensor-wise scales into a
+    float32 out, tensor-wise with a bfloat16 bias into a bfloat16 out, and row-wise scales (per row of
+    self, per column of mat2) into a bfloat16 out; e4m3 activations against e4m3 and e5m2 weights."""
+    details = []
+    a = (torch.randn(16, 64, device=DEV, generator=gen(140)) * 2).to(torch.float8_e4m3fn)
+    f = s.fn("aoti_torch_cuda__scaled_mm_out", H, H, H, H, H, HP, HP, I32P, c_int32)
+    for n, (weight_dtype, rowwise, out_dtype, with_bias) in enumerate([
+            (torch.float8_e4m3fn, False, torch.float32, False), (torch.float8_e5m2, False, torch.bfloat16, True),
+            (torch.float8_e4m3fn, True, torch.bfloat16, False)]):
+        b = torch.randn(32, 64, device=DEV, generator=gen(141 + n)).to(weight_dtype).t()  # [64, 32] column-major
+        if rowwise:
+            sa = torch.rand(16, 1, device=DEV, generator=gen(150 + n)) + 0.5
+            sb = torch.rand(1, 32, device=DEV, generator=gen(160 + n)) + 0.5
+        else:
+            sa, sb = torch.tensor(0.7, device=DEV), torch.tensor(1.3, device=DEV)
+        bias = torch.randn(32, device=DEV, generator=gen(170 + n)).to(torch.bfloat16) if with_bias else None
+        want = torch._scaled_mm(a, b, sa, sb, bias=bias, out_dtype=out_dtype)
+        out = torch.full((16, 32), 7.0, device=DEV, dtype=out_dtype)
+        handles = [s.wrap(t) for t in (out, a, b, sa, sb)]
+        bias_slot = c_void_p(s.wrap(bias)) if with_bias else None
+        code = {torch.float32: 6, torch.bfloat16: 15}[out_dtype]
+        assert f(*handles, byref(bias_slot) if with_bias else None, None, byref(c_int32(code)), 0) == 0, \
+            s.rt.last_error()
+        # float32 sums of 64 products in another order; a bfloat16 out rounds once (half an ulp apart)
+        scale = float(want.float().abs().max())
+        details.append(close(out.float(), want.float(), 1e-5 * scale if out_dtype == torch.float32 else 8e-3 * scale))
+        s.free(*handles, *([bias_slot.value] if with_bias else []))
+    return "; ".join(details)
+
+
 def host_staged_generated(s: Shims):
     """The CUDA ops generated from their CPU declarations (ops/cuda/host_staged_ops.json,
     scripts/gen_host_staged.py) against torch's CUDA kernels on the same CUDA inputs: results on the
@@ -1109,6 +1141,7 @@ CASES = {
     "conv-transposed-float32": lambda s: conv_transposed(s, torch.float32),
     "conv-transposed-bfloat16": lambda s: conv_transposed(s, torch.bfloat16),
     "host-staged-generated": host_staged_generated,
+    "scaled-mm": scaled_mm,
     "conv-layouts-float32": lambda s: conv_layouts(s, torch.float32),
     "conv-layouts-bfloat16": lambda s: conv_layouts(s, torch.bfloat16),
     "addbmm-masked-select": addbmm_masked_select,

@@ -171,3 +171,13 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_uniform(AtenTensorHan
           [&](AtenTensorHandle* r) { return aoti_torch_cpu_uniform(s.host(self), from, to, generator, &r[0]); });
   });
 }
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(out, "out");
+    AtenTensorHandle host_out = s.host(out);
+    s.check(aoti_torch_cpu__scaled_mm_out(host_out, s.host(self), s.host(mat2), s.host(scale_a), s.host(scale_b), s.host(bias), s.host(scale_result), out_dtype, use_fast_accum), "_scaled_mm_out");
+    s.copy_back(out, host_out);
+  });
+}
