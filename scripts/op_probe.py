@@ -9,9 +9,11 @@ scripts/family_sweep.py does for model families. Calls inductor generates code f
 shim and are "served" trivially; nothing is run, so "served" is not "correct" (tests/arch_ring.py's
 op_shapes entries and scripts/zoo_cpu.py --ring compare outputs with eager).
 
-    python scripts/op_probe.py [--json OUT] [--dtype bfloat16] [NAME_SUBSTRING...]
+    python scripts/op_probe.py [--json OUT] [--dtype bfloat16] [--device cuda] [--jobs N] [NAME_SUBSTRING...]
 
 ``--dtype`` runs every case in that dtype alone (the half types lower some calls to other shims).
+``--device cuda`` lowers for CUDA (the GPU machine: inductor compiles the Triton kernels, so each case
+takes seconds more); ``--jobs N`` lowers the cases in N child processes (shards, merged in case order).
 
 One line per case: lowered / served, the fallback names (shims and proxy targets other than the
 wrapper's bookkeeping), and the missing ones; a summary last. Exit status 0: a report, not a gate.
@@ -318,25 +320,26 @@ def build(init: str, body: str):
     return Flat(ns["Case"]())
 
 
-def inputs(dtype: str):
+def inputs(dtype: str, device: str = "cpu"):
     import torch
 
     g = torch.Generator().manual_seed(0)
     dt = getattr(torch, dtype)
-    return (torch.randn(4, 8, generator=g).to(dt), torch.randn(4, 8, generator=g).to(dt),
+    made = (torch.randn(4, 8, generator=g).to(dt), torch.randn(4, 8, generator=g).to(dt),
             torch.randn(2, 3, 16, 16, generator=g).to(dt), torch.randint(0, 8, (4, 8), generator=g),
             torch.randn(4, 8, generator=g) > 0)
+    return tuple(t.to(device) for t in made)
 
 
-def lower(init: str, body: str, dtype: str) -> dict:
+def lower(init: str, body: str, dtype: str, device: str = "cpu") -> dict:
     """Export and lower one case; its shim calls and proxy targets, or the stage it failed at."""
     import torch
 
     try:
-        m = build(init, body).eval()
+        m = build(init, body).eval().to(device)
         if dtype != F32:
             m = m.to(getattr(torch, dtype))
-        args = inputs(dtype)
+        args = inputs(dtype, device)
         with torch.no_grad():
             m(*args)
     except Exception as e:
@@ -366,8 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every row here")
     parser.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
                         help="every case in this dtype only (default: each case's own list)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="lower for this device")
+    parser.add_argument("--jobs", type=int, default=1, help="lower in this many child processes")
+    parser.add_argument("--shard", help=argparse.SUPPRESS)  # "i/n": a child's share of the cases
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
+    if args.jobs > 1:
+        return _sharded(args)
 
     from family_sweep import judge, proxy_targets
 
@@ -375,12 +383,13 @@ def main(argv: list[str] | None = None) -> int:
 
     served, proxied = served_by_runtime(), proxy_targets()
     rows = {}
-    for name, init, body, dtypes in CASES:
-        if args.names and not any(n in name for n in args.names):
+    shard, shards = map(int, args.shard.split("/")) if args.shard else (0, 1)
+    for index, (name, init, body, dtypes) in enumerate(CASES):
+        if (args.names and not any(n in name for n in args.names)) or index % shards != shard:
             continue
         for dtype in (args.dtype,) if args.dtype else dtypes:
             key = f"{name}[{dtype}]"
-            row = judge(lower(init, body, dtype), served, proxied)
+            row = judge(lower(init, body, dtype, args.device), served, proxied)
             if row["stage"] == "lowered":
                 calls = [s for s in row["shims"] if not BOOKKEEPING.match(s)] + row["proxy"]
                 row["fallbacks"] = calls
@@ -395,6 +404,41 @@ def main(argv: list[str] | None = None) -> int:
     missing = sorted({m for r in lowered for m in r["missing"]})
     print(f"\n{len(rows)} cases: {len(lowered)} lowered, {len(ok)} served ({len(shimmed)} reach a runtime shim or "
           f"proxy target), {len(lowered) - len(ok)} unserved; missing names: {' '.join(missing) or 'none'}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+def _sharded(args) -> int:
+    """The probe in args.jobs children (each a shard of the cases, its rows in a JSON file), their
+    rows printed and summarized in case order as one run prints them."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="opprobe-shards-") as tmp:
+        children = []
+        for shard in range(args.jobs):
+            command = [sys.executable, __file__, "--device", args.device, "--shard", f"{shard}/{args.jobs}",
+                       "--json", str(Path(tmp) / f"{shard}.json"), *(["--dtype", args.dtype] if args.dtype else []),
+                       *args.names]
+            children.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+        rows: dict = {}
+        for shard, child in enumerate(children):
+            child.wait()
+            path = Path(tmp) / f"{shard}.json"
+            if path.exists():
+                rows.update(json.loads(path.read_text(encoding="utf-8")))
+    order = {name: index for index, (name, *_rest) in enumerate(CASES)}
+    for key in sorted(rows, key=lambda k: (order.get(k.split("[")[0], 0), k)):
+        row = rows[key]
+        if row["stage"] == "lowered":
+            state = "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
+            print(f"{key:34s} {state:40s} {' '.join(c.removeprefix('aoti_torch_') for c in row['fallbacks'])}")
+        else:
+            print(f"{key:34s} {row['stage']}: {row['error']}")
+    lowered = [r for r in rows.values() if r["stage"] == "lowered"]
+    missing = sorted({m for r in lowered for m in r["missing"]})
+    print(f"\n{len(rows)} cases: {len(lowered)} lowered, {sum(not r['missing'] for r in lowered)} served, "
+          f"{sum(bool(r['missing']) for r in lowered)} unserved; missing names: {' '.join(missing) or 'none'}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
