@@ -391,21 +391,32 @@ def main(argv: list[str] | None = None) -> int:
             key = f"{name}[{dtype}]"
             row = judge(lower(init, body, dtype, args.device), served, proxied)
             if row["stage"] == "lowered":
-                calls = [s for s in row["shims"] if not BOOKKEEPING.match(s)] + row["proxy"]
-                row["fallbacks"] = calls
-                state = ("served" if not row["missing"] else "MISSING " + " ".join(row["missing"]))
-                print(f"{key:34s} {state:40s} {' '.join(c.removeprefix('aoti_torch_') for c in calls)}", flush=True)
-            else:
-                print(f"{key:34s} {row['stage']}: {row['error']}", flush=True)
+                row["fallbacks"] = [s for s in row["shims"] if not BOOKKEEPING.match(s)] + row["proxy"]
+            if not args.shard:  # a shard's rows are printed by the parent
+                _print_row(key, row)
             rows[key] = row
-    lowered = [r for r in rows.values() if r["stage"] == "lowered"]
-    ok = [r for r in lowered if not r["missing"]]
-    shimmed = [r for r in ok if r["fallbacks"]]
-    missing = sorted({m for r in lowered for m in r["missing"]})
-    print(f"\n{len(rows)} cases: {len(lowered)} lowered, {len(ok)} served ({len(shimmed)} reach a runtime shim or "
-          f"proxy target), {len(lowered) - len(ok)} unserved; missing names: {' '.join(missing) or 'none'}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return _report(rows, args.json, quiet=bool(args.shard))
+
+
+def _print_row(key: str, row: dict) -> None:
+    if row["stage"] == "lowered":
+        state = "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
+        print(f"{key:34s} {state:40s} {' '.join(c.removeprefix('aoti_torch_') for c in row['fallbacks'])}", flush=True)
+    else:
+        print(f"{key:34s} {row['stage']}: {row['error']}", flush=True)
+
+
+def _report(rows: dict, json_path: Path | None, quiet: bool = False) -> int:
+    """The summary line (unless quiet) and the rows as JSON where asked."""
+    if not quiet:
+        lowered = [r for r in rows.values() if r["stage"] == "lowered"]
+        ok = [r for r in lowered if not r["missing"]]
+        shimmed = [r for r in ok if r["fallbacks"]]
+        missing = sorted({m for r in lowered for m in r["missing"]})
+        print(f"\n{len(rows)} cases: {len(lowered)} lowered, {len(ok)} served ({len(shimmed)} reach a runtime shim or "
+              f"proxy target), {len(lowered) - len(ok)} unserved; missing names: {' '.join(missing) or 'none'}")
+    if json_path:
+        json_path.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
 
 
@@ -429,19 +440,8 @@ def _sharded(args) -> int:
                 rows.update(json.loads(path.read_text(encoding="utf-8")))
     order = {name: index for index, (name, *_rest) in enumerate(CASES)}
     for key in sorted(rows, key=lambda k: (order.get(k.split("[")[0], 0), k)):
-        row = rows[key]
-        if row["stage"] == "lowered":
-            state = "served" if not row["missing"] else "MISSING " + " ".join(row["missing"])
-            print(f"{key:34s} {state:40s} {' '.join(c.removeprefix('aoti_torch_') for c in row['fallbacks'])}")
-        else:
-            print(f"{key:34s} {row['stage']}: {row['error']}")
-    lowered = [r for r in rows.values() if r["stage"] == "lowered"]
-    missing = sorted({m for r in lowered for m in r["missing"]})
-    print(f"\n{len(rows)} cases: {len(lowered)} lowered, {sum(not r['missing'] for r in lowered)} served, "
-          f"{sum(bool(r['missing']) for r in lowered)} unserved; missing names: {' '.join(missing) or 'none'}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+        _print_row(key, rows[key])
+    return _report(rows, args.json)
 
 
 if __name__ == "__main__":

@@ -1037,23 +1037,19 @@ void tv_ps_roi_align(Call& call) {
   });
 }
 
-void tv_roi_pool(Call& call) {
+// roi_pool and ps_roi_pool take the same arguments and give two outputs.
+using RoiPoolFn = void (*)(AtenTensorHandle, AtenTensorHandle, double, int64_t, int64_t, AtenTensorHandle*,
+                           AtenTensorHandle*);
+void tv_pool(Call& call, RoiPoolFn pool) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
   h.run<2>([&](AtenTensorHandle* r) {
-    proxy_ops::cpu_roi_pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
-                            call.integer("pooled_height", 1), call.integer("pooled_width", 1), &r[0], &r[1]);
+    pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0), call.integer("pooled_height", 1),
+         call.integer("pooled_width", 1), &r[0], &r[1]);
   });
 }
-
-void tv_ps_roi_pool(Call& call) {
-  AtenTensorHandle input = call.tensor("input");
-  OnHost h(call, input);
-  h.run<2>([&](AtenTensorHandle* r) {
-    proxy_ops::cpu_ps_roi_pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
-                               call.integer("pooled_height", 1), call.integer("pooled_width", 1), &r[0], &r[1]);
-  });
-}
+void tv_roi_pool(Call& call) { tv_pool(call, proxy_ops::cpu_roi_pool); }
+void tv_ps_roi_pool(Call& call) { tv_pool(call, proxy_ops::cpu_ps_roi_pool); }
 
 void tv_nms(Call& call) {
   AtenTensorHandle dets = call.tensor("dets");

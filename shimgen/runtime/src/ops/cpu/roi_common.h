@@ -89,4 +89,18 @@ inline std::unique_ptr<Tensor> zeros(const std::vector<int64_t>& sizes, int32_t 
   return out;
 }
 
+// The outputs of the position-sensitive pools (ps_roi_align, ps_roi_pool): C / (PH PW) output channels
+// (C must be a multiple of PH PW, torchvision's words otherwise), zeroed values and an int32 channel map.
+struct PsOutputs {
+  int64_t channels_out = 0;
+  std::unique_ptr<Tensor> values, channel_map;
+  PsOutputs(const RoiArgs& a, int64_t pooled_h, int64_t pooled_w) {
+    SHIMGEN_REQUIRE(a.channels % (pooled_h * pooled_w) == 0,
+                    "input channels must be a multiple of pooling height * pooling width");
+    channels_out = a.channels / (pooled_h * pooled_w);
+    values = zeros({a.count, channels_out, pooled_h, pooled_w}, a.input->dtype);
+    channel_map = zeros({a.count, channels_out, pooled_h, pooled_w}, kInt32);
+  }
+};
+
 }  // namespace shimgen::rt::cpu::roi

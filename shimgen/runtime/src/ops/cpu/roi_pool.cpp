@@ -99,18 +99,15 @@ void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spati
                      int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping) {
   roi::RoiArgs a(input, rois, "ps_roi_pool");
   check_pooled(pooled_h, pooled_w, "ps_roi_pool");
-  SHIMGEN_REQUIRE(a.channels % (pooled_h * pooled_w) == 0,
-                  "input channels must be a multiple of pooling height * pooling width");
-  const int64_t channels_out = a.channels / (pooled_h * pooled_w);
-  auto out = roi::zeros({a.count, channels_out, pooled_h, pooled_w}, a.input->dtype);
-  auto map = roi::zeros({a.count, channels_out, pooled_h, pooled_w}, kInt32);
+  roi::PsOutputs made(a, pooled_h, pooled_w);
+  const int64_t channels_out = made.channels_out;
   roi::dispatch_float_double(a.input->dtype, "ps_roi_pool", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
     const T* x = reinterpret_cast<const T*>(a.input->data());
     const T* r = reinterpret_cast<const T*>(a.rois->data());
-    T* o = reinterpret_cast<T*>(out->data());
-    int32_t* m = reinterpret_cast<int32_t*>(map->data());
+    T* o = reinterpret_cast<T*>(made.values->data());
+    int32_t* m = reinterpret_cast<int32_t*>(made.channel_map->data());
     const T scale = static_cast<T>(spatial_scale);
     const int64_t plane = a.height * a.width;
     for (int64_t n = 0; n < a.count; ++n) {
@@ -135,8 +132,8 @@ void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spati
           }
     }
   });
-  *output = wrap(std::move(out));
-  *channel_mapping = wrap(std::move(map));
+  *output = wrap(std::move(made.values));
+  *channel_mapping = wrap(std::move(made.channel_map));
 }
 
 }  // namespace shimgen::rt::proxy_ops
