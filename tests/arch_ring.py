@@ -1326,6 +1326,24 @@ RING: dict[str, ZooModel] = {
         "g = torch._scaled_mm(q, self.w5.t(), one * 0.5, one * 2.0, bias=self.b, out_dtype=torch.bfloat16)\n"
         "return h.float(), g.float()",
         (Input((16, 32)),), 0.05, 0.02),
+    # torchvision's operators as a compiled model calls them (custom ops: the proxy executor), from
+    # torchvision where it imports, else tests/torchvision_stand_in.py's stand-ins under its exact
+    # schemas: every RoI pooling, nms (a data-dependent length, then indexing by it) and a DCNv2
+    # layer with groups and offset groups (the tv_* models of tests/torchvision_zoo.py on the GPU).
+    "torchvision_ops": ZooModel(
+        "import torchvision_reference\nimport torchvision_stand_in\n"
+        "self.offset = torch.nn.Conv2d(8, 2 * 2 * 9, 3, padding=1)\nself.mask = torch.nn.Conv2d(8, 2 * 9, 3, padding=1)\n"
+        "self.weight = torch.nn.Parameter(torch.randn(12, 4, 3, 3) * 0.2)\nself.bias = torch.nn.Parameter(torch.randn(12))",
+        "xy = y[:, :2].sigmoid() * 12\nboxes = torch.cat([xy, xy + y[:, 2:].sigmoid() * 6 + 0.5], dim=1)\n"
+        "rois = torch.cat([(torch.arange(6, device=x.device) % 2).to(x.dtype)[:, None], boxes], dim=1)\n"
+        "tv = torch.ops.torchvision\n"
+        "a = tv.roi_align(x, rois, 1.0, 4, 4, 2, True)\nb = tv.roi_align(x, rois, 0.5, 3, 3, -1, False)\n"
+        "c, c_arg = tv.roi_pool(x, rois, 1.0, 3, 3)\nd, d_map = tv.ps_roi_align(x, rois, 1.0, 2, 2, 2)\n"
+        "e, e_map = tv.ps_roi_pool(x, rois, 1.0, 2, 2)\nkeep = tv.nms(boxes, z.sigmoid(), 0.3)\n"
+        "f = tv.deform_conv2d(x, self.weight, self.offset(x) * 2, self.mask(x).sigmoid(), self.bias,"
+        " 1, 1, 1, 1, 1, 1, 2, 2, True)\n"
+        "return a, b, c, c_arg, d, d_map, e, e_map, keep, boxes[keep], f",
+        (Input((2, 8, 16, 16)), Input((6, 4)), Input((6,))), 1e-4, 1e-4),
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"
@@ -1978,5 +1996,7 @@ RING: dict[str, ZooModel] = {
 # Kept small: CI has 2 cores and 25 minutes for everything (the whole ring: scripts/zoo_cpu.py --ring).
 # (op_shapes_4 left it again: with it CI took 25.9 min; its ops have native tests, embedding_renorm a
 # proxy-model test.)
+# torchvision_ops (22 s to compile here) is the one CPU proof of the path a torchvision model takes:
+# schema -> extern-kernel JSON -> the proxy executor's handlers.
 CI = ("order_stats", "embedding_bag", "conv_transpose", "top_p", "fft", "linalg", "index_put_mask",
-      "while_loop_counter")
+      "while_loop_counter", "torchvision_ops")
