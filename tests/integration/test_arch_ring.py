@@ -40,6 +40,8 @@ EXPECTED_FALLBACKS = {
     "index_put_mask": {"aoti_torch_index_put_out", "aoti_torch_proxy_executor_call_function"},
     # No fallback: here for its 0-d input (the loop's trip count), which the runner once made 1-d.
     "while_loop_counter": set(),
+    # torchvision's six custom ops: every one through the proxy executor; the DCN's offset and mask convolutions.
+    "torchvision_ops": {"aoti_torch_cpu_convolution", "aoti_torch_proxy_executor_call_function"},
     "grid_sample_3d": {"aoti_torch_cpu_grid_sampler_3d"},
     # LAPACK (src/ops/cpu/linalg.h): cholesky_solve by C shim, the factorizations through the proxy executor.
     "linalg": {"aoti_torch_cpu_cholesky_solve", "aoti_torch_proxy_executor_call_function"},
