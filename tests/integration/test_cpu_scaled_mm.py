@@ -295,3 +295,34 @@ def test_onednn_path_is_not_followed(rt, hs):
     one_step = ((bits(default).int() - bits(out).int()).abs() == 1) & ~default.float().isnan()
     assert (~differ | nan_for_saturated | one_step).all()
     assert int((differ & one_step).sum()) <= out.numel() // 100
+
+
+def test_functional_scaled_mm_allocates_what_torch_returns(rt, hs):
+    """aoti_torch_cpu__scaled_mm (the functional form torch's header declares beside the out variant): a
+    new contiguous [M, N] of out_dtype, or of self's dtype when out_dtype is left out (a float8 out), with
+    _scaled_mm_out's values; a refusal stores nothing."""
+    from ctypes import c_void_p as handle
+
+    g = gen(11)
+    a = (torch.randn(8, 32, generator=g) * 2).to(torch.float8_e4m3fn)
+    b = (torch.randn(16, 32, generator=g)).to(torch.float8_e5m2).t()
+    sa, sb = torch.rand(8, 1, generator=g) + 0.5, torch.rand(1, 16, generator=g) + 0.5
+    f = shim(rt, "aoti_torch_cpu__scaled_mm")
+    for out_dtype in (torch.bfloat16, torch.float32, None):
+        dtype = c_int32(CODES[out_dtype]) if out_dtype is not None else None
+        ret = handle()
+        code = f(hs.of(a), hs.of(b), hs.of(sa), hs.of(sb), None, None, byref(dtype) if dtype is not None else None,
+                 c_int32(0), byref(ret))
+        assert code == 0, last_error(rt)
+        got = hs.tensor(ret)
+        want = torch._scaled_mm(a, b, sa, sb, out_dtype=out_dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.is_contiguous()
+        into = torch.empty_like(want)  # the out variant's bits exactly; torch's within a rounding
+        assert call(rt, hs, into, a, b, sa, sb, out_dtype=out_dtype) == 0, last_error(rt)
+        assert torch.equal(got.view(torch.uint8), into.view(torch.uint8)) if got.element_size() == 1 else \
+            torch.equal(got, into)
+        tol = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float8_e4m3fn: 0.07}[want.dtype]
+        torch.testing.assert_close(got.float(), want.float(), rtol=tol, atol=tol)
+    ret = handle()
+    assert f(hs.of(a), hs.of(a), hs.of(sa), hs.of(sb), None, None, None, c_int32(0), byref(ret)) == INVALID
+    assert ret.value is None and "cannot be multiplied" in last_error(rt)

@@ -383,6 +383,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle o
                                                              AtenTensorHandle scale_b, AtenTensorHandle* bias,
                                                              AtenTensorHandle* scale_result, int32_t* out_dtype,
                                                              int32_t use_fast_accum);
+/* torch._scaled_mm, functional: a new contiguous [M, N] of out_dtype (self's dtype when null), as
+ * _scaled_mm_out computes it. */
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                         AtenTensorHandle scale_a, AtenTensorHandle scale_b,
+                                                         AtenTensorHandle* bias, AtenTensorHandle* scale_result,
+                                                         int32_t* out_dtype, int32_t use_fast_accum,
+                                                         AtenTensorHandle* ret0);
 /* torch.segment_reduce (sum, prod, max, min, mean) over segments of data along axis given by lengths
  * or offsets; initial null: none. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce,

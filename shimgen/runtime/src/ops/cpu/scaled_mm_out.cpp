@@ -139,100 +139,128 @@ Scale broadcast_scale(const Tensor& s, int64_t rows, int64_t cols, const char* w
   return Scale{data, sr == 1 ? 0 : s.strides[0], sc == 1 ? 0 : s.strides[rank - 1]};
 }
 
+// The product into o (checked against the operands; the CPU kernel sums in float32 whatever
+// use_fast_accum says). Both shims below run it.
+void scaled_mm_into(const Tensor& o, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a,
+                    AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result,
+                    int32_t* out_dtype) {
+  const Tensor& a = cpu_tensor(self, "self");
+  const Tensor& b = cpu_tensor(mat2, "mat2");
+  SHIMGEN_REQUIRE(a.sizes.size() == 2 && b.sizes.size() == 2, "_scaled_mm: self and mat2 must be matrices, got " +
+                                                                  shape_str(a.sizes) + " and " + shape_str(b.sizes));
+  const int64_t M = a.sizes[0], K = a.sizes[1], N = b.sizes[1];
+  SHIMGEN_REQUIRE(b.sizes[0] == K, "_scaled_mm: mat1 and mat2 shapes cannot be multiplied (" + shape_str(a.sizes) +
+                                       " and " + shape_str(b.sizes) + ")");
+  const std::array<float, 256>& av = float8_format(a.dtype, "self").values;
+  const std::array<float, 256>& bv = float8_format(b.dtype, "mat2").values;
+  const int32_t want = out_dtype != nullptr ? *out_dtype : a.dtype;
+  SHIMGEN_REQUIRE(o.dtype == want, std::string("_scaled_mm: out has dtype ") + scalar_type_name(o.dtype) +
+                                       ", out_dtype says " + scalar_type_name(want));
+  if (o.dtype != kFloat32 && o.dtype != kBFloat16 && o.dtype != kFloat16 && !is_float8(o.dtype))
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("_scaled_mm: a ") + scalar_type_name(o.dtype) +
+                                                " output is not supported by the runtime; float32, bfloat16, "
+                                                "float16 and the float8 formats are");
+  // scale_result: checked whenever given (torch: "scale_result must be a float scalar"), applied
+  // only to an e4m3fn or e5m2 out named by out_dtype, as the float reciprocal torch multiplies by.
+  float result_factor = 1.0f;
+  const bool scales_result = out_dtype != nullptr && (*out_dtype == kFloat8_e4m3fn || *out_dtype == kFloat8_e5m2);
+  if (scale_result != nullptr && *scale_result != nullptr) {
+    const Tensor& sr = cpu_tensor(*scale_result, "scale_result");
+    SHIMGEN_REQUIRE(sr.dtype == kFloat32 && sr.numel() == 1,
+                    std::string("_scaled_mm: scale_result must be a float32 scalar, got ") +
+                        scalar_type_name(sr.dtype) + " " + shape_str(sr.sizes));
+    if (scales_result) result_factor = 1.0f / *reinterpret_cast<const float*>(sr.data());
+  }
+  SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}), "_scaled_mm: out must be " + shape_str({M, N}) +
+                                                               ", got " + shape_str(o.sizes));
+  const Scale sa = broadcast_scale(cpu_tensor(scale_a, "scale_a"), M, K, "scale_a");
+  const Scale sb = broadcast_scale(cpu_tensor(scale_b, "scale_b"), K, N, "scale_b");
+  const Tensor* bias_t = bias != nullptr && *bias != nullptr ? &cpu_tensor(*bias, "bias") : nullptr;
+  int64_t bias_stride = 0;
+  if (bias_t != nullptr) {
+    const auto& s = bias_t->sizes;
+    SHIMGEN_REQUIRE(s.size() <= 1 || (s.size() == 2 && s[0] == 1), "_scaled_mm: bias must be [N], got " + shape_str(s));
+    SHIMGEN_REQUIRE(s.empty() || s.back() == N || s.back() == 1,
+                    "_scaled_mm: bias of shape " + shape_str(s) + " does not broadcast to " + shape_str({M, N}));
+    bias_stride = s.empty() || s.back() == 1 ? 0 : bias_t->strides.back();
+  }
+  std::vector<float> bias_row(static_cast<size_t>(N), 0.0f);  // added only when given: -0.0 + 0.0 is +0.0
+  if (bias_t != nullptr) {
+    dispatch_floating(bias_t->dtype, "_scaled_mm bias", [&](auto tag) {
+      using B = decltype(tag);
+      for (int64_t n = 0; n < N; ++n)
+        bias_row[static_cast<size_t>(n)] = static_cast<float>(reinterpret_cast<const B*>(bias_t->data())[n * bias_stride]);
+    });
+  }
+  // The scaled operands in float32, then their product summed in float32.
+  std::vector<float> x(static_cast<size_t>(M * K)), y(static_cast<size_t>(K * N)), product(static_cast<size_t>(M * N));
+  const auto* ab = reinterpret_cast<const uint8_t*>(a.data());
+  const auto* bb = reinterpret_cast<const uint8_t*>(b.data());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) x[size_t(m * K + k)] = av[ab[m * a.strides[0] + k * a.strides[1]]] * sa.at(m, k);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) y[size_t(k * N + n)] = bv[bb[k * b.strides[0] + n * b.strides[1]]] * sb.at(k, n);
+  for (int64_t m = 0; m < M; ++m) {
+    float* row = product.data() + m * N;
+    for (int64_t n = 0; n < N; ++n) row[n] = 0.0f;
+    for (int64_t k = 0; k < K; ++k) {
+      const float xv = x[size_t(m * K + k)];
+      const float* yk = y.data() + k * N;
+      for (int64_t n = 0; n < N; ++n) row[n] += xv * yk[n];
+    }
+  }
+  // The sum, the bias added, in float32; then rounded once to out's dtype.
+  auto result = [&](int64_t m, int64_t n) {
+    const float v = product[size_t(m * N + n)];
+    return bias_t != nullptr ? v + bias_row[size_t(n)] : v;
+  };
+  if (is_float8(o.dtype)) {
+    const Float8& f = float8_format(o.dtype, "out");
+    auto* dst = reinterpret_cast<uint8_t*>(o.data());
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        const float v = result(m, n);
+        dst[m * o.strides[0] + n * o.strides[1]] = to_float8(scales_result ? v * result_factor : v, f);
+      }
+    return;
+  }
+  dispatch_floating(o.dtype, "_scaled_mm", [&](auto tag) {
+    using T = decltype(tag);
+    auto* dst = reinterpret_cast<T*>(o.data());
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) dst[m * o.strides[0] + n * o.strides[1]] = static_cast<T>(result(m, n));
+  });
+}
+
 }  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(
     AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a,
     AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype,
     int32_t use_fast_accum) {
-  (void)use_fast_accum;  // the CPU kernel sums in float32 either way
+  (void)use_fast_accum;
   return guarded(__func__, [&] {
-    const Tensor& o = cpu_tensor(out, "out");
+    scaled_mm_into(cpu_tensor(out, "out"), self, mat2, scale_a, scale_b, bias, scale_result, out_dtype);
+  });
+}
+
+// aoti_torch_cpu__scaled_mm: the functional form (torch's header declares both; inductor emits it where
+// _scaled_mm falls back rather than lowering to the out-variant extern kernel): a new contiguous [M, N]
+// of out_dtype (self's dtype when left out), filled by _scaled_mm_out above with the same rules.
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm(
+    AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b,
+    AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum,
+    AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    require_out(ret0, "ret0");
     const Tensor& a = cpu_tensor(self, "self");
     const Tensor& b = cpu_tensor(mat2, "mat2");
     SHIMGEN_REQUIRE(a.sizes.size() == 2 && b.sizes.size() == 2, "_scaled_mm: self and mat2 must be matrices, got " +
                                                                     shape_str(a.sizes) + " and " + shape_str(b.sizes));
-    const int64_t M = a.sizes[0], K = a.sizes[1], N = b.sizes[1];
-    SHIMGEN_REQUIRE(b.sizes[0] == K, "_scaled_mm: mat1 and mat2 shapes cannot be multiplied (" + shape_str(a.sizes) +
-                                         " and " + shape_str(b.sizes) + ")");
-    const std::array<float, 256>& av = float8_format(a.dtype, "self").values;
-    const std::array<float, 256>& bv = float8_format(b.dtype, "mat2").values;
-    const int32_t want = out_dtype != nullptr ? *out_dtype : a.dtype;
-    SHIMGEN_REQUIRE(o.dtype == want, std::string("_scaled_mm: out has dtype ") + scalar_type_name(o.dtype) +
-                                         ", out_dtype says " + scalar_type_name(want));
-    if (o.dtype != kFloat32 && o.dtype != kBFloat16 && o.dtype != kFloat16 && !is_float8(o.dtype))
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("_scaled_mm: a ") + scalar_type_name(o.dtype) +
-                                                  " output is not supported by the runtime; float32, bfloat16, "
-                                                  "float16 and the float8 formats are");
-    // scale_result: checked whenever given (torch: "scale_result must be a float scalar"), applied
-    // only to an e4m3fn or e5m2 out named by out_dtype, as the float reciprocal torch multiplies by.
-    float result_factor = 1.0f;
-    const bool scales_result = out_dtype != nullptr && (*out_dtype == kFloat8_e4m3fn || *out_dtype == kFloat8_e5m2);
-    if (scale_result != nullptr && *scale_result != nullptr) {
-      const Tensor& sr = cpu_tensor(*scale_result, "scale_result");
-      SHIMGEN_REQUIRE(sr.dtype == kFloat32 && sr.numel() == 1,
-                      std::string("_scaled_mm: scale_result must be a float32 scalar, got ") +
-                          scalar_type_name(sr.dtype) + " " + shape_str(sr.sizes));
-      if (scales_result) result_factor = 1.0f / *reinterpret_cast<const float*>(sr.data());
-    }
-    SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}), "_scaled_mm: out must be " + shape_str({M, N}) +
-                                                                 ", got " + shape_str(o.sizes));
-    const Scale sa = broadcast_scale(cpu_tensor(scale_a, "scale_a"), M, K, "scale_a");
-    const Scale sb = broadcast_scale(cpu_tensor(scale_b, "scale_b"), K, N, "scale_b");
-    const Tensor* bias_t = bias != nullptr && *bias != nullptr ? &cpu_tensor(*bias, "bias") : nullptr;
-    int64_t bias_stride = 0;
-    if (bias_t != nullptr) {
-      const auto& s = bias_t->sizes;
-      SHIMGEN_REQUIRE(s.size() <= 1 || (s.size() == 2 && s[0] == 1), "_scaled_mm: bias must be [N], got " + shape_str(s));
-      SHIMGEN_REQUIRE(s.empty() || s.back() == N || s.back() == 1,
-                      "_scaled_mm: bias of shape " + shape_str(s) + " does not broadcast to " + shape_str({M, N}));
-      bias_stride = s.empty() || s.back() == 1 ? 0 : bias_t->strides.back();
-    }
-    std::vector<float> bias_row(static_cast<size_t>(N), 0.0f);  // added only when given: -0.0 + 0.0 is +0.0
-    if (bias_t != nullptr) {
-      dispatch_floating(bias_t->dtype, "_scaled_mm bias", [&](auto tag) {
-        using B = decltype(tag);
-        for (int64_t n = 0; n < N; ++n)
-          bias_row[static_cast<size_t>(n)] = static_cast<float>(reinterpret_cast<const B*>(bias_t->data())[n * bias_stride]);
-      });
-    }
-    // The scaled operands in float32, then their product summed in float32.
-    std::vector<float> x(static_cast<size_t>(M * K)), y(static_cast<size_t>(K * N)), product(static_cast<size_t>(M * N));
-    const auto* ab = reinterpret_cast<const uint8_t*>(a.data());
-    const auto* bb = reinterpret_cast<const uint8_t*>(b.data());
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t k = 0; k < K; ++k) x[size_t(m * K + k)] = av[ab[m * a.strides[0] + k * a.strides[1]]] * sa.at(m, k);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t n = 0; n < N; ++n) y[size_t(k * N + n)] = bv[bb[k * b.strides[0] + n * b.strides[1]]] * sb.at(k, n);
-    for (int64_t m = 0; m < M; ++m) {
-      float* row = product.data() + m * N;
-      for (int64_t n = 0; n < N; ++n) row[n] = 0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const float xv = x[size_t(m * K + k)];
-        const float* yk = y.data() + k * N;
-        for (int64_t n = 0; n < N; ++n) row[n] += xv * yk[n];
-      }
-    }
-    // The sum, the bias added, in float32; then rounded once to out's dtype.
-    auto result = [&](int64_t m, int64_t n) {
-      const float v = product[size_t(m * N + n)];
-      return bias_t != nullptr ? v + bias_row[size_t(n)] : v;
-    };
-    if (is_float8(o.dtype)) {
-      const Float8& f = float8_format(o.dtype, "out");
-      auto* dst = reinterpret_cast<uint8_t*>(o.data());
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          const float v = result(m, n);
-          dst[m * o.strides[0] + n * o.strides[1]] = to_float8(scales_result ? v * result_factor : v, f);
-        }
-      return;
-    }
-    dispatch_floating(o.dtype, "_scaled_mm", [&](auto tag) {
-      using T = decltype(tag);
-      auto* dst = reinterpret_cast<T*>(o.data());
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) dst[m * o.strides[0] + n * o.strides[1]] = static_cast<T>(result(m, n));
-    });
+    (void)use_fast_accum;
+    const std::vector<int64_t> sizes{a.sizes[0], b.sizes[1]};
+    auto out = empty_tensor(sizes, contiguous_strides_of(sizes), out_dtype != nullptr ? *out_dtype : a.dtype, kCPU, -1);
+    scaled_mm_into(*out, self, mat2, scale_a, scale_b, bias, scale_result, out_dtype);
+    *ret0 = wrap(std::move(out));
   });
 }

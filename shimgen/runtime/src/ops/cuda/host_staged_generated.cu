@@ -181,3 +181,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_mm_out(AtenTe
     s.copy_back(out, host_out);
   });
 }
+
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum, AtenTensorHandle* ret0) {
+  return guarded(__func__, [&] {
+    HostStaged s;
+    require_cuda(self, "self");
+    s.run("_scaled_mm", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu__scaled_mm(s.host(self), s.host(mat2), s.host(scale_a), s.host(scale_b), s.host(bias), s.host(scale_result), out_dtype, use_fast_accum, &r[0]); });
+  });
+}
