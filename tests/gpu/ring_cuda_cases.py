@@ -461,6 +461,14 @@ def scaled_mm(s: Shims):
         scale = float(want.float().abs().max())
         details.append(close(out.float(), want.float(), 1e-5 * scale if out_dtype == torch.float32 else 8e-3 * scale))
         s.free(*handles, *([bias_slot.value] if with_bias else []))
+    # the functional form: a new [M, N] of out_dtype on the device
+    ret = c_void_p()
+    g = s.fn("aoti_torch_cuda__scaled_mm", H, H, H, H, HP, HP, I32P, c_int32, HP)
+    handles = [s.wrap(t) for t in (a, b, sa, sb)]
+    assert g(*handles, None, None, byref(c_int32(15)), 0, byref(ret)) == 0, s.rt.last_error()
+    want = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+    details.append(close(on_device(s, ret.value).float(), want.float(), 8e-3 * float(want.float().abs().max())))
+    s.free(ret.value, *handles)
     return "; ".join(details)
 
 
