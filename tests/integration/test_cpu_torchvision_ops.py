@@ -246,3 +246,37 @@ def test_reference_is_torchvisions():
     boxes = torch.cat([rois[:, 1:3], rois[:, 1:3] + 3], dim=1)
     scores = torch.rand(6, generator=gen(21))
     assert torch.equal(torch.from_numpy(ref.nms(boxes.numpy(), scores.numpy(), 0.3)), TV.nms(boxes, scores, 0.3))
+
+
+def test_wild_rois_and_offsets_stay_defined(driver, hs):
+    """Inputs a model can produce from bad data: a NaN box samples nothing (zeros; torchvision's kernels
+    turn NaN into an index, which is undefined), a box of 1e30 pixels is clipped by roi_pool and refused
+    by an adaptive roi_align grid (it would loop for ever), and a NaN offset in deform_conv2d samples
+    zero, as an offset far outside the map does."""
+    x = torch.randn(1, 4, 8, 8, generator=gen(23))
+    rois = torch.tensor([[0.0, 1.0, 1.0, 5.0, 5.0], [0.0, float("nan"), 1.0, 5.0, float("nan")]])
+    (got,) = _call(driver, hs, "roi_align", [("input", x), ("rois", rois), ("spatial_scale", 1.0),
+                                              ("pooled_height", 2), ("pooled_width", 2), ("sampling_ratio", 2),
+                                              ("aligned", False)])
+    assert torch.equal(got[1], torch.zeros(4, 2, 2)) and got[0].abs().sum() > 0
+    huge = torch.tensor([[0.0, -1e30, -1e30, 1e30, 1e30]])
+    got, argmax = _call(driver, hs, "roi_pool", [("input", x), ("rois", huge), ("spatial_scale", 1.0),
+                                                  ("pooled_height", 2), ("pooled_width", 2)], outputs=2)
+    assert torch.isfinite(got).all() and bool((argmax >= -1).all()) and bool((argmax < 64).all())
+    assert "samples per bin" in refused(
+        driver, hs, "torchvision::roi_align", [("input", x), ("rois", huge), ("spatial_scale", 1.0),
+                                               ("pooled_height", 2), ("pooled_width", 2), ("sampling_ratio", -1),
+                                               ("aligned", True)])
+    weight, bias = torch.randn(2, 4, 3, 3, generator=gen(24)), torch.zeros(2)
+    offset = torch.randn(1, 18, 8, 8, generator=gen(25))
+    far = offset.clone()
+    offset[0, 3, 2:5, 1:4] = float("nan")
+    far[0, 3, 2:5, 1:4] = 1e6
+
+    def deform(o):
+        return _call(driver, hs, "deform_conv2d", [
+            ("input", x), ("weight", weight), ("offset", o), ("mask", torch.zeros(1, 1)), ("bias", bias),
+            ("stride_h", 1), ("stride_w", 1), ("pad_h", 1), ("pad_w", 1), ("dilation_h", 1), ("dilation_w", 1),
+            ("groups", 1), ("offset_groups", 1), ("use_mask", False)])[0]
+    with_nan, with_far = deform(offset), deform(far)
+    assert torch.isfinite(with_nan).all() and torch.equal(with_nan, with_far)

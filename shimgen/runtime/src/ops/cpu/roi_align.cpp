@@ -28,7 +28,7 @@ template <class T>
 RoiBins<T> bins_of(const T* roi, T spatial_scale, T offset, bool at_least_one, int64_t pooled_h, int64_t pooled_w,
                    int64_t sampling_ratio) {
   RoiBins<T> b{};
-  b.batch_index = static_cast<int64_t>(roi[0]);
+  b.batch_index = roi::to_index(roi[0]);
   b.start_w = roi[1] * spatial_scale - offset;
   b.start_h = roi[2] * spatial_scale - offset;
   T roi_w = roi[3] * spatial_scale - offset - b.start_w;
@@ -39,8 +39,11 @@ RoiBins<T> bins_of(const T* roi, T spatial_scale, T offset, bool at_least_one, i
   }
   b.bin_h = roi_h / static_cast<T>(pooled_h);
   b.bin_w = roi_w / static_cast<T>(pooled_w);
-  b.grid_h = sampling_ratio > 0 ? sampling_ratio : static_cast<int64_t>(std::ceil(roi_h / static_cast<T>(pooled_h)));
-  b.grid_w = sampling_ratio > 0 ? sampling_ratio : static_cast<int64_t>(std::ceil(roi_w / static_cast<T>(pooled_w)));
+  b.grid_h = sampling_ratio > 0 ? sampling_ratio : roi::to_index(std::ceil(roi_h / static_cast<T>(pooled_h)));
+  b.grid_w = sampling_ratio > 0 ? sampling_ratio : roi::to_index(std::ceil(roi_w / static_cast<T>(pooled_w)));
+  SHIMGEN_REQUIRE(std::max<int64_t>(b.grid_h, 0) <= roi::kMaxSamplesPerBin / std::max<int64_t>(b.grid_w, 1),
+                  "a roi spans " + std::to_string(b.grid_h) + " x " + std::to_string(b.grid_w) +
+                      " samples per bin, more than the runtime takes (" + std::to_string(roi::kMaxSamplesPerBin) + ")");
   return b;
 }
 

@@ -58,8 +58,9 @@ struct RoiArgs {
 
 // The bilinear sample of roi_align and ps_roi_align at (y, x) of an H x W plane: zero beyond one pixel
 // outside the plane, clamped to its edge within it.
+// A NaN coordinate samples zero too (torchvision's kernels convert it to an index: undefined).
 template <class T> T roi_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
-  if (y < -1.0 || y > height || x < -1.0 || x > width) return 0;
+  if (!(y >= -1.0 && y <= height && x >= -1.0 && x <= width)) return 0;
   if (y <= 0) y = 0;
   if (x <= 0) x = 0;
   int64_t y_low = static_cast<int64_t>(y), x_low = static_cast<int64_t>(x), y_high, x_high;
@@ -81,6 +82,18 @@ template <class T> T roi_bilinear(const T* plane, int64_t height, int64_t width,
   return w1 * plane[y_low * width + x_low] + w2 * plane[y_low * width + x_high] + w3 * plane[y_high * width + x_low] +
          w4 * plane[y_high * width + x_high];
 }
+
+// A float rounded or truncated to an index, clamped to +-2^40 first (NaN to 0): a box edge or sample
+// count from a wild roi stays a defined integer; every use clips it to the map or bounds it.
+template <class T> int64_t to_index(T v) {
+  constexpr double kLimit = 1099511627776.0;
+  if (!(v == v)) return 0;
+  return static_cast<int64_t>(std::max(-kLimit, std::min(kLimit, static_cast<double>(v))));
+}
+
+// The most bilinear samples one roi_align bin may average (an adaptive grid follows the roi's size:
+// a roi of 1e30 pixels would loop for ever); more is refused, naming the roi.
+constexpr int64_t kMaxSamplesPerBin = int64_t{1} << 24;
 
 // A new zero-filled contiguous CPU tensor.
 inline std::unique_ptr<Tensor> zeros(const std::vector<int64_t>& sizes, int32_t dtype) {

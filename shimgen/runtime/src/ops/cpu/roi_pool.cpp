@@ -30,16 +30,16 @@ Bin bin_of(int64_t ph, int64_t pw, T bin_h, T bin_w, int64_t start_h, int64_t st
            int64_t limit_w) {
   auto clip = [](int64_t v, int64_t limit) { return std::min(std::max<int64_t>(v, 0), limit); };
   Bin b{};
-  b.h0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(ph) * bin_h)) + start_h, limit_h);
-  b.h1 = clip(static_cast<int64_t>(std::ceil(static_cast<T>(ph + 1) * bin_h)) + start_h, limit_h);
-  b.w0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(pw) * bin_w)) + start_w, limit_w);
-  b.w1 = clip(static_cast<int64_t>(std::ceil(static_cast<T>(pw + 1) * bin_w)) + start_w, limit_w);
+  b.h0 = clip(roi::to_index(std::floor(static_cast<T>(ph) * bin_h)) + start_h, limit_h);
+  b.h1 = clip(roi::to_index(std::ceil(static_cast<T>(ph + 1) * bin_h)) + start_h, limit_h);
+  b.w0 = clip(roi::to_index(std::floor(static_cast<T>(pw) * bin_w)) + start_w, limit_w);
+  b.w1 = clip(roi::to_index(std::ceil(static_cast<T>(pw + 1) * bin_w)) + start_w, limit_w);
   return b;
 }
 
 // A box edge scaled to the map and rounded half away from zero (std::round, torchvision's round).
 template <class T> int64_t edge(T value, T spatial_scale) {
-  return static_cast<int64_t>(std::round(value * spatial_scale));
+  return roi::to_index(std::round(value * spatial_scale));
 }
 
 void check_pooled(int64_t pooled_h, int64_t pooled_w, const char* op) {
@@ -65,7 +65,7 @@ void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_
     const int64_t plane = a.height * a.width, bins = pooled_h * pooled_w;
     for (int64_t n = 0; n < a.count; ++n) {
       const T* roi = r + n * 5;
-      const int64_t batch_index = static_cast<int64_t>(roi[0]);
+      const int64_t batch_index = roi::to_index(roi[0]);
       const int64_t start_w = edge(roi[1], scale), start_h = edge(roi[2], scale);
       const int64_t roi_w = std::max<int64_t>(edge(roi[3], scale) - start_w + 1, 1);
       const int64_t roi_h = std::max<int64_t>(edge(roi[4], scale) - start_h + 1, 1);
@@ -112,7 +112,7 @@ void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spati
     const int64_t plane = a.height * a.width;
     for (int64_t n = 0; n < a.count; ++n) {
       const T* roi = r + n * 5;
-      const int64_t batch_index = static_cast<int64_t>(roi[0]);
+      const int64_t batch_index = roi::to_index(roi[0]);
       const int64_t start_w = edge(roi[1], scale), start_h = edge(roi[2], scale);
       const int64_t roi_w = std::max<int64_t>(edge(roi[3], scale) - start_w, 1);
       const int64_t roi_h = std::max<int64_t>(edge(roi[4], scale) - start_h, 1);
