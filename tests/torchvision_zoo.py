@@ -71,7 +71,9 @@ TORCHVISION: dict[str, ZooModel] = {
     "tv_convnext_tiny": _classifier("convnext_tiny(num_classes=10)", atol=1e-3),
     "tv_swin_t": _classifier("swin_t(num_classes=10)", atol=1e-3),
     "tv_swin_v2_t": _classifier("swin_v2_t(num_classes=10)", atol=1e-3),
-    "tv_maxvit_t": _classifier("maxvit_t(num_classes=10, input_size=(64, 64))", atol=1e-3),
+    # MaxViT's layout at a small width (maxvit_t's partition of 7 needs 224 px inputs): partitions of 4
+    "tv_maxvit": _classifier("MaxVit(input_size=(64, 64), stem_channels=16, partition_size=4, block_channels=[16, 32],"
+                             " block_layers=[1, 1], head_dim=8, stochastic_depth_prob=0.0, num_classes=10)", atol=1e-3),
     # ViT-B's layout at a small width: patches of 8 over 32 px, 2 layers, 4 heads
     "tv_vit": _classifier("VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,"
                           " hidden_dim=64, mlp_dim=128, num_classes=10)", size=32),
@@ -83,7 +85,7 @@ TORCHVISION: dict[str, ZooModel] = {
     # ---- video (3-d convolutions, separable and factorized) ----
     "tv_r3d_18": _video("r3d_18(num_classes=10)"),
     "tv_r2plus1d_18": _video("r2plus1d_18(num_classes=10)"),
-    "tv_s3d": _video("s3d(num_classes=10)", frames=16, size=64),
+    "tv_s3d": _video("s3d(num_classes=10)", frames=16, size=224),  # its last pool takes a 7 x 7 map
     "tv_swin3d_t": _video("swin3d_t(num_classes=10)", size=64),
     # ---- optical flow (RAFT: correlation pyramid, grid_sample lookups, a GRU update) ----
     "tv_raft_small": ZooModel("import torchvision\nself.m = torchvision.models.optical_flow.raft_small()",
@@ -116,8 +118,8 @@ TORCHVISION: dict[str, ZooModel] = {
         "from torchvision.ops import DeformConv2d\n"
         "self.offset = torch.nn.Conv2d(8, 2 * 2 * 9, 3, padding=1)\n"
         "self.mask = torch.nn.Conv2d(8, 2 * 9, 3, padding=1)\n"
-        "self.dcn = DeformConv2d(8, 12, 3, padding=1, groups=2, offset_groups=2)\n"
-        "self.plain = DeformConv2d(8, 6, 3, stride=2, padding=2, dilation=2, bias=False)",
+        "self.dcn = DeformConv2d(8, 12, 3, padding=1, groups=2)\n"
+        "self.plain = DeformConv2d(8, 6, 3, padding=2, dilation=2, bias=False)",
         "offset = self.offset(x) * 2\n"
         "return self.dcn(x, offset, self.mask(x).sigmoid()), self.plain(x, self.offset(x)[:, :18] * 0.5)",
         (Input((2, 8, 12, 10)),), 1e-4, 1e-4),

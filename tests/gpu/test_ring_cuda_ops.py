@@ -42,7 +42,9 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
          *(f"index-tensor-{d}" for d in ("float32", "bfloat16", "float16")), "copy-to-complex",
          *(f"index-put-{d}{a}" for d in ("float32", "int64", "bfloat16") for a in ("", "-accumulate")), "index-put-bool",
          *(f"grid-sampler-3d-{m}-{p}" for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection")),
-         "linalg-float32", "linalg-float64", "hann-window"]
+         "linalg-float32", "linalg-float64", "hann-window",
+         # float8 linears on Hopper: _scaled_mm (out and functional), host-staged
+         "scaled-mm"]
 
 
 @pytest.fixture(scope="module")
