@@ -63,22 +63,17 @@ T bin_sum(const RoiBins<T>& b, const T* plane, int64_t height, int64_t width, in
   return sum;
 }
 
-void check_pooled(int64_t pooled_h, int64_t pooled_w, const char* op) {
-  SHIMGEN_REQUIRE(pooled_h > 0 && pooled_w > 0, std::string(op) + ": pooled_height and pooled_width must be positive");
-}
-
 }  // namespace
 
 AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                                int64_t pooled_w, int64_t sampling_ratio, bool aligned) {
-  roi::RoiArgs a(input, rois, "roi_align");
-  check_pooled(pooled_h, pooled_w, "roi_align");
+  roi::RoiArgs a(input, rois, pooled_h, pooled_w, "roi_align");
   auto out = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, a.input->dtype);
   roi::dispatch_float_double(a.input->dtype, "roi_align", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
-    const T* x = reinterpret_cast<const T*>(a.input->data());
-    const T* r = reinterpret_cast<const T*>(a.rois->data());
+    const T* x = a.input_data<T>();
+    const T* r = a.rois_data<T>();
     T* o = reinterpret_cast<T*>(out->data());
     const int64_t plane = a.height * a.width;
     for (int64_t n = 0; n < a.count; ++n) {
@@ -99,17 +94,16 @@ AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, do
 void cpu_ps_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                       int64_t pooled_w, int64_t sampling_ratio, AtenTensorHandle* output,
                       AtenTensorHandle* channel_mapping) {
-  roi::RoiArgs a(input, rois, "ps_roi_align");
-  check_pooled(pooled_h, pooled_w, "ps_roi_align");
+  roi::RoiArgs a(input, rois, pooled_h, pooled_w, "ps_roi_align");
   roi::PsOutputs made(a, pooled_h, pooled_w);
   const int64_t channels_out = made.channels_out;
   roi::dispatch_float_double(a.input->dtype, "ps_roi_align", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
-    const T* x = reinterpret_cast<const T*>(a.input->data());
-    const T* r = reinterpret_cast<const T*>(a.rois->data());
-    T* o = reinterpret_cast<T*>(made.values->data());
-    int32_t* m = reinterpret_cast<int32_t*>(made.channel_map->data());
+    const T* x = a.input_data<T>();
+    const T* r = a.rois_data<T>();
+    T* o = made.values_data<T>();
+    int32_t* m = made.map_data();
     const int64_t plane = a.height * a.width;
     for (int64_t n = 0; n < a.count; ++n) {
       // no 1 x 1 floor here, and no guard on an empty grid: torchvision's kernel (0 / 0 is its NaN too)

@@ -30,13 +30,15 @@ template <class F> void dispatch_float_double(int32_t dtype, const char* op, F&&
 }
 
 // A 4-d input [N, C, H, W] and rois [K, 5] (batch index, x1, y1, x2, y2) of the input's dtype, both
-// read densely (a copy where strided); the errors are torchvision's words.
+// read densely (a copy where strided), and positive pooled sizes; the errors are torchvision's words.
 struct RoiArgs {
   HostView input, rois;
   int64_t batch = 0, channels = 0, height = 0, width = 0, count = 0;
-  RoiArgs(AtenTensorHandle input_handle, AtenTensorHandle rois_handle, const char* op)
+  RoiArgs(AtenTensorHandle input_handle, AtenTensorHandle rois_handle, int64_t pooled_h, int64_t pooled_w,
+          const char* op)
       : input((cpu_tensor(input_handle, "input"), input_handle), true),
         rois((cpu_tensor(rois_handle, "rois"), rois_handle), true) {
+    SHIMGEN_REQUIRE(pooled_h > 0 && pooled_w > 0, std::string(op) + ": pooled_height and pooled_width must be positive");
     SHIMGEN_REQUIRE(input->sizes.size() == 4, std::string(op) + ": input must be 4-d [N, C, H, W]");
     SHIMGEN_REQUIRE(rois->sizes.size() == 2 && rois->sizes[1] == 5,
                     std::string(op) + ": Tensor rois should have shape as Tensor[K, 5]");
@@ -44,6 +46,8 @@ struct RoiArgs {
     batch = input->sizes[0], channels = input->sizes[1], height = input->sizes[2], width = input->sizes[3];
     count = rois->sizes[0];
   }
+  template <class T> const T* input_data() const { return reinterpret_cast<const T*>(input->data()); }
+  template <class T> const T* rois_data() const { return reinterpret_cast<const T*>(rois->data()); }
   // Each roi's batch index (the float truncated, as torchvision's int conversion), checked in range.
   template <class T> void check_batch_indices() const {
     const T* r = reinterpret_cast<const T*>(rois->data());
@@ -114,6 +118,8 @@ struct PsOutputs {
     values = zeros({a.count, channels_out, pooled_h, pooled_w}, a.input->dtype);
     channel_map = zeros({a.count, channels_out, pooled_h, pooled_w}, kInt32);
   }
+  template <class T> T* values_data() const { return reinterpret_cast<T*>(values->data()); }
+  int32_t* map_data() const { return reinterpret_cast<int32_t*>(channel_map->data()); }
 };
 
 }  // namespace shimgen::rt::cpu::roi

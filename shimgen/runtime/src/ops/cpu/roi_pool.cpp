@@ -42,23 +42,18 @@ template <class T> int64_t edge(T value, T spatial_scale) {
   return roi::to_index(std::round(value * spatial_scale));
 }
 
-void check_pooled(int64_t pooled_h, int64_t pooled_w, const char* op) {
-  SHIMGEN_REQUIRE(pooled_h > 0 && pooled_w > 0, std::string(op) + ": pooled_height and pooled_width must be positive");
-}
-
 }  // namespace
 
 void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                   int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax) {
-  roi::RoiArgs a(input, rois, "roi_pool");
-  check_pooled(pooled_h, pooled_w, "roi_pool");
+  roi::RoiArgs a(input, rois, pooled_h, pooled_w, "roi_pool");
   auto out = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, a.input->dtype);
   auto arg = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, kInt32);
   roi::dispatch_float_double(a.input->dtype, "roi_pool", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
-    const T* x = reinterpret_cast<const T*>(a.input->data());
-    const T* r = reinterpret_cast<const T*>(a.rois->data());
+    const T* x = a.input_data<T>();
+    const T* r = a.rois_data<T>();
     T* o = reinterpret_cast<T*>(out->data());
     int32_t* m = reinterpret_cast<int32_t*>(arg->data());
     const T scale = static_cast<T>(spatial_scale);
@@ -97,17 +92,16 @@ void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_
 
 void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                      int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping) {
-  roi::RoiArgs a(input, rois, "ps_roi_pool");
-  check_pooled(pooled_h, pooled_w, "ps_roi_pool");
+  roi::RoiArgs a(input, rois, pooled_h, pooled_w, "ps_roi_pool");
   roi::PsOutputs made(a, pooled_h, pooled_w);
   const int64_t channels_out = made.channels_out;
   roi::dispatch_float_double(a.input->dtype, "ps_roi_pool", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
-    const T* x = reinterpret_cast<const T*>(a.input->data());
-    const T* r = reinterpret_cast<const T*>(a.rois->data());
-    T* o = reinterpret_cast<T*>(made.values->data());
-    int32_t* m = reinterpret_cast<int32_t*>(made.channel_map->data());
+    const T* x = a.input_data<T>();
+    const T* r = a.rois_data<T>();
+    T* o = made.values_data<T>();
+    int32_t* m = made.map_data();
     const T scale = static_cast<T>(spatial_scale);
     const int64_t plane = a.height * a.width;
     for (int64_t n = 0; n < a.count; ++n) {
