@@ -209,6 +209,77 @@ def test_deform_conv2d_with_zero_offsets_is_a_convolution(driver, hs):
     _close(got, torch.nn.functional.conv2d(x, weight, bias, 1, 1, 1, 2), 2e-5)
 
 
+def _reference(target: str, arguments: list) -> tuple:
+    """torchvision's result (or the numpy loops') for float32 tensor arguments, as a tuple."""
+    a = dict(arguments)
+    if target == "roi_align":
+        return (_expected_roi_align(a["input"], a["rois"], a["spatial_scale"], a["pooled_height"], a["pooled_width"],
+                                    a["sampling_ratio"], a["aligned"]),)
+    if target == "nms":
+        return (TV.nms(a["dets"], a["scores"], a["iou_threshold"]) if TV is not None else
+                torch.from_numpy(ref.nms(a["dets"].numpy(), a["scores"].numpy(), a["iou_threshold"])),)
+    if target == "deform_conv2d":
+        names = ["stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w", "groups", "offset_groups",
+                 "use_mask"]
+        if TV is not None:
+            return (TV.deform_conv2d(a["input"], a["weight"], a["offset"], a["mask"], a["bias"],
+                                     *[a[n] for n in names]),)
+        return (torch.from_numpy(ref.deform_conv2d(
+            *(a[n].numpy() for n in ("input", "weight", "offset", "mask", "bias")), (a["stride_h"], a["stride_w"]),
+            (a["pad_h"], a["pad_w"]), (a["dilation_h"], a["dilation_w"]), a["groups"], a["offset_groups"],
+            a["use_mask"])),)
+    tensors = (a["input"], a["rois"], a["spatial_scale"], a["pooled_height"], a["pooled_width"])
+    if TV is not None:
+        return tuple(getattr(TV, target)(*tensors, *([a["sampling_ratio"]] if target == "ps_roi_align" else [])))
+    numpy_args = (tensors[0].numpy(), tensors[1].numpy(), *tensors[2:])
+    extra = (a["sampling_ratio"],) if target == "ps_roi_align" else ()
+    return tuple(map(torch.from_numpy, getattr(ref, target)(*numpy_args, *extra)))
+
+
+def _16bit_cases() -> dict[str, tuple[list, int]]:
+    """Each operator's float32 arguments (inputs already on the 16-bit grid are made by the test) and its
+    output count."""
+    g = gen(23)
+    x = torch.randn(2, 8, 10, 12, generator=g) * 4
+    rois = _rois(6, 24, torch.float32, extent=12.0)
+    pooled = [("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)]
+    xy = torch.rand(30, 2, generator=g) * 20
+    boxes = torch.cat([xy, xy + torch.rand(30, 2, generator=g) * 8 + 0.5], dim=1)
+    offset = torch.randn(1, 2 * 9, 5, 5, generator=g) * 2.5
+    return {
+        "roi_align": ([("input", x), ("rois", rois), *pooled, ("sampling_ratio", 2), ("aligned", True)], 1),
+        "ps_roi_align": ([("input", x), ("rois", rois), *pooled, ("sampling_ratio", -1)], 2),
+        "roi_pool": ([("input", x), ("rois", rois), *pooled], 2),
+        "ps_roi_pool": ([("input", x), ("rois", rois), *pooled], 2),
+        "nms": ([("dets", boxes), ("scores", torch.rand(30, generator=g)), ("iou_threshold", 0.3)], 1),
+        "deform_conv2d": ([("input", x[:1, :4, :5, :5]), ("weight", torch.randn(6, 4, 3, 3, generator=g)),
+                           ("offset", offset), ("mask", torch.rand(1, 9, 5, 5, generator=g)),
+                           ("bias", torch.randn(6, generator=g)), ("stride_h", 1), ("stride_w", 1), ("pad_h", 1),
+                           ("pad_w", 1), ("dilation_h", 1), ("dilation_w", 1), ("groups", 1), ("offset_groups", 1),
+                           ("use_mask", True)], 1),
+    }
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("target", ["roi_align", "ps_roi_align", "roi_pool", "ps_roi_pool", "nms", "deform_conv2d"])
+def test_16bit_inputs_are_computed_in_float32(driver, hs, target, dtype):
+    """torchvision's CUDA kernels take float16 and its autocast path computes in float32 and rounds the
+    result: a 16-bit call gives the float32 result (on the 16-bit inputs, widened) rounded to its type,
+    within one unit in the last place; int outputs (argmax, channel maps, kept indices) exactly."""
+    arguments, outputs = _16bit_cases()[target]
+    narrow = [(k, v.to(dtype) if isinstance(v, torch.Tensor) else v) for k, v in arguments]
+    wide = [(k, v.float() if isinstance(v, torch.Tensor) else v) for k, v in narrow]
+    got = _call(driver, hs, target, narrow, outputs)
+    expected = _reference(target, wide)
+    for g_, e in zip(got, expected):
+        if e.is_floating_point():
+            assert g_.dtype == dtype and g_.shape == e.shape, (g_.dtype, g_.shape, e.shape)
+            assert torch.allclose(g_.float(), e, rtol=torch.finfo(dtype).eps, atol=1e-5, equal_nan=True), \
+                f"max diff {(g_.float() - e).abs().max()}"
+        else:
+            assert torch.equal(g_, e), (g_, e)
+
+
 def test_refusals_name_the_problem(driver, hs):
     x = torch.randn(1, 4, 8, 8)
     bad_rois = torch.zeros(3, 4)
@@ -216,9 +287,11 @@ def test_refusals_name_the_problem(driver, hs):
         driver, hs, "torchvision::roi_align", [("input", x), ("rois", bad_rois), ("spatial_scale", 1.0),
                                                ("pooled_height", 2), ("pooled_width", 2), ("sampling_ratio", 2),
                                                ("aligned", False)])
-    half = x.half()
     assert "only supports float and double" in refused(
-        driver, hs, "torchvision::roi_pool", [("input", half), ("rois", torch.zeros(1, 5).half()),
+        driver, hs, "torchvision::roi_pool", [("input", x.int()), ("rois", torch.zeros(1, 5, dtype=torch.int32)),
+                                              ("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)])
+    assert "must share one float type" in refused(
+        driver, hs, "torchvision::roi_pool", [("input", x.half()), ("rois", torch.zeros(1, 5)),
                                               ("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)])
     assert "multiple of pooling height * pooling width" in refused(
         driver, hs, "torchvision::ps_roi_pool", [("input", torch.randn(1, 5, 8, 8)), ("rois", torch.zeros(1, 5)),

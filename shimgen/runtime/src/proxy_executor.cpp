@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "json.h"
+#include "ops/cpu/cpu_op.h"
 #include "ops/proxy_ops.h"
 #include "ops/views.h"
 
@@ -327,9 +328,18 @@ AtenTensorHandle to_device_of(AtenTensorHandle host, AtenTensorHandle like) {
 class OnHost {
  public:
   OnHost(Call& call, AtenTensorHandle like) : call_(call), like_(like) {}
+  // For ops whose host kernels take float32 and float64 only (torchvision's): a float16 or bfloat16
+  // tensor argument reaches the op as a float32 copy and each float32 result is rounded back to that
+  // type, as torchvision's autocast kernels compute (its CUDA kernels take float16 and round every
+  // step instead: the results differ by half's rounding). Mixed float types are refused, as there.
+  OnHost& widening_16bit() {
+    widen_ = true;
+    return *this;
+  }
   AtenTensorHandle operator()(AtenTensorHandle t) {
     keep_.emplace_back();
-    return on_host(t, keep_.back());
+    AtenTensorHandle host = on_host(t, keep_.back());
+    return widen_ && host != nullptr ? widened(host) : host;
   }
   template <size_t N, class Op>
   void run(Op&& op) {
@@ -337,14 +347,37 @@ class OnHost {
     op(results);
     Owned owned[N];
     for (size_t i = 0; i < N; ++i) owned[i].h = results[i];
-    for (size_t i = 0; i < N; ++i) owned[i].h = to_device_of(owned[i].release(), like_);
+    for (size_t i = 0; i < N; ++i) {
+      if (narrow_to_ >= 0 && owned[i].h != nullptr && unwrap(owned[i].h, "result")->dtype == kFloat32) {
+        Owned wide(owned[i].release());
+        owned[i].h = proxy_ops::cpu_float_cast(wide.h, narrow_to_);
+      }
+      owned[i].h = to_device_of(owned[i].release(), like_);
+    }
     for (size_t i = 0; i < N && i < call_.num_outputs(); ++i) call_.set_output(i, owned[i].release());
   }
 
  private:
+  AtenTensorHandle widened(AtenTensorHandle host) {
+    const auto is16 = [](int32_t d) { return d == kFloat16 || d == kBFloat16; };
+    const int32_t dtype = unwrap(host, "tensor")->dtype;
+    const bool half = is16(dtype);
+    if (!half && dtype != kFloat32 && dtype != kFloat64) return host;
+    if (first_float_ < 0) first_float_ = dtype;
+    SHIMGEN_REQUIRE(dtype == first_float_ || (!half && !is16(first_float_)),
+                    call_.target() + ": its tensor arguments must share one float type (got " +
+                        cpu::scalar_type_name(first_float_) + " and " + cpu::scalar_type_name(dtype) + ")");
+    if (!half) return host;
+    narrow_to_ = dtype;
+    keep_.emplace_back(proxy_ops::cpu_float_cast(host, kFloat32));
+    return keep_.back().h;
+  }
+
   Call& call_;
   AtenTensorHandle like_;
   std::deque<Owned> keep_;
+  bool widen_ = false;
+  int32_t first_float_ = -1, narrow_to_ = -1;
 };
 
 void multinomial(Call& call) {
@@ -1015,11 +1048,13 @@ void grouped_mm_fallback(Call& call) {
 
 // torchvision's operators (torchvision::roi_align, ...: custom ops, so every device reaches them
 // here): computed on the host (ops/cpu/roi_align.cpp, roi_pool.cpp, nms.cpp, deform_conv2d.cpp), a
-// CUDA tensor staged through it and each result put back on the input's device. Detection heads call
-// them once per image on a few hundred boxes.
+// CUDA tensor staged through it and each result put back on the input's device; float16 and bfloat16
+// tensors computed in float32 (OnHost::widening_16bit). Detection heads call them once per image on a
+// few hundred boxes.
 void tv_roi_align(Call& call) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
+  h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
     r[0] = proxy_ops::cpu_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
                                     call.integer("pooled_height", 1), call.integer("pooled_width", 1),
@@ -1030,6 +1065,7 @@ void tv_roi_align(Call& call) {
 void tv_ps_roi_align(Call& call) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
+  h.widening_16bit();
   h.run<2>([&](AtenTensorHandle* r) {
     proxy_ops::cpu_ps_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
                                 call.integer("pooled_height", 1), call.integer("pooled_width", 1),
@@ -1043,6 +1079,7 @@ using RoiPoolFn = void (*)(AtenTensorHandle, AtenTensorHandle, double, int64_t, 
 void tv_pool(Call& call, RoiPoolFn pool) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
+  h.widening_16bit();
   h.run<2>([&](AtenTensorHandle* r) {
     pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0), call.integer("pooled_height", 1),
          call.integer("pooled_width", 1), &r[0], &r[1]);
@@ -1054,6 +1091,7 @@ void tv_ps_roi_pool(Call& call) { tv_pool(call, proxy_ops::cpu_ps_roi_pool); }
 void tv_nms(Call& call) {
   AtenTensorHandle dets = call.tensor("dets");
   OnHost h(call, dets);
+  h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
     r[0] = proxy_ops::cpu_nms(h(dets), h(call.tensor("scores")), call.real("iou_threshold", 0.0));
   });
@@ -1068,6 +1106,7 @@ void tv_deform_conv2d(Call& call) {
   p.groups = call.integer("groups", 1), p.offset_groups = call.integer("offset_groups", 1);
   p.use_mask = call.flag("use_mask", false);
   OnHost h(call, input);
+  h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
     r[0] = proxy_ops::cpu_deform_conv2d(h(input), h(call.tensor("weight")), h(call.tensor("offset")),
                                         h(call.tensor("mask")), h(call.tensor("bias")), p);

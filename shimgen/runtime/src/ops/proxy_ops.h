@@ -193,7 +193,11 @@ void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau
 // aten::linalg_matrix_exp: exp(A).
 void cpu_linalg_matrix_exp(AtenTensorHandle self, AtenTensorHandle* out);
 
-// ---- torchvision's operators (custom ops: torchvision::<name>; float32 and float64, as its CPU kernels) ----
+// ---- torchvision's operators (custom ops: torchvision::<name>; float32 and float64, as its CPU kernels;
+// the proxy executor hands float16 and bfloat16 tensors to them widened, float_cast.cpp) ----
+// float_cast.cpp: a new contiguous host copy of t in dtype (float32, float16 or bfloat16; the same set
+// for t), rounded to nearest even.
+AtenTensorHandle cpu_float_cast(AtenTensorHandle t, int32_t dtype);
 // roi_align.cpp: roi_align (a new [K, C, PH, PW]); ps_roi_align (output [K, C / (PH PW), PH, PW] and its
 // int32 channel map).
 AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
