@@ -46,6 +46,18 @@ def _detector(builder: str) -> ZooModel:
                     (Input((1, 3, 96, 96)),), _ATOL, 1e-4)
 
 
+def _float16(model: ZooModel, atol: float = 2e-2) -> ZooModel:
+    """``model`` in float16 (its parameters and inputs; torchvision's CUDA kernels take half), its
+    floating outputs compared in float32."""
+    names = ", ".join("xyzw"[:len(model.inputs)])
+    body = "\n".join("    " + line for line in model.forward.splitlines())
+    forward = (f"def body({names}):\n{body}\n"
+               f"out = body(*(t.half() for t in ({names},)))\n"
+               "out = out if isinstance(out, tuple) else (out,)\n"
+               "return tuple(t.float() if t.is_floating_point() else t for t in out)")
+    return ZooModel(model.init + "\nself.half()", forward, model.inputs, atol, atol)
+
+
 # Boxes (x1, y1, x2, y2) over a 16 x 16 map made from a normal draw: corners in [0, 12), sizes in
 # (0.5, 6.5); the first column an image index (0 or 1) where the op takes one.
 _BOXES = ("xy = (y[:, :2].sigmoid() * 12)\nwh = y[:, 2:].sigmoid() * 6 + 0.5\n"
@@ -143,3 +155,7 @@ TORCHVISION: dict[str, ZooModel] = {
         "return feats['a'], self.pool(feats, [boxes], [(64, 64)])",
         (Input((1, 8, 16, 16)), Input((5, 4))), 1e-4, 1e-4),
 }
+# The operators in float16 (a half-precision model's RoI head on the GPU; docs/aoti.md "float16 and
+# bfloat16" under torchvision's operators): eager is torchvision's CUDA float16 kernels.
+TORCHVISION.update({name + "_fp16": _float16(TORCHVISION[name])
+                    for name in ("tv_roi_ops", "tv_deform_conv", "tv_multiscale_roi", "tv_box_ops")})
