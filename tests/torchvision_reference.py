@@ -6,7 +6,9 @@ machine), the test compares with its own kernels instead, and these loops are ch
 Written from torchvision's documented algorithm (torchvision.ops: roi_align, ps_roi_align, roi_pool,
 ps_roi_pool, nms, deform_conv2d) with every quantity in the inputs' own numpy scalar type T
 (np.float32 or np.float64): numpy's float32 scalar arithmetic rounds each operation as a C++ float does,
-so bin edges taken by floor / ceil / round land where torchvision's float kernels put them.
+so bin edges taken by floor / ceil / round land where torchvision's float kernels put them. With
+np.float16 (or ml_dtypes' bfloat16) each operation rounds to that type, as c10::Half's arithmetic in
+torchvision's CUDA half kernels does (nms's ratio follows that kernel's float32 accumulation).
 """
 
 from __future__ import annotations
@@ -122,7 +124,8 @@ def roi_pool(x, rois, scale, ph_count, pw_count):
                 h0, h1, w0, w1 = _pool_bin(ph, pw, bin_h, bin_w, start_h, start_w, height, width, T)
                 empty = h1 <= h0 or w1 <= w0
                 for c in range(x.shape[1]):
-                    best, where = (T(0) if empty else T(-np.finfo(np.float32).max)), -1
+                    with np.errstate(over="ignore"):  # -FLT_MAX is -inf in half, as in c10::Half
+                        best, where = (T(0) if empty else T(-np.finfo(np.float32).max)), -1
                     for h in range(h0, h1):
                         for w in range(w0, w1):
                             if x[int(roi[0]), c, h, w] > best:
@@ -171,11 +174,23 @@ def nms(boxes, scores, threshold):
                 continue
             w = max(T(0), T(min(boxes[i][2], boxes[j][2]) - max(boxes[i][0], boxes[j][0])))
             h = max(T(0), T(min(boxes[i][3], boxes[j][3]) - max(boxes[i][1], boxes[j][1])))
-            inter = T(w * h)
             with np.errstate(invalid="ignore", divide="ignore"):
-                if T(inter / T(T(area[i] + area[j]) - inter)) > threshold:
+                if np.dtype(T).itemsize == 2:  # torchvision's CUDA kernel on half boxes: see _half_iou
+                    if _half_iou(boxes[i], boxes[j], w, h, T) > np.float32(threshold):
+                        suppressed.add(j)
+                elif T(T(w * h) / T(T(area[i] + area[j]) - T(w * h))) > threshold:
                     suppressed.add(j)
     return np.array(keep, dtype=np.int64)
+
+
+def _half_iou(a, b, w, h, T):
+    """IoU as torchvision's CUDA nms computes it for 16-bit boxes: the overlap's sides in T, everything
+    after in float32 (at::acc_type), each area's width widened before its subtraction, its height after."""
+    f = np.float32
+    inter = f(w) * f(h)
+    area_a = (f(a[2]) - f(a[0])) * f(T(a[3] - a[1]))
+    area_b = (f(b[2]) - f(b[0])) * f(T(b[3] - b[1]))
+    return inter / (area_a + area_b - inter)
 
 
 def _deform_sample(plane, y, x, T):

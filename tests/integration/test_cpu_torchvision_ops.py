@@ -209,48 +209,50 @@ def test_deform_conv2d_with_zero_offsets_is_a_convolution(driver, hs):
     _close(got, torch.nn.functional.conv2d(x, weight, bias, 1, 1, 1, 2), 2e-5)
 
 
-def _reference(target: str, arguments: list) -> tuple:
-    """torchvision's result (or the numpy loops') for float32 tensor arguments, as a tuple."""
-    a = dict(arguments)
-    if target == "roi_align":
-        return (_expected_roi_align(a["input"], a["rois"], a["spatial_scale"], a["pooled_height"], a["pooled_width"],
-                                    a["sampling_ratio"], a["aligned"]),)
+def _numpy16(t: torch.Tensor) -> np.ndarray:
+    """A 16-bit tensor as a numpy array of its type (ml_dtypes' bfloat16 for bfloat16)."""
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return t.float().numpy().astype(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def _loops16(target: str, arguments: list) -> tuple:
+    """The numpy loops' result for 16-bit tensor arguments: every step rounded to the arguments' type,
+    as torchvision's CUDA half kernels compute (tests/torchvision_reference.py)."""
+    a = {k: _numpy16(v) if isinstance(v, torch.Tensor) else v for k, v in arguments}
     if target == "nms":
-        return (TV.nms(a["dets"], a["scores"], a["iou_threshold"]) if TV is not None else
-                torch.from_numpy(ref.nms(a["dets"].numpy(), a["scores"].numpy(), a["iou_threshold"])),)
-    if target == "deform_conv2d":
-        names = ["stride_h", "stride_w", "pad_h", "pad_w", "dilation_h", "dilation_w", "groups", "offset_groups",
-                 "use_mask"]
-        if TV is not None:
-            return (TV.deform_conv2d(a["input"], a["weight"], a["offset"], a["mask"], a["bias"],
-                                     *[a[n] for n in names]),)
-        return (torch.from_numpy(ref.deform_conv2d(
-            *(a[n].numpy() for n in ("input", "weight", "offset", "mask", "bias")), (a["stride_h"], a["stride_w"]),
-            (a["pad_h"], a["pad_w"]), (a["dilation_h"], a["dilation_w"]), a["groups"], a["offset_groups"],
-            a["use_mask"])),)
-    tensors = (a["input"], a["rois"], a["spatial_scale"], a["pooled_height"], a["pooled_width"])
-    if TV is not None:
-        return tuple(getattr(TV, target)(*tensors, *([a["sampling_ratio"]] if target == "ps_roi_align" else [])))
-    numpy_args = (tensors[0].numpy(), tensors[1].numpy(), *tensors[2:])
-    extra = (a["sampling_ratio"],) if target == "ps_roi_align" else ()
-    return tuple(map(torch.from_numpy, getattr(ref, target)(*numpy_args, *extra)))
+        result = ref.nms(a["dets"], a["scores"], a["iou_threshold"])
+    elif target == "deform_conv2d":
+        result = ref.deform_conv2d(a["input"], a["weight"], a["offset"], a["mask"], a["bias"],
+                                   (a["stride_h"], a["stride_w"]), (a["pad_h"], a["pad_w"]),
+                                   (a["dilation_h"], a["dilation_w"]), a["groups"], a["offset_groups"],
+                                   a["use_mask"])
+    else:
+        extra = {"roi_align": (a.get("sampling_ratio"), a.get("aligned")),
+                 "ps_roi_align": (a.get("sampling_ratio"),)}.get(target, ())
+        result = getattr(ref, target)(a["input"], a["rois"], a["spatial_scale"], a["pooled_height"],
+                                      a["pooled_width"], *extra)
+    return tuple(torch.from_numpy(np.asarray(r, dtype=np.float32) if r.dtype.itemsize == 2 else r)
+                 for r in (result if isinstance(result, tuple) else (result,)))
 
 
 def _16bit_cases() -> dict[str, tuple[list, int]]:
-    """Each operator's float32 arguments (inputs already on the 16-bit grid are made by the test) and its
-    output count."""
+    """Each operator's float32 arguments (the test rounds them to its 16-bit type) and its output count."""
     g = gen(23)
     x = torch.randn(2, 8, 10, 12, generator=g) * 4
     rois = _rois(6, 24, torch.float32, extent=12.0)
-    pooled = [("spatial_scale", 1.0), ("pooled_height", 2), ("pooled_width", 2)]
+    pooled = [("spatial_scale", 1.0), ("pooled_height", 3), ("pooled_width", 2)]
     xy = torch.rand(30, 2, generator=g) * 20
     boxes = torch.cat([xy, xy + torch.rand(30, 2, generator=g) * 8 + 0.5], dim=1)
     offset = torch.randn(1, 2 * 9, 5, 5, generator=g) * 2.5
     return {
         "roi_align": ([("input", x), ("rois", rois), *pooled, ("sampling_ratio", 2), ("aligned", True)], 1),
-        "ps_roi_align": ([("input", x), ("rois", rois), *pooled, ("sampling_ratio", -1)], 2),
+        "roi_align_adaptive": ([("input", x), ("rois", rois), *pooled, ("sampling_ratio", -1), ("aligned", False)], 1),
+        "ps_roi_align": ([("input", x[:, :6]), ("rois", rois), *pooled, ("sampling_ratio", -1)], 2),
         "roi_pool": ([("input", x), ("rois", rois), *pooled], 2),
-        "ps_roi_pool": ([("input", x), ("rois", rois), *pooled], 2),
+        "ps_roi_pool": ([("input", x[:, :6]), ("rois", rois), *pooled], 2),
         "nms": ([("dets", boxes), ("scores", torch.rand(30, generator=g)), ("iou_threshold", 0.3)], 1),
         "deform_conv2d": ([("input", x[:1, :4, :5, :5]), ("weight", torch.randn(6, 4, 3, 3, generator=g)),
                            ("offset", offset), ("mask", torch.rand(1, 9, 5, 5, generator=g)),
@@ -261,23 +263,44 @@ def _16bit_cases() -> dict[str, tuple[list, int]]:
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("target", ["roi_align", "ps_roi_align", "roi_pool", "ps_roi_pool", "nms", "deform_conv2d"])
-def test_16bit_inputs_are_computed_in_float32(driver, hs, target, dtype):
-    """torchvision's CUDA kernels take float16 and its autocast path computes in float32 and rounds the
-    result: a 16-bit call gives the float32 result (on the 16-bit inputs, widened) rounded to its type,
-    within one unit in the last place; int outputs (argmax, channel maps, kept indices) exactly."""
-    arguments, outputs = _16bit_cases()[target]
+@pytest.mark.parametrize("case", ["roi_align", "roi_align_adaptive", "ps_roi_align", "roi_pool", "ps_roi_pool",
+                                  "nms", "deform_conv2d"])
+def test_16bit_inputs_compute_as_torchvisions_half_kernels(driver, hs, case, dtype):
+    """torchvision's CUDA kernels take float16 and compute in it, each step rounded (c10::Half): a
+    16-bit call reaches the host kernel widened to float32 and computes with its type's rounding (bin
+    edges, sample counts and points, IoU as those kernels take them), its result rounded back. It equals
+    the numpy loops run in the 16-bit type; deform_conv2d's weighted sum (a GEMM there) within a unit
+    in the last place."""
+    target = case.removesuffix("_adaptive")
+    arguments, outputs = _16bit_cases()[case]
     narrow = [(k, v.to(dtype) if isinstance(v, torch.Tensor) else v) for k, v in arguments]
-    wide = [(k, v.float() if isinstance(v, torch.Tensor) else v) for k, v in narrow]
     got = _call(driver, hs, target, narrow, outputs)
-    expected = _reference(target, wide)
+    expected = _loops16(target, narrow)
+    assert len(got) == len(expected)
     for g_, e in zip(got, expected):
         if e.is_floating_point():
             assert g_.dtype == dtype and g_.shape == e.shape, (g_.dtype, g_.shape, e.shape)
-            assert torch.allclose(g_.float(), e, rtol=torch.finfo(dtype).eps, atol=1e-5, equal_nan=True), \
-                f"max diff {(g_.float() - e).abs().max()}"
+            rtol = torch.finfo(dtype).eps if target == "deform_conv2d" else 0.0
+            assert torch.allclose(g_.float(), e, rtol=rtol, atol=0.0, equal_nan=True), \
+                f"max diff {(g_.float() - e).abs().nan_to_num().max()}"
         else:
             assert torch.equal(g_, e), (g_, e)
+
+
+def test_half_bin_edges_are_not_float32s_rounded(driver, hs):
+    """The control for the test above: a box 29 rows tall in 7 bins. In float32 29 / 7 is 4.142857 and
+    7 x that 29.0: the last bin ends at row 28. In half 29 / 7 is 4.145 and 7 x that 29.016, so
+    torchvision's half kernel (ceil) ends it at row 29. The float32 result rounded to half, which
+    widening alone gives, misses that row."""
+    x = torch.arange(32 * 4, dtype=torch.float32).reshape(1, 1, 32, 4)  # rising rows: a bin's max is its last row's
+    rois = torch.tensor([[0.0, 0.0, 0.0, 3.0, 28.0]])  # rows 0..28 (roi_pool spans end - start + 1)
+    arguments = [("input", x.half()), ("rois", rois.half()), ("spatial_scale", 1.0), ("pooled_height", 7),
+                 ("pooled_width", 1)]
+    got, argmax = _call(driver, hs, "roi_pool", arguments, 2)
+    wide, _ = _call(driver, hs, "roi_pool", [("input", x), ("rois", rois), *arguments[2:]], 2)
+    assert wide[0, 0, 6, 0] == x[0, 0, 28, 3], "float32: the last bin ends at row 28"
+    assert got[0, 0, 6, 0].float() == x[0, 0, 29, 3] and argmax[0, 0, 6, 0] == 29 * 4 + 3, "half: at row 29"
+    assert not torch.equal(got, wide.half())
 
 
 def test_refusals_name_the_problem(driver, hs):

@@ -330,11 +330,12 @@ class OnHost {
   OnHost(Call& call, AtenTensorHandle like) : call_(call), like_(like) {}
   // For ops whose host kernels take float32 and float64 only (torchvision's): a float16 or bfloat16
   // tensor argument reaches the op as a float32 copy and each float32 result is rounded back to that
-  // type, as torchvision's autocast kernels compute (its CUDA kernels take float16 and round every
-  // step instead: the results differ by half's rounding). Mixed float types are refused, as there.
-  OnHost& widening_16bit() {
+  // type. Mixed float types are refused, as torchvision refuses them. Returns `like`'s dtype when it is
+  // one of the two (the op's `rounding`: it computes as torchvision's CUDA half kernels do), else -1.
+  int32_t widening_16bit() {
     widen_ = true;
-    return *this;
+    const int32_t dtype = unwrap(like_, "tensor")->dtype;
+    return dtype == kFloat16 || dtype == kBFloat16 ? dtype : -1;
   }
   AtenTensorHandle operator()(AtenTensorHandle t) {
     keep_.emplace_back();
@@ -1049,40 +1050,40 @@ void grouped_mm_fallback(Call& call) {
 // torchvision's operators (torchvision::roi_align, ...: custom ops, so every device reaches them
 // here): computed on the host (ops/cpu/roi_align.cpp, roi_pool.cpp, nms.cpp, deform_conv2d.cpp), a
 // CUDA tensor staged through it and each result put back on the input's device; float16 and bfloat16
-// tensors computed in float32 (OnHost::widening_16bit). Detection heads call them once per image on a
-// few hundred boxes.
+// tensors widened to float32 and computed with their type's rounding (OnHost::widening_16bit, the
+// ops' `rounding`). Detection heads call them once per image on a few hundred boxes.
 void tv_roi_align(Call& call) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
-  h.widening_16bit();
+  const int32_t rounding = h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
     r[0] = proxy_ops::cpu_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
                                     call.integer("pooled_height", 1), call.integer("pooled_width", 1),
-                                    call.integer("sampling_ratio", -1), call.flag("aligned", false));
+                                    call.integer("sampling_ratio", -1), call.flag("aligned", false), rounding);
   });
 }
 
 void tv_ps_roi_align(Call& call) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
-  h.widening_16bit();
+  const int32_t rounding = h.widening_16bit();
   h.run<2>([&](AtenTensorHandle* r) {
     proxy_ops::cpu_ps_roi_align(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0),
                                 call.integer("pooled_height", 1), call.integer("pooled_width", 1),
-                                call.integer("sampling_ratio", -1), &r[0], &r[1]);
+                                call.integer("sampling_ratio", -1), &r[0], &r[1], rounding);
   });
 }
 
 // roi_pool and ps_roi_pool take the same arguments and give two outputs.
 using RoiPoolFn = void (*)(AtenTensorHandle, AtenTensorHandle, double, int64_t, int64_t, AtenTensorHandle*,
-                           AtenTensorHandle*);
+                           AtenTensorHandle*, int32_t);
 void tv_pool(Call& call, RoiPoolFn pool) {
   AtenTensorHandle input = call.tensor("input");
   OnHost h(call, input);
-  h.widening_16bit();
+  const int32_t rounding = h.widening_16bit();
   h.run<2>([&](AtenTensorHandle* r) {
     pool(h(input), h(call.tensor("rois")), call.real("spatial_scale", 1.0), call.integer("pooled_height", 1),
-         call.integer("pooled_width", 1), &r[0], &r[1]);
+         call.integer("pooled_width", 1), &r[0], &r[1], rounding);
   });
 }
 void tv_roi_pool(Call& call) { tv_pool(call, proxy_ops::cpu_roi_pool); }
@@ -1091,9 +1092,9 @@ void tv_ps_roi_pool(Call& call) { tv_pool(call, proxy_ops::cpu_ps_roi_pool); }
 void tv_nms(Call& call) {
   AtenTensorHandle dets = call.tensor("dets");
   OnHost h(call, dets);
-  h.widening_16bit();
+  const int32_t rounding = h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
-    r[0] = proxy_ops::cpu_nms(h(dets), h(call.tensor("scores")), call.real("iou_threshold", 0.0));
+    r[0] = proxy_ops::cpu_nms(h(dets), h(call.tensor("scores")), call.real("iou_threshold", 0.0), rounding);
   });
 }
 
@@ -1106,7 +1107,7 @@ void tv_deform_conv2d(Call& call) {
   p.groups = call.integer("groups", 1), p.offset_groups = call.integer("offset_groups", 1);
   p.use_mask = call.flag("use_mask", false);
   OnHost h(call, input);
-  h.widening_16bit();
+  p.rounding = h.widening_16bit();
   h.run<1>([&](AtenTensorHandle* r) {
     r[0] = proxy_ops::cpu_deform_conv2d(h(input), h(call.tensor("weight")), h(call.tensor("offset")),
                                         h(call.tensor("mask")), h(call.tensor("bias")), p);

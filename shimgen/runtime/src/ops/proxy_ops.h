@@ -193,30 +193,34 @@ void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau
 // aten::linalg_matrix_exp: exp(A).
 void cpu_linalg_matrix_exp(AtenTensorHandle self, AtenTensorHandle* out);
 
-// ---- torchvision's operators (custom ops: torchvision::<name>; float32 and float64, as its CPU kernels;
-// the proxy executor hands float16 and bfloat16 tensors to them widened, float_cast.cpp) ----
+// ---- torchvision's operators (custom ops: torchvision::<name>; float32 and float64, as its CPU kernels).
+// A float16 or bfloat16 call reaches them widened to float32 (float_cast.cpp) with `rounding` that
+// 16-bit dtype: they then compute as torchvision's CUDA kernels compute in half (roi_common.h's
+// Rounded), and the proxy executor rounds their float32 results back. ----
 // float_cast.cpp: a new contiguous host copy of t in dtype (float32, float16 or bfloat16; the same set
 // for t), rounded to nearest even.
 AtenTensorHandle cpu_float_cast(AtenTensorHandle t, int32_t dtype);
 // roi_align.cpp: roi_align (a new [K, C, PH, PW]); ps_roi_align (output [K, C / (PH PW), PH, PW] and its
 // int32 channel map).
 AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                               int64_t pooled_w, int64_t sampling_ratio, bool aligned);
+                               int64_t pooled_w, int64_t sampling_ratio, bool aligned, int32_t rounding = -1);
 void cpu_ps_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                       int64_t pooled_w, int64_t sampling_ratio, AtenTensorHandle* output,
-                      AtenTensorHandle* channel_mapping);
+                      AtenTensorHandle* channel_mapping, int32_t rounding = -1);
 // roi_pool.cpp: roi_pool (maxima and their int32 argmax); ps_roi_pool (means and the channel map).
 void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                  int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax);
+                  int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax, int32_t rounding = -1);
 void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                     int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping);
+                     int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping,
+                     int32_t rounding = -1);
 // nms.cpp: the kept box indices (int64), highest score first.
-AtenTensorHandle cpu_nms(AtenTensorHandle dets, AtenTensorHandle scores, double iou_threshold);
+AtenTensorHandle cpu_nms(AtenTensorHandle dets, AtenTensorHandle scores, double iou_threshold, int32_t rounding = -1);
 // deform_conv2d.cpp: the deformable convolution (a new [B, OC, OH, OW]).
 struct DeformConvParams {
   int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1, groups = 1,
           offset_groups = 1;
   bool use_mask = false;
+  int32_t rounding = -1;
 };
 AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle offset,
                                    AtenTensorHandle mask, AtenTensorHandle bias, const DeformConvParams& params);

@@ -20,7 +20,8 @@ namespace {
 
 // torchvision's deformable bilinear sample: zero when (y, x) is a pixel or more outside the map (or NaN,
 // which torchvision's kernels turn into an index), and each of the four neighbours outside counts as zero.
-template <class T> T deform_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
+template <class T>
+T deform_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
   if (!(y > -1 && y < static_cast<T>(height) && x > -1 && x < static_cast<T>(width))) return 0;  // NaN too
   const int64_t y_low = static_cast<int64_t>(std::floor(y)), x_low = static_cast<int64_t>(std::floor(x));
   const int64_t y_high = y_low + 1, x_high = x_low + 1;
@@ -37,7 +38,8 @@ template <class T> T deform_bilinear(const T* plane, int64_t height, int64_t wid
 
 AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensorHandle offset_h,
                                    AtenTensorHandle mask_h, AtenTensorHandle bias_h, const DeformConvParams& p) {
-  HostView input((cpu_tensor(input_h, "input"), input_h), true), weight((cpu_tensor(weight_h, "weight"), weight_h), true);
+  HostView input((cpu_tensor(input_h, "input"), input_h), true),
+      weight((cpu_tensor(weight_h, "weight"), weight_h), true);
   HostView offset((cpu_tensor(offset_h, "offset"), offset_h), true), mask((cpu_tensor(mask_h, "mask"), mask_h), true);
   HostView bias((cpu_tensor(bias_h, "bias"), bias_h), true);
   SHIMGEN_REQUIRE(input->sizes.size() == 4 && weight->sizes.size() == 4 && offset->sizes.size() == 4,
@@ -51,8 +53,8 @@ AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input_h, AtenTensorHandle we
   const int64_t batch = input->sizes[0], in_c = input->sizes[1], height = input->sizes[2], width = input->sizes[3];
   const int64_t out_c = weight->sizes[0], group_in = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
   const int64_t taps = kh * kw;
-  SHIMGEN_REQUIRE(group_in * p.groups == in_c, "Input channels (" + std::to_string(in_c) +
-                                                   ") must equal weight.size(1) * groups");
+  SHIMGEN_REQUIRE(group_in * p.groups == in_c,
+                  "Input channels (" + std::to_string(in_c) + ") must equal weight.size(1) * groups");
   SHIMGEN_REQUIRE(out_c % p.groups == 0, "deform_conv2d: output channels must be divisible by groups");
   SHIMGEN_REQUIRE(in_c % p.offset_groups == 0, "input.size(1) must be divisible by offset_groups");
   const int64_t out_h = (height + 2 * p.pad_h - (p.dilation_h * (kh - 1) + 1)) / p.stride_h + 1;
@@ -60,15 +62,16 @@ AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input_h, AtenTensorHandle we
   SHIMGEN_REQUIRE(out_h > 0 && out_w > 0, "Calculated output size too small - out_h: " + std::to_string(out_h) +
                                               " out_w: " + std::to_string(out_w));
   const std::vector<int64_t> offset_shape{batch, 2 * p.offset_groups * taps, out_h, out_w};
-  SHIMGEN_REQUIRE(offset->sizes == offset_shape, "offset must be " + shape_str(offset_shape) + ", got " +
-                                                     shape_str(offset->sizes));
+  SHIMGEN_REQUIRE(offset->sizes == offset_shape,
+                  "offset must be " + shape_str(offset_shape) + ", got " + shape_str(offset->sizes));
   if (p.use_mask) {
     const std::vector<int64_t> mask_shape{batch, p.offset_groups * taps, out_h, out_w};
-    SHIMGEN_REQUIRE(mask->sizes == mask_shape, "mask must be " + shape_str(mask_shape) + ", got " + shape_str(mask->sizes));
+    SHIMGEN_REQUIRE(mask->sizes == mask_shape,
+                    "mask must be " + shape_str(mask_shape) + ", got " + shape_str(mask->sizes));
   }
   SHIMGEN_REQUIRE(bias->numel() == out_c, "deform_conv2d: bias must have one element per output channel");
   auto out = roi::zeros({batch, out_c, out_h, out_w}, input->dtype);
-  roi::dispatch_float_double(input->dtype, "deform_conv2d", [&](auto zero) {
+  roi::dispatch_roi(input->dtype, p.rounding, "deform_conv2d", [&](auto zero) {
     using T = decltype(zero);
     const T* x = reinterpret_cast<const T*>(input->data());
     const T* wt = reinterpret_cast<const T*>(weight->data());
@@ -92,9 +95,10 @@ AtenTensorHandle cpu_deform_conv2d(AtenTensorHandle input_h, AtenTensorHandle we
             for (int64_t oy = 0; oy < out_h; ++oy)
               for (int64_t ox = 0; ox < out_w; ++ox) {
                 const int64_t at = oy * out_w + ox;
-                const T y = static_cast<T>(oy * p.stride_h - p.pad_h + i * p.dilation_h) + offsets[2 * tap * plane + at];
-                const T xx = static_cast<T>(ox * p.stride_w - p.pad_w + j * p.dilation_w) +
-                             offsets[(2 * tap + 1) * plane + at];
+                const T y =
+                    static_cast<T>(oy * p.stride_h - p.pad_h + i * p.dilation_h) + offsets[2 * tap * plane + at];
+                const T xx =
+                    static_cast<T>(ox * p.stride_w - p.pad_w + j * p.dilation_w) + offsets[(2 * tap + 1) * plane + at];
                 const T modulation = p.use_mask ? masks[tap * plane + at] : T{1};
                 col[at] = modulation * deform_bilinear(image, height, width, y, xx);
               }

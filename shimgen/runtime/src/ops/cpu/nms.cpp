@@ -2,8 +2,8 @@
 // torchvision detector's box filter). Boxes dets [N, 4] (x1, y1, x2, y2) visited in descending score
 // order (a stable sort: equal scores keep index order; NaN first, as torch's sort); a box is kept unless
 // an already kept box overlaps it with IoU > iou_threshold, IoU = intersection / (area_i + area_j -
-// intersection) in the boxes' dtype. Returns the kept indices (int64) in that order: a data-dependent
-// length, the generated code reads it from the result.
+// intersection) in the boxes' dtype (half boxes: suppresses() below). Returns the kept indices (int64)
+// in that order: a data-dependent length, the generated code reads it from the result.
 #include <algorithm>
 #include <numeric>
 
@@ -14,26 +14,67 @@ using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
 
 namespace shimgen::rt::proxy_ops {
+namespace {
 
-AtenTensorHandle cpu_nms(AtenTensorHandle dets_handle, AtenTensorHandle scores_handle, double iou_threshold) {
+template <class T>
+constexpr bool kRounded = false;
+template <int32_t D>
+constexpr bool kRounded<roi::Rounded<D>> = true;
+
+// A score as the built-in type its comparisons take (a Rounded one as its float: NaN sorts first).
+template <class T>
+auto plain(T v) {
+  if constexpr (kRounded<T>)
+    return static_cast<float>(v);
+  else
+    return v;
+}
+
+// Whether box b overlaps box a (a scored higher) with IoU above the threshold, as torchvision decides
+// it: in T for float and double (its CPU kernel, areas as given); for a 16-bit type as its CUDA kernel
+// decides on half boxes: the overlap's sides in half, their product, the areas and the ratio in float
+// (at::acc_type), each area's width widened before its subtraction and its height after.
+template <class T>
+bool suppresses(const T* a, const T* b, T area_a, T area_b, double threshold) {
+  const T w = std::max(T{0}, std::min(a[2], b[2]) - std::max(a[0], b[0]));
+  const T h = std::max(T{0}, std::min(a[3], b[3]) - std::max(a[1], b[1]));
+  if constexpr (kRounded<T>) {
+    const float inter = static_cast<float>(w) * static_cast<float>(h);
+    const float sa = (static_cast<float>(a[2]) - static_cast<float>(a[0])) * static_cast<float>(a[3] - a[1]);
+    const float sb = (static_cast<float>(b[2]) - static_cast<float>(b[0])) * static_cast<float>(b[3] - b[1]);
+    return inter / (sa + sb - inter) > static_cast<float>(threshold);
+  } else {
+    const T inter = w * h;
+    return inter / (area_a + area_b - inter) > threshold;
+  }
+}
+
+}  // namespace
+
+AtenTensorHandle cpu_nms(AtenTensorHandle dets_handle, AtenTensorHandle scores_handle, double iou_threshold,
+                         int32_t rounding) {
   HostView dets((cpu_tensor(dets_handle, "dets"), dets_handle), true);
   HostView scores((cpu_tensor(scores_handle, "scores"), scores_handle), true);
-  SHIMGEN_REQUIRE(dets->sizes.size() == 2, "boxes should be a 2d tensor, got " + std::to_string(dets->sizes.size()) + "D");
-  SHIMGEN_REQUIRE(dets->sizes[1] == 4, "boxes should have 4 elements in dimension 1, got " + std::to_string(dets->sizes[1]));
-  SHIMGEN_REQUIRE(scores->sizes.size() == 1, "scores should be a 1d tensor, got " + std::to_string(scores->sizes.size()) + "D");
+  SHIMGEN_REQUIRE(dets->sizes.size() == 2,
+                  "boxes should be a 2d tensor, got " + std::to_string(dets->sizes.size()) + "D");
+  SHIMGEN_REQUIRE(dets->sizes[1] == 4,
+                  "boxes should have 4 elements in dimension 1, got " + std::to_string(dets->sizes[1]));
+  SHIMGEN_REQUIRE(scores->sizes.size() == 1,
+                  "scores should be a 1d tensor, got " + std::to_string(scores->sizes.size()) + "D");
   SHIMGEN_REQUIRE(dets->sizes[0] == scores->sizes[0],
                   "boxes and scores should have same number of elements in dimension 0, got " +
                       std::to_string(dets->sizes[0]) + " and " + std::to_string(scores->sizes[0]));
   SHIMGEN_REQUIRE(dets->dtype == scores->dtype, "dets should have the same type as scores");
   const int64_t n = dets->sizes[0];
   std::vector<int64_t> keep;
-  roi::dispatch_float_double(dets->dtype, "nms", [&](auto zero) {
+  roi::dispatch_roi(dets->dtype, rounding, "nms", [&](auto zero) {
     using T = decltype(zero);
     const T* box = reinterpret_cast<const T*>(dets->data());
     const T* score = reinterpret_cast<const T*>(scores->data());
     std::vector<int64_t> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return nan_first_greater(score[i], score[j]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t i, int64_t j) { return nan_first_greater(plain(score[i]), plain(score[j])); });
     std::vector<T> area(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) area[i] = (box[i * 4 + 2] - box[i * 4]) * (box[i * 4 + 3] - box[i * 4 + 1]);
     std::vector<char> suppressed(static_cast<size_t>(n), 0);
@@ -44,10 +85,7 @@ AtenTensorHandle cpu_nms(AtenTensorHandle dets_handle, AtenTensorHandle scores_h
       for (int64_t b = a + 1; b < n; ++b) {
         const int64_t j = order[b];
         if (suppressed[j]) continue;
-        const T w = std::max(T{0}, std::min(box[i * 4 + 2], box[j * 4 + 2]) - std::max(box[i * 4], box[j * 4]));
-        const T h = std::max(T{0}, std::min(box[i * 4 + 3], box[j * 4 + 3]) - std::max(box[i * 4 + 1], box[j * 4 + 1]));
-        const T inter = w * h;
-        if (inter / (area[i] + area[j] - inter) > iou_threshold) suppressed[j] = 1;
+        if (suppresses(box + i * 4, box + j * 4, area[i], area[j], iou_threshold)) suppressed[j] = 1;
       }
     }
   });

@@ -18,7 +18,8 @@ namespace shimgen::rt::proxy_ops {
 namespace {
 
 // The box of one roi in feature-map coordinates and its bin sizes and sampling grid.
-template <class T> struct RoiBins {
+template <class T>
+struct RoiBins {
   int64_t batch_index;
   T start_h, start_w, bin_h, bin_w;
   int64_t grid_h, grid_w;
@@ -66,10 +67,10 @@ T bin_sum(const RoiBins<T>& b, const T* plane, int64_t height, int64_t width, in
 }  // namespace
 
 AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                               int64_t pooled_w, int64_t sampling_ratio, bool aligned) {
+                               int64_t pooled_w, int64_t sampling_ratio, bool aligned, int32_t rounding) {
   roi::RoiArgs a(input, rois, pooled_h, pooled_w, "roi_align");
   auto out = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, a.input->dtype);
-  roi::dispatch_float_double(a.input->dtype, "roi_align", [&](auto zero) {
+  roi::dispatch_roi(a.input->dtype, rounding, "roi_align", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
     const T* x = a.input_data<T>();
@@ -83,8 +84,7 @@ AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, do
       for (int64_t c = 0; c < a.channels; ++c) {
         const T* p = x + (b.batch_index * a.channels + c) * plane;
         for (int64_t ph = 0; ph < pooled_h; ++ph)
-          for (int64_t pw = 0; pw < pooled_w; ++pw)
-            *o++ = bin_sum(b, p, a.height, a.width, ph, pw) / count;
+          for (int64_t pw = 0; pw < pooled_w; ++pw) *o++ = bin_sum(b, p, a.height, a.width, ph, pw) / count;
       }
     }
   });
@@ -93,11 +93,11 @@ AtenTensorHandle cpu_roi_align(AtenTensorHandle input, AtenTensorHandle rois, do
 
 void cpu_ps_roi_align(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
                       int64_t pooled_w, int64_t sampling_ratio, AtenTensorHandle* output,
-                      AtenTensorHandle* channel_mapping) {
+                      AtenTensorHandle* channel_mapping, int32_t rounding) {
   roi::RoiArgs a(input, rois, pooled_h, pooled_w, "ps_roi_align");
   roi::PsOutputs made(a, pooled_h, pooled_w);
   const int64_t channels_out = made.channels_out;
-  roi::dispatch_float_double(a.input->dtype, "ps_roi_align", [&](auto zero) {
+  roi::dispatch_roi(a.input->dtype, rounding, "ps_roi_align", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
     const T* x = a.input_data<T>();

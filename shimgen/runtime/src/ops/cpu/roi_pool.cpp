@@ -38,18 +38,19 @@ Bin bin_of(int64_t ph, int64_t pw, T bin_h, T bin_w, int64_t start_h, int64_t st
 }
 
 // A box edge scaled to the map and rounded half away from zero (std::round, torchvision's round).
-template <class T> int64_t edge(T value, T spatial_scale) {
+template <class T>
+int64_t edge(T value, T spatial_scale) {
   return roi::to_index(std::round(value * spatial_scale));
 }
 
 }  // namespace
 
 void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                  int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax) {
+                  int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* argmax, int32_t rounding) {
   roi::RoiArgs a(input, rois, pooled_h, pooled_w, "roi_pool");
   auto out = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, a.input->dtype);
   auto arg = roi::zeros({a.count, a.channels, pooled_h, pooled_w}, kInt32);
-  roi::dispatch_float_double(a.input->dtype, "roi_pool", [&](auto zero) {
+  roi::dispatch_roi(a.input->dtype, rounding, "roi_pool", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
     const T* x = a.input_data<T>();
@@ -91,11 +92,11 @@ void cpu_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_
 }
 
 void cpu_ps_roi_pool(AtenTensorHandle input, AtenTensorHandle rois, double spatial_scale, int64_t pooled_h,
-                     int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping) {
+                     int64_t pooled_w, AtenTensorHandle* output, AtenTensorHandle* channel_mapping, int32_t rounding) {
   roi::RoiArgs a(input, rois, pooled_h, pooled_w, "ps_roi_pool");
   roi::PsOutputs made(a, pooled_h, pooled_w);
   const int64_t channels_out = made.channels_out;
-  roi::dispatch_float_double(a.input->dtype, "ps_roi_pool", [&](auto zero) {
+  roi::dispatch_roi(a.input->dtype, rounding, "ps_roi_pool", [&](auto zero) {
     using T = decltype(zero);
     a.check_batch_indices<T>();
     const T* x = a.input_data<T>();
