@@ -27,7 +27,8 @@ from shimgen.aoti.capi import Runtime, int64_array
 H, HP, I64P, I32P, DP = c_void_p, POINTER(c_void_p), POINTER(c_int64), POINTER(c_int32), POINTER(c_double)
 CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4, torch.float16: 5,
          torch.float32: 6, torch.float64: 7, torch.complex64: 9, torch.complex128: 10, torch.bool: 11,
-         torch.bfloat16: 15}
+         torch.bfloat16: 15, torch.float8_e5m2: 23, torch.float8_e4m3fn: 24, torch.float8_e5m2fnuz: 25,
+         torch.float8_e4m3fnuz: 26}
 DTYPES = {code: dtype for dtype, code in CODES.items()}
 
 

@@ -277,14 +277,39 @@ def test_16bit_inputs_compute_as_torchvisions_half_kernels(driver, hs, case, dty
     got = _call(driver, hs, target, narrow, outputs)
     expected = _loops16(target, narrow)
     assert len(got) == len(expected)
-    for g_, e in zip(got, expected):
+    _same16(got, expected, dtype, target)
+    if TV is not None and dtype == torch.float16 and torch.cuda.is_available():
+        # the judge itself where it runs: torchvision's CUDA half kernels on the same inputs
+        _same16(got, _torchvision_cuda(target, narrow), dtype, target)
+
+
+def _same16(got, expected, dtype, target) -> None:
+    for g_, e in zip(got, expected, strict=True):
         if e.is_floating_point():
             assert g_.dtype == dtype and g_.shape == e.shape, (g_.dtype, g_.shape, e.shape)
-            rtol = torch.finfo(dtype).eps if target == "deform_conv2d" else 0.0
-            assert torch.allclose(g_.float(), e, rtol=rtol, atol=0.0, equal_nan=True), \
-                f"max diff {(g_.float() - e).abs().nan_to_num().max()}"
+            # deform_conv2d's weighted sum is a GEMM in torchvision (cuBLAS, half in and out)
+            rtol = 2 * torch.finfo(dtype).eps if target == "deform_conv2d" else 0.0
+            assert torch.allclose(g_.float(), e.float(), rtol=rtol, atol=0.0, equal_nan=True), \
+                f"max diff {(g_.float() - e.float()).abs().nan_to_num().max()}"
         else:
             assert torch.equal(g_, e), (g_, e)
+
+
+def _torchvision_cuda(target: str, arguments: list) -> tuple:
+    """torchvision's own CUDA kernel on the arguments (moved to the GPU), its results back on the host."""
+    a = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in arguments}
+    if target == "nms":
+        result = TV.nms(a["dets"], a["scores"], a["iou_threshold"])
+    elif target == "deform_conv2d":
+        result = TV.deform_conv2d(a["input"], a["weight"], a["offset"], a["mask"], a["bias"], a["stride_h"],
+                                  a["stride_w"], a["pad_h"], a["pad_w"], a["dilation_h"], a["dilation_w"],
+                                  a["groups"], a["offset_groups"], a["use_mask"])
+    else:
+        extra = {"roi_align": (a.get("sampling_ratio"), a.get("aligned")),
+                 "ps_roi_align": (a.get("sampling_ratio"),)}.get(target, ())
+        result = getattr(TV, target)(a["input"], a["rois"], a["spatial_scale"], a["pooled_height"],
+                                     a["pooled_width"], *extra)
+    return tuple(r.cpu() for r in (result if isinstance(result, tuple) else (result,)))
 
 
 def test_half_bin_edges_are_not_float32s_rounded(driver, hs):
