@@ -102,7 +102,8 @@ TORCHVISION: dict[str, ZooModel] = {
     # ---- optical flow (RAFT: correlation pyramid, grid_sample lookups, a GRU update) ----
     "tv_raft_small": ZooModel("import torchvision\nself.m = torchvision.models.optical_flow.raft_small()",
                               "return self.m(x, y, num_flow_updates=3)[-1]",
-                              (Input((1, 3, 64, 64)), Input((1, 3, 64, 64))), 1e-3, 1e-3),
+                              # its correlation pyramid wants feature maps of 16 (images of 128) at least
+                              (Input((1, 3, 128, 128)), Input((1, 3, 128, 128))), 1e-3, 1e-3),
     # ---- detection (RPN + RoI heads, anchors, nms) ----
     "tv_fasterrcnn_mobilenet": _detector(
         "fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, num_classes=5,"
