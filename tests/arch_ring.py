@@ -1344,6 +1344,27 @@ RING: dict[str, ZooModel] = {
         " 1, 1, 1, 1, 1, 1, 2, 2, True)\n"
         "return a, b, c, c_arg, d, d_map, e, e_map, keep, boxes[keep], f",
         (Input((2, 8, 16, 16)), Input((6, 4)), Input((6,))), 1e-4, 1e-4),
+    # The same six operators in float16 (the stand-ins' numpy loops round every step to half, as
+    # torchvision's CUDA half kernels do; the runtime's Rounded<kFloat16>). Boxes on a 0.25 grid from
+    # integers: eager's per-step half and inductor's fused float arithmetic would give boxes half an ulp
+    # apart, and roi_pool rounds their edges to pixels.
+    "torchvision_ops_fp16": ZooModel(
+        "import torchvision_reference\nimport torchvision_stand_in\n"
+        "self.offset = torch.nn.Conv2d(8, 2 * 2 * 9, 3, padding=1)\nself.mask = torch.nn.Conv2d(8, 2 * 9, 3, padding=1)\n"
+        "self.weight = torch.nn.Parameter(torch.randn(12, 4, 3, 3) * 0.2)\nself.bias = torch.nn.Parameter(torch.randn(12))\n"
+        "self.half()",
+        "x = x.half()\nc = y.half() * 0.5\nboxes = torch.cat([c[:, :2], c[:, :2] + c[:, 2:] * 0.5 + 0.5], dim=1)\n"
+        "rois = torch.cat([(torch.arange(6, device=x.device) % 2).to(x.dtype)[:, None], boxes], dim=1)\n"
+        "tv = torch.ops.torchvision\n"
+        "a = tv.roi_align(x, rois, 1.0, 4, 4, 2, True)\nb = tv.roi_align(x, rois, 0.5, 3, 3, -1, False)\n"
+        "c, c_arg = tv.roi_pool(x, rois, 1.0, 3, 3)\nd, d_map = tv.ps_roi_align(x, rois, 1.0, 2, 2, 2)\n"
+        "e, e_map = tv.ps_roi_pool(x, rois, 1.0, 2, 2)\nkeep = tv.nms(boxes, torch.arange(6, 0, -1, device=x.device)"
+        ".to(x.dtype) / 8, 0.3)\n"
+        "f = tv.deform_conv2d(x, self.weight, self.offset(x) * 2, self.mask(x).sigmoid(), self.bias,"
+        " 1, 1, 1, 1, 1, 1, 2, 2, True)\n"
+        "return (a.float(), b.float(), c.float(), c_arg, d.float(), d_map, e.float(), e_map, keep,"
+        " boxes[keep].float(), f.float())",
+        (Input((2, 8, 16, 16)), Input((6, 4), "index:24")), 2e-2, 2e-2),
     "op_shapes_12": ZooModel(
         "",
         "c = torch.complex(x, y)\nd = c + 2\nr = torch.view_as_real\n"
