@@ -332,7 +332,16 @@ def inputs(dtype: str, device: str = "cpu"):
 
 
 def lower(init: str, body: str, dtype: str, device: str = "cpu") -> dict:
-    """Export and lower one case; its shim calls and proxy targets, or the stage it failed at."""
+    """Export and lower one case; its shim calls and proxy targets, or the stage it failed at. The
+    device is the default one for the case's factory calls too (torch.tensor, arange inside a body):
+    the cases were written for the CPU, and on CUDA 29 of them failed in eager on host tensors."""
+    import torch
+
+    with torch.device(device):
+        return _lower(init, body, dtype, device)
+
+
+def _lower(init: str, body: str, dtype: str, device: str) -> dict:
     import torch
 
     try:
