@@ -252,7 +252,7 @@ def beside_libtorch(spec: dict) -> dict:
     import numpy as np
 
     from shimgen.aoti.capi import Runtime
-    from shimgen.aoti.prefix_imports import read_dynamic_symbols
+    from shimgen.aoti.prefix_imports import imported_aoti_names
     from shimgen.aoti.runner import Model
 
     torch_lib = ctypes.CDLL(spec["libtorch"], mode=ctypes.RTLD_GLOBAL)
@@ -263,8 +263,7 @@ def beside_libtorch(spec: dict) -> dict:
         "models": {}, "negative": {},
     }
     for entry in spec["models"]:
-        imports = {s.name for s in read_dynamic_symbols(Path(entry["so"])) if not s.defined
-                   and "aoti_torch_" in s.name}
+        imports = imported_aoti_names(Path(entry["so"]))
         inputs = [np.load(p) for p in entry["inputs"]]
         with Model(runtime, Path(entry["path"])) as model:
             handles = [runtime.tensor_from_array(a) for a in inputs]
@@ -291,7 +290,7 @@ def beside_libtorch(spec: dict) -> dict:
         before = runtime.shim_call_count()
         outputs = _plain_run(torch_lib, entry["so"], inputs)
         served = runtime.shim_call_count() - before
-        plain = {s.name for s in read_dynamic_symbols(Path(entry["so"])) if not s.defined and "aoti_torch_" in s.name}
+        plain = imported_aoti_names(Path(entry["so"]))
         bound = bound_library(entry["so"], plain)
         expected = [np.load(p).ravel() for p in entry["expected"]]
         report["negative"][entry["key"]] = {

@@ -556,13 +556,13 @@ def shim_imports(pt2: Path) -> list[str]:
 
     repo = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(repo))
-    from shimgen.aoti.prefix_imports import read_dynamic_symbols
+    from shimgen.aoti.prefix_imports import imported_aoti_names
 
     with zipfile.ZipFile(pt2) as archive, tempfile.TemporaryDirectory() as scratch:
         (member,) = [n for n in archive.namelist() if n.endswith(".so")]
         so = Path(scratch) / "model.so"
         so.write_bytes(archive.read(member))
-        return sorted(s.name for s in read_dynamic_symbols(so) if not s.defined and "aoti_torch_" in s.name)
+        return sorted(imported_aoti_names(so))
 
 
 def compile_one(root: Path, name: str, device: str, link_libtorch: bool) -> Path:

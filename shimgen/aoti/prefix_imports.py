@@ -214,6 +214,12 @@ def read_dynamic_symbols(path: Path, where: str | None = None) -> list[DynSymbol
     return _symbols(parse_elf(path, where or str(path)))
 
 
+def imported_aoti_names(path: Path) -> set[str]:
+    """The names a model .so imports that contain ``aoti_torch_``, plain or prefixed: what it needs
+    from libtorch or a runtime."""
+    return {s.name for s in read_dynamic_symbols(path) if not s.defined and "aoti_torch_" in s.name}
+
+
 Verifier = Callable[[Path, str], None]
 """Called with each rewritten .so (still in scratch space) and its display name; raises to reject it."""
 

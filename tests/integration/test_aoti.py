@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from shimgen.aoti.capi import ModelError, Runtime
-from shimgen.aoti.prefix_imports import prefix_imports_with_config, read_dynamic_symbols
+from shimgen.aoti.prefix_imports import imported_aoti_names, prefix_imports_with_config
 from shimgen.aoti.recompile import recompile
 from shimgen.aoti.runner import Model
 from shimgen.errors import InputError
@@ -37,10 +37,6 @@ from tests.aoti_helpers import BASELINE, PREFIX, so_of, torch_lib_dir  # noqa: E
 
 LIBTORCH_CPU = torch_lib_dir() / "libtorch_cpu.so"
 RECOMPILED = ("pointwise", "matmul")
-
-
-def _shim_imports(so: Path) -> set[str]:
-    return {s.name for s in read_dynamic_symbols(so) if not s.defined and "aoti_torch_" in s.name}
 
 
 def _inputs(models: Path, name: str) -> list[Path]:
@@ -108,7 +104,7 @@ def beside_libtorch(models, prefixed, runtime_lib, tmp_path_factory) -> dict:
 # ---- what the models import ----
 
 def test_models_import_the_measured_shims(models):
-    imports = {name: _shim_imports(so_of(models / f"{name}.pt2", models / f"{name}.plain.so")) for name in MODELS}
+    imports = {name: imported_aoti_names(so_of(models / f"{name}.pt2", models / f"{name}.plain.so")) for name in MODELS}
     assert imports["pointwise"] == BASELINE
     assert imports["reduction"] == BASELINE
     assert imports["broadcast"] == BASELINE | {"aoti_torch__reinterpret_tensor"}
@@ -117,8 +113,8 @@ def test_models_import_the_measured_shims(models):
 
 @pytest.mark.parametrize("key", [f"rewrite/{n}" for n in MODELS] + [f"recompile/{n}" for n in RECOMPILED])
 def test_prefixed_models_import_only_prefixed_shims(models, prefixed, key):
-    plain = _shim_imports(so_of(models / f"{key.split('/')[1]}.pt2", models / "check-plain.so"))
-    got = _shim_imports(so_of(prefixed[key], models / "check-prefixed.so"))
+    plain = imported_aoti_names(so_of(models / f"{key.split('/')[1]}.pt2", models / "check-plain.so"))
+    got = imported_aoti_names(so_of(prefixed[key], models / "check-prefixed.so"))
     assert got == {PREFIX + name for name in plain}
 
 
