@@ -10,6 +10,9 @@
 #                          compile under faulthandler (DIAG_AT seconds, default 240)
 #   DYNAMIC=all | names    tests/gpu/test_dynamic_ring_cuda.py (the whole dynamic ring, or those names)
 #                          in the background, log dynamic.log
+#   PROBE=dtype            scripts/op_probe.py --device cuda --dtype dtype (float32, bfloat16, float16) in
+#                          the background, 6 shards, log probe.log and rows probe.json (the plain-torch calls
+#                          that fall back on CUDA, against what the runtime serves)
 #   LIMIT=seconds          when the script stops starting batches and returns (default 560)
 #   DECLARE_GROUPED_MM=1   add the one declaration torch 2.11's c_shim_cuda.h lacks to that machine's
 #                          torch (aoti_torch_cuda__grouped_mm, as torch 2.13's header has it): without it
@@ -72,6 +75,10 @@ if [ -n "${DYNAMIC:-}" ]; then
   ( SHIMGEN_DYNAMIC_CUDA_NAMES="$names" timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider \
       tests/gpu/test_dynamic_ring_cuda.py > $OUT/dynamic.log 2>&1 ) &
 fi
+if [ -n "${PROBE:-}" ]; then
+  ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 scripts/op_probe.py --device cuda --dtype "$PROBE" --jobs 6 \
+      --json $OUT/probe.json > $OUT/probe.log 2>&1 ) &
+fi
 if [ -n "${OPS:-}" ]; then
   ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider ${OPFILES:-tests/gpu/test_ring_cuda_ops.py tests/gpu/test_cuda_fallbacks.py \
       tests/gpu/test_cuda_renorm_model.py tests/gpu/test_runtime_cuda.py tests/gpu/test_dlpack_cuda.py} > $OUT/part1.log 2>&1 ) &
@@ -92,4 +99,5 @@ done
 wait
 for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
 for f in part1 special dynamic; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
+[ -f $OUT/probe.log ] && { echo "== probe"; grep -E "MISSING" $OUT/probe.log | head -30; tail -1 $OUT/probe.log; }
 echo "== done after $(( $(date +%s) - start )) s"
