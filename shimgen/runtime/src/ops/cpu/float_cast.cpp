@@ -1,7 +1,7 @@
 // A host tensor's values in another float type (float32, float16, bfloat16): a new contiguous CPU
 // tensor, each element rounded to nearest even. The proxy executor's 16-bit path for torchvision's
-// operators (proxy_executor.cpp, OnHost::widening): inputs widened to float32, results narrowed back,
-// as torchvision's autocast kernels do.
+// operators (proxy_executor.cpp, OnHost::widening_16bit): inputs widened to float32 (exactly), the
+// kernels computing with the 16-bit rounding (roi_common.h's Rounded), results narrowed back.
 #include "../proxy_ops.h"
 #include "cpu_op.h"
 #include "host_view.h"

@@ -35,7 +35,8 @@ void dispatch_float_double(int32_t dtype, const char* op, F&& f) {
 // float or a double the result is that type, unrounded. The value is a float already on D's grid, so a
 // float32 buffer of D's values reads and writes as Rounded<D>. torchvision's CUDA kernels take float16
 // and run a half input's RoI arithmetic in it: bin edges, sample counts and sample points follow that
-// rounding (7 / 3 rounded to half is 2.334, and 3 x that rounds to 7.004: ceil gives the next pixel).
+// rounding (29 / 7 rounded to half is 4.145, and 7 x that rounds to 29.016: ceil gives the next pixel,
+// where float32's 29.0 does not).
 template <int32_t D>
 struct Rounded {
   float v;
@@ -52,44 +53,25 @@ struct Rounded {
 };
 static_assert(sizeof(Rounded<kFloat16>) == sizeof(float), "Rounded reads a float32 buffer");
 
-#define SHIMGEN_ROUNDED_OP(OP)                                                    \
-  template <int32_t D>                                                            \
-  Rounded<D> operator OP(Rounded<D> a, Rounded<D> b) {                            \
-    return Rounded<D>(a.v OP b.v);                                                \
-  }                                                                               \
-  template <int32_t D, class I, std::enable_if_t<std::is_integral_v<I>, int> = 0> \
-  Rounded<D> operator OP(Rounded<D> a, I b) {                                     \
-    return a OP Rounded<D>(b);                                                    \
-  }                                                                               \
-  template <int32_t D, class I, std::enable_if_t<std::is_integral_v<I>, int> = 0> \
-  Rounded<D> operator OP(I a, Rounded<D> b) {                                     \
-    return Rounded<D>(a) OP b;                                                    \
-  }                                                                               \
-  template <int32_t D>                                                            \
-  float operator OP(Rounded<D> a, float b) {                                      \
-    return a.v OP b;                                                              \
-  }                                                                               \
-  template <int32_t D>                                                            \
-  float operator OP(float a, Rounded<D> b) {                                      \
-    return a OP b.v;                                                              \
-  }                                                                               \
-  template <int32_t D>                                                            \
-  double operator OP(Rounded<D> a, double b) {                                    \
-    return static_cast<double>(a.v) OP b;                                         \
-  }                                                                               \
-  template <int32_t D>                                                            \
-  double operator OP(double a, Rounded<D> b) {                                    \
-    return a OP static_cast<double>(b.v);                                         \
-  }                                                                               \
-  template <int32_t D>                                                            \
-  Rounded<D>& operator OP## = (Rounded<D> & a, Rounded<D> b) {                    \
-    return a = a OP b;                                                            \
-  }
+// Kept as written: clang-format would split the pasted compound operator ("operator OP## =").
+// clang-format off
+#define SHIMGEN_ROUNDED_OP(OP)                                                                                         \
+  template <int32_t D> Rounded<D> operator OP(Rounded<D> a, Rounded<D> b) { return Rounded<D>(a.v OP b.v); }           \
+  template <int32_t D, class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>                                      \
+  Rounded<D> operator OP(Rounded<D> a, I b) { return a OP Rounded<D>(b); }                                             \
+  template <int32_t D, class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>                                      \
+  Rounded<D> operator OP(I a, Rounded<D> b) { return Rounded<D>(a) OP b; }                                             \
+  template <int32_t D> float operator OP(Rounded<D> a, float b) { return a.v OP b; }                                   \
+  template <int32_t D> float operator OP(float a, Rounded<D> b) { return a OP b.v; }                                   \
+  template <int32_t D> double operator OP(Rounded<D> a, double b) { return static_cast<double>(a.v) OP b; }            \
+  template <int32_t D> double operator OP(double a, Rounded<D> b) { return a OP static_cast<double>(b.v); }            \
+  template <int32_t D> Rounded<D>& operator OP##=(Rounded<D>& a, Rounded<D> b) { return a = a OP b; }
 SHIMGEN_ROUNDED_OP(+)
 SHIMGEN_ROUNDED_OP(-)
 SHIMGEN_ROUNDED_OP(*)
 SHIMGEN_ROUNDED_OP(/)
 #undef SHIMGEN_ROUNDED_OP
+// clang-format on
 template <int32_t D>
 Rounded<D> operator-(Rounded<D> a) {
   return Rounded<D>(-a.v);
