@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
+
+import aoti_zoo  # tests/ is on the path: this file runs as a script there or is imported beside it
 
 SEQ = 12
 # name: (config class, model class, config kwargs, input kind). Small but real: GQA where the family
@@ -63,13 +63,6 @@ def table_key() -> str:
 
 def directory_of(out: Path, name: str, device: str, dtype: str) -> Path:
     return out / f"{name}-{device}-{dtype}"
-
-
-def _shim_imports(pt2: Path) -> list[str]:
-    with zipfile.ZipFile(pt2) as archive:
-        (member,) = [n for n in archive.namelist() if n.endswith(".so")]
-        data = archive.read(member)
-    return sorted({m.decode() for m in re.findall(rb"aoti_torch_[A-Za-z0-9_]+", data)})
 
 
 def build(name: str, device: str, dtype_name: str):
@@ -125,7 +118,7 @@ def compile_one(out: Path, name: str, device: str, dtype_name: str) -> Path:
                                              inductor_configs={"aot_inductor.link_libtorch": False})
     np.save(directory / "in0.npy", x.cpu().numpy())
     np.save(directory / "out0.npy", expected.cpu().numpy())
-    stamp.write_text(json.dumps({**key, "imports": _shim_imports(pt2), "device": device, "dtype": dtype_name}))
+    stamp.write_text(json.dumps({**key, "imports": aoti_zoo.shim_imports(pt2), "device": device, "dtype": dtype_name}))
     return directory
 
 
