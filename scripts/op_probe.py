@@ -323,11 +323,14 @@ def build(init: str, body: str):
 def inputs(dtype: str, device: str = "cpu"):
     import torch
 
+    # Drawn on the host (the same values on every device), whatever the default device is: lower()
+    # makes the case's device the default, and a host generator refuses to fill a CUDA tensor.
     g = torch.Generator().manual_seed(0)
     dt = getattr(torch, dtype)
-    made = (torch.randn(4, 8, generator=g).to(dt), torch.randn(4, 8, generator=g).to(dt),
-            torch.randn(2, 3, 16, 16, generator=g).to(dt), torch.randint(0, 8, (4, 8), generator=g),
-            torch.randn(4, 8, generator=g) > 0)
+    host = {"generator": g, "device": "cpu"}
+    made = (torch.randn(4, 8, **host).to(dt), torch.randn(4, 8, **host).to(dt),
+            torch.randn(2, 3, 16, 16, **host).to(dt), torch.randint(0, 8, (4, 8), **host),
+            torch.randn(4, 8, **host) > 0)
     return tuple(t.to(device) for t in made)
 
 
