@@ -11,6 +11,7 @@ CI's time here for the same proof.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -47,7 +48,7 @@ def project(tmp_path_factory) -> Path:
     c_compiler()
     root = tmp_path_factory.mktemp("slow-project")
     names = [f"aoti_torch_work{i}" for i in range(SOURCES)]
-    (root / "shimgen.toml").write_text(f'prefix = "lockpfx_"\nsymbols = {names!r}\n'.replace("'", '"'))
+    (root / "shimgen.toml").write_text(f'prefix = "lockpfx_"\nsymbols = {json.dumps(names)}\n')  # a TOML array
     for i in range(SOURCES):
         (root / f"work{i}.c").write_text(_slow_source(i))
     sources = " ".join(f"work{i}.c" for i in range(SOURCES))
@@ -161,9 +162,8 @@ def test_two_builds_serialise_and_leave_a_consistent_tree(project, build_dir):
     assert "wrote" not in loser.text() and "configure: up to date" in loser.text(), loser.text()
     assert "no work to do" in loser.text(), loser.text()
     for run in (first, second):
-        expected = SOURCES
         assert "check-symbols: passed" in run.text(), run.text()
-        assert f"{expected}/{expected} prefixed shims exported" in run.text(), run.text()
+        assert f"{SOURCES}/{SOURCES} prefixed shims exported" in run.text(), run.text()
 
     # The tree is whole: generated files match the config, and the library checks clean.
     check = run_shimgen("generate", "--check", "-c", project, "-o", build_dir / "generated")
