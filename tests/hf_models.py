@@ -149,19 +149,16 @@ def ensure_compiled(out: Path, names: list[str], device: str, dtype: str, timeou
 
 
 def main(argv: list[str]) -> int:
-    device, dtype = "cpu", "float32"
-    rest: list[str] = []
-    it = iter(argv)
-    for arg in it:
-        if arg == "--device":
-            device = next(it)
-        elif arg == "--dtype":
-            dtype = next(it)
-        else:
-            rest.append(arg)
-    out, names = Path(rest[0]), rest[1:] or list(MODELS)
-    for name in names:
-        print(compile_one(out, name, device, dtype))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Compile tests/hf_models.py's models into OUT/<name>-<device>-<dtype>.")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("names", nargs="*", help=f"default: all ({', '.join(MODELS)})")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="float32")
+    args = parser.parse_intermixed_args(argv)  # ensure_compiled passes OUT, the options, then a name
+    for name in args.names or list(MODELS):
+        print(compile_one(args.out, name, args.device, args.dtype))
     return 0
 
 
