@@ -118,3 +118,24 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def c_project(root: Path, config: str, sources: dict[str, str], extra_cmake: str = "") -> Path:
+    """A user's C library beside its shimgen.toml (no bundled runtime): ``sources`` (file name: text)
+    built into one shared library through the generated shimgen.cmake, prefixed; ``extra_cmake``:
+    lines appended to its CMakeLists.txt. Returns the config's path."""
+    from tests.e2e._native import c_compiler
+
+    c_compiler()
+    root.mkdir()
+    (root / "shimgen.toml").write_text(config)
+    for name, text in sources.items():
+        (root / name).write_text(text)
+    (root / "CMakeLists.txt").write_text(f"""cmake_minimum_required(VERSION 3.24)
+project(small C)
+include("${{SHIMGEN_GENERATED_DIR}}/shimgen.cmake")
+add_library(small SHARED {' '.join(sources)})
+set_target_properties(small PROPERTIES OUTPUT_NAME "${{SHIMGEN_RUNTIME_OUTPUT_NAME}}" C_VISIBILITY_PRESET hidden)
+shimgen_apply_prefix(small)
+""" + extra_cmake)
+    return root / "shimgen.toml"

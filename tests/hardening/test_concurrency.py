@@ -24,7 +24,7 @@ import pytest
 
 from shimgen.builder.builder import read_artifacts
 from shimgen.builder.lock import LOCK_NAME, build_lock
-from tests.support import REPO, run_shimgen
+from tests.support import REPO, c_project, run_shimgen
 
 pytestmark = pytest.mark.slow
 
@@ -43,23 +43,9 @@ def _slow_source(index: int) -> str:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """A user's project beside its shimgen.toml: SOURCES files, one shim each."""
-    from tests.e2e._native import c_compiler
-
-    c_compiler()
-    root = tmp_path_factory.mktemp("slow-project")
     names = [f"aoti_torch_work{i}" for i in range(SOURCES)]
-    (root / "shimgen.toml").write_text(f'prefix = "lockpfx_"\nsymbols = {json.dumps(names)}\n')  # a TOML array
-    for i in range(SOURCES):
-        (root / f"work{i}.c").write_text(_slow_source(i))
-    sources = " ".join(f"work{i}.c" for i in range(SOURCES))
-    (root / "CMakeLists.txt").write_text(f"""cmake_minimum_required(VERSION 3.24)
-project(slow C)
-include("${{SHIMGEN_GENERATED_DIR}}/shimgen.cmake")
-add_library(slow SHARED {sources})
-set_target_properties(slow PROPERTIES OUTPUT_NAME "${{SHIMGEN_RUNTIME_OUTPUT_NAME}}" C_VISIBILITY_PRESET hidden)
-shimgen_apply_prefix(slow)
-""")
-    return root / "shimgen.toml"
+    return c_project(tmp_path_factory.mktemp("slow") / "project", f'prefix = "lockpfx_"\nsymbols = {json.dumps(names)}\n',
+                     {f"work{i}.c": _slow_source(i) for i in range(SOURCES)})
 
 
 class Run:

@@ -259,23 +259,11 @@ file(WRITE "${CMAKE_BINARY_DIR}/build-type.txt" "${CMAKE_BUILD_TYPE}")
 
 
 def _small_project(root: Path, config: str, extra_cmake: str = "") -> Path:
-    """A one-shim C project as a user writes it beside its shimgen.toml (no bundled runtime);
-    ``extra_cmake``: lines appended to its CMakeLists.txt."""
-    from tests.e2e._native import c_compiler
+    """A one-shim C project as a user writes it beside its shimgen.toml (no bundled runtime)."""
+    from tests.support import c_project
 
-    c_compiler()
-    root.mkdir()
-    (root / "shimgen.toml").write_text(config)
-    (root / "shim.c").write_text('#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
-                                 "int aoti_torch_one(void) { return 1; }\n")
-    (root / "CMakeLists.txt").write_text("""cmake_minimum_required(VERSION 3.24)
-project(small C)
-include("${SHIMGEN_GENERATED_DIR}/shimgen.cmake")
-add_library(small SHARED shim.c)
-set_target_properties(small PROPERTIES OUTPUT_NAME "${SHIMGEN_RUNTIME_OUTPUT_NAME}" C_VISIBILITY_PRESET hidden)
-shimgen_apply_prefix(small)
-""" + extra_cmake)
-    return root / "shimgen.toml"
+    return c_project(root, config, {"shim.c": '#include "export.h"\nAOTI_SHIM_EXPORT int aoti_torch_one(void);\n'
+                                              "int aoti_torch_one(void) { return 1; }\n"}, extra_cmake)
 
 
 def test_prefix_change_leaves_no_trace_in_the_build_dir(tmp_path):
