@@ -13,6 +13,10 @@
 #   PROBE=dtype            scripts/op_probe.py --device cuda --dtype dtype (float32, bfloat16, float16) in
 #                          the background, 6 shards, log probe.log and rows probe.json (the plain-torch calls
 #                          that fall back on CUDA, against what the runtime serves)
+#   BENCH=1                after everything else, on the idle GPU: benchmarks/int4_mm_cuda.py and
+#                          benchmarks/llm_decode_cuda.py against the same runtime (log bench.log), with
+#                          the library path the runtime needs (its libscipy_openblas, cuBLAS, cudart);
+#                          up to 90 + 150 s after LIMIT, so leave that room (LIMIT=340 in a 600 s call)
 #   LIMIT=seconds          when the script stops starting batches and returns (default 560)
 #   DECLARE_GROUPED_MM=1   add the one declaration torch 2.11's c_shim_cuda.h lacks to that machine's
 #                          torch (aoti_torch_cuda__grouped_mm, as torch 2.13's header has it): without it
@@ -97,7 +101,13 @@ for i in "${!batches[@]}"; do
   grep -E "^(FAILED|ERROR)|passed|failed" /tmp/ringlogs/$i.log | tail -6
 done
 wait
+if [ -n "${BENCH:-}" ]; then  # last and alone: timings want an idle GPU
+  runtime=${SHIMGEN_GPU_PREBUILT:-/tmp/gpubuild}/libshimgen_runtime.so
+  { timeout -s INT -k 10 90 python3 benchmarks/int4_mm_cuda.py --runtime "$runtime"
+    timeout -s INT -k 10 150 python3 benchmarks/llm_decode_cuda.py --runtime "$runtime"; } > $OUT/bench.log 2>&1
+fi
 for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
 for f in part1 special dynamic; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
+[ -f $OUT/bench.log ] && { echo "== bench"; tail -30 $OUT/bench.log; }
 [ -f $OUT/probe.log ] && { echo "== probe"; grep -E "MISSING" $OUT/probe.log | head -30; tail -1 $OUT/probe.log; }
 echo "== done after $(( $(date +%s) - start )) s"
