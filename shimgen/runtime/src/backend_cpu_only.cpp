@@ -27,7 +27,8 @@ int32_t cuda_stream_device(void*) { return -1; }
 void* pinned_malloc(size_t nbytes) {
   size_t rounded = (nbytes + 4095) / 4096 * 4096;
   void* p = std::aligned_alloc(4096, rounded);
-  if (p == nullptr) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + std::to_string(nbytes) + " bytes failed");
+  if (p == nullptr)
+    fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + std::to_string(nbytes) + " bytes failed");
   if (mlock(p, rounded) != 0) {
     int err = errno;
     std::free(p);

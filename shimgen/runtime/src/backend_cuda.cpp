@@ -108,8 +108,10 @@ class Scratch {
     }
   }
   ~Scratch() {
-    if (device_type_ == kCPU) std::free(data_);
-    else cuda_free(device_, data_);
+    if (device_type_ == kCPU)
+      std::free(data_);
+    else
+      cuda_free(device_, data_);
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -168,13 +170,14 @@ int32_t cuda_resolve_device(int32_t device_index) {
   check_cuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   if (device_index < 0) return cuda_get_device();
   SHIMGEN_REQUIRE(device_index < count, "CUDA device index " + std::to_string(device_index) + " out of range (" +
-                                    std::to_string(count) + " device(s))");
+                                            std::to_string(count) + " device(s))");
   return device_index;
 }
 
 int32_t cuda_stream_device(void* stream) {
   int device = -1;
-  check_cuda(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device), "cudaStreamGetDevice (not a valid stream?)");
+  check_cuda(cudaStreamGetDevice(static_cast<cudaStream_t>(stream), &device),
+             "cudaStreamGetDevice (not a valid stream?)");
   return device;
 }
 

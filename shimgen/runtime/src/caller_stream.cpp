@@ -55,7 +55,8 @@ void* effective_stream(int32_t device) noexcept {
       caller.device = -1;  // not a stream CUDA knows: the CUDA call using it reports the error
     }
   }
-  if (caller.selected && (caller.device < 0 || caller.device == device) && caller.seq > current.seq) return caller.stream;
+  if (caller.selected && (caller.device < 0 || caller.device == device) && caller.seq > current.seq)
+    return caller.stream;
   return current.stream;
 }
 
@@ -71,8 +72,8 @@ using namespace shimgen::rt;
 
 extern "C" {
 
-SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_create(void* stream,
-                                                                              ShimgenCallerStreamGuardHandle* ret_guard) {
+SHIMGEN_RUNTIME_API AOTITorchError
+shimgen_runtime_caller_stream_guard_create(void* stream, ShimgenCallerStreamGuardHandle* ret_guard) {
   return run_guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret_guard != nullptr, "ret_guard is null");
     int32_t device = stream != nullptr ? -2 : -1;
@@ -89,7 +90,8 @@ SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_delete(Sh
       fail(SHIMGEN_RUNTIME_ERROR_STATE, "caller-stream guard deleted on a thread other than the one that created it");
     if (guard->depth != t_caller.depth)
       fail(SHIMGEN_RUNTIME_ERROR_STATE, "caller-stream guard deleted out of order: guard depth " +
-                                            std::to_string(guard->depth) + ", innermost depth " + std::to_string(t_caller.depth));
+                                            std::to_string(guard->depth) + ", innermost depth " +
+                                            std::to_string(t_caller.depth));
     t_caller = guard->previous;
     delete guard;
   });

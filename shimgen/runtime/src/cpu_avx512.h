@@ -40,8 +40,7 @@ inline bool has_avx512() {
 
 // Lanes 0 .. count-1 of a 16-lane vector (count clamped to 0 .. 16).
 SHIMGEN_AVX512 inline __mmask16 lanes(int64_t count) {
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << (count < 0 ? 0 : count)) - 1u);
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (count < 0 ? 0 : count)) - 1u);
 }
 
 // dst[e * dst_ld + j] = r[j][e]: the 16x16 block held in r, transposed, by four rounds of in-lane

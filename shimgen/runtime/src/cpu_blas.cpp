@@ -202,7 +202,8 @@ void run_integer_matmul(const Tensor& out, const Tensor& a, const Tensor& m, con
       for (int64_t j = 0; j < o.cols; ++j) {
         uint64_t sum = 0;
         for (int64_t k = 0; k < x.cols; ++k)
-          sum += static_cast<uint64_t>(static_cast<int64_t>(x.at(i, k))) * static_cast<uint64_t>(static_cast<int64_t>(y.at(k, j)));
+          sum += static_cast<uint64_t>(static_cast<int64_t>(x.at(i, k))) *
+                 static_cast<uint64_t>(static_cast<int64_t>(y.at(k, j)));
         uint64_t r = ia * sum;
         if (bp != nullptr && beta != 0.0) r += ib * static_cast<uint64_t>(static_cast<int64_t>(bp[i * rs + j * cs]));
         o.at(i, j) = static_cast<T>(r);
@@ -243,20 +244,22 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
     const Tensor& m = operand(mat2_h, "mat2");
     const Tensor* bias = bias_h ? &operand(bias_h, "self") : nullptr;
     SHIMGEN_REQUIRE(static_cast<int64_t>(out.sizes.size()) == rank && static_cast<int64_t>(a.sizes.size()) == rank &&
-                static_cast<int64_t>(m.sizes.size()) == rank,
-            "expects " + std::to_string(rank) + "-d out and operands, got out " + shape_str(out.sizes) + ", " + shape_str(a.sizes) +
-                " and " + shape_str(m.sizes));
+                        static_cast<int64_t>(m.sizes.size()) == rank,
+                    "expects " + std::to_string(rank) + "-d out and operands, got out " + shape_str(out.sizes) + ", " +
+                        shape_str(a.sizes) + " and " + shape_str(m.sizes));
     SHIMGEN_REQUIRE(a.dtype == out.dtype && m.dtype == out.dtype && (!bias || bias->dtype == out.dtype),
-            "operands and out must have one dtype");
+                    "operands and out must have one dtype");
     const size_t off = static_cast<size_t>(rank - 2);
-    SHIMGEN_REQUIRE(a.sizes[off + 1] == m.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == m.sizes[off + 1] &&
-                (rank != 3 || (a.sizes[0] == out.sizes[0] && m.sizes[0] == out.sizes[0])),
-            "shapes do not multiply into out: " + shape_str(a.sizes) + " @ " + shape_str(m.sizes) + " -> " +
-                shape_str(out.sizes));
+    SHIMGEN_REQUIRE(a.sizes[off + 1] == m.sizes[off] && out.sizes[off] == a.sizes[off] &&
+                        out.sizes[off + 1] == m.sizes[off + 1] &&
+                        (rank != 3 || (a.sizes[0] == out.sizes[0] && m.sizes[0] == out.sizes[0])),
+                    "shapes do not multiply into out: " + shape_str(a.sizes) + " @ " + shape_str(m.sizes) + " -> " +
+                        shape_str(out.sizes));
     if (bias != nullptr) {
       const auto& bs = bias->sizes;
-      const bool ok = bs.empty() || (bs.size() == 1 && (bs[0] == 1 || bs[0] == out.sizes[1])) ||
-                      (bs.size() == 2 && (bs[0] == 1 || bs[0] == out.sizes[0]) && (bs[1] == 1 || bs[1] == out.sizes[1]));
+      const bool ok =
+          bs.empty() || (bs.size() == 1 && (bs[0] == 1 || bs[0] == out.sizes[1])) ||
+          (bs.size() == 2 && (bs[0] == 1 || bs[0] == out.sizes[0]) && (bs[1] == 1 || bs[1] == out.sizes[1]));
       SHIMGEN_REQUIRE(ok, "self " + shape_str(bs) + " does not broadcast to out " + shape_str(out.sizes));
     }
     // As in PyTorch: out may not share memory with an input (the result would depend on order), and
@@ -265,8 +268,8 @@ AOTITorchError matmul(const char* op, AtenTensorHandle out_h, AtenTensorHandle s
     // data-dependent size the strides that size makes, e.g. {24, 32, 0} strides {0, 0, 1}).
     const bool empty = std::find(out.sizes.begin(), out.sizes.end(), int64_t{0}) != out.sizes.end();
     for (size_t d = 0; d < out.sizes.size() && !empty; ++d)
-      SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0, "out has internally overlapping elements (stride 0 at dim " +
-                                                             std::to_string(d) + ")");
+      SHIMGEN_REQUIRE(out.sizes[d] <= 1 || out.strides[d] != 0,
+                      "out has internally overlapping elements (stride 0 at dim " + std::to_string(d) + ")");
     SHIMGEN_REQUIRE(!overlap(out, a) && !overlap(out, m) && (!bias || !overlap(out, *bias)), "out overlaps an input");
     // The operand checks above let through float32/64, bfloat16/float16 and the integer types.
     dispatch_real(out.dtype, op, [&](auto tag) {

@@ -13,10 +13,11 @@ namespace {
 void item(const char* shim, AtenTensorHandle handle, int32_t dtype, void* ret) {
   const Tensor* t = unwrap(handle, "tensor");
   SHIMGEN_REQUIRE(ret != nullptr, "ret_value is null");
-  SHIMGEN_REQUIRE(t->numel() == 1, std::string("a tensor with ") + std::to_string(t->numel()) + " elements has no single item");
+  SHIMGEN_REQUIRE(t->numel() == 1,
+                  std::string("a tensor with ") + std::to_string(t->numel()) + " elements has no single item");
   if (t->dtype != dtype) {
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(shim) + " of a tensor of dtype code " + std::to_string(t->dtype) +
-                                                ": dtype conversion is not supported");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(shim) + " of a tensor of dtype code " +
+                                                std::to_string(t->dtype) + ": dtype conversion is not supported");
   }
   std::vector<int64_t> one(t->sizes.size(), 1);
   std::vector<int64_t> zeros(t->sizes.size(), 0);
@@ -39,14 +40,14 @@ extern "C" {
 AOTI_SHIM_EXPORT void aoti_torch_check(bool cond, const char* func, const char* file, uint32_t line, const char* msg) {
   count_shim_call();
   if (cond) return;
-  std::string text = std::string(msg ? msg : "check failed") + " (" + (func ? func : "?") + " at " + (file ? file : "?") +
-                     ":" + std::to_string(line) + ")";
+  std::string text = std::string(msg ? msg : "check failed") + " (" + (func ? func : "?") + " at " +
+                     (file ? file : "?") + ":" + std::to_string(line) + ")";
   set_last_error("aoti_torch_check", text.c_str());
   throw std::runtime_error(text);
 }
 
-#define SHIMGEN_ITEM(name, ctype, code)                                             \
-  AOTI_SHIM_EXPORT AOTITorchError aoti_torch_item_##name(AtenTensorHandle tensor, ctype* ret_value) { \
+#define SHIMGEN_ITEM(name, ctype, code)                                                                         \
+  AOTI_SHIM_EXPORT AOTITorchError aoti_torch_item_##name(AtenTensorHandle tensor, ctype* ret_value) {           \
     return guarded("aoti_torch_item_" #name, [&] { item("aoti_torch_item_" #name, tensor, code, ret_value); }); \
   }
 

@@ -215,12 +215,24 @@ SHIMGEN_AVX512 void attend_all(const Tensor& q, const Tensor& k, const Tensor& v
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t hh = 0; hh < H; ++hh) {
       const int64_t item = mask != nullptr ? static_cast<int64_t>(mask->itemsize()) : 0;
-      const Head h{qp + b * q.strides[0] + hh * q.strides[1], q.strides[2], q.strides[3],
-                   kp + b * k.strides[0] + hh * k.strides[1], k.strides[2], k.strides[3],
-                   vp + b * v.strides[0] + hh * v.strides[1], v.strides[2], v.strides[3],
-                   op + b * out.strides[0] + hh * out.strides[1], out.strides[2], out.strides[3],
-                   lp + b * lse.strides[0] + hh * lse.strides[1], lse.strides[2],
-                   mask != nullptr ? mask->data() + (b * ms[0] + hh * ms[1]) * item : nullptr, ms[2], ms[3], item,
+      const Head h{qp + b * q.strides[0] + hh * q.strides[1],
+                   q.strides[2],
+                   q.strides[3],
+                   kp + b * k.strides[0] + hh * k.strides[1],
+                   k.strides[2],
+                   k.strides[3],
+                   vp + b * v.strides[0] + hh * v.strides[1],
+                   v.strides[2],
+                   v.strides[3],
+                   op + b * out.strides[0] + hh * out.strides[1],
+                   out.strides[2],
+                   out.strides[3],
+                   lp + b * lse.strides[0] + hh * lse.strides[1],
+                   lse.strides[2],
+                   mask != nullptr ? mask->data() + (b * ms[0] + hh * ms[1]) * item : nullptr,
+                   ms[2],
+                   ms[3],
+                   item,
                    mask != nullptr && mask->dtype == kBool};
       for (int64_t i0 = 0; i0 < L; i0 += 16) attend_block(h, d, i0, L - i0 < 16 ? L - i0 : 16, w);
     }

@@ -45,18 +45,15 @@ cublasHandle_t blas_handle(int32_t device, cudaStream_t stream) {
   return handle;
 }
 
-
-
-
-
 const Tensor& cuda_tensor(AtenTensorHandle handle, const char* what, int64_t dim) {
   const Tensor* t = unwrap(handle, what);
   SHIMGEN_REQUIRE(t->storage->device_type == kCUDA, std::string(what) + " is not a CUDA tensor");
   SHIMGEN_REQUIRE(floating(t->dtype), std::string(what) + " has dtype code " + str(t->dtype) +
-                                  "; float32 (6), float16 (5) and bfloat16 (15) are supported");
+                                          "; float32 (6), float16 (5) and bfloat16 (15) are supported");
   if (dim >= 0) {
-    SHIMGEN_REQUIRE(static_cast<int64_t>(t->sizes.size()) == dim, std::string(what) + " must be " + str(dim) + "-d, not " +
-                                                              str(static_cast<int64_t>(t->sizes.size())) + "-d");
+    SHIMGEN_REQUIRE(
+        static_cast<int64_t>(t->sizes.size()) == dim,
+        std::string(what) + " must be " + str(dim) + "-d, not " + str(static_cast<int64_t>(t->sizes.size())) + "-d");
   }
   return *t;
 }
@@ -97,7 +94,8 @@ BlasView blas_view(const Mat& m) {
 }
 
 int32_t as_int(int64_t v, const char* what) {
-  SHIMGEN_REQUIRE(v <= std::numeric_limits<int32_t>::max(), std::string(what) + " " + str(v) + " exceeds cuBLAS's int range");
+  SHIMGEN_REQUIRE(v <= std::numeric_limits<int32_t>::max(),
+                  std::string(what) + " " + str(v) + " exceeds cuBLAS's int range");
   return static_cast<int32_t>(v);
 }
 
@@ -124,7 +122,6 @@ void gemm_in_place(int32_t device, cudaStream_t stream, int32_t dtype, const Mat
   }
   check_blas(status, "cublasGemmStridedBatchedEx");
 }
-
 
 // Packs a batch of matrices into a contiguous row-major scratch buffer (on the stream, no host sync).
 Mat packed(const Mat& m, int64_t batches, size_t itemsize, int32_t device, Scratch& scratch) {
@@ -165,8 +162,8 @@ void gemm(int32_t device, int32_t dtype, size_t itemsize, Mat a, Mat b, const Ma
 
 Mat mat_of(const Tensor& t, int64_t rank) {
   const int64_t off = rank - 2;
-  return Mat{t.data(), t.sizes[off], t.sizes[off + 1], t.strides[off], t.strides[off + 1],
-             rank == 3 ? t.strides[0] : 0};
+  return Mat{t.data(),       t.sizes[off],       t.sizes[off + 1],
+             t.strides[off], t.strides[off + 1], rank == 3 ? t.strides[0] : 0};
 }
 
 void matmul(AtenTensorHandle out_h, AtenTensorHandle a_h, AtenTensorHandle b_h, AtenTensorHandle bias_h, double beta,
@@ -177,11 +174,12 @@ void matmul(AtenTensorHandle out_h, AtenTensorHandle a_h, AtenTensorHandle b_h, 
   same_device_and_dtype(out, a, bias_h ? "mat1" : "self");
   same_device_and_dtype(out, b, "mat2");
   const int64_t off = rank - 2;
-  SHIMGEN_REQUIRE(a.sizes[off + 1] == b.sizes[off] && out.sizes[off] == a.sizes[off] && out.sizes[off + 1] == b.sizes[off + 1] &&
-              (rank != 3 || (a.sizes[0] == out.sizes[0] && b.sizes[0] == out.sizes[0])),
-          "shapes [" + str(a.sizes[off]) + ", " + str(a.sizes[off + 1]) + "] @ [" + str(b.sizes[off]) + ", " +
-              str(b.sizes[off + 1]) + "] do not multiply into out [" + str(out.sizes[off]) + ", " +
-              str(out.sizes[off + 1]) + "]");
+  SHIMGEN_REQUIRE(a.sizes[off + 1] == b.sizes[off] && out.sizes[off] == a.sizes[off] &&
+                      out.sizes[off + 1] == b.sizes[off + 1] &&
+                      (rank != 3 || (a.sizes[0] == out.sizes[0] && b.sizes[0] == out.sizes[0])),
+                  "shapes [" + str(a.sizes[off]) + ", " + str(a.sizes[off + 1]) + "] @ [" + str(b.sizes[off]) + ", " +
+                      str(b.sizes[off + 1]) + "] do not multiply into out [" + str(out.sizes[off]) + ", " +
+                      str(out.sizes[off + 1]) + "]");
   const int32_t device = out.storage->device_index;
   float effective_beta = 0.0f;
   if (bias_h != nullptr && beta != 0.0) {
@@ -218,11 +216,16 @@ __global__ void im2col_kernel(const T* in, T* col, int64_t total, int64_t C, int
   for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t rest = idx;
-    const int64_t ow = rest % OW; rest /= OW;
-    const int64_t oh = rest % OH; rest /= OH;
-    const int64_t j = rest % KW; rest /= KW;
-    const int64_t i = rest % KH; rest /= KH;
-    const int64_t c = rest % C; rest /= C;
+    const int64_t ow = rest % OW;
+    rest /= OW;
+    const int64_t oh = rest % OH;
+    rest /= OH;
+    const int64_t j = rest % KW;
+    rest /= KW;
+    const int64_t i = rest % KH;
+    rest /= KH;
+    const int64_t c = rest % C;
+    rest /= C;
     const int64_t n = rest;
     const int64_t y = oh * sh - ph + i * dh, x = ow * sw - pw + j * dw;
     T value = T(0.0f);
@@ -240,7 +243,6 @@ __global__ void bias_fill_kernel(T* out, const T* bias, int64_t bias_stride, int
   }
 }
 
-
 template <typename T>
 void launch_im2col(const Tensor& in, char* col, int64_t N, int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW,
                    int64_t OH, int64_t OW, const int64_t* s, const int64_t* p, const int64_t* d, bool one_d,
@@ -249,17 +251,17 @@ void launch_im2col(const Tensor& in, char* col, int64_t N, int64_t C, int64_t H,
   if (total == 0) return;
   const int64_t sn = in.strides[0], sc = in.strides[1];
   const int64_t sh = one_d ? 0 : in.strides[2], sw = one_d ? in.strides[2] : in.strides[3];
-  im2col_kernel<T><<<grid_for(total), 256, 0, stream>>>(reinterpret_cast<const T*>(in.data()), reinterpret_cast<T*>(col),
-                                                        total, C, H, W, KH, KW, OH, OW, s[0], s[1], p[0], p[1], d[0],
-                                                        d[1], sn, sc, sh, sw);
+  im2col_kernel<T><<<grid_for(total), 256, 0, stream>>>(reinterpret_cast<const T*>(in.data()),
+                                                        reinterpret_cast<T*>(col), total, C, H, W, KH, KW, OH, OW, s[0],
+                                                        s[1], p[0], p[1], d[0], d[1], sn, sc, sh, sw);
   check_cuda(cudaGetLastError(), "im2col kernel launch");
 }
 
 template <typename T>
 void launch_bias_fill(char* out, const Tensor& bias, int64_t total, int64_t C, int64_t HW, cudaStream_t stream) {
   if (total == 0) return;
-  bias_fill_kernel<T><<<grid_for(total), 256, 0, stream>>>(reinterpret_cast<T*>(out), reinterpret_cast<const T*>(bias.data()),
-                                                           bias.strides[0], total, C, HW);
+  bias_fill_kernel<T><<<grid_for(total), 256, 0, stream>>>(
+      reinterpret_cast<T*>(out), reinterpret_cast<const T*>(bias.data()), bias.strides[0], total, C, HW);
   check_cuda(cudaGetLastError(), "bias kernel launch");
 }
 
@@ -267,8 +269,8 @@ void launch_bias_fill(char* out, const Tensor& bias, int64_t total, int64_t C, i
 void spatial(const int64_t* values, int64_t len, int64_t dims, int64_t fallback, const char* what, int64_t* out,
              int64_t minimum) {
   SHIMGEN_REQUIRE(len == 0 || values != nullptr, std::string(what) + " is null");
-  SHIMGEN_REQUIRE(len == 0 || len == 1 || len == dims, std::string(what) + " has " + str(len) + " values for " + str(dims) +
-                                                    " spatial dim(s)");
+  SHIMGEN_REQUIRE(len == 0 || len == 1 || len == dims,
+                  std::string(what) + " has " + str(len) + " values for " + str(dims) + " spatial dim(s)");
   for (int64_t i = 0; i < dims; ++i) {
     out[i] = len == 0 ? fallback : values[len == 1 ? 0 : i];
     SHIMGEN_REQUIRE(out[i] >= minimum, std::string(what) + " value " + str(out[i]) + " is out of range");
@@ -308,7 +310,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const int64_t N = in.sizes[0], C = in.sizes[1], H = one_d ? 1 : in.sizes[2], W = in.sizes[one_d ? 2 : 3];
   const int64_t F = w.sizes[0], KH = one_d ? 1 : w.sizes[2], KW = w.sizes[one_d ? 2 : 3];
   SHIMGEN_REQUIRE(groups >= 1 && C % groups == 0 && F % groups == 0,
-          "groups " + str(groups) + " must divide input channels " + str(C) + " and output channels " + str(F));
+                  "groups " + str(groups) + " must divide input channels " + str(C) + " and output channels " + str(F));
   const int64_t Cg = C / groups, Fg = F / groups;
   SHIMGEN_REQUIRE(w.sizes[1] == Cg, "weight has " + str(w.sizes[1]) + " input channels per group, expected " + str(Cg));
   const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1;
@@ -317,12 +319,14 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output, and the
   // generated code indexes the result with the strides its meta function predicted: follow it, size-1
   // channels included (inductor's layout optimisation hands a 1-channel stem, AST's, channels-last).
-  const bool nhwc = !one_d && (channels_last_strides(in.sizes, in.strides) || channels_last_strides(w.sizes, w.strides));
+  const bool nhwc =
+      !one_d && (channels_last_strides(in.sizes, in.strides) || channels_last_strides(w.sizes, w.strides));
   const Tensor* bias = nullptr;
   if (bias_p != nullptr && *bias_p != nullptr) {
     bias = &cuda_tensor(*bias_p, "bias", 1);
     same_device_and_dtype(in, *bias, "bias");
-    SHIMGEN_REQUIRE(bias->sizes[0] == F, "bias has " + str(bias->sizes[0]) + " values for " + str(F) + " output channels");
+    SHIMGEN_REQUIRE(bias->sizes[0] == F,
+                    "bias has " + str(bias->sizes[0]) + " values for " + str(F) + " output channels");
   }
   const int32_t device = in.storage->device_index;
   std::vector<int64_t> out_sizes{N, F};
@@ -342,23 +346,29 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const size_t itemsize = in.itemsize();
   if (bias != nullptr) {
     const int64_t inner = nhwc ? 1 : HW;
-    if (in.dtype == kFloat32) launch_bias_fill<float>(out.get()->data(), *bias, total, F, inner, stream);
-    else if (in.dtype == kFloat16) launch_bias_fill<__half>(out.get()->data(), *bias, total, F, inner, stream);
-    else launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, inner, stream);
+    if (in.dtype == kFloat32)
+      launch_bias_fill<float>(out.get()->data(), *bias, total, F, inner, stream);
+    else if (in.dtype == kFloat16)
+      launch_bias_fill<__half>(out.get()->data(), *bias, total, F, inner, stream);
+    else
+      launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, inner, stream);
   }
   // col: [N][C*KH*KW][OH*OW]; group g uses rows g*K .. (g+1)*K.
   Scratch col(device, static_cast<size_t>(N * C * KH * KW * HW) * itemsize);
-  if (in.dtype == kFloat32) launch_im2col<float>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
-  else if (in.dtype == kFloat16) launch_im2col<__half>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
-  else launch_im2col<__nv_bfloat16>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
+  if (in.dtype == kFloat32)
+    launch_im2col<float>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
+  else if (in.dtype == kFloat16)
+    launch_im2col<__half>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
+  else
+    launch_im2col<__nv_bfloat16>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
   // Weight [F, Cg, KH, KW] viewed as [F, K] (row stride w.strides[0]) needs unit stride over K.
   const bool weight_flat = w.is_contiguous();
   Scratch wpack(device, weight_flat ? 0 : static_cast<size_t>(F * K) * itemsize);
   char* wdata = w.data();
   if (!weight_flat) {
     const std::vector<int64_t> packed_strides = contiguous_strides_of(w.sizes);
-    copy_views(device_view(wpack.data(), packed_strides.data(), device), device_view(w.data(), w.strides.data(), device),
-               w.sizes, itemsize, true);
+    copy_views(device_view(wpack.data(), packed_strides.data(), device),
+               device_view(w.data(), w.strides.data(), device), w.sizes, itemsize, true);
     wdata = wpack.data();
   }
   const int64_t isz = static_cast<int64_t>(itemsize);
@@ -376,15 +386,14 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
 
 // ---- attention ----------------------------------------------------------------------------------
 
-
-constexpr int kThreads = 128;   // keys per tile, one per thread
+constexpr int kThreads = 128;     // keys per tile, one per thread
 constexpr int kMaxPerThread = 4;  // output dims per thread: Kv <= 512
 
 struct AttnArgs {
   int64_t B, H, M, N, K, Kv;
-  int64_t group;                             // query heads per key/value head (GQA; 1 otherwise)
+  int64_t group;                            // query heads per key/value head (GQA; 1 otherwise)
   int64_t q[4], k[4], v[4], o[4], bias[4];  // strides in elements (b, h, row, dim); bias may broadcast (0)
-  int64_t lse_row;                           // logsumexp row length (0: not written)
+  int64_t lse_row;                          // logsumexp row length (0: not written)
   float scale;
   bool causal, has_bias;
 };
@@ -408,9 +417,9 @@ __device__ float block_reduce(float value, float* scratch, bool is_max) {
 template <typename T>
 __global__ void attention_kernel(const T* q, const T* k, const T* v, const T* bias, T* o, float* lse, AttnArgs a) {
   extern __shared__ float shared[];
-  float* qrow = shared;               // K
-  float* probs = qrow + a.K;          // kThreads
-  float* reduce = probs + kThreads;   // kThreads / 32
+  float* qrow = shared;              // K
+  float* probs = qrow + a.K;         // kThreads
+  float* reduce = probs + kThreads;  // kThreads / 32
   const int64_t row = blockIdx.x;
   const int64_t i = row % a.M, h = (row / a.M) % a.H, b = row / (a.M * a.H);
   const T* qp = q + b * a.q[0] + h * a.q[1] + i * a.q[2];
@@ -494,13 +503,14 @@ Attention check_attention(AtenTensorHandle query, AtenTensorHandle key, AtenTens
   if (dropout_p != 0.0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dropout_p must be 0 (inference only)");
   Attention a{&q, &k, &v, q.sizes[0], q.sizes[1], q.sizes[2], k.sizes[2], q.sizes[3], v.sizes[3]};
   // Grouped-query attention: H query heads share H / Hkv key/value heads (enable_gqa's layout).
-  SHIMGEN_REQUIRE(k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == v.sizes[1] && k.sizes[1] >= 1 &&
-                      a.H % k.sizes[1] == 0,
-                  "query, key and value must agree on batch, and key/value heads must divide query heads");
+  SHIMGEN_REQUIRE(
+      k.sizes[0] == a.B && v.sizes[0] == a.B && k.sizes[1] == v.sizes[1] && k.sizes[1] >= 1 && a.H % k.sizes[1] == 0,
+      "query, key and value must agree on batch, and key/value heads must divide query heads");
   SHIMGEN_REQUIRE(k.sizes[3] == a.K, "key's head dim " + str(k.sizes[3]) + " differs from query's " + str(a.K));
   SHIMGEN_REQUIRE(v.sizes[2] == a.N, "value has " + str(v.sizes[2]) + " keys, key has " + str(a.N));
   if (a.Kv > kThreads * kMaxPerThread) {
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "value head dim " + str(a.Kv) + " exceeds " + str(kThreads * kMaxPerThread));
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         "value head dim " + str(a.Kv) + " exceeds " + str(kThreads * kMaxPerThread));
   }
   SHIMGEN_REQUIRE(a.K <= 8192, "head dim " + str(a.K) + " is too large");
   return a;
@@ -510,7 +520,12 @@ void run_attention(const Attention& at, const Tensor* bias, const Tensor& out, f
                    double* scale, bool causal) {
   if (at.B * at.H * at.M == 0 || at.Kv == 0) return;
   AttnArgs a{};
-  a.B = at.B; a.H = at.H; a.M = at.M; a.N = at.N; a.K = at.K; a.Kv = at.Kv;
+  a.B = at.B;
+  a.H = at.H;
+  a.M = at.M;
+  a.N = at.N;
+  a.K = at.K;
+  a.Kv = at.Kv;
   a.group = at.H / at.k->sizes[1];
   copy4(a.q, at.q->strides);
   copy4(a.k, at.k->strides);
@@ -611,7 +626,8 @@ using namespace shimgen::rt;
 
 extern "C" {
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                       AtenTensorHandle mat2) {
   return guarded(__func__, [&] { matmul(out, self, mat2, nullptr, 0.0, 1.0, 2); });
 }
 
@@ -624,7 +640,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_addmm_out(AtenTensorHandle out, 
   });
 }
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                        AtenTensorHandle mat2) {
   return guarded(__func__, [&] { matmul(out, self, mat2, nullptr, 0.0, 1.0, 3); });
 }
 
@@ -714,7 +731,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__scaled_dot_product_cudnn_attent
     const Tensor* bias = checked_bias(attn_bias, at);
     const int32_t device = at.q->storage->device_index;
     Owned out, lse;
-    empty(out, {at.B, at.H, at.M, at.Kv}, layout_matching(*at.q, {at.B, at.H, at.M, at.Kv}), at.q->dtype, kCUDA, device);
+    empty(out, {at.B, at.H, at.M, at.Kv}, layout_matching(*at.q, {at.B, at.H, at.M, at.Kv}), at.q->dtype, kCUDA,
+          device);
     empty(lse, {at.B, at.H, at.M, 1}, {}, kFloat32, kCUDA, device);
     run_attention(at, bias, *out.get(), reinterpret_cast<float*>(lse.get()->data()), at.M, scale, is_causal != 0);
     Owned seed, offset;

@@ -49,8 +49,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_cuda_stream_guard(void* stream
     SHIMGEN_REQUIRE(ret_guard != nullptr, "ret_guard is null");
     int32_t device = cuda_resolve_device(device_index);
     int32_t owner = stream != nullptr ? cuda_stream_device(stream) : -1;
-    SHIMGEN_REQUIRE(owner < 0 || owner == device, "stream belongs to device " + std::to_string(owner) +
-                                              ", not to device " + std::to_string(device));
+    SHIMGEN_REQUIRE(owner < 0 || owner == device,
+                    "stream belongs to device " + std::to_string(owner) + ", not to device " + std::to_string(device));
     auto guard = std::make_unique<CUDAStreamGuardOpaque>(CUDAStreamGuardOpaque{cuda_get_device(), device, {}});
     guard->previous = set_current_stream_slot(device, stream);
     try {

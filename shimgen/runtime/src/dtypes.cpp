@@ -5,14 +5,30 @@ namespace shimgen::rt {
 
 size_t element_size(int32_t dtype) noexcept {
   switch (dtype) {
-    case kUInt8: case kInt8: case kBool: case kFloat8_e5m2: case kFloat8_e4m3fn: case kFloat8_e5m2fnuz:
-    case kFloat8_e4m3fnuz: case kFloat8_e8m0fnu: case kFloat4_e2m1fn_x2:
+    case kUInt8:
+    case kInt8:
+    case kBool:
+    case kFloat8_e5m2:
+    case kFloat8_e4m3fn:
+    case kFloat8_e5m2fnuz:
+    case kFloat8_e4m3fnuz:
+    case kFloat8_e8m0fnu:
+    case kFloat4_e2m1fn_x2:
       return 1;  // float4_e2m1fn_x2 holds two values a byte
-    case kInt16: case kFloat16: case kBFloat16: case kUInt16:
+    case kInt16:
+    case kFloat16:
+    case kBFloat16:
+    case kUInt16:
       return 2;
-    case kInt32: case kFloat32: case kComplex32: case kUInt32:
+    case kInt32:
+    case kFloat32:
+    case kComplex32:
+    case kUInt32:
       return 4;
-    case kInt64: case kFloat64: case kComplex64: case kUInt64:
+    case kInt64:
+    case kFloat64:
+    case kComplex64:
+    case kUInt64:
       return 8;
     case kComplex128:
       return 16;
@@ -23,10 +39,10 @@ size_t element_size(int32_t dtype) noexcept {
 
 }  // namespace shimgen::rt
 
-#define SHIMGEN_CODE(name, value)             \
-  AOTI_SHIM_EXPORT int32_t name(void) {       \
-    shimgen::rt::count_shim_call();           \
-    return value;                             \
+#define SHIMGEN_CODE(name, value)       \
+  AOTI_SHIM_EXPORT int32_t name(void) { \
+    shimgen::rt::count_shim_call();     \
+    return value;                       \
   }
 
 extern "C" {

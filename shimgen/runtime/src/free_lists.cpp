@@ -32,14 +32,14 @@ constexpr bool kKeep = false;
 constexpr bool kKeep = true;
 #endif
 
-constexpr size_t kTensors = 256;       // free Tensor objects kept per thread
-constexpr size_t kBlocks = 256;        // free Storage control blocks per thread
-constexpr size_t kBlockBytes = 128;    // a block: room for shared_ptr's control block and a Storage
-constexpr size_t kReservedDims = 6;    // sizes/strides capacity of a new Tensor
-constexpr int kMinShift = 6;           // host buffer classes: 64 B ..
-constexpr int kMaxShift = 16;          // .. 64 KiB
+constexpr size_t kTensors = 256;     // free Tensor objects kept per thread
+constexpr size_t kBlocks = 256;      // free Storage control blocks per thread
+constexpr size_t kBlockBytes = 128;  // a block: room for shared_ptr's control block and a Storage
+constexpr size_t kReservedDims = 6;  // sizes/strides capacity of a new Tensor
+constexpr int kMinShift = 6;         // host buffer classes: 64 B ..
+constexpr int kMaxShift = 16;        // .. 64 KiB
 constexpr int kClasses = kMaxShift - kMinShift + 1;
-constexpr size_t kPerClass = 32;       // free buffers per class
+constexpr size_t kPerClass = 32;                  // free buffers per class
 constexpr size_t kBufferBytes = size_t{2} << 20;  // at most 2 MiB of free buffers per thread
 
 // Set when this thread's lists are gone (their destructor ran): trivially destructible, so it can
@@ -138,9 +138,13 @@ struct BlockAllocator {
   T* allocate(size_t n) { return static_cast<T*>(block_alloc(n * sizeof(T))); }
   void deallocate(T* p, size_t n) noexcept { block_free(p, n * sizeof(T)); }
   template <class U>
-  bool operator==(const BlockAllocator<U>&) const noexcept { return true; }
+  bool operator==(const BlockAllocator<U>&) const noexcept {
+    return true;
+  }
   template <class U>
-  bool operator!=(const BlockAllocator<U>&) const noexcept { return false; }
+  bool operator!=(const BlockAllocator<U>&) const noexcept {
+    return false;
+  }
 };
 
 }  // namespace

@@ -11,19 +11,29 @@ void copy_rows(char* dst, int64_t dst_stride, const char* src, int64_t src_strid
   for (int64_t i = 0; i < count; ++i) std::memcpy(dst + i * dst_stride * N, src + i * src_stride * N, N);
 }
 
-void copy_row(char* dst, int64_t dst_stride, const char* src, int64_t src_stride, int64_t count, size_t itemsize) noexcept {
+void copy_row(char* dst, int64_t dst_stride, const char* src, int64_t src_stride, int64_t count,
+              size_t itemsize) noexcept {
   if (dst_stride == 1 && src_stride == 1) {
     std::memcpy(dst, src, static_cast<size_t>(count) * itemsize);
     return;
   }
   switch (itemsize) {
-    case 1: copy_rows<1>(dst, dst_stride, src, src_stride, count); break;
-    case 2: copy_rows<2>(dst, dst_stride, src, src_stride, count); break;
-    case 4: copy_rows<4>(dst, dst_stride, src, src_stride, count); break;
-    case 8: copy_rows<8>(dst, dst_stride, src, src_stride, count); break;
+    case 1:
+      copy_rows<1>(dst, dst_stride, src, src_stride, count);
+      break;
+    case 2:
+      copy_rows<2>(dst, dst_stride, src, src_stride, count);
+      break;
+    case 4:
+      copy_rows<4>(dst, dst_stride, src, src_stride, count);
+      break;
+    case 8:
+      copy_rows<8>(dst, dst_stride, src, src_stride, count);
+      break;
     default:
       for (int64_t i = 0; i < count; ++i)
-        std::memcpy(dst + i * dst_stride * static_cast<int64_t>(itemsize), src + i * src_stride * static_cast<int64_t>(itemsize), itemsize);
+        std::memcpy(dst + i * dst_stride * static_cast<int64_t>(itemsize),
+                    src + i * src_stride * static_cast<int64_t>(itemsize), itemsize);
   }
 }
 

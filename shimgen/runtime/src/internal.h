@@ -57,7 +57,7 @@ struct ShimError : std::runtime_error {
 // of std::strings) is built only when the check fails: checks sit on every shim call, and a model
 // run makes dozens of them, where building each message eagerly cost a third of the runtime's time.
 #define SHIMGEN_REQUIRE(ok, message)                                                   \
-  do {                                                                                  \
+  do {                                                                                 \
     if (!(ok)) ::shimgen::rt::fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, (message)); \
   } while (0)
 
@@ -206,10 +206,10 @@ std::unique_ptr<Tensor> unpack_mkldnn(const void* data, int64_t ndim, const int6
 bool cuda_built() noexcept;
 int32_t cuda_get_device();
 void cuda_set_device(int32_t device);
-int32_t cuda_resolve_device(int32_t device_index);    // -1 -> current device; validates the index
-void* cuda_malloc(int32_t device, size_t nbytes);     // on the effective stream of device
-void cuda_free(int32_t device, void* ptr) noexcept;   // on the effective stream of device
-void* pinned_malloc(size_t nbytes);                   // page-locked host memory
+int32_t cuda_resolve_device(int32_t device_index);   // -1 -> current device; validates the index
+void* cuda_malloc(int32_t device, size_t nbytes);    // on the effective stream of device
+void cuda_free(int32_t device, void* ptr) noexcept;  // on the effective stream of device
+void* pinned_malloc(size_t nbytes);                  // page-locked host memory
 void pinned_free(void* ptr, size_t nbytes) noexcept;
 // Copies a strided view: dst/src are element pointers, strides in elements, src strides may be 0
 // (broadcast). Handles every combination of CPU and CUDA pointers.
@@ -237,7 +237,7 @@ struct CurrentStreamSlot {
   uint64_t seq = 0;  // 0: never set (the legacy default stream)
 };
 CurrentStreamSlot current_stream_slot(int32_t device) noexcept;
-CurrentStreamSlot set_current_stream_slot(int32_t device, void* stream) ;  // returns the previous slot
+CurrentStreamSlot set_current_stream_slot(int32_t device, void* stream);  // returns the previous slot
 void restore_current_stream_slot(int32_t device, CurrentStreamSlot previous);
 // Device a CUDA stream belongs to; -1 for the legacy default stream (belongs to every device).
 int32_t cuda_stream_device(void* stream);

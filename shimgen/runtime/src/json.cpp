@@ -54,15 +54,33 @@ class Reader {
     if (depth > kMaxDepth) return fail("nesting deeper than 64 levels");
     if (p_ == end_) return fail("unexpected end of input");
     switch (*p_) {
-      case '{': return object(out, depth);
-      case '[': return array(out, depth);
-      case '"': out->kind = Value::Kind::kString; return string(&out->text);
-      case 't': out->kind = Value::Kind::kBool; out->boolean = true; return literal("true");
-      case 'f': out->kind = Value::Kind::kBool; out->boolean = false; return literal("false");
-      case 'n': out->kind = Value::Kind::kNull; return literal("null");
+      case '{':
+        return object(out, depth);
+      case '[':
+        return array(out, depth);
+      case '"':
+        out->kind = Value::Kind::kString;
+        return string(&out->text);
+      case 't':
+        out->kind = Value::Kind::kBool;
+        out->boolean = true;
+        return literal("true");
+      case 'f':
+        out->kind = Value::Kind::kBool;
+        out->boolean = false;
+        return literal("false");
+      case 'n':
+        out->kind = Value::Kind::kNull;
+        return literal("null");
       // Python's json module writes non-finite floats as these (allow_nan, its default).
-      case 'N': out->kind = Value::Kind::kDouble; out->number = std::nan(""); return literal("NaN");
-      case 'I': out->kind = Value::Kind::kDouble; out->number = HUGE_VAL; return literal("Infinity");
+      case 'N':
+        out->kind = Value::Kind::kDouble;
+        out->number = std::nan("");
+        return literal("NaN");
+      case 'I':
+        out->kind = Value::Kind::kDouble;
+        out->number = HUGE_VAL;
+        return literal("Infinity");
       default:
         if (end_ - p_ > 1 && p_[0] == '-' && p_[1] == 'I') {
           ++p_;
@@ -155,10 +173,14 @@ class Reader {
     for (int i = 0; i < 4; ++i) {
       const char c = *p_++;
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-      else return fail("bad hex digit in \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        return fail("bad hex digit in \\u escape");
     }
     *out = v;
     return true;
@@ -177,12 +199,26 @@ class Reader {
       if (p_ == end_) break;
       const char e = *p_++;
       switch (e) {
-        case '"': case '\\': case '/': out->push_back(e); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
+        case '"':
+        case '\\':
+        case '/':
+          out->push_back(e);
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
         case 'u': {
           uint32_t c1 = 0;
           if (!hex4(&c1)) return false;
@@ -196,7 +232,8 @@ class Reader {
           append_utf8(out, c1);
           break;
         }
-        default: return fail("bad escape in a string");
+        default:
+          return fail("bad escape in a string");
       }
     }
     return fail("unterminated string");
@@ -207,8 +244,8 @@ class Reader {
     if (p_ != end_ && *p_ == '-') ++p_;
     if (p_ == end_ || *p_ < '0' || *p_ > '9') return fail("unexpected character");
     bool integral = true;
-    while (p_ != end_ && ((*p_ >= '0' && *p_ <= '9') || *p_ == '.' || *p_ == 'e' || *p_ == 'E' || *p_ == '+' ||
-                          *p_ == '-')) {
+    while (p_ != end_ &&
+           ((*p_ >= '0' && *p_ <= '9') || *p_ == '.' || *p_ == 'e' || *p_ == 'E' || *p_ == '+' || *p_ == '-')) {
       if (*p_ == '.' || *p_ == 'e' || *p_ == 'E') integral = false;
       ++p_;
     }

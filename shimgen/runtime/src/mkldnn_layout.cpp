@@ -61,13 +61,20 @@ int64_t read_i64(const uint8_t* p, int64_t at) {
 // the integer ones of a PT2E-quantized model's (int8 weights; s32 and u8 for completeness).
 int32_t dtype_of_dnnl(int32_t dt) {
   switch (dt) {
-    case 1: return kFloat16;   // dnnl_f16
-    case 2: return kBFloat16;  // dnnl_bf16
-    case 3: return kFloat32;   // dnnl_f32
-    case 4: return kInt32;     // dnnl_s32
-    case 5: return kInt8;      // dnnl_s8
-    case 6: return kUInt8;     // dnnl_u8
-    default: break;
+    case 1:
+      return kFloat16;  // dnnl_f16
+    case 2:
+      return kBFloat16;  // dnnl_bf16
+    case 3:
+      return kFloat32;  // dnnl_f32
+    case 4:
+      return kInt32;  // dnnl_s32
+    case 5:
+      return kInt8;  // dnnl_s8
+    case 6:
+      return kUInt8;  // dnnl_u8
+    default:
+      break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
        "mkldnn constant: oneDNN data type " + std::to_string(dt) + " is not supported (f32, bf16, f16, s32, s8, u8)");
@@ -95,8 +102,9 @@ std::unique_ptr<Tensor> unpack_mkldnn(const void* data, int64_t ndim, const int6
     padded[d] = read_i64(md, 112 + 8 * d);
     strides[d] = read_i64(md, 320 + 8 * d);
     if (dims[d] < 1 || padded[d] < dims[d] || strides[d] < 0 || read_i64(md, 208 + 8 * d) != 0)
-      refuse("dim " + std::to_string(d) + ": size " + std::to_string(dims[d]) + ", padded " + std::to_string(padded[d]) +
-             ", stride " + std::to_string(strides[d]) + " (sizes must be positive, padded >= size, no padded offsets)");
+      refuse("dim " + std::to_string(d) + ": size " + std::to_string(dims[d]) + ", padded " +
+             std::to_string(padded[d]) + ", stride " + std::to_string(strides[d]) +
+             " (sizes must be positive, padded >= size, no padded offsets)");
   }
   const int64_t offset0 = read_i64(md, 304);
   const int32_t nblks = read_i32(md, 416);
@@ -109,8 +117,8 @@ std::unique_ptr<Tensor> unpack_mkldnn(const void* data, int64_t ndim, const int6
     blks[k] = read_i64(md, 424 + 8 * k);
     idxs[k] = read_i64(md, 520 + 8 * k);
     if (blks[k] < 1 || idxs[k] < 0 || idxs[k] >= nd)
-      refuse("inner block " + std::to_string(k) + " (" + std::to_string(blks[k]) + " on dim " + std::to_string(idxs[k]) +
-             ") is out of range");
+      refuse("inner block " + std::to_string(k) + " (" + std::to_string(blks[k]) + " on dim " +
+             std::to_string(idxs[k]) + ") is out of range");
     block_of[idxs[k]] = checked_mul(block_of[idxs[k]], blks[k], "inner block");
     inner = checked_mul(inner, blks[k], "inner block");
   }
@@ -133,9 +141,10 @@ std::unique_ptr<Tensor> unpack_mkldnn(const void* data, int64_t ndim, const int6
   int64_t last = checked_add(offset0, inner - 1, "descriptor extent");
   for (int32_t d = 0; d < nd; ++d) {
     if (padded[d] % block_of[d] != 0)
-      refuse("padded dim " + std::to_string(d) + " (" + std::to_string(padded[d]) + ") is not a multiple of its block " +
-             std::to_string(block_of[d]));
-    last = checked_add(last, checked_mul(padded[d] / block_of[d] - 1, strides[d], "descriptor extent"), "descriptor extent");
+      refuse("padded dim " + std::to_string(d) + " (" + std::to_string(padded[d]) +
+             ") is not a multiple of its block " + std::to_string(block_of[d]));
+    last = checked_add(last, checked_mul(padded[d] / block_of[d] - 1, strides[d], "descriptor extent"),
+                       "descriptor extent");
   }
   const size_t item = element_size(dtype);
   // The model passes no buffer size (model_base.h hands over the pointer and this descriptor; its

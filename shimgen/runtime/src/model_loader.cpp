@@ -79,7 +79,7 @@ struct Mapping {
 std::string map_file(const std::string& path, Mapping* out) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return path + ": cannot open: " + errno_text();
-  struct stat st {};
+  struct stat st{};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 4) {
     close(fd);
     return path + ": not a regular, non-empty file";
@@ -156,7 +156,8 @@ std::string read_zip(const std::string& path, const Mapping& m, std::vector<Memb
     cd_offset = le64(d + record + 48);
     cd_end = static_cast<size_t>(record);
   }
-  if (cd_offset > cd_end || cd_size > cd_end - cd_offset) return path + ": corrupt zip (central directory out of bounds)";
+  if (cd_offset > cd_end || cd_size > cd_end - cd_offset)
+    return path + ": corrupt zip (central directory out of bounds)";
   if (entries > cd_size / 46) return path + ": corrupt zip (more entries than the central directory holds)";
   size_t at = static_cast<size_t>(cd_offset);
   for (uint64_t e = 0; e < entries; ++e) {
@@ -169,7 +170,8 @@ std::string read_zip(const std::string& path, const Mapping& m, std::vector<Memb
     if (!zip64_fields(d + at + 46 + name_len, extra_len, &usize, &csize, &local))
       return path + ": corrupt zip (bad zip64 sizes of " + name + ")";
     at += 46 + size_t(name_len) + extra_len + comment_len;
-    if (local > n || n - local < 30 || le32(d + local) != 0x04034b50u) return path + ": corrupt zip (bad local header of " + name + ")";
+    if (local > n || n - local < 30 || le32(d + local) != 0x04034b50u)
+      return path + ": corrupt zip (bad local header of " + name + ")";
     const uint64_t start = local + 30 + le16(d + local + 26) + le16(d + local + 28);
     if (start > n || csize > n - start) return path + ": corrupt zip (" + name + " is truncated)";
     if (method != 0 || csize != usize) {
@@ -330,7 +332,10 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
   // Which bytes become files in the private directory: the .so and, for CUDA models, the kernel
   // binaries beside it (the container loads them from cubin_dir).
   std::vector<Member> wanted;
-  const bool is_elf = std::memcmp(mapping.data, "\x7f" "ELF", 4) == 0;
+  const bool is_elf = std::memcmp(mapping.data,
+                                  "\x7f"
+                                  "ELF",
+                                  4) == 0;
   if (is_elf) {
     wanted.push_back(Member{"model.so", mapping.data, mapping.size});
   } else if (le32(mapping.data) == 0x04034b50u) {

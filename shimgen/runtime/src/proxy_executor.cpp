@@ -27,8 +27,23 @@ namespace {
 using json::Value;
 using Kind = Value::Kind;
 
-enum class ArgKind { kTensor, kTensors, kOptionalTensors, kInt, kInts, kFloat, kFloats, kBool, kBools, kString,
-                     kScalarType, kMemoryFormat, kDevice, kNone, kOther };
+enum class ArgKind {
+  kTensor,
+  kTensors,
+  kOptionalTensors,
+  kInt,
+  kInts,
+  kFloat,
+  kFloats,
+  kBool,
+  kBools,
+  kString,
+  kScalarType,
+  kMemoryFormat,
+  kDevice,
+  kNone,
+  kOther
+};
 
 struct Arg {
   std::string name;
@@ -218,10 +233,12 @@ std::string device_of(AtenTensorHandle handle) {
 void topk(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   const std::string name = "aoti_torch_" + device_of(self) + "_topk";
-  using Fn = AOTITorchError (*)(AtenTensorHandle, int64_t, int64_t, int32_t, int32_t, AtenTensorHandle*, AtenTensorHandle*);
+  using Fn =
+      AOTITorchError (*)(AtenTensorHandle, int64_t, int64_t, int32_t, int32_t, AtenTensorHandle*, AtenTensorHandle*);
   AtenTensorHandle values = nullptr, indices = nullptr;
   check(shim<Fn>(name)(self, call.integer("k", 1), call.integer("dim", -1), call.flag("largest", true),
-                       call.flag("sorted", true), &values, &indices), name);
+                       call.flag("sorted", true), &values, &indices),
+        name);
   call.set_output(0, values);
   call.set_output(1, indices);
 }
@@ -233,7 +250,8 @@ void sort(Call& call) {
   int32_t stable = call.flag("stable", false) ? 1 : 0;
   AtenTensorHandle values = nullptr, indices = nullptr;
   check(shim<Fn>(name)(self, call.has("stable") ? &stable : nullptr, call.integer("dim", -1),
-                       call.flag("descending", false), &values, &indices), name);
+                       call.flag("descending", false), &values, &indices),
+        name);
   call.set_output(0, values);
   call.set_output(1, indices);
 }
@@ -385,23 +403,25 @@ void multinomial(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
   AtenTensorHandle host = on_host(self, keep);
-  call.set_output(0, to_device_of(proxy_ops::cpu_multinomial(host, call.integer("num_samples", 1),
-                                                             call.flag("replacement", false)), self));
+  call.set_output(
+      0, to_device_of(proxy_ops::cpu_multinomial(host, call.integer("num_samples", 1), call.flag("replacement", false)),
+                      self));
 }
 
 void bincount(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep_self, keep_weights;
   AtenTensorHandle weights = on_host(call.optional_tensor("weights"), keep_weights);
-  call.set_output(0, to_device_of(proxy_ops::cpu_bincount(on_host(self, keep_self), weights,
-                                                          call.integer("minlength", 0)), self));
+  call.set_output(
+      0, to_device_of(proxy_ops::cpu_bincount(on_host(self, keep_self), weights, call.integer("minlength", 0)), self));
 }
 
 void median_dim(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
   AtenTensorHandle values = nullptr, indices = nullptr;
-  proxy_ops::cpu_median_dim(on_host(self, keep), call.integer("dim", 0), call.flag("keepdim", false), &values, &indices);
+  proxy_ops::cpu_median_dim(on_host(self, keep), call.integer("dim", 0), call.flag("keepdim", false), &values,
+                            &indices);
   Owned own_indices(indices);
   AtenTensorHandle v = to_device_of(values, self);
   Owned own_v(v);
@@ -468,9 +488,10 @@ void complex_(Call& call) {
 void fft_c2r(Call& call) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
-  call.set_output(0, to_device_of(proxy_ops::cpu_fft_c2r(on_host(self, keep), call.ints("dim"),
-                                                         call.integer("normalization", 0),
-                                                         call.integer("last_dim_size", 0)), self));
+  call.set_output(
+      0, to_device_of(proxy_ops::cpu_fft_c2r(on_host(self, keep), call.ints("dim"), call.integer("normalization", 0),
+                                             call.integer("last_dim_size", 0)),
+                      self));
 }
 
 // A view (metadata only, ops/views.h): the same on every device, nothing copied.
@@ -495,19 +516,18 @@ void embedding_renorm(Call& call) {
   AtenTensorHandle indices = on_host(call.tensor("indices"), keep_indices);
   const auto rule = unwrap(self, "self")->storage->device_type == kCUDA ? proxy_ops::RenormRule::kCudaKernel
                                                                         : proxy_ops::RenormRule::kCpu;
-  call.set_output(0, to_device_of(proxy_ops::cpu_embedding_renorm(on_host(self, keep_self), indices,
-                                                                  call.real("max_norm", 0.0),
-                                                                  call.real("norm_type", 2.0), rule),
-                                  self));
+  call.set_output(
+      0, to_device_of(proxy_ops::cpu_embedding_renorm(on_host(self, keep_self), indices, call.real("max_norm", 0.0),
+                                                      call.real("norm_type", 2.0), rule),
+                      self));
 }
 
 void upsample_aa(Call& call, bool bicubic) {
   AtenTensorHandle self = call.tensor("self");
   Owned keep;
-  call.set_output(0, to_device_of(proxy_ops::cpu_upsample_aa(on_host(self, keep), call.ints("output_size"),
-                                                             call.flag("align_corners", false),
-                                                             call.real("scales_h", 0.0), call.real("scales_w", 0.0),
-                                                             bicubic),
+  call.set_output(0, to_device_of(proxy_ops::cpu_upsample_aa(
+                                      on_host(self, keep), call.ints("output_size"), call.flag("align_corners", false),
+                                      call.real("scales_h", 0.0), call.real("scales_w", 0.0), bicubic),
                                   self));
 }
 void upsample_bilinear2d_aa(Call& call) { upsample_aa(call, false); }
@@ -646,7 +666,8 @@ void slice_scatter(Call& call) {
 }
 
 void copy(Call& call) {
-  on_whole_storage(call, [](AtenTensorHandle self, AtenTensorHandle src) { return proxy_ops::cpu_complex_copy(self, src); });
+  on_whole_storage(call,
+                   [](AtenTensorHandle self, AtenTensorHandle src) { return proxy_ops::cpu_complex_copy(self, src); });
 }
 
 void addmm(Call& call) {
@@ -677,17 +698,20 @@ void device_put(Call& call) {
   const std::string device = call.device("device");
   SHIMGEN_REQUIRE(device == "cpu" || device == "cuda", call.target() + ": device '" + device + "' is not supported");
   std::vector<int64_t> strides = contiguous_strides_of(x.sizes);
-  if (x.is_non_overlapping_and_dense()) strides = x.strides;
+  if (x.is_non_overlapping_and_dense())
+    strides = x.strides;
   else if (channels_last_strides(x.sizes, x.strides))
-    strides = proxy_ops::clone_strides(x.sizes, {}, x.sizes.size() == 4 ? proxy_ops::kChannelsLast : proxy_ops::kChannelsLast3d);
-  call.set_output(0, copy_onto(a, strides, device == "cpu" ? kCPU : kCUDA,
-                               device == "cpu" ? -1 : call.device_index("device")));
+    strides = proxy_ops::clone_strides(x.sizes, {},
+                                       x.sizes.size() == 4 ? proxy_ops::kChannelsLast : proxy_ops::kChannelsLast3d);
+  call.set_output(
+      0, copy_onto(a, strides, device == "cpu" ? kCPU : kCUDA, device == "cpu" ? -1 : call.device_index("device")));
 }
 
 void full(Call& call) {
   const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;  // none: a real dtype, inductor's own
-  call.set_output(0, on_named_device(proxy_ops::cpu_complex_full(call.ints("size"), call.real("fill_value", 0.0), dtype),
-                                     call.device("device"), call.target()));
+  call.set_output(0,
+                  on_named_device(proxy_ops::cpu_complex_full(call.ints("size"), call.real("fill_value", 0.0), dtype),
+                                  call.device("device"), call.target()));
 }
 
 // Views (ops/views.h), any device: complex tensors broadcast before a batched complex matmul, a
@@ -737,10 +761,10 @@ void upsample_bicubic2d_aa(Call& call) { upsample_aa(call, true); }
 // device the call names. hamming_window's overloads pass alpha / beta only from .periodic_alpha on.
 void window(Call& call, char kind, double alpha, double beta) {
   const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;
-  call.set_output(0, on_named_device(proxy_ops::cpu_window(kind, call.integer("window_length", 0),
-                                                           call.flag("periodic", true), call.real("alpha", alpha),
-                                                           call.real("beta", beta), dtype),
-                                     call.device("device"), call.target()));
+  call.set_output(
+      0, on_named_device(proxy_ops::cpu_window(kind, call.integer("window_length", 0), call.flag("periodic", true),
+                                               call.real("alpha", alpha), call.real("beta", beta), dtype),
+                         call.device("device"), call.target()));
 }
 void hamming_window(Call& call) { window(call, 'h', 0.54, 0.46); }
 void hann_window(Call& call) { window(call, 'h', 0.5, 0.5); }
@@ -749,8 +773,9 @@ void bartlett_window(Call& call) { window(call, 't', 0.0, 0.0); }
 void kaiser_window(Call& call) { window(call, 'k', 0.0, 12.0); }
 void fftfreq(Call& call, bool real_input) {
   const int32_t dtype = call.has("dtype") ? call.dtype("dtype") : -1;
-  call.set_output(0, on_named_device(proxy_ops::cpu_fftfreq(call.integer("n", 0), call.real("d", 1.0), real_input, dtype),
-                                     call.device("device"), call.target()));
+  call.set_output(0,
+                  on_named_device(proxy_ops::cpu_fftfreq(call.integer("n", 0), call.real("d", 1.0), real_input, dtype),
+                                  call.device("device"), call.target()));
 }
 void fft_fftfreq(Call& call) { fftfreq(call, false); }
 void fft_rfftfreq(Call& call) { fftfreq(call, true); }
@@ -780,7 +805,8 @@ void binomial(Call& call) {
   AtenTensorHandle count = call.tensor("count"), prob = call.tensor("prob");
   SHIMGEN_REQUIRE(!call.has("generator"), call.target() + ": an explicit generator is not supported");
   Owned keep_count, keep_prob;
-  call.set_output(0, to_device_of(proxy_ops::cpu_binomial(on_host(count, keep_count), on_host(prob, keep_prob)), count));
+  call.set_output(0,
+                  to_device_of(proxy_ops::cpu_binomial(on_host(count, keep_count), on_host(prob, keep_prob)), count));
 }
 
 // ---- linalg: LAPACK on the host (ops/cpu/linalg.h); CUDA tensors are staged through it ----
@@ -816,8 +842,8 @@ void linalg_svd(Call& call) {
   AtenTensorHandle a = call.tensor("A");
   OnHost h(call, a);
   h.run<3>([&](AtenTensorHandle* r) {
-    proxy_ops::cpu_linalg_svd(h(a), call.flag("full_matrices", false), call.flag("compute_uv", true), call.has("driver"),
-                              r);
+    proxy_ops::cpu_linalg_svd(h(a), call.flag("full_matrices", false), call.flag("compute_uv", true),
+                              call.has("driver"), r);
   });
 }
 
@@ -947,9 +973,8 @@ void special(Call& call) {
   SHIMGEN_REQUIRE(fn != nullptr, call.target() + ": not a special function");
   AtenTensorHandle a = call.tensor(proxy_ops::special_argument(*fn, 0));
   Owned keep_a, keep_b;
-  AtenTensorHandle b = proxy_ops::special_is_binary(*fn) ? on_host(call.tensor(proxy_ops::special_argument(*fn, 1)),
-                                                                   keep_b)
-                                                         : nullptr;
+  AtenTensorHandle b =
+      proxy_ops::special_is_binary(*fn) ? on_host(call.tensor(proxy_ops::special_argument(*fn, 1)), keep_b) : nullptr;
   const int64_t n = proxy_ops::special_is_binary(*fn) ? 0 : call.integer("n", 0);  // polygamma's order
   call.set_output(0, to_device_of(proxy_ops::cpu_special(*fn, on_host(a, keep_a), b, n), a));
 }
@@ -966,18 +991,16 @@ void thnn_fused_cell(Call& call, bool lstm) {
   if (lstm) {
     using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle*,
                                   AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*);
-    check(shim<Fn>("aoti_torch_cuda__thnn_fused_lstm_cell")(gates, call.tensor("hidden_gates"), call.tensor(state),
-                                                            input_bias != nullptr ? &input_bias : nullptr,
-                                                            hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0],
-                                                            &out[1], &out[2]),
+    check(shim<Fn>("aoti_torch_cuda__thnn_fused_lstm_cell")(
+              gates, call.tensor("hidden_gates"), call.tensor(state), input_bias != nullptr ? &input_bias : nullptr,
+              hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0], &out[1], &out[2]),
           call.target());
   } else {
     using Fn = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle, AtenTensorHandle*,
                                   AtenTensorHandle*, AtenTensorHandle*, AtenTensorHandle*);
-    check(shim<Fn>("aoti_torch_cuda__thnn_fused_gru_cell")(gates, call.tensor("hidden_gates"), call.tensor(state),
-                                                           input_bias != nullptr ? &input_bias : nullptr,
-                                                           hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0],
-                                                           &out[1]),
+    check(shim<Fn>("aoti_torch_cuda__thnn_fused_gru_cell")(
+              gates, call.tensor("hidden_gates"), call.tensor(state), input_bias != nullptr ? &input_bias : nullptr,
+              hidden_bias != nullptr ? &hidden_bias : nullptr, &out[0], &out[1]),
           call.target());
   }
   Owned owned[3] = {Owned(out[0]), Owned(out[1]), Owned(out[2])};
@@ -999,8 +1022,9 @@ AtenTensorHandle grid_sampler_3d_of(AtenTensorHandle input, AtenTensorHandle gri
 }
 
 void grid_sampler_3d(Call& call) {
-  call.set_output(0, grid_sampler_3d_of(call.tensor("input"), call.tensor("grid"), call.integer("interpolation_mode", 0),
-                                        call.integer("padding_mode", 0), call.flag("align_corners", false)));
+  call.set_output(0,
+                  grid_sampler_3d_of(call.tensor("input"), call.tensor("grid"), call.integer("interpolation_mode", 0),
+                                     call.integer("padding_mode", 0), call.flag("align_corners", false)));
 }
 
 // cudnn_grid_sampler(self [N, C, H, W], grid [N, H', W', 2]) -> [N, C, H', W']: torch on CUDA routes
@@ -1253,8 +1277,7 @@ Handler handler_for(const std::string& node_target) {
 // their order (tensors and ints come from separate arrays, so only the order within each matters).
 void add_defaulted_ints(const Served& served, std::vector<Arg>* inputs) {
   std::vector<Arg> rest, ints;
-  for (Arg& a : *inputs)
-    (a.kind == ArgKind::kInt || a.kind == ArgKind::kInts ? ints : rest).push_back(std::move(a));
+  for (Arg& a : *inputs) (a.kind == ArgKind::kInt || a.kind == ArgKind::kInts ? ints : rest).push_back(std::move(a));
   for (const char* name : served.ints) {
     if (name == nullptr) break;
     auto it = std::find_if(ints.begin(), ints.end(), [&](const Arg& a) { return a.name == name; });
@@ -1278,8 +1301,8 @@ void add_defaulted_ints(const Served& served, std::vector<Arg>* inputs) {
 // c10::ScalarType code of torch.export's serialized ScalarType (torch/_export/serde/schema.py).
 int32_t c10_dtype(int64_t serialized) {
   if (serialized >= 1 && serialized <= 11) return static_cast<int32_t>(serialized - 1);  // BYTE .. COMPLEXDOUBLE
-  if (serialized == 12) return 11;                                                        // BOOL
-  if (serialized == 13) return 15;                                                        // BFLOAT16
+  if (serialized == 12) return 11;                                                       // BOOL
+  if (serialized == 13) return 15;                                                       // BFLOAT16
   return -1;
 }
 
@@ -1292,17 +1315,22 @@ bool float_of(const Value& v, double* out) {
     return true;
   }
   if (!v.is(Kind::kString)) return false;
-  if (v.text == "Infinity") *out = HUGE_VAL;
-  else if (v.text == "-Infinity") *out = -HUGE_VAL;
-  else if (v.text == "NaN") *out = std::nan("");
-  else return false;
+  if (v.text == "Infinity")
+    *out = HUGE_VAL;
+  else if (v.text == "-Infinity")
+    *out = -HUGE_VAL;
+  else if (v.text == "NaN")
+    *out = std::nan("");
+  else
+    return false;
   return true;
 }
 
 bool read_arg(const Value& named, Arg* out, std::string* problem) {
   const Value* name = named.find("name");
   const Value* arg = named.find("arg");
-  if (name == nullptr || !name->is(Kind::kString) || arg == nullptr || !arg->is(Kind::kObject) || arg->members.size() != 1) {
+  if (name == nullptr || !name->is(Kind::kString) || arg == nullptr || !arg->is(Kind::kObject) ||
+      arg->members.size() != 1) {
     *problem = "an input has no name or no single-typed 'arg'";
     return false;
   }
@@ -1404,7 +1432,8 @@ AtenTensorHandle grouped_mm(AtenTensorHandle input, AtenTensorHandle weight, Ate
   check(aoti_torch_copy_(host_offs, offs, 0), "copy_");
   const Tensor& ho = *unwrap(host_offs, "offs");
   auto offset_at = [&](int64_t e) -> int64_t {
-    return o.dtype == kInt32 ? reinterpret_cast<const int32_t*>(ho.data())[e] : reinterpret_cast<const int64_t*>(ho.data())[e];
+    return o.dtype == kInt32 ? reinterpret_cast<const int32_t*>(ho.data())[e]
+                             : reinterpret_cast<const int64_t*>(ho.data())[e];
   };
   using Mm = AOTITorchError (*)(AtenTensorHandle, AtenTensorHandle, AtenTensorHandle);
   const Mm mm = shim<Mm>("aoti_torch_" + device + "_mm_out");
@@ -1552,18 +1581,23 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_proxy_executor_call_function(AOTIProx
       proxy::Bound b;
       b.arg = &arg;
       switch (arg.kind) {
-        case proxy::ArgKind::kTensor: b.tensors.push_back(take_tensor()); break;
+        case proxy::ArgKind::kTensor:
+          b.tensors.push_back(take_tensor());
+          break;
         case proxy::ArgKind::kTensors:
           for (size_t i = 0; i < arg.count; ++i) b.tensors.push_back(take_tensor());
           break;
         case proxy::ArgKind::kOptionalTensors:
           for (bool present : arg.present) b.tensors.push_back(present ? take_tensor() : nullptr);
           break;
-        case proxy::ArgKind::kInt: b.ints.push_back(take_int()); break;
+        case proxy::ArgKind::kInt:
+          b.ints.push_back(take_int());
+          break;
         case proxy::ArgKind::kInts:
           for (size_t i = 0; i < arg.count; ++i) b.ints.push_back(take_int());
           break;
-        default: break;
+        default:
+          break;
       }
       args[arg.name] = std::move(b);
     }

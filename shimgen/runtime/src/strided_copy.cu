@@ -44,8 +44,8 @@ void launch(char* dst, const char* src, const StridedArgs& args, cudaStream_t st
   const int threads = 256;
   int64_t blocks = (args.numel + threads - 1) / threads;
   if (blocks > 65535) blocks = 65535;
-  strided_copy_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-      reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(src), args);
+  strided_copy_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(reinterpret_cast<T*>(dst),
+                                                                                reinterpret_cast<const T*>(src), args);
 }
 
 }  // namespace
@@ -63,15 +63,27 @@ void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src,
   }
   if (args.numel == 0) return;
   switch (itemsize) {
-    case 1: launch<uint8_t>(dst, src, args, stream); break;
-    case 2: launch<uint16_t>(dst, src, args, stream); break;
-    case 4: launch<uint32_t>(dst, src, args, stream); break;
-    case 8: launch<uint64_t>(dst, src, args, stream); break;
-    case 16: launch<Bytes16>(dst, src, args, stream); break;
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "element size " + std::to_string(itemsize) + " not supported on CUDA");
+    case 1:
+      launch<uint8_t>(dst, src, args, stream);
+      break;
+    case 2:
+      launch<uint16_t>(dst, src, args, stream);
+      break;
+    case 4:
+      launch<uint32_t>(dst, src, args, stream);
+      break;
+    case 8:
+      launch<uint64_t>(dst, src, args, stream);
+      break;
+    case 16:
+      launch<Bytes16>(dst, src, args, stream);
+      break;
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "element size " + std::to_string(itemsize) + " not supported on CUDA");
   }
   cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) fail(SHIMGEN_RUNTIME_ERROR_CUDA, std::string("strided copy kernel launch: ") + cudaGetErrorString(status));
+  if (status != cudaSuccess)
+    fail(SHIMGEN_RUNTIME_ERROR_CUDA, std::string("strided copy kernel launch: ") + cudaGetErrorString(status));
 }
 
 // Loads this file's kernels on the current device now (see preload_kernels in backend_cuda.cpp).

@@ -37,15 +37,19 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
   for (int64_t s : sizes)
     if (s == 0) return 0;
   int64_t span = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) span = checked_add(span, checked_mul(sizes[i] - 1, strides[i], "extent"), "extent");
+  for (size_t i = 0; i < sizes.size(); ++i)
+    span = checked_add(span, checked_mul(sizes[i] - 1, strides[i], "extent"), "extent");
   return span;
 }
 
 bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   std::vector<size_t> order;
-  if (sizes.size() == 4) order = {1, 3, 2, 0};
-  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
-  else return false;
+  if (sizes.size() == 4)
+    order = {1, 3, 2, 0};
+  else if (sizes.size() == 5)
+    order = {1, 4, 3, 2, 0};
+  else
+    return false;
   if (strides[1] == 0) return false;
   int64_t min = 0;
   for (size_t d : order) {
@@ -175,9 +179,7 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-void check_dtype(int32_t dtype) {
-  SHIMGEN_REQUIRE(element_size(dtype) != 0, "unknown dtype code " + str(dtype));
-}
+void check_dtype(int32_t dtype) { SHIMGEN_REQUIRE(element_size(dtype) != 0, "unknown dtype code " + str(dtype)); }
 
 // Reads and validates sizes/strides; null strides means contiguous (as in PyTorch's shims).
 void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, std::vector<int64_t>& sizes,
@@ -185,7 +187,8 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
   SHIMGEN_REQUIRE(ndim >= 0 && ndim <= kMaxDims, "ndim " + str(ndim) + " is out of range [0, " + str(kMaxDims) + "]");
   SHIMGEN_REQUIRE(ndim == 0 || sizes_ptr != nullptr, "sizes_ptr is null");
   sizes.assign(sizes_ptr, sizes_ptr + ndim);
-  for (int64_t i = 0; i < ndim; ++i) SHIMGEN_REQUIRE(sizes[i] >= 0, "size " + str(sizes[i]) + " at dim " + str(i) + " is negative");
+  for (int64_t i = 0; i < ndim; ++i)
+    SHIMGEN_REQUIRE(sizes[i] >= 0, "size " + str(sizes[i]) + " at dim " + str(i) + " is negative");
   strides.resize(static_cast<size_t>(ndim));
   if (strides_ptr != nullptr) {
     for (int64_t i = 0; i < ndim; ++i) {
@@ -208,14 +211,15 @@ void read_shape(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_p
 // Byte count for an allocation of `elements`, rejecting overflow.
 size_t byte_count(int64_t elements, size_t itemsize) {
   SHIMGEN_REQUIRE(elements >= 0 && static_cast<uint64_t>(elements) <= std::numeric_limits<int64_t>::max() / itemsize,
-          "tensor too large");
+                  "tensor too large");
   return static_cast<size_t>(elements) * itemsize;
 }
 
 void check_device(int32_t device_type, int32_t device_index) {
   if (device_type == kCPU) return;
   if (device_type == kCUDA) {
-    if (!cuda_built()) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "CUDA tensor requested, but this runtime was built without CUDA");
+    if (!cuda_built())
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "CUDA tensor requested, but this runtime was built without CUDA");
     return;
   }
   (void)device_index;
@@ -230,18 +234,21 @@ std::unique_ptr<Tensor> allocate(int64_t ndim, const int64_t* sizes_ptr, const i
   read_shape(ndim, sizes_ptr, strides_ptr, tensor->sizes, tensor->strides);
   tensor->dtype = dtype;
   auto storage = new_storage();
-  storage->nbytes = static_cast<int64_t>(byte_count(span_elements(tensor->sizes, tensor->strides), element_size(dtype)));
+  storage->nbytes =
+      static_cast<int64_t>(byte_count(span_elements(tensor->sizes, tensor->strides), element_size(dtype)));
   storage->device_type = device_type;
   size_t nbytes = static_cast<size_t>(storage->nbytes);
   if (pinned) {
-    SHIMGEN_REQUIRE(device_type == kCPU, "pinned memory is host memory: device_type must be CPU (0), not " + str(device_type));
+    SHIMGEN_REQUIRE(device_type == kCPU,
+                    "pinned memory is host memory: device_type must be CPU (0), not " + str(device_type));
     storage->kind = MemoryKind::kHostPinned;
     storage->data = nbytes ? pinned_malloc(nbytes) : nullptr;
   } else if (device_type == kCPU) {
     storage->kind = MemoryKind::kHost;
     if (nbytes) {
       storage->data = host_alloc(nbytes);  // 64-byte aligned, from this thread's free list when it can
-      if (!storage->data) fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + str(storage->nbytes) + " bytes failed");
+      if (!storage->data)
+        fail(SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY, "host allocation of " + str(storage->nbytes) + " bytes failed");
     }
   } else {
     storage->device_index = cuda_resolve_device(device_index);
@@ -265,7 +272,8 @@ std::unique_ptr<Tensor> from_blob(void* data, int64_t ndim, const int64_t* sizes
   tensor->storage_offset = storage_offset;
   // Everything that can throw comes before the Storage owns `data`: a Storage is made with kind
   // kHost, and one destroyed by a failed check would free the caller's (borrowed) memory.
-  const int64_t nbytes = static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
+  const int64_t nbytes =
+      static_cast<int64_t>(byte_count(checked_add(storage_offset, span, "storage extent"), element_size(dtype)));
   const int32_t index = device_type == kCUDA ? cuda_resolve_device(device_index) : -1;
   auto storage = new_storage();
   storage->kind = MemoryKind::kBorrowed;
@@ -314,13 +322,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle
   return guarded(__func__, [&] { delete_tensor(unwrap(tensor, "tensor")); });
 }
 
-#define SHIMGEN_GETTER(name, type, expr)                                   \
+#define SHIMGEN_GETTER(name, type, expr)                                     \
   AOTI_SHIM_EXPORT AOTITorchError name(AtenTensorHandle tensor, type* ret) { \
-    return guarded(#name, [&] {                                            \
-      const Tensor* t = unwrap(tensor, "tensor");                          \
-      SHIMGEN_REQUIRE(ret != nullptr, "output pointer is null");                   \
-      *ret = (expr);                                                       \
-    });                                                                    \
+    return guarded(#name, [&] {                                              \
+      const Tensor* t = unwrap(tensor, "tensor");                            \
+      SHIMGEN_REQUIRE(ret != nullptr, "output pointer is null");             \
+      *ret = (expr);                                                         \
+    });                                                                      \
   }
 
 SHIMGEN_GETTER(aoti_torch_get_data_ptr, void*, static_cast<void*>(t->data()))
@@ -342,7 +350,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_size(AtenTensorHandle tensor, int
     const Tensor* t = unwrap(tensor, "tensor");
     SHIMGEN_REQUIRE(ret_size != nullptr, "output pointer is null");
     int64_t dim = static_cast<int64_t>(t->sizes.size());
-    SHIMGEN_REQUIRE(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    SHIMGEN_REQUIRE(d >= -dim && d < dim,
+                    "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
     *ret_size = t->sizes[static_cast<size_t>(d < 0 ? d + dim : d)];
   });
 }
@@ -352,12 +361,14 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_get_stride(AtenTensorHandle tensor, i
     const Tensor* t = unwrap(tensor, "tensor");
     SHIMGEN_REQUIRE(ret_stride != nullptr, "output pointer is null");
     int64_t dim = static_cast<int64_t>(t->sizes.size());
-    SHIMGEN_REQUIRE(d >= -dim && d < dim, "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
+    SHIMGEN_REQUIRE(d >= -dim && d < dim,
+                    "dimension " + std::to_string(d) + " out of range for a " + std::to_string(dim) + "-d tensor");
     *ret_stride = t->strides[static_cast<size_t>(d < 0 ? d + dim : d)];
   });
 }
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle, AtenTensorHandle* new_handle) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle orig_handle,
+                                                             AtenTensorHandle* new_handle) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(orig_handle, "orig_handle");
     SHIMGEN_REQUIRE(new_handle != nullptr, "new_handle is null");
@@ -369,7 +380,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle or
 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
                                                                const int64_t* sizes_ptr, const int64_t* strides_ptr,
-                                                               int64_t storage_offset, AtenTensorHandle* ret_new_tensor) {
+                                                               int64_t storage_offset,
+                                                               AtenTensorHandle* ret_new_tensor) {
   return guarded(__func__, [&] {
     const Tensor* t = unwrap(self, "self");
     SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
@@ -379,20 +391,23 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle 
     view->storage = t->storage;
     view->dtype = t->dtype;
     view->storage_offset = checked_add(t->storage_offset, storage_offset, "storage offset");
-    SHIMGEN_REQUIRE(view->storage_offset >= 0, "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
+    SHIMGEN_REQUIRE(view->storage_offset >= 0,
+                    "resulting storage offset " + std::to_string(view->storage_offset) + " is negative");
     // PyTorch does not check; a view past the storage would read or write foreign memory. Checked
     // arithmetic: a wrapped product would pass this test and let a later copy run off the storage.
-    int64_t end = checked_mul(checked_add(view->storage_offset, span_elements(view->sizes, view->strides), "view extent"),
-                              static_cast<int64_t>(view->itemsize()), "view extent in bytes");
-    SHIMGEN_REQUIRE(view->numel() == 0 || end <= t->storage->nbytes,
-            "view ends at byte " + std::to_string(end) + ", past the storage's " + std::to_string(t->storage->nbytes) + " bytes");
+    int64_t end =
+        checked_mul(checked_add(view->storage_offset, span_elements(view->sizes, view->strides), "view extent"),
+                    static_cast<int64_t>(view->itemsize()), "view extent in bytes");
+    SHIMGEN_REQUIRE(view->numel() == 0 || end <= t->storage->nbytes, "view ends at byte " + std::to_string(end) +
+                                                                         ", past the storage's " +
+                                                                         std::to_string(t->storage->nbytes) + " bytes");
     *ret_new_tensor = wrap(std::move(view));
   });
 }
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,
-                                                         int32_t dtype, int32_t device_type, int32_t device_index,
-                                                         AtenTensorHandle* ret_new_tensor) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t* sizes_ptr,
+                                                         const int64_t* strides_ptr, int32_t dtype, int32_t device_type,
+                                                         int32_t device_index, AtenTensorHandle* ret_new_tensor) {
   return guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret_new_tensor != nullptr, "ret_new_tensor is null");
     *ret_new_tensor = wrap(allocate(ndim, sizes_ptr, strides_ptr, dtype, device_type, device_index, false));
@@ -438,7 +453,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
       return;
     }
     if (layout != 0)
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "layout " + std::to_string(layout) + " is not supported (strided 0, _mkldnn 3)");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "layout " + std::to_string(layout) + " is not supported (strided 0, _mkldnn 3)");
     *ret = wrap(from_blob(data, ndim, sizes_ptr, strides_ptr, storage_offset, dtype, device_type, device_index));
   });
 }
@@ -522,11 +538,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
     // CPU any widths; with a device on either side the widths must pair (float32 -> complex64,
     // float64 -> complex128), and the parts are two strided copies.
     const bool host_only = dst->storage->device_type == kCPU && from->storage->device_type == kCPU;
-    const bool to_complex = (dst->dtype == kComplex64 && (from->dtype == kFloat32 || (host_only && from->dtype == kFloat64))) ||
-                            (dst->dtype == kComplex128 && (from->dtype == kFloat64 || (host_only && from->dtype == kFloat32)));
+    const bool to_complex =
+        (dst->dtype == kComplex64 && (from->dtype == kFloat32 || (host_only && from->dtype == kFloat64))) ||
+        (dst->dtype == kComplex128 && (from->dtype == kFloat64 || (host_only && from->dtype == kFloat32)));
     if (dst->dtype != from->dtype && !to_complex) {
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype conversion in copy_ is not supported (self dtype " +
-                                                  std::to_string(dst->dtype) + ", src dtype " + std::to_string(from->dtype) + ")");
+                                                  std::to_string(dst->dtype) + ", src dtype " +
+                                                  std::to_string(from->dtype) + ")");
     }
     check_device(dst->storage->device_type, dst->storage->device_index);
     check_device(from->storage->device_type, from->storage->device_index);
@@ -537,8 +555,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
     size_t lead = nd - from->sizes.size();
     for (size_t i = 0; i < from->sizes.size(); ++i) {
       int64_t have = from->sizes[i], want = dst->sizes[lead + i];
-      SHIMGEN_REQUIRE(have == want || have == 1, "src size " + std::to_string(have) + " cannot broadcast to self size " +
-                                             std::to_string(want) + " at dim " + std::to_string(lead + i));
+      SHIMGEN_REQUIRE(have == want || have == 1, "src size " + std::to_string(have) +
+                                                     " cannot broadcast to self size " + std::to_string(want) +
+                                                     " at dim " + std::to_string(lead + i));
       src_strides[lead + i] = have == 1 && want != 1 ? 0 : from->strides[i];
     }
     if (dst->numel() == 0) return;
@@ -546,7 +565,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTens
       copy_real_to_complex(*dst, *from, src_strides);
       return;
     }
-    if (to_complex) {  // self seen as (real, imaginary) pairs of src's dtype: src into the real parts, 0 into the others
+    if (to_complex) {  // self seen as (real, imaginary) pairs of src's dtype: src into the real parts, 0 into the
+                       // others
       std::vector<int64_t> pair_strides(nd), zeros(nd, 0);
       for (size_t k = 0; k < nd; ++k) pair_strides[k] = checked_mul(dst->strides[k], 2, "stride");
       View real = view_of(*dst);

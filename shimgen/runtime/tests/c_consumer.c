@@ -10,7 +10,8 @@ int main(void) {
   uint64_t before = shimgen_runtime_shim_call_count();
   int64_t sizes[2] = {3, 5};
   AtenTensorHandle tensor = NULL;
-  if (aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &tensor)) return 1;
+  if (aoti_torch_empty_strided(2, sizes, NULL, aoti_torch_dtype_float32(), aoti_torch_device_type_cpu(), 0, &tensor))
+    return 1;
   int64_t* strides = NULL;
   if (aoti_torch_get_strides(tensor, &strides) || strides[0] != 5 || strides[1] != 1) return 1;
   if (aoti_torch_get_dim(NULL, NULL) != SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT) return 1;

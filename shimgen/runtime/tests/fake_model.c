@@ -12,8 +12,8 @@ int AOTInductorModelContainerCreateWithDevice(void** container, size_t num_model
   return 0;
 }
 int AOTInductorModelContainerDelete(void* container) { return container == &g_container ? 0 : 1; }
-int AOTInductorModelContainerRun(void* container, void** inputs, size_t num_inputs, void** outputs,
-                                 size_t num_outputs, void* stream, void* proxy_executor) {
+int AOTInductorModelContainerRun(void* container, void** inputs, size_t num_inputs, void** outputs, size_t num_outputs,
+                                 void* stream, void* proxy_executor) {
   (void)inputs, (void)num_inputs, (void)outputs, (void)num_outputs, (void)stream, (void)proxy_executor;
   return container == &g_container ? 0 : 1;
 }

@@ -134,7 +134,8 @@ void packed_weight_cache() {
 // copy, so the unregistering is what prevents it.
 void packed_weight_immutable() {
   const int64_t k = 16, n = 32;
-  const std::vector<float> first = pattern(static_cast<size_t>(k * n), 1.0f), second = pattern(static_cast<size_t>(k * n), 2.0f);
+  const std::vector<float> first = pattern(static_cast<size_t>(k * n), 1.0f),
+                           second = pattern(static_cast<size_t>(k * n), 2.0f);
   for (bool unregister : {true, false}) {
     std::vector<float> w(first);
     const auto start = reinterpret_cast<uintptr_t>(w.data());
@@ -145,7 +146,7 @@ void packed_weight_immutable() {
     EXPECT(equal(cache.get(w.data(), k, n, k), transposed(first, k, n, k)));
     EXPECT(cache.get(w.data(), k, n, k) != nullptr && cache.stats().packs == 1 && cache.stats().trusted == 2);
     if (unregister) shimgen::rt::unregister_immutable(&owner);  // the model goes ...
-    w = second;                                                  // ... other bytes, same address
+    w = second;                                                 // ... other bytes, same address
     EXPECT(reinterpret_cast<uintptr_t>(w.data()) == start);
     const float* again = cache.get(w.data(), k, n, k);
     if (unregister) {
@@ -173,7 +174,7 @@ void packed_weight_immutable() {
 struct Case {
   int64_t B, H, L, S, E, Ev;
   bool causal;
-  int mask;  // 0 none, 1 bool [L, S], 2 float [B, 1, L, S] with -inf rows
+  int mask;           // 0 none, 1 bool [L, S], 2 float [B, 1, L, S] with -inf rows
   bool transposed_q;  // q as [B, L, H, E].transpose(1, 2), as a Linear's output split into heads
 };
 
@@ -239,8 +240,10 @@ void attention_case(const Case& c) {
         }
         const double want_lse = sum > 0 ? best + std::log(sum) : -INFINITY;
         const float got_lse = at(*lse, {b, h, i});
-        if (want_lse == -INFINITY) EXPECT(got_lse == -INFINITY);
-        else worst = std::fmax(worst, std::fabs(want_lse - got_lse));
+        if (want_lse == -INFINITY)
+          EXPECT(got_lse == -INFINITY);
+        else
+          worst = std::fmax(worst, std::fabs(want_lse - got_lse));
       }
   if (!(worst < 2e-5)) {
     std::fprintf(stderr, "small_attention B%lld H%lld L%lld S%lld E%lld Ev%lld causal %d mask %d: error %g\n",
@@ -253,10 +256,10 @@ void attention_case(const Case& c) {
 // Edge shapes for the sanitizers (masked loads and stores at every 16-lane boundary) and values.
 void small_attention_cases() {
   const Case cases[] = {
-      {2, 4, 16, 16, 8, 8, true, 0, true},      {1, 2, 17, 33, 5, 7, false, 0, false},
-      {1, 1, 8, 1, 1, 1, true, 0, false},       {1, 1, 40, 20, 16, 24, true, 0, true},
-      {2, 1, 31, 47, 33, 17, false, 1, false},  {2, 2, 16, 16, 8, 8, true, 2, true},
-      {1, 1, 9, 256, 64, 64, false, 2, false},  {1, 1, 12, 5, 0, 3, false, 0, false},
+      {2, 4, 16, 16, 8, 8, true, 0, true},     {1, 2, 17, 33, 5, 7, false, 0, false},
+      {1, 1, 8, 1, 1, 1, true, 0, false},      {1, 1, 40, 20, 16, 24, true, 0, true},
+      {2, 1, 31, 47, 33, 17, false, 1, false}, {2, 2, 16, 16, 8, 8, true, 2, true},
+      {1, 1, 9, 256, 64, 64, false, 2, false}, {1, 1, 12, 5, 0, 3, false, 0, false},
   };
   for (const Case& c : cases) attention_case(c);
 }
@@ -360,7 +363,7 @@ void int8_gemms() {
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t i = 0; i < k; ++i)
             x[r * x_stride + i] = static_cast<int16_t>(next() % 3 == 0 ? (next() & 1 ? 255 : -255)
-                                                                         : static_cast<int>(next() % 511) - 255);
+                                                                       : static_cast<int>(next() % 511) - 255);
         std::vector<int8_t> w_rows(static_cast<size_t>(k * (n + pad))), w_cols(static_cast<size_t>(n * (k + pad)));
         std::vector<int64_t> want(static_cast<size_t>(rows * n), 0);
         for (int64_t i = 0; i < k; ++i)
@@ -398,10 +401,15 @@ bool run_cpu_case(const std::string& name) {
     int8_gemms();
     return true;
   }
-  if (name == "packed_weight_cache") packed_weight_cache();
-  else if (name == "packed_weight_immutable") packed_weight_immutable();
-  else if (name == "small_attention") small_attention_cases();
-  else if (name == "free_lists") free_lists();
-  else return false;
+  if (name == "packed_weight_cache")
+    packed_weight_cache();
+  else if (name == "packed_weight_immutable")
+    packed_weight_immutable();
+  else if (name == "small_attention")
+    small_attention_cases();
+  else if (name == "free_lists")
+    free_lists();
+  else
+    return false;
   return true;
 }

@@ -26,21 +26,21 @@ bool same(const Dims& sizes, const Dims& dst, const Dims& src) {
 
 // The CUDA copy fast path (backend_cuda.cpp) moves one flat block exactly when this says so.
 void same_dense_layout() {
-  EXPECT(same({2, 3, 4}, {12, 4, 1}, {12, 4, 1}));           // contiguous
-  EXPECT(same({3, 4}, {1, 3}, {1, 3}));                      // transposed, still one dense block
-  EXPECT(same({2, 3, 4}, {1, 8, 2}, {1, 8, 2}));             // any permutation of the dims
-  EXPECT(same({1, 4}, {99, 1}, {7, 1}));                     // a size-1 dim's stride never matters
-  EXPECT(same({0, 5}, {5, 1}, {5, 1}));                      // nothing to copy
-  EXPECT(!same({2, 2, 2}, {1, 1, 5}, {1, 1, 5}));            // spans 8 = numel, yet overlaps and has gaps
-  EXPECT(!same({3, 3}, {1, 1}, {1, 1}));                     // overlapping
-  EXPECT(!same({2, 2}, {4, 1}, {4, 1}));                     // gapped rows
-  EXPECT(!same({2, 3}, {3, 1}, {0, 1}));                     // broadcast source
-  EXPECT(!same({4, 2}, {0, 1}, {0, 1}));                     // broadcast on both sides
-  EXPECT(!same({2, 3}, {3, 1}, {1, 2}));                     // both dense, different orders
+  EXPECT(same({2, 3, 4}, {12, 4, 1}, {12, 4, 1}));  // contiguous
+  EXPECT(same({3, 4}, {1, 3}, {1, 3}));             // transposed, still one dense block
+  EXPECT(same({2, 3, 4}, {1, 8, 2}, {1, 8, 2}));    // any permutation of the dims
+  EXPECT(same({1, 4}, {99, 1}, {7, 1}));            // a size-1 dim's stride never matters
+  EXPECT(same({0, 5}, {5, 1}, {5, 1}));             // nothing to copy
+  EXPECT(!same({2, 2, 2}, {1, 1, 5}, {1, 1, 5}));   // spans 8 = numel, yet overlaps and has gaps
+  EXPECT(!same({3, 3}, {1, 1}, {1, 1}));            // overlapping
+  EXPECT(!same({2, 2}, {4, 1}, {4, 1}));            // gapped rows
+  EXPECT(!same({2, 3}, {3, 1}, {0, 1}));            // broadcast source
+  EXPECT(!same({4, 2}, {0, 1}, {0, 1}));            // broadcast on both sides
+  EXPECT(!same({2, 3}, {3, 1}, {1, 2}));            // both dense, different orders
   EXPECT(non_overlapping_and_dense(Dims{2, 3}, Dims{1, 2}));
   EXPECT(!non_overlapping_and_dense(Dims{2, 2, 2}, Dims{1, 1, 5}));
   EXPECT(!non_overlapping_and_dense(Dims{2, 2}, Dims{2, 2}));
-  EXPECT(non_overlapping_and_dense(Dims{}, Dims{}));         // 0-d: one element
+  EXPECT(non_overlapping_and_dense(Dims{}, Dims{}));  // 0-d: one element
 }
 
 // The CUDA FFT ops' result layouts (ops/cpu/fft.h) against torch's meta function on a CUDA fake
@@ -51,10 +51,11 @@ void fft_cuda_layout() {
   using shimgen::rt::cpu::fft::cuda_r2c_strides;
   EXPECT(cuda_c2c_strides({4, 16}, {16, 1}, {0, 1}) == (Dims{16, 1}));
   EXPECT(cuda_c2c_strides({2, 3, 5}, {1, 2, 6}, {0, 2}) == (Dims{1, 10, 2}));
-  EXPECT(cuda_c2c_strides({2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, {0, 1, 2, 3, 4}) == (Dims{3, 1, 180, 36, 6}));  // 2 stages
+  EXPECT(cuda_c2c_strides({2, 3, 4, 5, 6}, {360, 120, 30, 6, 1}, {0, 1, 2, 3, 4}) ==
+         (Dims{3, 1, 180, 36, 6}));  // 2 stages
   EXPECT(cuda_c2c_strides({2, 3, 4, 5}, {1, 2, 6, 24}, {3, 1, 0, 2}) == (Dims{5, 10, 30, 1}));
   EXPECT(cuda_c2c_strides({3, 4}, {1, 3}, {0}) == (Dims{1, 3}));
-  EXPECT(cuda_c2c_strides({3, 4}, {1, 3}, {}) == (Dims{1, 3}));  // no dims: a clone
+  EXPECT(cuda_c2c_strides({3, 4}, {1, 3}, {}) == (Dims{1, 3}));              // no dims: a clone
   EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {0, 1}, true) == (Dims{1, 4}));  // rfft2: column-major on CUDA
   EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {0, 1}, false) == (Dims{16, 1}));
   EXPECT(cuda_r2c_strides({4, 16}, {16, 1}, {1}, true) == (Dims{9, 1}));
@@ -130,14 +131,22 @@ bool run_cpu_case(const std::string& name);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s same_dense_layout|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_cache|packed_weight_immutable|small_attention|free_lists\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s "
+                 "same_dense_layout|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_cache|packed_weight_"
+                 "immutable|small_attention|free_lists\n",
+                 argv[0]);
     return 2;
   }
   const std::string name = argv[1];
-  if (name == "same_dense_layout") same_dense_layout();
-  else if (name == "fft_cuda_layout") fft_cuda_layout();
-  else if (name == "cuda_mode_rows") cuda_mode_rows();
-  else if (name == "cuda_renorm_rows") cuda_renorm_rows();
+  if (name == "same_dense_layout")
+    same_dense_layout();
+  else if (name == "fft_cuda_layout")
+    fft_cuda_layout();
+  else if (name == "cuda_mode_rows")
+    cuda_mode_rows();
+  else if (name == "cuda_renorm_rows")
+    cuda_renorm_rows();
   else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

@@ -61,7 +61,8 @@ void no_growth(const char* what, const std::function<void()>& paths) {
   for (int i = 0; i < kRepeats; ++i) paths();
   const long after = g_live.load();
   if (after != before) {
-    std::fprintf(stderr, "%s: %ld C++ allocations left by %d runs of its error paths\n", what, after - before, kRepeats);
+    std::fprintf(stderr, "%s: %ld C++ allocations left by %d runs of its error paths\n", what, after - before,
+                 kRepeats);
     ++g_failures;
   }
 }
@@ -117,9 +118,9 @@ void loader_errors(const std::string& dir) {
   const std::string tmp = tmpdir();
   EXPECT(!tmp.empty());
   const size_t before = entries(tmp).size();
-  const char* files[] = {"missing.pt2", "",              "empty.pt2",     "text.pt2",    "nomodel.pt2",
-                         "corrupt.pt2", "deflated.pt2",  "twomodels.pt2", "broken.so",   "notmodel.so",
-                         "notmodel.pt2"};
+  const char* files[] = {
+      "missing.pt2",   "",          "empty.pt2",   "text.pt2",    "nomodel.pt2", "corrupt.pt2", "deflated.pt2",
+      "twomodels.pt2", "broken.so", "notmodel.so", "notmodel.pt2"};
   no_growth("shimgen_model_open", [&] {
     for (const char* f : files) {
       const std::string path = dir + "/" + f;  // "" names the directory itself
@@ -153,16 +154,18 @@ void loader_errors(const std::string& dir) {
 void loader_model_errors(const std::string& pt2, const std::vector<int64_t>& shape) {
   const std::string tmp = tmpdir();
   const size_t before = entries(tmp).size();
-  no_growth("shimgen_model_open of a real model", [&] { std::thread([&] {
-    shimgen_model* model = nullptr;
-    EXPECT(shimgen_model_open(pt2.c_str(), "no_such_model", "cpu", 1, &model) != 0);
-    EXPECT(std::strstr(shimgen_model_last_error(), "choose a model by name") != nullptr);
-    // The container itself refuses a device it cannot parse: created, then torn down.
-    EXPECT(shimgen_model_open(pt2.c_str(), nullptr, "no-such-device:3", 1, &model) != 0);
-    EXPECT(std::strstr(shimgen_model_last_error(), "creating the model container failed") != nullptr);
-    EXPECT(model == nullptr);
-    if (model != nullptr) shimgen_model_close(model);
-  }).join(); });
+  no_growth("shimgen_model_open of a real model", [&] {
+    std::thread([&] {
+      shimgen_model* model = nullptr;
+      EXPECT(shimgen_model_open(pt2.c_str(), "no_such_model", "cpu", 1, &model) != 0);
+      EXPECT(std::strstr(shimgen_model_last_error(), "choose a model by name") != nullptr);
+      // The container itself refuses a device it cannot parse: created, then torn down.
+      EXPECT(shimgen_model_open(pt2.c_str(), nullptr, "no-such-device:3", 1, &model) != 0);
+      EXPECT(std::strstr(shimgen_model_last_error(), "creating the model container failed") != nullptr);
+      EXPECT(model == nullptr);
+      if (model != nullptr) shimgen_model_close(model);
+    }).join();
+  });
   expect_clean(tmp, before, 1);
 
   shimgen_model* model = nullptr;
@@ -245,7 +248,8 @@ void* fake_stream(uintptr_t n) { return reinterpret_cast<void*>(n * 16 + 0x1000)
 // a CPU-only build, the CUDA guards' (no CUDA): no allocation is lost, the selection is restored.
 void guard_errors() {
   no_growth("guards", [&] {
-    EXPECT(shimgen_runtime_caller_stream_guard_create(fake_stream(1), nullptr) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+    EXPECT(shimgen_runtime_caller_stream_guard_create(fake_stream(1), nullptr) ==
+           SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
     EXPECT(shimgen_runtime_caller_stream_guard_delete(nullptr) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
     ShimgenCallerStreamGuardHandle outer = nullptr, inner = nullptr;
     EXPECT(shimgen_runtime_caller_stream_guard_create(fake_stream(2), &outer) == 0);
@@ -293,7 +297,8 @@ void cuda_errors() {
     AtenTensorHandle t = nullptr;
     EXPECT(aoti_torch_empty_strided(1, huge, nullptr, f32, cuda, 0, &t) == SHIMGEN_RUNTIME_ERROR_OUT_OF_MEMORY);
     EXPECT(t == nullptr);
-    EXPECT(aoti_torch_empty_strided(1, small, nullptr, f32, cuda, devices + 7, &t) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+    EXPECT(aoti_torch_empty_strided(1, small, nullptr, f32, cuda, devices + 7, &t) ==
+           SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
     CUDAGuardHandle guard = nullptr;
     EXPECT(aoti_torch_create_cuda_guard(devices + 7, &guard) != 0 && guard == nullptr);
     CUDAStreamGuardHandle stream_guard = nullptr;

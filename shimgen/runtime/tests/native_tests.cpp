@@ -21,9 +21,7 @@ namespace {
 // Distinct fake stream values: the contract never dereferences a selected stream.
 stream_t fake(uintptr_t n) { return reinterpret_cast<stream_t>(n * 16 + 0x1000); }
 
-void no_guard() {
-  EXPECT(!get_caller_stream().has_value());
-}
+void no_guard() { EXPECT(!get_caller_stream().has_value()); }
 
 void null_is_selection() {
   EXPECT(!get_caller_stream().has_value());
@@ -126,7 +124,8 @@ void stress() {
     });
   }
   for (auto& thread : threads) thread.join();
-  std::printf("stress: %d threads x %d nested iterations, %ld wrong observations\n", kThreads, kIterations, wrong.load());
+  std::printf("stress: %d threads x %d nested iterations, %ld wrong observations\n", kThreads, kIterations,
+              wrong.load());
   EXPECT(wrong.load() == 0);
 }
 
@@ -141,7 +140,6 @@ void prefixed_calls() {
   EXPECT(aoti_torch_delete_tensor_object(t) == 0);
   EXPECT(shimgen_runtime_shim_call_count() == before + 3);
 }
-
 
 // Tensor lifecycle natively, so the sanitizer builds (shimgen build --sanitize) cover the tensor
 // code too: refcounted views, blob tensors, strided and broadcast copies, clones, refused
@@ -201,7 +199,8 @@ void tensors() {
   EXPECT(out[1] == 4.f && out[3] == 1.f && out[11] == 11.f);
   EXPECT(aoti_torch_copy_(blob, dense, 0) != 0);  // not broadcastable the other way
 
-  for (AtenTensorHandle handle : {view, alias, dense, blob, out_blob}) EXPECT(aoti_torch_delete_tensor_object(handle) == 0);
+  for (AtenTensorHandle handle : {view, alias, dense, blob, out_blob})
+    EXPECT(aoti_torch_delete_tensor_object(handle) == 0);
 }
 
 // Sizes/strides whose products wrap int64 must be refused, not wrapped past the bounds check: a
@@ -235,18 +234,27 @@ void overflow() {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s no_guard|null_is_selection|nesting|per_thread|stress|prefixed_calls|tensors\n", argv[0]);
+    std::fprintf(stderr, "usage: %s no_guard|null_is_selection|nesting|per_thread|stress|prefixed_calls|tensors\n",
+                 argv[0]);
     return 2;
   }
   std::string name = argv[1];
-  if (name == "no_guard") no_guard();
-  else if (name == "null_is_selection") null_is_selection();
-  else if (name == "nesting") nesting();
-  else if (name == "per_thread") per_thread();
-  else if (name == "stress") stress();
-  else if (name == "prefixed_calls") prefixed_calls();
-  else if (name == "tensors") tensors();
-  else if (name == "overflow") overflow();
+  if (name == "no_guard")
+    no_guard();
+  else if (name == "null_is_selection")
+    null_is_selection();
+  else if (name == "nesting")
+    nesting();
+  else if (name == "per_thread")
+    per_thread();
+  else if (name == "stress")
+    stress();
+  else if (name == "prefixed_calls")
+    prefixed_calls();
+  else if (name == "tensors")
+    tensors();
+  else if (name == "overflow")
+    overflow();
   else {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

@@ -47,9 +47,8 @@ SHIMGEN_RUNTIME_API const char* shimgen_model_so_path(const shimgen_model* model
  * model consumes the handles it is given). On success outputs[0..num_outputs) receive new handles
  * the caller owns and frees with aoti_torch_delete_tensor_object. stream is the CUDA stream
  * (cudaStream_t) to run on, or NULL; it is ignored by CPU models. */
-SHIMGEN_RUNTIME_API int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs,
-                                              size_t num_inputs, AtenTensorHandle* outputs, size_t num_outputs,
-                                              void* stream);
+SHIMGEN_RUNTIME_API int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, size_t num_inputs,
+                                              AtenTensorHandle* outputs, size_t num_outputs, void* stream);
 
 /* The calling thread's message for the last failed shimgen_model_* call ("" if none). */
 SHIMGEN_RUNTIME_API const char* shimgen_model_last_error(void);

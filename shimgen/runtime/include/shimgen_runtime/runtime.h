@@ -25,8 +25,8 @@ typedef struct ShimgenCallerStreamGuardOpaque* ShimgenCallerStreamGuardHandle;
 
 /* Select `stream` (a cudaStream_t, or an opaque pointer in a CPU-only build; NULL allowed) for the
  * calling thread until the guard is deleted. */
-SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_create(
-    void* stream, ShimgenCallerStreamGuardHandle* ret_guard);
+SHIMGEN_RUNTIME_API AOTITorchError
+shimgen_runtime_caller_stream_guard_create(void* stream, ShimgenCallerStreamGuardHandle* ret_guard);
 /* Restores the selection the guard replaced. Fails (SHIMGEN_RUNTIME_ERROR_STATE) and changes
  * nothing when the guard is not the innermost one of the calling thread. */
 SHIMGEN_RUNTIME_API AOTITorchError shimgen_runtime_caller_stream_guard_delete(ShimgenCallerStreamGuardHandle guard);

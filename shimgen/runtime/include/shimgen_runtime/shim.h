@@ -94,7 +94,7 @@ AOTI_SHIM_EXPORT void aoti_torch_print_tensor_handle(AtenTensorHandle self, cons
 /* debug_intermediate_value_printer="1": saves the tensor as <cwd>/tmp/aoti_torch/<launch_prefix>_<kernel_name>_
  * <tensor_name>_<device>.pt in torch.save's format (contiguous, on the CPU), then prints the path. Never fails. */
 AOTI_SHIM_EXPORT void aoti_torch_save_tensor_handle(AtenTensorHandle self, const char* tensor_name,
-                                                   const char* launch_prefix, const char* kernel_name);
+                                                    const char* launch_prefix, const char* kernel_name);
 /* cpp.enable_kernel_profile: a range around each kernel and fallback op. The runtime has no profiler of
  * torch's; with SHIMGEN_RUNTIME_PROFILE set (not "0") each range's name and wall time go to stderr. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_record_function_start(const char* name, IValueMapHandle kwargs,
@@ -113,17 +113,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_new_tensor_handle(AtenTensorHandle or
                                                              AtenTensorHandle* new_handle);
 /* storage_offset is added to self's storage offset (PyTorch's offset_increment semantics). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch__reinterpret_tensor(AtenTensorHandle self, int64_t ndim,
-                                                               const int64_t* sizes_ptr,
-                                                               const int64_t* strides_ptr,
+                                                               const int64_t* sizes_ptr, const int64_t* strides_ptr,
                                                                int64_t storage_offset,
                                                                AtenTensorHandle* ret_new_tensor);
 
 /* Allocation. device_type is aoti_torch_device_type_cpu() or _cuda(); a CUDA allocation runs on
  * the caller's stream when one is selected (see shimgen_runtime/runtime.h). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided(int64_t ndim, const int64_t* sizes_ptr,
-                                                         const int64_t* strides_ptr, int32_t dtype,
-                                                         int32_t device_type, int32_t device_index,
-                                                         AtenTensorHandle* ret_new_tensor);
+                                                         const int64_t* strides_ptr, int32_t dtype, int32_t device_type,
+                                                         int32_t device_index, AtenTensorHandle* ret_new_tensor);
 /* Page-locked host memory (cudaHostAlloc in a CUDA build, mlock(2) in a CPU-only build); never a
  * silent pageable fallback. device_type must be CPU. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(int64_t ndim, const int64_t* sizes_ptr,
@@ -131,12 +129,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_empty_strided_pinned(int64_t ndim, co
                                                                 int32_t device_type, int32_t device_index,
                                                                 AtenTensorHandle* ret_new_tensor);
 /* Borrowed memory: data is the storage's start; the tensor never frees it. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob(void* data, int64_t ndim,
-                                                                   const int64_t* sizes_ptr,
-                                                                   const int64_t* strides_ptr,
-                                                                   int64_t storage_offset, int32_t dtype,
-                                                                   int32_t device_type, int32_t device_index,
-                                                                   AtenTensorHandle* ret);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob(void* data, int64_t ndim, const int64_t* sizes_ptr,
+                                                                   const int64_t* strides_ptr, int64_t storage_offset,
+                                                                   int32_t dtype, int32_t device_type,
+                                                                   int32_t device_index, AtenTensorHandle* ret);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_create_tensor_from_blob_v2(
     void* data, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int64_t storage_offset,
     int32_t dtype, int32_t device_type, int32_t device_index, AtenTensorHandle* ret, int32_t layout,
@@ -149,8 +145,7 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_clone_preserve_strides(AtenTensorHand
 // Every element of self set to zero (any device, dtype and strides). AOTInductor's CUDA wrapper
 // zeroes a buffer with it before a kernel that accumulates into it (make_zero_buffer).
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_zero_(AtenTensorHandle self);
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src,
-                                                 int32_t non_blocking);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_copy_(AtenTensorHandle self, AtenTensorHandle src, int32_t non_blocking);
 
 /* out = self, then out[indices] = values (accumulate: +=): AOTInductor's call for index_put_ with a
  * boolean-mask index, accumulation into int64/bool, or deterministic algorithms (generated code passes

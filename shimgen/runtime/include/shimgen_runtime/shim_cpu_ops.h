@@ -6,8 +6,8 @@
  *
  * GEMMs go through the BLAS of scipy-openblas32 (scipy_-prefixed symbols), float32 and float64, any
  * strides (operands the BLAS cannot address are packed); bfloat16 and float16 GEMMs and attention
- * are computed in float32 and rounded once, as torch's CPU kernels accumulate. Every op checks its arguments and returns
- * an error code (message in shimgen_runtime_last_error()) instead of crashing. Compiles as C and C++.
+ * are computed in float32 and rounded once, as torch's CPU kernels accumulate. Every op checks its arguments and
+ * returns an error code (message in shimgen_runtime_last_error()) instead of crashing. Compiles as C and C++.
  */
 #ifndef SHIMGEN_RUNTIME_SHIM_CPU_OPS_H_
 #define SHIMGEN_RUNTIME_SHIM_CPU_OPS_H_
@@ -23,8 +23,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mm_out(AtenTensorHandle out, Aten
                                                       AtenTensorHandle mat2);
 /* out = beta * self + alpha * (mat1 @ mat2); self broadcasts to out's [n, m] (0-d, [m] or [n, m]). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addmm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                                         AtenTensorHandle mat1, AtenTensorHandle mat2,
-                                                         double beta, double alpha);
+                                                         AtenTensorHandle mat1, AtenTensorHandle mat2, double beta,
+                                                         double alpha);
 /* out[b] = self[b] @ mat2[b]; self [B, n, k], mat2 [B, k, m], out [B, n, m]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, AtenTensorHandle self,
                                                        AtenTensorHandle mat2);
@@ -33,14 +33,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bmm_out(AtenTensorHandle out, Ate
  * stride/padding/dilation hold 1 or (spatial) values. transposed: weight [C, O/groups, *k] and
  * output_padding. float32/64, bfloat16/float16 (computed in float32). The new output is
  * channels-last when input or weight is (PyTorch's rule), else contiguous. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHandle weight,
-                                                           AtenTensorHandle* bias, const int64_t* stride,
-                                                           int64_t stride_len_, const int64_t* padding,
-                                                           int64_t padding_len_, const int64_t* dilation,
-                                                           int64_t dilation_len_, int32_t transposed,
-                                                           const int64_t* output_padding,
-                                                           int64_t output_padding_len_, int64_t groups,
-                                                           AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_convolution(
+    AtenTensorHandle input, AtenTensorHandle weight, AtenTensorHandle* bias, const int64_t* stride, int64_t stride_len_,
+    const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed,
+    const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, AtenTensorHandle* ret0);
 /* softmax(q k^T * scale [+ mask]) v; q [B,H,L,E], k [B,H,S,E], v [B,H,S,Ev]; scale null: 1/sqrt(E);
  * attn_mask null, or bool/additive broadcast to [B,H,L,S]; dropout_p must be 0. ret0: output,
  * ret1: logsumexp [B,H,L]. */
@@ -74,9 +70,9 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int8pack_mm(AtenTensorHan
  * (_convert_weight_to_int4pack_for_cpu), qGroupSize a one-element int64 tensor (32/64/128/256),
  * qScaleAndZeros [K/qGroupSize, N, 2] of A's dtype: W[n, k] = (code - 8) * scale + zero. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(AtenTensorHandle X, AtenTensorHandle w,
-                                                                             AtenTensorHandle qGroupSize,
-                                                                             AtenTensorHandle qScaleAndZeros,
-                                                                             AtenTensorHandle* ret0);
+                                                                              AtenTensorHandle qGroupSize,
+                                                                              AtenTensorHandle qScaleAndZeros,
+                                                                              AtenTensorHandle* ret0);
 /* torch._grouped_mm (transformers' MoE experts in bfloat16): one product per group, float32, bfloat16
  * or float16 operands of one dtype, any strides. offs (int32, 1-d, cumulative ends) splits the 2-d
  * operand's free dim: 2-d self [M, K] x 3-d mat2 [G, K, N] -> [M, N] (rows of group g times mat2[g]);
@@ -202,11 +198,13 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_searchsorted_Scalar(AtenTensorHan
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p,
                                                               int64_t* compute_mode, AtenTensorHandle* ret0);
 /* EmbeddingBag (mode 0 sum, 1 mean, 2 max): output [B, D], offset2bag, bag_size, max_indices. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(
-    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
-    int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
-    int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
-    AtenTensorHandle* ret3);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices,
+                                                              AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+                                                              int64_t mode, int32_t sparse,
+                                                              AtenTensorHandle* per_sample_weights,
+                                                              int32_t include_last_offset, int64_t padding_idx,
+                                                              AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                              AtenTensorHandle* ret2, AtenTensorHandle* ret3);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(
     AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
     int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
@@ -251,16 +249,15 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_hann_window(int64_t window_length
 
 /* beta * self + alpha * sum over b of batch1[b] @ batch2[b]: a new [n, m]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_addbmm(AtenTensorHandle self, AtenTensorHandle batch1,
-                                                     AtenTensorHandle batch2, double beta, double alpha,
-                                                     AtenTensorHandle* ret0);
+                                                      AtenTensorHandle batch2, double beta, double alpha,
+                                                      AtenTensorHandle* ret0);
 /* The elements of self where the (broadcast) bool mask is true, 1-d, row-major order. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_select(AtenTensorHandle self, AtenTensorHandle mask,
-                                                            AtenTensorHandle* ret0);
+                                                             AtenTensorHandle* ret0);
 
 /* i repeated repeats[i] times (repeats 1-d int32/int64; output_size null or the sum). */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats,
-                                                                       int64_t* output_size,
-                                                                       AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size,
+                                                                        AtenTensorHandle* ret0);
 /* Lower median of the non-NaN elements, a 0-d tensor; NaN when all are NaN. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* p-norm distances between the rows i < j of self [N, M]: [N (N - 1) / 2]. */
@@ -269,91 +266,91 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTensorHandle s
 /* FFTs (fft.h): complex-to-complex over dim (forward: exp(-2 pi i ...); normalization 0 none, 1 by
  * sqrt(n), 2 by n), and real-to-complex (onesided: the last dim keeps n/2 + 1); torch's layouts. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_c2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
-                                                       int64_t normalization, int32_t forward, AtenTensorHandle* ret0);
+                                                        int64_t normalization, int32_t forward, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_r2c(AtenTensorHandle self, const int64_t* dim, int64_t dim_len_,
-                                                       int64_t normalization, int32_t onesided, AtenTensorHandle* ret0);
+                                                        int64_t normalization, int32_t onesided,
+                                                        AtenTensorHandle* ret0);
 /* Views sharing self's storage: a complex tensor as real pairs [..., 2]; dims reordered; dim dropped
  * when its size is 1. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_real(AtenTensorHandle self, AtenTensorHandle* ret0);
 /* The inverse: float pairs [..., 2] (last stride 1, other strides and offset even) as complex. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_as_complex(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_permute(AtenTensorHandle self, const int64_t* dims, int64_t dims_len_,
-                                                      AtenTensorHandle* ret0);
+                                                       AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_squeeze_dim(AtenTensorHandle self, int64_t dim, AtenTensorHandle* ret0);
 /* self[..., start:end:step] along dim, a view (start / end null for None, clamped as torch; step > 0). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_slice_Tensor(AtenTensorHandle self, int64_t dim, int64_t* start,
-                                                           int64_t* end, int64_t step, AtenTensorHandle* ret0);
+                                                            int64_t* end, int64_t step, AtenTensorHandle* ret0);
 /* torch.cat along dim (1-d empty tensors skipped, as torch's legacy rule): a new tensor, channels-last
  * when every input is, else contiguous; one dtype for every input (inductor falls back for complex). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cat(const AtenTensorHandle* tensors, int64_t tensors_len_, int64_t dim,
-                                                  AtenTensorHandle* ret0);
+                                                   AtenTensorHandle* ret0);
 /* torch.reshape (one -1 inferred): a view when torch's would be one, else a new contiguous copy. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape,
-                                                      int64_t shape_len_, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_reshape(AtenTensorHandle self, const int64_t* shape, int64_t shape_len_,
+                                                       AtenTensorHandle* ret0);
 /* Complex elementwise (inductor falls back for complex tensors): |self| (complex -> real), a
  * broadcast product with a complex operand, abs * exp(i angle). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle self, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mul_Tensor(AtenTensorHandle self, AtenTensorHandle other,
-                                                         AtenTensorHandle* ret0);
+                                                          AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_polar(AtenTensorHandle abs, AtenTensorHandle angle,
-                                                    AtenTensorHandle* ret0);
+                                                     AtenTensorHandle* ret0);
 /* Advanced indexing self[indices]: indices[i] null (None) or a handle to an int64/int32 index tensor
  * or a bool/uint8 mask; a new tensor in torch's layout (contiguous unless self is not). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_Tensor(AtenTensorHandle self, const AtenTensorHandle** indices,
-                                                           int64_t indices_len_, AtenTensorHandle* ret0);
+                                                            int64_t indices_len_, AtenTensorHandle* ret0);
 /* The most frequent value along dim (ties: the smallest) and its last index. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mode(AtenTensorHandle self, int64_t dim, int32_t keepdim,
-                                                   AtenTensorHandle* ret0, AtenTensorHandle* ret1);
+                                                    AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 
 /* F.grid_sample of a volume: input [N, C, D, H, W], grid [N, D', H', W', 3]; interpolation 0
  * trilinear, 1 nearest; padding 0 zeros, 1 border, 2 reflection. A new contiguous [N, C, D', H', W']. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
-                                                              int64_t interpolation_mode, int64_t padding_mode,
-                                                              int32_t align_corners, AtenTensorHandle* ret0);
+                                                               int64_t interpolation_mode, int64_t padding_mode,
+                                                               int32_t align_corners, AtenTensorHandle* ret0);
 /* torch.histogram(self, bins, range, weight, density): hist [bins] and bin_edges [bins + 1], self's
  * dtype (float32/64); range null: self's min and max. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins, const double** range,
-                                                               int64_t range_len_, AtenTensorHandle* weight,
-                                                               int32_t density, AtenTensorHandle* ret0,
-                                                               AtenTensorHandle* ret1);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins,
+                                                                const double** range, int64_t range_len_,
+                                                                AtenTensorHandle* weight, int32_t density,
+                                                                AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* ---- Linear algebra through the LAPACK of scipy-openblas32 (src/ops/cpu/linalg.h): float32/64,
  * leading batch dims (broadcast between operands), any strides; results batched column-major as
  * torch's. The linalg ops without a C shim (linalg_cholesky_ex, linalg_qr, _linalg_svd, ...) are
  * served through the proxy executor (docs/aoti.md). ---- */
 /* X with (L L^T) X = self (upper: U^T U); self [*, n, k], input2 [*, n, n]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTensorHandle self, AtenTensorHandle input2,
-                                                             int32_t upper, AtenTensorHandle* ret0);
+                                                              int32_t upper, AtenTensorHandle* ret0);
 /* (L L^T)^-1 (upper: (U^T U)^-1) from a Cholesky factor self [*, n, n]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
-                                                               AtenTensorHandle* ret0);
+                                                                AtenTensorHandle* ret0);
 /* X with op(A) X = self, A triangular (transpose: op(A) = A^T); ret1: A broadcast to the batch. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A,
-                                                               int32_t upper, int32_t transpose,
-                                                               int32_t unitriangular, AtenTensorHandle* ret0,
-                                                               AtenTensorHandle* ret1);
+                                                                int32_t upper, int32_t transpose, int32_t unitriangular,
+                                                                AtenTensorHandle* ret0, AtenTensorHandle* ret1);
 /* Householder QR: reflectors and R [*, m, n], tau [*, min(m, n)]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0,
-                                                    AtenTensorHandle* ret1);
+                                                     AtenTensorHandle* ret1);
 /* Q input3 (left) or input3 Q (Q^T when transpose), Q given by geqrf's self and tau input2. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
-                                                    AtenTensorHandle input3, int32_t left, int32_t transpose,
-                                                    AtenTensorHandle* ret0);
+                                                     AtenTensorHandle input3, int32_t left, int32_t transpose,
+                                                     AtenTensorHandle* ret0);
 /* P, L, U (row-major) of linalg.lu_factor's LU and int32 pivots; the empty [0] for what is not asked. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
-                                                        int32_t unpack_data, int32_t unpack_pivots,
-                                                        AtenTensorHandle* ret0, AtenTensorHandle* ret1,
-                                                        AtenTensorHandle* ret2);
+                                                         int32_t unpack_data, int32_t unpack_pivots,
+                                                         AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                         AtenTensorHandle* ret2);
 /* torch.nonzero_static: int64 [size, rank] coordinates of the first `size` non-zero elements, row-major,
  * the rows past the last found filled with fill_value. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nonzero_static(AtenTensorHandle self, int64_t size, int64_t fill_value,
-                                                             AtenTensorHandle* ret0);
+                                                              AtenTensorHandle* ret0);
 /* torch.gcd of integer tensors, broadcast (the wider integer dtype). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle self, AtenTensorHandle other,
-                                                  AtenTensorHandle* ret0);
+                                                   AtenTensorHandle* ret0);
 /* self.masked_scatter(mask, source): a contiguous copy of self (broadcast with mask) whose k-th masked
  * position (row-major) takes source's k-th element. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTensorHandle self, AtenTensorHandle mask,
-                                                             AtenTensorHandle source, AtenTensorHandle* ret0);
+                                                              AtenTensorHandle source, AtenTensorHandle* ret0);
 /* F.adaptive_max_pool3d over [N, C, D, H, W] or [C, D, H, W]: values and int64 flat indices. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool3d(AtenTensorHandle self, const int64_t* output_size,
                                                                    int64_t output_size_len_, AtenTensorHandle* ret0,
@@ -365,42 +362,42 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_adaptive_max_pool2d(AtenTensorHan
                                                                    AtenTensorHandle* ret1);
 /* aten::_trilinear (nn.Bilinear): the inputs expanded at expand1/2/3, multiplied, summed over sumdim. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(AtenTensorHandle i1, AtenTensorHandle i2, AtenTensorHandle i3,
-                                                         const int64_t* expand1, int64_t expand1_len_,
-                                                         const int64_t* expand2, int64_t expand2_len_,
-                                                         const int64_t* expand3, int64_t expand3_len_,
-                                                         const int64_t* sumdim, int64_t sumdim_len_, int64_t unroll_dim,
-                                                         AtenTensorHandle* ret0);
+                                                          const int64_t* expand1, int64_t expand1_len_,
+                                                          const int64_t* expand2, int64_t expand2_len_,
+                                                          const int64_t* expand3, int64_t expand3_len_,
+                                                          const int64_t* sumdim, int64_t sumdim_len_,
+                                                          int64_t unroll_dim, AtenTensorHandle* ret0);
 /* torch._int_mm: out int32 [M, N] = self int8 [M, K] @ mat2 int8 [K, N]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                                          AtenTensorHandle mat2);
+                                                           AtenTensorHandle mat2);
 /* torch._scaled_mm (float8 linears): out [M, N] = (self * scale_a) @ (mat2 * scale_b) + bias, self and
  * mat2 float8 (e4m3fn, e5m2, fnuz forms) widened to float32, scales float32 broadcasting to their
  * operand (tensor-wise, per row of self, per column of mat2), summed in float32, rounded once to out
  * (float32, bfloat16, float16, or a float8 format: e4m3fn and e5m2 outs named by out_dtype multiplied
  * by 1 / scale_result first; torch's float8 rounding, e4m3fn saturating, e5m2 to infinity). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self,
-                                                             AtenTensorHandle mat2, AtenTensorHandle scale_a,
-                                                             AtenTensorHandle scale_b, AtenTensorHandle* bias,
-                                                             AtenTensorHandle* scale_result, int32_t* out_dtype,
-                                                             int32_t use_fast_accum);
+                                                              AtenTensorHandle mat2, AtenTensorHandle scale_a,
+                                                              AtenTensorHandle scale_b, AtenTensorHandle* bias,
+                                                              AtenTensorHandle* scale_result, int32_t* out_dtype,
+                                                              int32_t use_fast_accum);
 /* torch._scaled_mm, functional: a new contiguous [M, N] of out_dtype (self's dtype when null), as
  * _scaled_mm_out computes it. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2,
-                                                         AtenTensorHandle scale_a, AtenTensorHandle scale_b,
-                                                         AtenTensorHandle* bias, AtenTensorHandle* scale_result,
-                                                         int32_t* out_dtype, int32_t use_fast_accum,
-                                                         AtenTensorHandle* ret0);
+                                                          AtenTensorHandle scale_a, AtenTensorHandle scale_b,
+                                                          AtenTensorHandle* bias, AtenTensorHandle* scale_result,
+                                                          int32_t* out_dtype, int32_t use_fast_accum,
+                                                          AtenTensorHandle* ret0);
 /* torch.segment_reduce (sum, prod, max, min, mean) over segments of data along axis given by lengths
  * or offsets; initial null: none. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce,
-                                                             AtenTensorHandle* lengths, AtenTensorHandle* indices,
-                                                             AtenTensorHandle* offsets, int64_t axis, int32_t unsafe,
-                                                             double* initial, AtenTensorHandle* ret0);
+                                                              AtenTensorHandle* lengths, AtenTensorHandle* indices,
+                                                              AtenTensorHandle* offsets, int64_t axis, int32_t unsafe,
+                                                              double* initial, AtenTensorHandle* ret0);
 /* F.adaptive_avg_pool2d / 3d where inductor's windows would be too large: [N, C, *out] or [C, *out]. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self, const int64_t* output_size,
-                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+                                                                    int64_t output_size_len_, AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool3d(AtenTensorHandle self, const int64_t* output_size,
-                                                                   int64_t output_size_len_, AtenTensorHandle* ret0);
+                                                                    int64_t output_size_len_, AtenTensorHandle* ret0);
 /* F.avg_pool2d / 3d where the window holds more than 25 elements and differs from the stride: self
  * [N, C, *spatial] or [C, *spatial]; kernel_size, padding one value or one per spatial dim, stride
  * also empty (= kernel_size); divisor_override null: none. avg_pool2d keeps a 4-d self's channels-last
@@ -420,22 +417,22 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_avg_pool3d(AtenTensorHandle self,
 /* torch.histogramdd's counts: self [..., D], bins [D], range null or 2D values, weight null or
  * self.shape[:-1]; hist [bins...] of self's dtype (float32/64). */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_cts(AtenTensorHandle self, const int64_t* bins,
-                                                                        int64_t bins_len_, const double** range,
-                                                                        int64_t range_len_, AtenTensorHandle* weight,
-                                                                        int32_t density, AtenTensorHandle* ret0);
+                                                                         int64_t bins_len_, const double** range,
+                                                                         int64_t range_len_, AtenTensorHandle* weight,
+                                                                         int32_t density, AtenTensorHandle* ret0);
 /* Complex elementwise fallbacks (inductor generates the real ones): self + alpha * other, self ** exponent
  * (a scalar or a tensor, broadcast); the result dtype as mul_Tensor's. */
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorHandle self, AtenTensorHandle other, double alpha,
                                                           AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(AtenTensorHandle self, double exponent,
-                                                                AtenTensorHandle* ret0);
+                                                                 AtenTensorHandle* ret0);
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Tensor(AtenTensorHandle self, AtenTensorHandle exponent,
-                                                                AtenTensorHandle* ret0);
+                                                                 AtenTensorHandle* ret0);
 /* A real scalar base to a complex exponent tensor (base 1: ones); the exponent's dtype. */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent, AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Scalar(double self, AtenTensorHandle exponent,
+                                                          AtenTensorHandle* ret0);
 /* self.view(dtype): self's bytes as another dtype, sharing its storage (torch's size and stride rules). */
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype,
-                                                         AtenTensorHandle* ret0);
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_view_dtype(AtenTensorHandle self, int32_t dtype, AtenTensorHandle* ret0);
 
 #ifdef __cplusplus
 } /* extern "C" */

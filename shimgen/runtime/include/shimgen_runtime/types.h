@@ -22,17 +22,17 @@
  * unprefixed names: it is no shim, so libtorch never defines it. A separate macro keeps the header
  * scan from mistaking it for a shim. */
 #ifndef SHIMGEN_RUNTIME_API
-#  if defined(_WIN32) || defined(__CYGWIN__)
-#    ifdef AOTI_SHIM_BUILDING
-#      define SHIMGEN_RUNTIME_API __declspec(dllexport)
-#    else
-#      define SHIMGEN_RUNTIME_API __declspec(dllimport)
-#    endif
-#  elif defined(__GNUC__) || defined(__clang__)
-#    define SHIMGEN_RUNTIME_API __attribute__((visibility("default")))
-#  else
-#    define SHIMGEN_RUNTIME_API
-#  endif
+#if defined(_WIN32) || defined(__CYGWIN__)
+#ifdef AOTI_SHIM_BUILDING
+#define SHIMGEN_RUNTIME_API __declspec(dllexport)
+#else
+#define SHIMGEN_RUNTIME_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define SHIMGEN_RUNTIME_API __attribute__((visibility("default")))
+#else
+#define SHIMGEN_RUNTIME_API
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -42,10 +42,10 @@ extern "C" {
 /* 0 is success; anything else is an error (see SHIMGEN_RUNTIME_ERROR_* below). */
 typedef int32_t AOTITorchError;
 #ifndef AOTI_TORCH_SUCCESS
-#  define AOTI_TORCH_SUCCESS 0
+#define AOTI_TORCH_SUCCESS 0
 #endif
 #ifndef AOTI_TORCH_FAILURE
-#  define AOTI_TORCH_FAILURE 1
+#define AOTI_TORCH_FAILURE 1
 #endif
 
 /* Finer error codes. Callers compiled against PyTorch's headers only test "!= AOTI_TORCH_SUCCESS",

@@ -158,7 +158,7 @@ AOTI_SHIM_EXPORT SHIMGEN_SLEEF_AVX2 __m256d Sleef_nextafterd4(__m256d a, __m256d
 AOTI_SHIM_EXPORT SHIMGEN_SLEEF_AVX2 __m256d Sleef_powd4_u10(__m256d a, __m256d b);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* x86-64 */

@@ -49,9 +49,14 @@ inline std::vector<int64_t> output_strides(const std::vector<int64_t>& sizes, st
 // abs: complex64/float32 give float32, complex128/float64 float64; else Unsupported.
 inline int32_t abs_dtype(int32_t in) {
   switch (in) {
-    case kComplex64: case kFloat32: return kFloat32;
-    case kComplex128: case kFloat64: return kFloat64;
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "abs: dtype code " + std::to_string(in) + " is not supported");
+    case kComplex64:
+    case kFloat32:
+      return kFloat32;
+    case kComplex128:
+    case kFloat64:
+      return kFloat64;
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "abs: dtype code " + std::to_string(in) + " is not supported");
   }
 }
 
@@ -62,8 +67,8 @@ inline int32_t abs_dtype(int32_t in) {
 inline int32_t mul_dtype(const Tensor& a, const Tensor& b) {
   for (const Tensor* t : {&a, &b})
     if (!is_complex(t->dtype) && t->dtype != kFloat32 && t->dtype != kFloat64)
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "mul: dtype code " + std::to_string(t->dtype) +
-                                                  " is not served (complex64/128, float32/64)");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "mul: dtype code " + std::to_string(t->dtype) + " is not served (complex64/128, float32/64)");
   if (!is_complex(a.dtype) && !is_complex(b.dtype))
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "mul: only products with a complex operand are served");
   std::vector<const Tensor*> leading;
@@ -79,11 +84,11 @@ inline int32_t mul_dtype(const Tensor& a, const Tensor& b) {
 // float32 giving complex64, float64 complex128. `op`, `a_name`, `b_name` name the operands in errors.
 inline int32_t from_reals_dtype(const Tensor& a, const Tensor& b, const char* op, const char* a_name,
                                 const char* b_name) {
-  SHIMGEN_REQUIRE(a.dtype == b.dtype, std::string(op) + ": expected " + a_name + " and " + b_name +
-                                          " to have the same dtype");
+  SHIMGEN_REQUIRE(a.dtype == b.dtype,
+                  std::string(op) + ": expected " + a_name + " and " + b_name + " to have the same dtype");
   if (a.dtype != kFloat32 && a.dtype != kFloat64)
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": dtype code " + std::to_string(a.dtype) +
-                                                " is not float32/64");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         std::string(op) + ": dtype code " + std::to_string(a.dtype) + " is not float32/64");
   return a.dtype == kFloat64 ? kComplex128 : kComplex64;
 }
 

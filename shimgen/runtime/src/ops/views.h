@@ -1,8 +1,8 @@
 // The view ops (pure metadata: a new handle on self's storage with other sizes, strides, offset or
 // dtype), one function each for every device: the CPU shims (ops/cpu/<op>.cpp, which define them),
 // the CUDA shims (ops/cuda/<op>.cu) and the proxy executor's aten::unsqueeze, aten::expand,
-// aten::select.int and the splits all call these. Inductor generates views of real tensors itself; it falls back for complex ones (FFT
-// spectra, rotary embeddings in complex form, FNO spectral weights). Each throws ShimError on a bad
+// aten::select.int and the splits all call these. Inductor generates views of real tensors itself; it falls back for
+// complex ones (FFT spectra, rotary embeddings in complex form, FNO spectral weights). Each throws ShimError on a bad
 // argument and reads no element; reshape alone copies, where torch's reshape does. Nothing here is
 // exported.
 #pragma once

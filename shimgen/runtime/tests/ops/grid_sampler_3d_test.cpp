@@ -14,7 +14,7 @@ OP_TEST(grid_sampler_3d) {
   EXPECT(sizes_of(out) == (std::vector<int64_t>{1, 1, 1, 1, 3}));
   EXPECT(near(values<float>(out), std::vector<float>{3.5f, 0.0f, 0.0f}, 1e-6));
   aoti_torch_delete_tensor_object(out);
-  EXPECT(aoti_torch_cpu_grid_sampler_3d(in, grid, 1, 1, 1, &out) == 0);  // nearest, border
+  EXPECT(aoti_torch_cpu_grid_sampler_3d(in, grid, 1, 1, 1, &out) == 0);         // nearest, border
   EXPECT(near(values<float>(out), std::vector<float>{0.0f, 0.0f, 7.0f}, 0.0));  // 0.5 rounds to even: 0
   aoti_torch_delete_tensor_object(out);
   // align_corners=0 puts -1 on the outer face: (-1, -1, -1) is half a voxel outside, weight 1/8.

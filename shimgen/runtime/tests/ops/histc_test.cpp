@@ -9,7 +9,7 @@ OP_TEST(histc) {
   EXPECT(aoti_torch_cpu_histc(t, 4, 0, 3, &out) == 0);
   EXPECT(values<float>(out) == (std::vector<float>{1, 2, 0, 3}));
   aoti_torch_delete_tensor_object(out);
-  EXPECT(aoti_torch_cpu_histc(t, 2, 0, 0, &out) == 0);  // min == max: the data's range [-1, 7]
+  EXPECT(aoti_torch_cpu_histc(t, 2, 0, 0, &out) == 0);       // min == max: the data's range [-1, 7]
   EXPECT(values<float>(out) == (std::vector<float>{4, 4}));  // edges -1, 3, 7
   aoti_torch_delete_tensor_object(out);
   EXPECT(aoti_torch_cpu_histc(t, 0, 0, 1, &out) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);

@@ -17,11 +17,13 @@ OP_TEST(histogram) {
   std::vector<float> c{1, 1, 1}, w{1, 2, 3};
   AtenTensorHandle ct = over(c, {3}, kFloat32), wt = over(w, {3}, kFloat32);
   EXPECT(aoti_torch_cpu_histogram_bin_ct(ct, 2, nullptr, 0, &wt, 1, &hist, &edges) == 0);
-  EXPECT(values<float>(edges) == (std::vector<float>{0.5f, 1.0f, 1.5f}) && values<float>(hist) == (std::vector<float>{0, 2}));
+  EXPECT(values<float>(edges) == (std::vector<float>{0.5f, 1.0f, 1.5f}) &&
+         values<float>(hist) == (std::vector<float>{0, 2}));
   aoti_torch_delete_tensor_object(hist);
   aoti_torch_delete_tensor_object(edges);
   hist = edges = nullptr;
-  EXPECT(aoti_torch_cpu_histogram_bin_ct(t, 0, &r, 2, nullptr, 0, &hist, &edges) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_cpu_histogram_bin_ct(t, 0, &r, 2, nullptr, 0, &hist, &edges) ==
+         SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
   EXPECT(hist == nullptr && edges == nullptr);
   for (AtenTensorHandle h : {t, ct, wt}) aoti_torch_delete_tensor_object(h);
 }

@@ -21,7 +21,8 @@ float from_bf16(uint16_t b) {
 OP_TEST(linear_pointwise) {
   // X [2, 3] @ W^T [3, 2] + B: {-1.5, -2, -1.5, 2.5} before the post-op.
   std::vector<float> x{1, 2, 3, 4, 5, 6}, w{1, 0, -1, 0.5f, 0.5f, 0.5f}, b{0.5f, -5};
-  AtenTensorHandle X = over(x, {2, 3}, kFloat32), W = over(w, {2, 3}, kFloat32), B = over(b, {2}, kFloat32), r = nullptr;
+  AtenTensorHandle X = over(x, {2, 3}, kFloat32), W = over(w, {2, 3}, kFloat32), B = over(b, {2}, kFloat32),
+                   r = nullptr;
   const char* none = "";
   const double slope = 0.1, lo = -1, hi = 2, placeholder = -1;
   const double* no_scalar[1] = {&placeholder};
@@ -30,7 +31,8 @@ OP_TEST(linear_pointwise) {
     return aoti_torch_cpu__linear_pointwise(X, W, bias, attr, scalars, n, &none, &r);
   };
   EXPECT(run("none", no_scalar, 1, &B) == 0);
-  EXPECT(sizes_of(r) == (std::vector<int64_t>{2, 2}) && values<float>(r) == (std::vector<float>{-1.5f, -2, -1.5f, 2.5f}));
+  EXPECT(sizes_of(r) == (std::vector<int64_t>{2, 2}) &&
+         values<float>(r) == (std::vector<float>{-1.5f, -2, -1.5f, 2.5f}));
   aoti_torch_delete_tensor_object(r);
   EXPECT(run("relu", no_scalar, 1, &B) == 0 && values<float>(r) == (std::vector<float>{0, 0, 0, 2.5f}));
   aoti_torch_delete_tensor_object(r);
@@ -41,15 +43,19 @@ OP_TEST(linear_pointwise) {
   EXPECT(run("hardtanh", clamp, 2, &B) == 0 && values<float>(r) == (std::vector<float>{-1, -1, -1, 2}));
   aoti_torch_delete_tensor_object(r);
   EXPECT(run("swish", no_scalar, 1, &B) == 0);
-  EXPECT(near(values<float>(r), {-1.5f / (1 + std::exp(1.5f)), -2 / (1 + std::exp(2.0f)), -1.5f / (1 + std::exp(1.5f)),
-                                 2.5f / (1 + std::exp(-2.5f))}, 1e-6));
+  EXPECT(near(values<float>(r),
+              {-1.5f / (1 + std::exp(1.5f)), -2 / (1 + std::exp(2.0f)), -1.5f / (1 + std::exp(1.5f)),
+               2.5f / (1 + std::exp(-2.5f))},
+              1e-6));
   aoti_torch_delete_tensor_object(r);
   const char* tanh_algo = "tanh";
   r = nullptr;
   EXPECT(aoti_torch_cpu__linear_pointwise(X, W, &B, "gelu", no_scalar, 1, &tanh_algo, &r) == 0);
   auto gelu_tanh = [](double v) { return 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))); };
-  EXPECT(near(values<float>(r), {static_cast<float>(gelu_tanh(-1.5)), static_cast<float>(gelu_tanh(-2)),
-                                 static_cast<float>(gelu_tanh(-1.5)), static_cast<float>(gelu_tanh(2.5))}, 1e-6));
+  EXPECT(near(values<float>(r),
+              {static_cast<float>(gelu_tanh(-1.5)), static_cast<float>(gelu_tanh(-2)),
+               static_cast<float>(gelu_tanh(-1.5)), static_cast<float>(gelu_tanh(2.5))},
+              1e-6));
   aoti_torch_delete_tensor_object(r);
   // No bias; a 3-d input [1, 2, 3] gives [1, 2, 2].
   AtenTensorHandle X3 = over(x, {1, 2, 3}, kFloat32);
@@ -63,10 +69,12 @@ OP_TEST(linear_pointwise) {
   const double* absent[1] = {nullptr};
   EXPECT(run("leaky_relu", absent, 1, &B) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
   AtenTensorHandle Wt = over(w, {3, 2}, kFloat32);
-  EXPECT(aoti_torch_cpu__linear_pointwise(X, Wt, &B, "none", no_scalar, 1, &none, &r) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_cpu__linear_pointwise(X, Wt, &B, "none", no_scalar, 1, &none, &r) ==
+         SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
   std::vector<double> xd(6, 1.0);
   AtenTensorHandle Xd = over(xd, {2, 3}, kFloat64);
-  EXPECT(aoti_torch_cpu__linear_pointwise(Xd, W, &B, "none", no_scalar, 1, &none, &r) == SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
+  EXPECT(aoti_torch_cpu__linear_pointwise(Xd, W, &B, "none", no_scalar, 1, &none, &r) ==
+         SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
 
   // bfloat16: the same product, exact in bfloat16, with relu.
   std::vector<uint16_t> xb, wb, bb;

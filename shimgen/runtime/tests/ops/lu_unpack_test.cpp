@@ -12,7 +12,8 @@ OP_TEST(lu_unpack) {
   EXPECT(aoti_torch_create_tensor_from_blob(piv.data(), 1, &n, &one, 0, 3 /* int32 */, 0, 0, &tp) == 0);
   EXPECT(aoti_torch_cpu_lu_unpack(tl, tp, 1, 1, &p, &l, &u) == 0);
   EXPECT(values<double>(p) == (std::vector<double>{0, 1, 1, 0}));  // row-major, as torch's
-  EXPECT(values<double>(l) == (std::vector<double>{1, 0, 0.5, 1}) && values<double>(u) == (std::vector<double>{4, 3, 0, 0.5}));
+  EXPECT(values<double>(l) == (std::vector<double>{1, 0, 0.5, 1}) &&
+         values<double>(u) == (std::vector<double>{4, 3, 0, 0.5}));
   for (AtenTensorHandle t : {p, l, u}) aoti_torch_delete_tensor_object(t);
   EXPECT(aoti_torch_cpu_lu_unpack(tl, tp, 0, 1, &p, &l, &u) == 0);  // L and U not asked: empty [0]
   EXPECT(sizes_of(l) == (std::vector<int64_t>{0}) && sizes_of(p) == (std::vector<int64_t>{2, 2}));

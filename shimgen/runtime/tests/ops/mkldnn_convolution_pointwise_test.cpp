@@ -44,8 +44,8 @@ OP_TEST(mkldnn_convolution_pointwise) {
   EXPECT(other == (std::vector<float>{7, 0, 1, 4}));
   aoti_torch_delete_tensor_object(r);
   EXPECT(aoti_torch_cpu_mkldnn__convolution_pointwise_binary(X, O, W, nullptr, kZero, 2, kOne, 2, kOne, 2, 1, "add",
-                                                             &two, &relu, scalars, 1, &kNone, &r) ==
-         SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+                                                             &two, &relu, scalars, 1, &kNone,
+                                                             &r) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
   for (AtenTensorHandle t : {X, W, O}) aoti_torch_delete_tensor_object(t);
 }
 
@@ -73,8 +73,8 @@ OP_TEST(mkldnn_convolution_transpose_pointwise) {
                                                772) == 0);
   AtenTensorHandle X = over(x, {1, 2, 1, 1}, kFloat32), plain = over(w, {2, 2, 1, 1}, kFloat32);
   const double* scalars[1] = {nullptr};
-  EXPECT(aoti_torch_cpu_mkldnn__convolution_transpose_pointwise(X, packed, nullptr, kZero, 2, kZero, 2, kOne, 2, kOne, 2,
-                                                                1, "none", scalars, 1, &kNone, &r) == 0);
+  EXPECT(aoti_torch_cpu_mkldnn__convolution_transpose_pointwise(X, packed, nullptr, kZero, 2, kZero, 2, kOne, 2, kOne,
+                                                                2, 1, "none", scalars, 1, &kNone, &r) == 0);
   EXPECT(sizes_of(r) == (std::vector<int64_t>{1, 2, 1, 1}) && values<float>(r) == (std::vector<float>{21, 43}));
   aoti_torch_delete_tensor_object(r);
   EXPECT(aoti_torch_cpu_mkldnn__convolution_transpose_pointwise(X, plain, nullptr, kZero, 2, kZero, 2, kOne, 2, kOne, 2,

@@ -10,7 +10,10 @@ namespace {
 // bytes; src/mkldnn_layout.cpp lists the offsets): float32 (dnnl_f32 = 3), format blocked (2).
 struct Blob {
   std::vector<uint8_t> b = std::vector<uint8_t>(772, 0);
-  template <class T> void put(size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof v); }
+  template <class T>
+  void put(size_t at, T v) {
+    std::memcpy(b.data() + at, &v, sizeof v);
+  }
   Blob(std::vector<int64_t> dims, std::vector<int64_t> padded, std::vector<int64_t> strides,
        std::vector<int64_t> blks = {}, std::vector<int64_t> idxs = {}, int32_t groups = 1) {
     put<int32_t>(0, 1);
@@ -46,7 +49,8 @@ OP_TEST(mkldnn_layout) {
   // (i / 2) * 10 + j * 2 + i % 2; the padding holds -1.
   std::vector<float> ab2a(20, -1.0f);
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 5; ++j) ab2a[static_cast<size_t>((i / 2) * 10 + j * 2 + i % 2)] = static_cast<float>(10 * i + j);
+    for (int j = 0; j < 5; ++j)
+      ab2a[static_cast<size_t>((i / 2) * 10 + j * 2 + i % 2)] = static_cast<float>(10 * i + j);
   AtenTensorHandle t = nullptr;
   EXPECT(make(ab2a, {3, 5}, Blob({3, 5}, {4, 5}, {10, 2}, {2}, {0}), &t) == 0);
   std::vector<float> want;
@@ -62,7 +66,8 @@ OP_TEST(mkldnn_layout) {
   // order reads other places (the walk reversed gives (j / 3) * 6 + i * 3 + j % 3).
   std::vector<float> mixed(12);
   for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 6; ++j) mixed[static_cast<size_t>((j / 2) * 4 + i * 2 + j % 2)] = static_cast<float>(10 * i + j);
+    for (int j = 0; j < 6; ++j)
+      mixed[static_cast<size_t>((j / 2) * 4 + i * 2 + j % 2)] = static_cast<float>(10 * i + j);
   EXPECT(make(mixed, {2, 6}, Blob({2, 6}, {2, 6}, {12, 12}, {3, 2, 2}, {1, 0, 1}), &t) == 0);
   EXPECT(values<float>(t) == (std::vector<float>{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15}));
   aoti_torch_delete_tensor_object(t);

@@ -16,7 +16,8 @@
 
 namespace op_test {
 
-constexpr int32_t kUInt8 = 0, kInt8 = 1, kInt32 = 3, kInt64 = 4, kFloat32 = 6, kFloat64 = 7, kComplex64 = 9, kBool = 11, kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
+constexpr int32_t kUInt8 = 0, kInt8 = 1, kInt32 = 3, kInt64 = 4, kFloat32 = 6, kFloat64 = 7, kComplex64 = 9, kBool = 11,
+                  kBFloat16 = 15;  // PyTorch's dtype codes, as a caller sees them
 
 inline std::map<std::string, std::function<void()>>& registry() {
   static std::map<std::string, std::function<void()>> cases;
@@ -55,8 +56,8 @@ std::vector<T> values(AtenTensorHandle t) {
 
 #define OP_TEST_CAT2(a, b) a##b
 #define OP_TEST_CAT(a, b) OP_TEST_CAT2(a, b)
-#define OP_TEST(name)                                                                         \
-  static void OP_TEST_CAT(op_test_, name)();                                                  \
+#define OP_TEST(name)                                                                                 \
+  static void OP_TEST_CAT(op_test_, name)();                                                          \
   static const op_test::Register OP_TEST_CAT(op_test_reg_, name)(#name, OP_TEST_CAT(op_test_, name)); \
   static void OP_TEST_CAT(op_test_, name)()
 

@@ -24,7 +24,8 @@ std::vector<float> reference(const std::vector<uint8_t>& x, int32_t zp, float xs
               const int iy = 2 * y - 1 + ky, ix = 2 * z - 1 + kx;
               if (iy < 0 || iy >= 5 || ix < 0 || ix >= 5) continue;
               const int ci = (oc / og) * cg + ic;
-              s += (x[(ci * 5 + iy) * 5 + ix] - zp) * static_cast<double>(xs) * w[((oc * cg + ic) * 3 + ky) * 3 + kx] * ws[oc];
+              s += (x[(ci * 5 + iy) * 5 + ix] - zp) * static_cast<double>(xs) * w[((oc * cg + ic) * 3 + ky) * 3 + kx] *
+                   ws[oc];
             }
         out[(oc * 3 + y) * 3 + z] = static_cast<float>(s + b[oc]);
       }
@@ -48,8 +49,8 @@ OP_TEST(qconv_pointwise_tensor) {
                    B = over(b, {4}, kFloat32), WZ = over(wz, {4}, kInt64);
   for (int g : {1, 2}) {
     AtenTensorHandle X = over(x, {1, 4, 5, 5}, kUInt8), W = over(w, {4, 4 / g, 3, 3}, kInt8), r = nullptr;
-    EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(X, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, g, 1.0, 0, &f32, "none",
-                                                  args, 1, &none, &r) == 0);
+    EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(X, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, g, 1.0, 0, &f32,
+                                                  "none", args, 1, &none, &r) == 0);
     EXPECT(sizes_of(r) == (std::vector<int64_t>{1, 4, 3, 3}) && strides_of(r) == (std::vector<int64_t>{36, 9, 3, 1}));
     EXPECT(near(values<float>(r), reference(x, 100, 0.05f, w, ws, b, g), 1e-2));
     aoti_torch_delete_tensor_object(r);
@@ -61,8 +62,8 @@ OP_TEST(qconv_pointwise_tensor) {
   for (int ch = 0; ch < 4; ++ch)
     for (int p = 0; p < 25; ++p) xl[p * 4 + ch] = x[ch * 25 + p];
   AtenTensorHandle XL = over(xl, {1, 4, 5, 5}, kUInt8, {100, 1, 20, 4}), W = over(w, {4, 4, 3, 3}, kInt8), r = nullptr;
-  EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(XL, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, 1, 1.0, 0, &f32, "none",
-                                                args, 1, &none, &r) == 0);
+  EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(XL, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, 1, 1.0, 0, &f32,
+                                                "none", args, 1, &none, &r) == 0);
   EXPECT(strides_of(r) == (std::vector<int64_t>{36, 1, 12, 4}));
   const std::vector<float> want = reference(x, 100, 0.05f, w, ws, b, 1);
   std::vector<float> got = values<float>(r), nchw(36);
@@ -76,8 +77,9 @@ OP_TEST(qconv_pointwise_tensor) {
   AtenTensorHandle ACC = over(acc, {1, 4, 3, 3}, kFloat32, {36, 1, 12, 4});
   double alpha = 1.0;
   const char* relu = "relu";
-  EXPECT(aoti_torch_cpu__qconv2d_pointwise_binary_tensor(XL, AS, AZ, W, WS, WZ, ACC, &B, two, 2, one, 2, one, 2, 1, 1.0, 0,
-                                                         &f32, 1.0, 0, "sum", &alpha, &relu, args, 1, &none, &r) == 0);
+  EXPECT(aoti_torch_cpu__qconv2d_pointwise_binary_tensor(XL, AS, AZ, W, WS, WZ, ACC, &B, two, 2, one, 2, one, 2, 1, 1.0,
+                                                         0, &f32, 1.0, 0, "sum", &alpha, &relu, args, 1, &none,
+                                                         &r) == 0);
   for (int ch = 0; ch < 4; ++ch)
     for (int p = 0; p < 9; ++p) nchw[ch * 9 + p] = acc[p * 4 + ch];
   std::vector<float> summed(want);
@@ -87,10 +89,10 @@ OP_TEST(qconv_pointwise_tensor) {
   // Refused: a 1-D convolution (3-D X), an unknown binary op.
   std::vector<uint8_t> x1(20);
   AtenTensorHandle X1 = over(x1, {1, 4, 5}, kUInt8);
-  EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(X1, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, 1, 1.0, 0, &f32, "none",
-                                                args, 1, &none, &r) == SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
-  EXPECT(aoti_torch_cpu__qconv2d_pointwise_binary_tensor(XL, AS, AZ, W, WS, WZ, ACC, &B, two, 2, one, 2, one, 2, 1, 1.0, 0,
-                                                         &f32, 1.0, 0, "mul", &alpha, &relu, args, 1, &none, &r) ==
-         SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
+  EXPECT(aoti_torch_cpu__qconv_pointwise_tensor(X1, AS, AZ, W, WS, WZ, &B, two, 2, one, 2, one, 2, 1, 1.0, 0, &f32,
+                                                "none", args, 1, &none, &r) == SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
+  EXPECT(aoti_torch_cpu__qconv2d_pointwise_binary_tensor(XL, AS, AZ, W, WS, WZ, ACC, &B, two, 2, one, 2, one, 2, 1, 1.0,
+                                                         0, &f32, 1.0, 0, "mul", &alpha, &relu, args, 1, &none,
+                                                         &r) == SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
   for (AtenTensorHandle h : {AS, AZ, WS, B, WZ, XL, W, ACC, X1}) aoti_torch_delete_tensor_object(h);
 }

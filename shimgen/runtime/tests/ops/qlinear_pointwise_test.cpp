@@ -30,7 +30,8 @@ struct Case {
 OP_TEST(qlinear_pointwise_tensor) {
   Case c;
   AtenTensorHandle r = c.run(kFloat32, 1.0, 0);
-  EXPECT(sizes_of(r) == (std::vector<int64_t>{2, 2}) && values<float>(r) == (std::vector<float>{0.25f, 2.25f, 0, 1.75f}));
+  EXPECT(sizes_of(r) == (std::vector<int64_t>{2, 2}) &&
+         values<float>(r) == (std::vector<float>{0.25f, 2.25f, 0, 1.75f}));
   aoti_torch_delete_tensor_object(r);
   // uint8 out, scale 0.5, zero point 3: {0.5, 4.5, 0, 3.5} round half to even {0, 4, 0, 4}, + 3.
   r = c.run(kUInt8, 0.5, 3);
@@ -55,7 +56,8 @@ OP_TEST(qlinear_pointwise_tensor) {
   // Output dtype null is X's own (torch's op answers so).
   AtenTensorHandle out = nullptr;
   EXPECT(aoti_torch_cpu__qlinear_pointwise_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &c.B, 0.25, 0, nullptr, "none",
-                                                  c.args, 1, "", &out) == 0 && dtype_of(out) == kUInt8);
+                                                  c.args, 1, "", &out) == 0 &&
+         dtype_of(out) == kUInt8);
   aoti_torch_delete_tensor_object(out);
 
   // Refused: a nonzero weight zero point, a float X, an int32 output, a float output with a scale.
@@ -82,8 +84,8 @@ OP_TEST(qlinear_pointwise_binary_tensor) {
   std::vector<float> o{1, 2, 3, 4};
   AtenTensorHandle O = over(o, {2, 2}, kFloat32), r = nullptr;
   int32_t f32 = kFloat32, u8 = kUInt8;
-  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &O, &c.B, 1.0, 0, &f32, 1.0, 0,
-                                                         "sum", 1.0, "none", args, 1, "", &r) == 0);
+  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &O, &c.B, 1.0, 0, &f32, 1.0,
+                                                         0, "sum", 1.0, "none", args, 1, "", &r) == 0);
   EXPECT(o == (std::vector<float>{1.25f, 4.25f, 3, 5.75f}));
   void* p = nullptr;
   EXPECT(aoti_torch_get_data_ptr(r, &p) == 0 && p == o.data());
@@ -92,20 +94,20 @@ OP_TEST(qlinear_pointwise_binary_tensor) {
   // scale 0.25: {1.25, 2.25, -1, 3.75} / 0.25 = {5, 9, -4, 15}, saturated at 0.
   std::vector<uint8_t> q{4, 2, 0, 6};
   AtenTensorHandle Q = over(q, {2, 2}, kUInt8);
-  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &Q, &c.B, 0.25, 0, &u8, 0.5, 2,
-                                                         "sum", 1.0, "none", args, 1, "", &r) == 0);
+  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &Q, &c.B, 0.25, 0, &u8, 0.5,
+                                                         2, "sum", 1.0, "none", args, 1, "", &r) == 0);
   EXPECT(q == (std::vector<uint8_t>{5, 9, 0, 15}));
   aoti_torch_delete_tensor_object(r);
   // "add" then relu: a new tensor, other untouched; other {-1, -3, 0, 1}: relu {0, 0, 0, 2.75}.
   std::vector<float> a{-1, -3, 0, 1};
   AtenTensorHandle A = over(a, {2, 2}, kFloat32);
-  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &A, &c.B, 1.0, 0, &f32, 1.0, 0,
-                                                         "add", 1.0, "relu", args, 1, "", &r) == 0);
+  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &A, &c.B, 1.0, 0, &f32, 1.0,
+                                                         0, "add", 1.0, "relu", args, 1, "", &r) == 0);
   EXPECT(values<float>(r) == (std::vector<float>{0, 0, 0, 2.75f}) && a == (std::vector<float>{-1, -3, 0, 1}));
   aoti_torch_delete_tensor_object(r);
   // Refused: a binary op oneDNN's int8 Linear does not fuse.
-  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &A, &c.B, 1.0, 0, &f32, 1.0, 0,
-                                                         "mul", 1.0, "none", args, 1, "", &r) ==
-         SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
+  EXPECT(aoti_torch_cpu__qlinear_pointwise_binary_tensor(c.X, c.AS, c.AZ, c.W, c.WS, c.WZ, &A, &c.B, 1.0, 0, &f32, 1.0,
+                                                         0, "mul", 1.0, "none", args, 1, "",
+                                                         &r) == SHIMGEN_RUNTIME_ERROR_UNSUPPORTED);
   for (AtenTensorHandle h : {c.X, c.W, c.WS, c.B, c.AS, c.AZ, c.WZ, O, Q, A}) aoti_torch_delete_tensor_object(h);
 }

@@ -15,7 +15,8 @@ OP_TEST(scatter_reduce) {
   EXPECT(out == (std::vector<float>{14.0f / 3, 20, 12}));
   index[1] = 3;  // out of bounds: refused before anything is written
   out.assign(3, -1);
-  EXPECT(aoti_torch_cpu_scatter_reduce_two_out(ho, hs, 0, hi, hsrc, "sum", 1) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
+  EXPECT(aoti_torch_cpu_scatter_reduce_two_out(ho, hs, 0, hi, hsrc, "sum", 1) ==
+         SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT);
   EXPECT(out == (std::vector<float>{-1, -1, -1}));
   for (AtenTensorHandle h : {hs, hsrc, hi, ho}) aoti_torch_delete_tensor_object(h);
 }

@@ -18,6 +18,7 @@ OP_TEST(triangular_solve) {
   std::vector<double> wide{1, 2, 3};  // negative control: 3 rows against a 2 x 2 A
   AtenTensorHandle tw = over(wide, {3, 1}, kFloat64);
   x = nullptr;
-  EXPECT(aoti_torch_cpu_triangular_solve(tw, tu, 1, 0, 0, &x, &m) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT && x == nullptr);
+  EXPECT(aoti_torch_cpu_triangular_solve(tw, tu, 1, 0, 0, &x, &m) == SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT &&
+         x == nullptr);
   for (AtenTensorHandle t : {tu, tb, tw}) aoti_torch_delete_tensor_object(t);
 }

@@ -7,7 +7,8 @@ OP_TEST(view_as_complex) {
   std::vector<float> x{1, 2, 3, 4, 5, 6};
   AtenTensorHandle t = over(x, {3, 2}, kFloat32), c = nullptr;
   EXPECT(aoti_torch_cpu_view_as_complex(t, &c) == 0);
-  EXPECT(dtype_of(c) == kComplex64 && sizes_of(c) == (std::vector<int64_t>{3}) && strides_of(c) == (std::vector<int64_t>{1}));
+  EXPECT(dtype_of(c) == kComplex64 && sizes_of(c) == (std::vector<int64_t>{3}) &&
+         strides_of(c) == (std::vector<int64_t>{1}));
   EXPECT(complex_values(c) == x);
   aoti_torch_delete_tensor_object(c);
   AtenTensorHandle u = over(x, {2, 3}, kFloat32);

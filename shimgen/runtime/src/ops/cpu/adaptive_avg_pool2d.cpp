@@ -7,9 +7,9 @@ using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__adaptive_avg_pool2d(AtenTensorHandle self,
-                                                                              const int64_t* output_size,
-                                                                              int64_t output_size_len_,
-                                                                              AtenTensorHandle* ret0) {
+                                                                               const int64_t* output_size,
+                                                                               int64_t output_size_len_,
+                                                                               AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");

@@ -21,7 +21,7 @@
 namespace shimgen::rt::cpu {
 
 struct AdaptivePool {
-  size_t spatial = 0, lead = 0;       // spatial dims; dims before them (N and C, or C)
+  size_t spatial = 0, lead = 0;         // spatial dims; dims before them (N and C, or C)
   std::vector<int64_t> sizes, strides;  // the outputs' shape and layout
 };
 
@@ -37,17 +37,18 @@ inline AdaptivePool adaptive_pool_layout(const Tensor& in, const int64_t* output
   SHIMGEN_REQUIRE(output_size != nullptr && output_size_len == static_cast<int64_t>(spatial),
                   name + "internal error: output_size.size() must be " + std::to_string(spatial));
   for (size_t d = max ? 1 : rank - spatial; d < rank; ++d)
-    SHIMGEN_REQUIRE(in.sizes[d] > 0, name + "Expected input to have non-zero size for non-batch dimensions, but "
-                                            "input has sizes " + shape_str(in.sizes) + " with dimension " +
-                                            std::to_string(d) + " being empty");
+    SHIMGEN_REQUIRE(in.sizes[d] > 0, name +
+                                         "Expected input to have non-zero size for non-batch dimensions, but "
+                                         "input has sizes " +
+                                         shape_str(in.sizes) + " with dimension " + std::to_string(d) + " being empty");
   AdaptivePool pool;
   pool.spatial = spatial;
   pool.lead = rank - spatial;
   pool.sizes.assign(in.sizes.begin(), in.sizes.begin() + static_cast<std::ptrdiff_t>(pool.lead));
   pool.sizes.insert(pool.sizes.end(), output_size, output_size + spatial);
   for (int64_t s : pool.sizes)
-    SHIMGEN_REQUIRE(s >= 0, "Trying to create tensor with negative dimension " + std::to_string(s) + ": " +
-                                shape_str(pool.sizes));
+    SHIMGEN_REQUIRE(
+        s >= 0, "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shape_str(pool.sizes));
   pool.strides = contiguous_strides_of(pool.sizes);
   if (spatial == 2 && rank == 4 && channels_last_strides(in.sizes, in.strides)) {  // C innermost, N outermost
     int64_t s = 1;
@@ -64,7 +65,8 @@ inline AdaptivePool adaptive_pool_layout(const Tensor& in, const int64_t* output
 
 // visit(out_at, in_base, lo, hi) for each output cell: its offset in the outputs (elements), its
 // plane's offset in self, and its window [lo[k], hi[k]) per spatial dim.
-template <class Visit> void for_each_adaptive_window(const Tensor& in, const AdaptivePool& pool, Visit&& visit) {
+template <class Visit>
+void for_each_adaptive_window(const Tensor& in, const AdaptivePool& pool, Visit&& visit) {
   const size_t spatial = pool.spatial, lead = pool.lead;
   int64_t planes = 1, cells = 1;
   for (size_t d = 0; d < lead; ++d) planes *= in.sizes[d];
@@ -127,8 +129,10 @@ inline AtenTensorHandle adaptive_avg_pool(const Tensor& in, const int64_t* outpu
         ++count;
       });
       const A v = acc / static_cast<A>(count);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) dst[out_at] = static_cast<T>(v);
-      else dst[out_at] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        dst[out_at] = static_cast<T>(v);
+      else
+        dst[out_at] = T(static_cast<float>(v));
     });
   });
   return wrap(std::move(out));

@@ -17,7 +17,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_add_Tensor(AtenTensorH
     require_out(ret0, "ret0");
     const int32_t type = elementwise::complex_binary_dtype(a, b, "add");
     const std::vector<int64_t> sizes = elementwise::broadcast_shape(a.sizes, b.sizes);
-    const std::vector<int64_t> sa = elementwise::broadcast_strides(a, sizes), sb = elementwise::broadcast_strides(b, sizes);
+    const std::vector<int64_t> sa = elementwise::broadcast_strides(a, sizes),
+                               sb = elementwise::broadcast_strides(b, sizes);
     auto out = empty_tensor(sizes, elementwise::output_strides(sizes, {&a, &b}), type, kCPU, -1);
     const std::vector<int64_t>* strides[3] = {&out->strides, &sa, &sb};
     elementwise::for_each(sizes, strides, [&](const int64_t* at) {

@@ -132,7 +132,8 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
     for (int64_t d = rank == 5 ? 1 : 0; d < rank; ++d)
       SHIMGEN_REQUIRE(in.sizes[static_cast<size_t>(d)] > 0,
                       "avg_pool3d(): Expected input's non-batch dimensions to have positive length, but input has a "
-                      "shape of " + shape_str(in.sizes) + " and non-batch dimension " +
+                      "shape of " +
+                          shape_str(in.sizes) + " and non-batch dimension " +
                           std::to_string(in.sizes[static_cast<size_t>(d)]) + " has length zero!");
     SHIMGEN_REQUIRE(extent[0] >= k[0] && extent[1] >= k[1] && extent[2] >= k[2],
                     "input image (T: " + std::to_string(extent[0]) + " H: " + std::to_string(extent[1]) +
@@ -141,9 +142,11 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
     const bool valid_dims = in.sizes[1] != 0 && in.sizes[2] != 0;
     const bool ok = (rank == 3 && in.sizes[0] != 0 && valid_dims) || (rank == 4 && valid_dims && in.sizes[3] != 0);
     SHIMGEN_REQUIRE(ok, channels_last ? "Expected 4D (batch mode) tensor expected for input with channels_last layout "
-                                        "with optional 0 dim batch size for input, but got: " + shape_str(in.sizes)
+                                        "with optional 0 dim batch size for input, but got: " +
+                                            shape_str(in.sizes)
                                       : "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-                                        "input, but got:" + shape_str(in.sizes));
+                                        "input, but got:" +
+                                            shape_str(in.sizes));
   }
   bool out_ok = true;
   for (int64_t o : out_extent) out_ok = out_ok && o >= 1;
@@ -155,7 +158,7 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
   const bool half = in.dtype == kBFloat16 || in.dtype == kFloat16;
   if (!(in.dtype == kFloat32 || in.dtype == kFloat64 || in.dtype == kInt64 || (half && !is_3d)))
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("\"") + (is_3d ? "avg_pool3d_out_frame" : "avg_pool2d") +
-                                               "\" not implemented for '" + scalar_type_name(in.dtype) + "'");
+                                                "\" not implemented for '" + scalar_type_name(in.dtype) + "'");
 
   std::vector<int64_t> sizes(in.sizes.begin(), in.sizes.begin() + static_cast<std::ptrdiff_t>(lead));
   sizes.insert(sizes.end(), out_extent.begin(), out_extent.end());
@@ -209,7 +212,8 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
           for (size_t d = 0; d < spatial; ++d) off += at[d] * in.strides[lead + d];
           if constexpr (std::is_same_v<A, int64_t>)  // wraps as torch's int64 sum does
             acc = static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(src[off]));
-          else acc += static_cast<A>(value_of(src[off]));
+          else
+            acc += static_cast<A>(value_of(src[off]));
           size_t d = spatial;
           while (d > 0 && ++at[d - 1] == hi[d - 1]) {
             at[d - 1] = lo[d - 1];
@@ -219,16 +223,27 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
         }
         if constexpr (std::is_same_v<A, int64_t>)
           dst[out_at] = divide == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(acc)) : acc / divide;
-        else dst[out_at] = T(acc / static_cast<A>(divide));
+        else
+          dst[out_at] = T(acc / static_cast<A>(divide));
       }
     }
   };
   switch (in.dtype) {
-    case kFloat32: body(float{}); break;
-    case kFloat64: body(double{}); break;
-    case kBFloat16: body(BFloat16{}); break;
-    case kFloat16: body(Half{}); break;
-    default: body(int64_t{}); break;
+    case kFloat32:
+      body(float{});
+      break;
+    case kFloat64:
+      body(double{});
+      break;
+    case kBFloat16:
+      body(BFloat16{});
+      break;
+    case kFloat16:
+      body(Half{});
+      break;
+    default:
+      body(int64_t{});
+      break;
   }
   return wrap(std::move(out));
 }

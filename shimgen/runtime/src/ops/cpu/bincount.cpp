@@ -16,7 +16,8 @@ AtenTensorHandle cpu_bincount(AtenTensorHandle self, AtenTensorHandle weights, i
   const Tensor& in = cpu_tensor(self, "self");
   const Tensor* w = weights != nullptr ? &cpu_tensor(weights, "weights") : nullptr;
   SHIMGEN_REQUIRE(in.sizes.size() == 1, "bincount only supports 1-d non-negative integral inputs.");
-  SHIMGEN_REQUIRE(is_integral_dtype(in.dtype) && in.dtype != kBool, "bincount only supports 1-d non-negative integral inputs.");
+  SHIMGEN_REQUIRE(is_integral_dtype(in.dtype) && in.dtype != kBool,
+                  "bincount only supports 1-d non-negative integral inputs.");
   SHIMGEN_REQUIRE(minlength >= 0, "minlength should be >= 0");
   SHIMGEN_REQUIRE(w == nullptr || (w->sizes.size() == 1 && w->sizes[0] == in.sizes[0]),
                   "weights should be 1-d and have the same length as input");
@@ -30,13 +31,16 @@ AtenTensorHandle cpu_bincount(AtenTensorHandle self, AtenTensorHandle weights, i
     SHIMGEN_REQUIRE(v >= 0, "bincount only supports 1-d non-negative integral inputs.");
     bins = std::max(bins, v + 1);
   }
-  const int32_t out_dtype = w == nullptr ? kInt64 : (w->dtype == kFloat32 || w->dtype == kFloat64 || is_half_dtype(w->dtype)) ? w->dtype : kFloat64;
+  const int32_t out_dtype = w == nullptr                                                                ? kInt64
+                            : (w->dtype == kFloat32 || w->dtype == kFloat64 || is_half_dtype(w->dtype)) ? w->dtype
+                                                                                                        : kFloat64;
   std::vector<double> sums(static_cast<size_t>(bins), 0.0);
   if (w != nullptr) {
     size_t k = 0;
     dispatch_real(w->dtype, "bincount", [&](auto t) {
       const auto* src = reinterpret_cast<const decltype(t)*>(w->data());
-      for_each_element(*w, [&](int64_t at) { sums[static_cast<size_t>(values[k++])] += static_cast<double>(value_of(src[at])); });
+      for_each_element(
+          *w, [&](int64_t at) { sums[static_cast<size_t>(values[k++])] += static_cast<double>(value_of(src[at])); });
     });
   } else {
     for (int64_t v : values) sums[static_cast<size_t>(v)] += 1.0;
@@ -46,8 +50,10 @@ AtenTensorHandle cpu_bincount(AtenTensorHandle self, AtenTensorHandle weights, i
     using T = decltype(t);
     auto* dst = reinterpret_cast<T*>(out->data());
     for (int64_t b = 0; b < bins; ++b) {
-      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) dst[b] = T(static_cast<float>(sums[static_cast<size_t>(b)]));
-      else dst[b] = static_cast<T>(sums[static_cast<size_t>(b)]);
+      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
+        dst[b] = T(static_cast<float>(sums[static_cast<size_t>(b)]));
+      else
+        dst[b] = static_cast<T>(sums[static_cast<size_t>(b)]);
     }
   });
   return wrap(std::move(out));

@@ -48,10 +48,13 @@ AtenTensorHandle cpu_binomial(AtenTensorHandle count, AtenTensorHandle prob) {
     for_each_element(p, [&](int64_t at) { probs.push_back(static_cast<double>(ps[at])); });
     auto* dst = reinterpret_cast<T*>(out->data());
     std::lock_guard<std::mutex> lock(random_mutex());
-    for (size_t i = 0; i < counts.size(); ++i) dst[i] = static_cast<T>(binomial_draw(counts[i], probs[i], random_engine()));
+    for (size_t i = 0; i < counts.size(); ++i)
+      dst[i] = static_cast<T>(binomial_draw(counts[i], probs[i], random_engine()));
   };
-  if (n.dtype == kFloat32) draw(float{});
-  else draw(double{});
+  if (n.dtype == kFloat32)
+    draw(float{});
+  else
+    draw(double{});
   return wrap(std::move(out));
 }
 

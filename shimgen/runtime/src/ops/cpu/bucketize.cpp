@@ -15,8 +15,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_bucketize_Tensor(AtenT
     const Tensor& values = cpu_tensor(self, "self");
     const Tensor& seq = cpu_tensor(boundaries, "boundaries");
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(seq.sizes.size() == 1, "boundaries tensor must be 1 dimension, but got dim(" +
-                                               std::to_string(seq.sizes.size()) + ")");
+    SHIMGEN_REQUIRE(seq.sizes.size() == 1,
+                    "boundaries tensor must be 1 dimension, but got dim(" + std::to_string(seq.sizes.size()) + ")");
     *ret0 = wrap(searchsorted(seq, values, out_int32, right, nullptr, nullptr));
   });
 }

@@ -53,9 +53,9 @@ Layout layout(const std::vector<const Tensor*>& in, int64_t dim) {
   for (size_t i = 0; i < in.size(); ++i) {
     const Tensor& t = *in[i];
     if (skipped(t)) continue;
-    SHIMGEN_REQUIRE(static_cast<int64_t>(t.sizes.size()) == rank,
-                    "Tensors must have same number of dimensions: got " + std::to_string(rank) + " and " +
-                        std::to_string(t.sizes.size()));
+    SHIMGEN_REQUIRE(static_cast<int64_t>(t.sizes.size()) == rank, "Tensors must have same number of dimensions: got " +
+                                                                      std::to_string(rank) + " and " +
+                                                                      std::to_string(t.sizes.size()));
     for (size_t k = 0; k < sizes.size(); ++k)
       SHIMGEN_REQUIRE(k == d || t.sizes[k] == ref->sizes[k],
                       "Sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +

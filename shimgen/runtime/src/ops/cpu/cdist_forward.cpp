@@ -15,7 +15,6 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-
 template <class T>
 void cdist(const Tensor& a, const Tensor& b, Tensor& out, double p, const std::vector<int64_t>& batch) {
   const size_t nb = batch.size();
@@ -39,8 +38,10 @@ void cdist(const Tensor& a, const Tensor& b, Tensor& out, double p, const std::v
           return std::abs(static_cast<double>(value_of(x[xa + i * a.strides[nb] + k * a.strides[nb + 1]])) -
                           static_cast<double>(value_of(y[yb + j * b.strides[nb] + k * b.strides[nb + 1]])));
         });
-        if constexpr (std::is_same_v<T, double>) o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = v;
-        else o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double>)
+          o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = v;
+        else
+          o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = T(static_cast<float>(v));
       }
     for (size_t d = nb; d-- > 0;) {
       if (++index[d] < batch[d]) break;
@@ -61,9 +62,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__cdist_forward(AtenTen
     SHIMGEN_REQUIRE(a.sizes.size() >= 2 && b.sizes.size() == a.sizes.size(),
                     "cdist only supports at least 2D tensors of one rank, X1 got: " + shape_str(a.sizes) +
                         ", X2 got: " + shape_str(b.sizes));
-    SHIMGEN_REQUIRE(a.sizes.back() == b.sizes.back(), "X1 and X2 must have the same number of columns. X1: " +
-                                                          std::to_string(a.sizes.back()) + " X2: " +
-                                                          std::to_string(b.sizes.back()));
+    SHIMGEN_REQUIRE(a.sizes.back() == b.sizes.back(),
+                    "X1 and X2 must have the same number of columns. X1: " + std::to_string(a.sizes.back()) +
+                        " X2: " + std::to_string(b.sizes.back()));
     SHIMGEN_REQUIRE(a.dtype == b.dtype, "cdist: X1 and X2 must have one dtype");
     SHIMGEN_REQUIRE(p >= 0.0, "cdist only supports non-negative p values");
     SHIMGEN_REQUIRE(compute_mode == nullptr || (*compute_mode >= 0 && *compute_mode <= 2),
@@ -71,9 +72,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__cdist_forward(AtenTen
     const size_t nb = a.sizes.size() - 2;
     std::vector<int64_t> batch(nb), sizes;
     for (size_t d = 0; d < nb; ++d) {
-      SHIMGEN_REQUIRE(a.sizes[d] == b.sizes[d] || a.sizes[d] == 1 || b.sizes[d] == 1,
-                      "cdist: batch dims of X1 " + shape_str(a.sizes) + " and X2 " + shape_str(b.sizes) +
-                          " do not broadcast");
+      SHIMGEN_REQUIRE(
+          a.sizes[d] == b.sizes[d] || a.sizes[d] == 1 || b.sizes[d] == 1,
+          "cdist: batch dims of X1 " + shape_str(a.sizes) + " and X2 " + shape_str(b.sizes) + " do not broadcast");
       batch[d] = a.sizes[d] == 1 ? b.sizes[d] : a.sizes[d];
     }
     sizes = batch;

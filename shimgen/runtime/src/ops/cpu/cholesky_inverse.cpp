@@ -9,7 +9,7 @@ using namespace shimgen::rt::cpu;
 using namespace shimgen::rt::cpu::linalg;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenTensorHandle self, int32_t upper,
-                                                                          AtenTensorHandle* ret0) {
+                                                                           AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     const Tensor& l = square_matrices(self, "cholesky_inverse", "input");
     require_out(ret0, "ret0");
@@ -28,8 +28,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenT
         T* a = buf.data() + i * n * n;
         for (int64_t j = 0; j < n; ++j)
           for (int64_t r = j + 1; r < n; ++r) {
-            if (upper) a[j * n + r] = a[r * n + j];  // lower (r, j) from upper (j, r)
-            else a[r * n + j] = a[j * n + r];        // upper (j, r) from lower (r, j)
+            if (upper)
+              a[j * n + r] = a[r * n + j];  // lower (r, j) from upper (j, r)
+            else
+              a[r * n + j] = a[j * n + r];  // upper (j, r) from lower (r, j)
           }
       }
       check_infos("cholesky_inverse", infos.data(), items, batch.empty());

@@ -17,8 +17,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_solve(AtenTen
     SHIMGEN_REQUIRE(b.dtype == l.dtype, "cholesky_solve: self and input2 must have the same dtype");
     const int64_t n = l.sizes.back(), k = b.sizes.back();
     SHIMGEN_REQUIRE(b.sizes[b.sizes.size() - 2] == n,
-                    "cholesky_solve: Incompatible matrix sizes for cholesky_solve: each A matrix is " + std::to_string(n) +
-                        " by " + std::to_string(n) + " but each b matrix is " +
+                    "cholesky_solve: Incompatible matrix sizes for cholesky_solve: each A matrix is " +
+                        std::to_string(n) + " by " + std::to_string(n) + " but each b matrix is " +
                         std::to_string(b.sizes[b.sizes.size() - 2]) + " by " + std::to_string(k));
     const std::vector<int64_t> batch = broadcast(batch_of(b), batch_of(l), "cholesky_solve");
     auto out = column_major(with(batch, {n, k}), b.dtype);

@@ -19,7 +19,8 @@ namespace {
 
 // Channels-last strides of a 4-d [N, C, H, W] (NHWC) or 5-d [N, C, D, H, W] (NDHWC) shape.
 std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> order = sizes.size() == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
+  std::vector<int64_t> order =
+      sizes.size() == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
   std::vector<int64_t> strides(sizes.size(), 0);
   int64_t step = 1;
   for (int64_t d : order) {
@@ -45,8 +46,9 @@ std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std:
       SHIMGEN_REQUIRE(sizes.size() == 5, "required rank 5 tensor to use channels_last_3d format");
       return channels_last_of(sizes);
     default:
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "clone: memory format " + std::to_string(memory_format) +
-                                                  " is not served (preserve, contiguous, channels_last, channels_last_3d)");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "clone: memory format " + std::to_string(memory_format) +
+               " is not served (preserve, contiguous, channels_last, channels_last_3d)");
   }
 }
 
@@ -58,7 +60,8 @@ std::unique_ptr<Tensor> clone_preserve_strides(const Tensor& self) {
   if (overlaps) {
     auto out = empty_tensor(self.sizes, clone_strides(self.sizes, self.strides, kPreserveFormat), self.dtype, kCPU, -1);
     if (self.numel() > 0)
-      host_strided_copy(out->data(), out->strides.data(), self.data(), self.strides.data(), self.sizes, self.itemsize());
+      host_strided_copy(out->data(), out->strides.data(), self.data(), self.strides.data(), self.sizes,
+                        self.itemsize());
     return out;
   }
   const int64_t count = self.storage->nbytes / static_cast<int64_t>(self.itemsize());

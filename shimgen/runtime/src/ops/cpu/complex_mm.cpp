@@ -3,8 +3,8 @@
 // proxy executor; real ones go to mm_out / bmm_out / addmm_out or its own GEMM). torch's checks and
 // messages, a new contiguous result of the operands' dtype ([n, m], or [b, n, m]).
 //
-// Precision: each product (and addmm's beta * self + alpha * product) goes through the BLAS's zgemm on complex<double> copies of the operands,
-// the result rounded once to the dtype. For complex64 that accumulates in double where torch's
+// Precision: each product (and addmm's beta * self + alpha * product) goes through the BLAS's zgemm on complex<double>
+// copies of the operands, the result rounded once to the dtype. For complex64 that accumulates in double where torch's
 // cgemm accumulates in float (every product of two floats is exact in double, so the result is the
 // exact sum to k * 2^-53 relative to sum |a||b|, then one rounding); complex128 accumulates in
 // double as torch's zgemm does.
@@ -29,8 +29,9 @@ namespace {
 using Z = std::complex<double>;
 
 std::string dtype_text(int32_t dtype) {
-  return dtype == kComplex64 ? "c10::complex<float>" : dtype == kComplex128 ? "c10::complex<double>"
-                                                                             : scalar_type_name(dtype);
+  return dtype == kComplex64    ? "c10::complex<float>"
+         : dtype == kComplex128 ? "c10::complex<double>"
+                                : scalar_type_name(dtype);
 }
 
 // Matrix b of t (rows r, cols c: t's dims rank-2, rank-1, batch b along dim 0 when 3-d) into `out`,
@@ -52,7 +53,8 @@ std::unique_ptr<Tensor> product(const Tensor& a, const Tensor& b, int64_t batche
                                 double alpha) {
   const size_t r = a.sizes.size();
   const int64_t n = a.sizes[r - 2], k = a.sizes[r - 1], m = b.sizes[r - 1];
-  SHIMGEN_REQUIRE(n <= INT_MAX && k <= INT_MAX && m <= INT_MAX, "matmul: a matrix dimension exceeds the BLAS's 32-bit index");
+  SHIMGEN_REQUIRE(n <= INT_MAX && k <= INT_MAX && m <= INT_MAX,
+                  "matmul: a matrix dimension exceeds the BLAS's 32-bit index");
   std::vector<int64_t> sizes = {n, m};
   if (r == 3) sizes.insert(sizes.begin(), batches);
   auto out = empty_tensor(sizes, contiguous_strides_of(sizes), a.dtype, kCPU, -1);
@@ -116,8 +118,8 @@ AtenTensorHandle cpu_complex_addmm(AtenTensorHandle self, AtenTensorHandle mat1,
   SHIMGEN_REQUIRE(a.sizes.size() == 2, "mat1 must be a matrix, got " + std::to_string(a.sizes.size()) + "-D tensor");
   SHIMGEN_REQUIRE(b.sizes.size() == 2, "mat2 must be a matrix, got " + std::to_string(b.sizes.size()) + "-D tensor");
   SHIMGEN_REQUIRE(a.sizes[1] == b.sizes[0], "mat1 and mat2 shapes cannot be multiplied (" + std::to_string(a.sizes[0]) +
-                                                "x" + std::to_string(a.sizes[1]) + " and " + std::to_string(b.sizes[0]) +
-                                                "x" + std::to_string(b.sizes[1]) + ")");
+                                                "x" + std::to_string(a.sizes[1]) + " and " +
+                                                std::to_string(b.sizes[0]) + "x" + std::to_string(b.sizes[1]) + ")");
   SHIMGEN_REQUIRE(c.dtype == b.dtype, std::string("self and mat2 must have the same dtype, but got ") +
                                           scalar_type_name(c.dtype) + " and " + scalar_type_name(b.dtype));
   SHIMGEN_REQUIRE(a.dtype == b.dtype, std::string("mat1 and mat2 must have the same dtype, but got ") +

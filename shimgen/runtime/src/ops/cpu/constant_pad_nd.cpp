@@ -19,10 +19,12 @@ AtenTensorHandle cpu_constant_pad_nd(AtenTensorHandle self, const std::vector<in
   const Tensor& in = cpu_tensor(self, "self");
   const int64_t rank = static_cast<int64_t>(in.sizes.size());
   const int64_t pairs = static_cast<int64_t>(pad.size() / 2);
-  SHIMGEN_REQUIRE(pad.size() % 2 == 0, "Length of pad must be even but instead it equals " + std::to_string(pad.size()));
-  SHIMGEN_REQUIRE(rank >= pairs, "Length of pad should be no more than twice the number of dimensions of the input. "
-                                 "Pad length is " + std::to_string(pad.size()) + "while the input has " +
-                                     std::to_string(rank) + "dimensions.");
+  SHIMGEN_REQUIRE(pad.size() % 2 == 0,
+                  "Length of pad must be even but instead it equals " + std::to_string(pad.size()));
+  SHIMGEN_REQUIRE(rank >= pairs,
+                  "Length of pad should be no more than twice the number of dimensions of the input. "
+                  "Pad length is " +
+                      std::to_string(pad.size()) + "while the input has " + std::to_string(rank) + "dimensions.");
   if (!elementwise::is_complex(in.dtype))
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("constant_pad_nd: dtype ") + scalar_type_name(in.dtype) +
                                                 " is not served (complex64/128; inductor pads real tensors itself)");
@@ -33,7 +35,8 @@ AtenTensorHandle cpu_constant_pad_nd(AtenTensorHandle self, const std::vector<in
     const size_t i = static_cast<size_t>(d), at = static_cast<size_t>(2 * (rank - d - 1));
     if (pad[at] < 0) {
       SHIMGEN_REQUIRE(part.sizes[i] + pad[at] >= 0, "narrow(): length must be non-negative.");
-      part.storage_offset = checked_add(part.storage_offset, checked_mul(-pad[at], part.strides[i], "offset"), "offset");
+      part.storage_offset =
+          checked_add(part.storage_offset, checked_mul(-pad[at], part.strides[i], "offset"), "offset");
       part.sizes[i] += pad[at];
     } else if (pad[at] != 0) {
       grows = true;
@@ -65,8 +68,8 @@ AtenTensorHandle cpu_constant_pad_nd(AtenTensorHandle self, const std::vector<in
     sizes[i] = grown;
   }
   const int64_t format = !channels_last_strides(in.sizes, in.strides) ? kContiguousFormat
-                         : rank == 4                                   ? kChannelsLast
-                                                                       : kChannelsLast3d;
+                         : rank == 4                                  ? kChannelsLast
+                                                                      : kChannelsLast3d;
   const std::vector<int64_t> strides = clone_strides(sizes, contiguous_strides_of(sizes), format);
   auto out = empty_tensor(sizes, strides, in.dtype, kCPU, -1);
   const std::vector<int64_t>* all[1] = {&out->strides};
@@ -76,7 +79,8 @@ AtenTensorHandle cpu_constant_pad_nd(AtenTensorHandle self, const std::vector<in
   int64_t offset = 0;
   for (int64_t d = rank - pairs; d < rank; ++d) {
     const size_t at = static_cast<size_t>(2 * (rank - d - 1));
-    if (pad[at] > 0) offset = checked_add(offset, checked_mul(pad[at], out->strides[static_cast<size_t>(d)], "offset"), "offset");
+    if (pad[at] > 0)
+      offset = checked_add(offset, checked_mul(pad[at], out->strides[static_cast<size_t>(d)], "offset"), "offset");
   }
   const std::vector<int64_t>* strides2[2] = {&out->strides, &part_strides};
   elementwise::for_each(part.sizes, strides2, [&](const int64_t* at) {

@@ -21,9 +21,8 @@ namespace {
 // A handle to a view of t with its dims in `order` (t's storage shared), dim 0 of t narrowed to
 // [start, start + length) (length -1: all of it).
 AtenTensorHandle permuted(const Tensor& t, const int64_t (&order)[3], int64_t start = 0, int64_t length = -1) {
-  auto view = std::make_unique<Tensor>(
-      Tensor{t.storage, {}, {}, checked_add(t.storage_offset, checked_mul(start, t.strides[0], "offset"), "offset"),
-             t.dtype});
+  auto view = std::make_unique<Tensor>(Tensor{
+      t.storage, {}, {}, checked_add(t.storage_offset, checked_mul(start, t.strides[0], "offset"), "offset"), t.dtype});
   for (int64_t d : order) {
     view->sizes.push_back(d == 0 && length >= 0 ? length : t.sizes[static_cast<size_t>(d)]);
     view->strides.push_back(t.strides[static_cast<size_t>(d)]);
@@ -53,7 +52,8 @@ AtenTensorHandle cpu_conv_tbc(AtenTensorHandle self, AtenTensorHandle weight, At
   SHIMGEN_REQUIRE(b.sizes.size() == 1, "Bias must be 1-D");
   SHIMGEN_REQUIRE(x.sizes[2] == w.sizes[1], "Input dim 2 (input channels) is not == dim 1 in the weight tensor");
   SHIMGEN_REQUIRE(w.sizes[2] == b.sizes[0], "Bias size must equal dim 2 in the weight tensor (output channels).");
-  const int64_t length = checked_add(checked_add(x.sizes[0], checked_mul(2, pad, "pad"), "pad") - w.sizes[0], 1, "length");
+  const int64_t length =
+      checked_add(checked_add(x.sizes[0], checked_mul(2, pad, "pad"), "pad") - w.sizes[0], 1, "length");
   const std::vector<int64_t> sizes{length, x.sizes[1], w.sizes[2]};
   SHIMGEN_REQUIRE(length >= 0, "Trying to create tensor with negative dimension " + std::to_string(length) + ": " +
                                    shape_str(sizes));
@@ -65,8 +65,8 @@ AtenTensorHandle cpu_conv_tbc(AtenTensorHandle self, AtenTensorHandle weight, At
     Freed input{permuted(x, {1, 2, 0}, crop, x.sizes[0] - 2 * crop)}, kernel{permuted(w, {2, 1, 0})}, conv;
     AtenTensorHandle bias_handle = bias;
     const int64_t one = 1;
-    check_call(aoti_torch_cpu_convolution(input.h, kernel.h, &bias_handle, &one, 1, &padding, 1, &one, 1, 0, nullptr,
-                                          0, 1, &conv.h),
+    check_call(aoti_torch_cpu_convolution(input.h, kernel.h, &bias_handle, &one, 1, &padding, 1, &one, 1, 0, nullptr, 0,
+                                          1, &conv.h),
                "convolution");
     Freed dst{permuted(*out, {1, 2, 0})};  // out viewed [B, O, T']: the convolution's order
     check_call(aoti_torch_copy_(dst.h, conv.h, 0), "copy_");

@@ -21,13 +21,15 @@ using Dims = std::array<int64_t, kSpatial>;
 
 // stride/padding/dilation: one value for every dimension or one each (PyTorch expands a single value).
 Dims param(const int64_t* values, int64_t len, size_t spatial, int64_t fill, int64_t minimum, const char* name) {
-  SHIMGEN_REQUIRE(len == 1 || len == static_cast<int64_t>(spatial),
-          std::string(name) + " has " + std::to_string(len) + " values for a " + std::to_string(spatial) + "-d convolution");
+  SHIMGEN_REQUIRE(len == 1 || len == static_cast<int64_t>(spatial), std::string(name) + " has " + std::to_string(len) +
+                                                                        " values for a " + std::to_string(spatial) +
+                                                                        "-d convolution");
   SHIMGEN_REQUIRE(values != nullptr, std::string(name) + " is null");
   Dims out{fill, fill, fill};
   for (size_t i = 0; i < spatial; ++i) {
     const int64_t v = values[len == 1 ? 0 : i];
-    SHIMGEN_REQUIRE(v >= minimum, std::string(name) + " value " + std::to_string(v) + " is below " + std::to_string(minimum));
+    SHIMGEN_REQUIRE(v >= minimum,
+                    std::string(name) + " value " + std::to_string(v) + " is below " + std::to_string(minimum));
     out[kSpatial - spatial + i] = v;
   }
   return out;
@@ -130,7 +132,8 @@ void convolve(const Tensor& input, const Tensor& weight, const Tensor* bias, con
 // position x * stride - padding + a * dilation (and likewise per dim), then the bias.
 template <typename T>
 void convolve_transposed(const Tensor& input, const Tensor& weight, const Tensor* bias, const Tensor& out,
-                         const Dims& stride, const Dims& padding, const Dims& dilation, int64_t groups, size_t spatial) {
+                         const Dims& stride, const Dims& padding, const Dims& dilation, int64_t groups,
+                         size_t spatial) {
   auto lift = [&](const std::vector<int64_t>& v, int64_t fill) { return lift3(v, fill, spatial); };
   const std::vector<int64_t> is = lift(input.sizes, 1), ist = lift(input.strides, 0);
   const std::vector<int64_t> ws = lift(weight.sizes, 1), wst = lift(weight.strides, 0);
@@ -225,19 +228,20 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     const bool tr = transposed != 0;
     const size_t nd = x.sizes.size();
     SHIMGEN_REQUIRE(nd >= 3 && nd <= 5, "input must be 3-, 4- or 5-d ([N, C, *spatial]), got " + shape_str(x.sizes));
-    SHIMGEN_REQUIRE(w.sizes.size() == nd, "weight " + shape_str(w.sizes) + " must have the input's " + std::to_string(nd) + " dimensions");
+    SHIMGEN_REQUIRE(w.sizes.size() == nd,
+                    "weight " + shape_str(w.sizes) + " must have the input's " + std::to_string(nd) + " dimensions");
     SHIMGEN_REQUIRE(w.dtype == x.dtype && (!b || b->dtype == x.dtype), "input, weight and bias must have one dtype");
     SHIMGEN_REQUIRE(groups >= 1, "groups must be positive, got " + std::to_string(groups));
     // Regular: weight [C_out, C_in / groups, *k]; transposed: weight [C_in, C_out / groups, *k].
     const int64_t channels = x.sizes[1], out_channels = tr ? w.sizes[1] * groups : w.sizes[0];
     SHIMGEN_REQUIRE(tr ? (channels == w.sizes[0] && channels % groups == 0)
                        : (channels == w.sizes[1] * groups && out_channels % groups == 0),
-            "weight " + shape_str(w.sizes) + " does not fit input " + shape_str(x.sizes) + " with groups=" +
-                std::to_string(groups) + (tr ? " (transposed)" : ""));
+                    "weight " + shape_str(w.sizes) + " does not fit input " + shape_str(x.sizes) +
+                        " with groups=" + std::to_string(groups) + (tr ? " (transposed)" : ""));
     if (b) {
       SHIMGEN_REQUIRE(b->storage->device_type == kCPU, "bias is not a CPU tensor");
       SHIMGEN_REQUIRE(b->sizes.size() == 1 && b->sizes[0] == out_channels,
-              "bias " + shape_str(b->sizes) + " must be [" + std::to_string(out_channels) + "]");
+                      "bias " + shape_str(b->sizes) + " must be [" + std::to_string(out_channels) + "]");
     }
     const size_t spatial = nd - 2;
     const auto s = param(stride, stride_len_, spatial, 1, 1, "stride");
@@ -251,26 +255,31 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
       const int64_t reach = checked_add(checked_mul(d[j], w.sizes[2 + i] - 1, "kernel extent"), 1, "kernel extent");
       if (tr) {
         SHIMGEN_REQUIRE(op[j] < s[j] || op[j] < d[j], "output padding must be smaller than either stride or dilation");
-        const int64_t size = checked_add(checked_add(checked_mul(x.sizes[2 + i] - 1, s[j], "output size"), reach, "output size"),
-                                         op[j] - 2 * p[j], "output size");
-        SHIMGEN_REQUIRE(w.sizes[2 + i] >= 1 && size >= 1, "transposed convolution output size would be " + std::to_string(size));
+        const int64_t size =
+            checked_add(checked_add(checked_mul(x.sizes[2 + i] - 1, s[j], "output size"), reach, "output size"),
+                        op[j] - 2 * p[j], "output size");
+        SHIMGEN_REQUIRE(w.sizes[2 + i] >= 1 && size >= 1,
+                        "transposed convolution output size would be " + std::to_string(size));
         out_sizes.push_back(size);
         continue;
       }
       const int64_t extent = checked_add(x.sizes[2 + i], checked_mul(2, p[j], "padding"), "padded size");
       SHIMGEN_REQUIRE(w.sizes[2 + i] >= 1 && extent >= reach,
-              "kernel " + shape_str(w.sizes) + " is larger than the padded input " + shape_str(x.sizes));
+                      "kernel " + shape_str(w.sizes) + " is larger than the padded input " + shape_str(x.sizes));
       out_sizes.push_back((extent - reach) / s[j] + 1);
     }
     // PyTorch's layout rule: channels-last output when the input or the weight is channels-last.
     const bool cl = channels_last_strides(x.sizes, x.strides) || channels_last_strides(w.sizes, w.strides);
-    const std::vector<int64_t> out_strides = cl ? channels_last_strides_for(out_sizes) : contiguous_strides_of(out_sizes);
+    const std::vector<int64_t> out_strides =
+        cl ? channels_last_strides_for(out_sizes) : contiguous_strides_of(out_sizes);
     auto out = empty_tensor(out_sizes, out_strides, x.dtype, kCPU, 0);
     if (out->numel() > 0) {
       auto run = [&](auto type, const Tensor& xi, const Tensor& wi, const Tensor* bi, const Tensor& o) {
         using T = decltype(type);
-        if (tr) convolve_transposed<T>(xi, wi, bi, o, s, p, d, groups, spatial);
-        else convolve<T>(xi, wi, bi, o, s, p, d, groups, spatial);
+        if (tr)
+          convolve_transposed<T>(xi, wi, bi, o, s, p, d, groups, spatial);
+        else
+          convolve<T>(xi, wi, bi, o, s, p, d, groups, spatial);
       };
       if (x.dtype == kFloat32) {
         run(float{}, x, w, b, *out);

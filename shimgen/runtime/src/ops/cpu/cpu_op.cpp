@@ -57,7 +57,14 @@ Half::operator float() const {
 
 bool is_integral_dtype(int32_t dtype) noexcept {
   switch (dtype) {
-    case kBool: case kUInt8: case kInt8: case kInt16: case kInt32: case kInt64: case kUInt16: case kUInt32:
+    case kBool:
+    case kUInt8:
+    case kInt8:
+    case kInt16:
+    case kInt32:
+    case kInt64:
+    case kUInt16:
+    case kUInt32:
     case kUInt64:
       return true;
     default:
@@ -67,29 +74,52 @@ bool is_integral_dtype(int32_t dtype) noexcept {
 
 const char* scalar_type_name(int32_t dtype) noexcept {
   switch (dtype) {
-    case kUInt8: return "Byte";
-    case kInt8: return "Char";
-    case kInt16: return "Short";
-    case kInt32: return "Int";
-    case kInt64: return "Long";
-    case kFloat16: return "Half";
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kComplex32: return "ComplexHalf";
-    case kComplex64: return "ComplexFloat";
-    case kComplex128: return "ComplexDouble";
-    case kBool: return "Bool";
-    case kBFloat16: return "BFloat16";
-    case kFloat8_e5m2: return "Float8_e5m2";
-    case kFloat8_e4m3fn: return "Float8_e4m3fn";
-    case kFloat8_e5m2fnuz: return "Float8_e5m2fnuz";
-    case kFloat8_e4m3fnuz: return "Float8_e4m3fnuz";
-    case kUInt16: return "UInt16";
-    case kUInt32: return "UInt32";
-    case kUInt64: return "UInt64";
-    case kFloat8_e8m0fnu: return "Float8_e8m0fnu";
-    case kFloat4_e2m1fn_x2: return "Float4_e2m1fn_x2";
-    default: return "Undefined";
+    case kUInt8:
+      return "Byte";
+    case kInt8:
+      return "Char";
+    case kInt16:
+      return "Short";
+    case kInt32:
+      return "Int";
+    case kInt64:
+      return "Long";
+    case kFloat16:
+      return "Half";
+    case kFloat32:
+      return "Float";
+    case kFloat64:
+      return "Double";
+    case kComplex32:
+      return "ComplexHalf";
+    case kComplex64:
+      return "ComplexFloat";
+    case kComplex128:
+      return "ComplexDouble";
+    case kBool:
+      return "Bool";
+    case kBFloat16:
+      return "BFloat16";
+    case kFloat8_e5m2:
+      return "Float8_e5m2";
+    case kFloat8_e4m3fn:
+      return "Float8_e4m3fn";
+    case kFloat8_e5m2fnuz:
+      return "Float8_e5m2fnuz";
+    case kFloat8_e4m3fnuz:
+      return "Float8_e4m3fnuz";
+    case kUInt16:
+      return "UInt16";
+    case kUInt32:
+      return "UInt32";
+    case kUInt64:
+      return "UInt64";
+    case kFloat8_e8m0fnu:
+      return "Float8_e8m0fnu";
+    case kFloat4_e2m1fn_x2:
+      return "Float4_e2m1fn_x2";
+    default:
+      return "Undefined";
   }
 }
 
@@ -131,14 +161,18 @@ void convert(const Tensor& src, const Tensor& dst) {
 
 std::unique_ptr<Tensor> widened(const Tensor& t) {
   auto out = empty_tensor(t.sizes, contiguous_strides_of(t.sizes), kFloat32, kCPU, -1);
-  if (t.dtype == kBFloat16) convert<float, BFloat16>(t, *out);
-  else convert<float, Half>(t, *out);
+  if (t.dtype == kBFloat16)
+    convert<float, BFloat16>(t, *out);
+  else
+    convert<float, Half>(t, *out);
   return out;
 }
 
 void store_narrowed(const Tensor& src, const Tensor& dst) {
-  if (dst.dtype == kBFloat16) convert<BFloat16, float>(src, dst);
-  else convert<Half, float>(src, dst);
+  if (dst.dtype == kBFloat16)
+    convert<BFloat16, float>(src, dst);
+  else
+    convert<Half, float>(src, dst);
 }
 
 namespace {
@@ -213,8 +247,10 @@ void hoare_quick_select(std::vector<int64_t>& order, int64_t rank, Key key) {
     const int64_t pivot = lo;  // stays in place until the final swap
     int64_t i = lo + 1, j = hi;
     while (true) {
-      do ++i; while (after(pivot, i));
-      do --j; while (after(j, pivot));
+      do ++i;
+      while (after(pivot, i));
+      do --j;
+      while (after(j, pivot));
       if (j < i) break;
       swap_at(i, j);
     }
@@ -283,8 +319,8 @@ std::vector<int64_t> index_positions(const Tensor& s, int64_t d, const Tensor& i
     const int64_t at = idx.sizes.empty() ? 0 : i * idx.strides[0];
     const int64_t v = idx.dtype == kInt64 ? reinterpret_cast<const int64_t*>(idx.data())[at]
                                           : reinterpret_cast<const int32_t*>(idx.data())[at];
-    SHIMGEN_REQUIRE(v >= -n && v < n, op + ": index " + std::to_string(v) + " is out of bounds for a dim of size " +
-                                          std::to_string(n));
+    SHIMGEN_REQUIRE(v >= -n && v < n,
+                    op + ": index " + std::to_string(v) + " is out of bounds for a dim of size " + std::to_string(n));
     positions[static_cast<size_t>(i)] = v < 0 ? v + n : v;
   }
   return positions;

@@ -40,9 +40,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cumsum(AtenTensorHandl
     const int32_t out_dtype = dtype != nullptr ? *dtype : is_integral_dtype(in.dtype) ? kInt64 : in.dtype;
     auto out = empty_tensor(in.sizes, contiguous_strides_of(in.sizes), out_dtype, kCPU, -1);
     dispatch_real(in.dtype, "cumsum", [&](auto in_type) {
-      dispatch_real(out_dtype, "cumsum", [&](auto out_type) {
-        cumsum_lines<decltype(in_type), decltype(out_type)>(in, *out, d);
-      });
+      dispatch_real(out_dtype, "cumsum",
+                    [&](auto out_type) { cumsum_lines<decltype(in_type), decltype(out_type)>(in, *out, d); });
     });
     *ret0 = wrap(std::move(out));
   });

@@ -42,9 +42,12 @@ inline std::complex<double> read_complex(const Tensor& t, int64_t at) {
       const auto v = reinterpret_cast<const std::complex<float>*>(t.data())[at];
       return {v.real(), v.imag()};
     }
-    case kComplex128: return reinterpret_cast<const std::complex<double>*>(t.data())[at];
-    case kFloat32: return {reinterpret_cast<const float*>(t.data())[at], 0.0};
-    case kFloat64: return {reinterpret_cast<const double*>(t.data())[at], 0.0};
+    case kComplex128:
+      return reinterpret_cast<const std::complex<double>*>(t.data())[at];
+    case kFloat32:
+      return {reinterpret_cast<const float*>(t.data())[at], 0.0};
+    case kFloat64:
+      return {reinterpret_cast<const double*>(t.data())[at], 0.0};
     default: {  // the other real dtypes (a Python int beside a complex tensor arrives as a 0-d int64)
       double v = 0.0;
       dispatch_real(t.dtype, "complex arithmetic", [&](auto x) {
@@ -70,8 +73,9 @@ inline int32_t complex_binary_dtype(const Tensor& a, const Tensor& b, const char
   for (const Tensor* t : {&a, &b})
     if (!is_complex(t->dtype)) dispatch_real(t->dtype, op, [](auto) {});  // any real dtype beside a complex one
   if (!is_complex(a.dtype) && !is_complex(b.dtype))
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": only calls with a complex operand are served "
-                                                              "(inductor generates the real ones itself)");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) +
+                                                ": only calls with a complex operand are served "
+                                                "(inductor generates the real ones itself)");
   std::vector<const Tensor*> leading;  // torch's promotion: dimensioned operands set the width
   for (const Tensor* t : {&a, &b})
     if (!t->sizes.empty()) leading.push_back(t);

@@ -19,12 +19,15 @@ namespace {
 
 int64_t read_index(const Tensor& t, int64_t i) {
   const int64_t at = i * t.strides[0];
-  return t.dtype == kInt32 ? reinterpret_cast<const int32_t*>(t.data())[at] : reinterpret_cast<const int64_t*>(t.data())[at];
+  return t.dtype == kInt32 ? reinterpret_cast<const int32_t*>(t.data())[at]
+                           : reinterpret_cast<const int64_t*>(t.data())[at];
 }
 
 void write_index(Tensor& t, int64_t at, int64_t v) {
-  if (t.dtype == kInt32) reinterpret_cast<int32_t*>(t.data())[at] = static_cast<int32_t>(v);
-  else reinterpret_cast<int64_t*>(t.data())[at] = v;
+  if (t.dtype == kInt32)
+    reinterpret_cast<int32_t*>(t.data())[at] = static_cast<int32_t>(v);
+  else
+    reinterpret_cast<int64_t*>(t.data())[at] = v;
 }
 
 template <class T>
@@ -42,7 +45,9 @@ void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::ve
     for (int64_t e = starts[b]; e < starts[b + 1]; ++e) {
       const int64_t row = index[static_cast<size_t>(e)];
       if (row == padding_idx) continue;
-      const double scale = psw != nullptr ? static_cast<double>(value_of(reinterpret_cast<const T*>(psw->data())[e * psw->strides[0]])) : 1.0;
+      const double scale =
+          psw != nullptr ? static_cast<double>(value_of(reinterpret_cast<const T*>(psw->data())[e * psw->strides[0]]))
+                         : 1.0;
       for (int64_t d = 0; d < D; ++d) {
         const double v = static_cast<double>(value_of(w[row * weight.strides[0] + d * weight.strides[1]]));
         if (mode == 2) {
@@ -59,8 +64,10 @@ void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::ve
     for (int64_t d = 0; d < D; ++d) {
       double v = acc[static_cast<size_t>(d)];
       if (mode == 1 && count > 0) v /= static_cast<double>(count);
-      if constexpr (std::is_same_v<T, double>) o[b * D + d] = v;
-      else o[b * D + d] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, double>)
+        o[b * D + d] = v;
+      else
+        o[b * D + d] = T(static_cast<float>(v));
       if (max_indices != nullptr) write_index(*max_indices, b * D + d, arg[static_cast<size_t>(d)]);
     }
     write_index(bag_size, b, mode == 0 ? 0 : count);
@@ -96,11 +103,14 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   }
   for (int64_t b = 0; b < B; ++b) starts[static_cast<size_t>(b)] = read_index(offsets, b);
   starts[static_cast<size_t>(B)] = N;  // with include_last_offset too: torch's CPU kernel ignores offsets[B]
-  SHIMGEN_REQUIRE(B == 0 || starts[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
-                                            "start from position 0. However, got " + std::to_string(starts[0]));
+  SHIMGEN_REQUIRE(B == 0 || starts[0] == 0,
+                  "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to "
+                  "start from position 0. However, got " +
+                      std::to_string(starts[0]));
   for (int64_t b = 0; b < B; ++b)
-    SHIMGEN_REQUIRE(starts[static_cast<size_t>(b)] <= starts[static_cast<size_t>(b + 1)] && starts[static_cast<size_t>(b + 1)] <= N,
-                    "offsets must be non-decreasing and at most the number of indices");
+    SHIMGEN_REQUIRE(
+        starts[static_cast<size_t>(b)] <= starts[static_cast<size_t>(b + 1)] && starts[static_cast<size_t>(b + 1)] <= N,
+        "offsets must be non-decreasing and at most the number of indices");
   const int32_t itype = indices.dtype;
   auto out = empty_tensor({B, D}, {D, 1}, weight.dtype, kCPU, -1);
   const bool has_offset2bag = mode != 0 || padding_idx >= 0;
@@ -109,14 +119,17 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
   // too) from _embedding_bag_forward_only, as torch's CPU kernels make them.
   const int64_t aux = mode == 0 && forward_only ? offsets.sizes[0] : B;
   auto bag_size = empty_tensor({aux}, {1}, itype, kCPU, -1);
-  auto max_indices = mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({aux}, {1}, itype, kCPU, -1);
+  auto max_indices =
+      mode == 2 ? empty_tensor({B, D}, {D, 1}, itype, kCPU, -1) : empty_tensor({aux}, {1}, itype, kCPU, -1);
   if (has_offset2bag) {
     for (int64_t b = 0; b < B; ++b)
-      for (int64_t e = starts[static_cast<size_t>(b)]; e < starts[static_cast<size_t>(b + 1)]; ++e) write_index(*offset2bag, e, b);
+      for (int64_t e = starts[static_cast<size_t>(b)]; e < starts[static_cast<size_t>(b + 1)]; ++e)
+        write_index(*offset2bag, e, b);
     for (int64_t e = starts[static_cast<size_t>(B)]; e < N; ++e) write_index(*offset2bag, e, 0);  // past the last bag
   }
   dispatch_floating(weight.dtype, "embedding_bag", [&](auto t) {
-    bags<decltype(t)>(weight, index, starts, mode, psw, padding_idx, *out, *bag_size, mode == 2 ? max_indices.get() : nullptr);
+    bags<decltype(t)>(weight, index, starts, mode, psw, padding_idx, *out, *bag_size,
+                      mode == 2 ? max_indices.get() : nullptr);
   });
   if (mode == 0)
     for (int64_t b = 0; b < aux; ++b) {
@@ -135,10 +148,13 @@ void embedding_bag(AtenTensorHandle weight_h, AtenTensorHandle indices_h, AtenTe
 
 extern "C" {
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(
-    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode,
-    int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices,
+                                                              AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+                                                              int64_t mode, int32_t sparse,
+                                                              AtenTensorHandle* per_sample_weights,
+                                                              int32_t include_last_offset, int64_t padding_idx,
+                                                              AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                              AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
   (void)scale_grad_by_freq;  // gradient-only options
   (void)sparse;
   return guarded(__func__, [&] {
@@ -148,9 +164,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag(
 }
 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__embedding_bag_forward_only(
-    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode,
-    int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+    int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
+    int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3) {
   (void)scale_grad_by_freq;
   (void)sparse;
   return guarded(__func__, [&] {

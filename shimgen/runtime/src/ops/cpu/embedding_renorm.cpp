@@ -4,15 +4,14 @@
 // (2-D [rows, dim], a float dtype) in which every row that indices name (once, however often it is
 // named) whose norm_type-norm is above max_norm is scaled by max_norm / (norm + 1e-7); other rows
 // are copied unchanged. The copy keeps self's layout as torch's clone does (dense strides in self's
-// order: a transposed weight stays transposed; the compiled model checks the strides). The norm is summed in double: p = inf takes the largest |x|, p = 0 counts
-// the nonzero elements, p = 1 and 2 are sums of |x| and x^2 (torch.norm's conventions). The scale
-// is rounded to self's dtype and multiplies each element in float (double for float64), as torch's
-// row.mul_(scale) does. Indices int64 or int32, any shape and strides, each in [0, rows).
-// A CUDA self takes torch's CUDA kernel's norm (renorm_kernel in ATen's cuda/Embedding.cu), which
-// differs from the CPU's beyond p = 1 and 2: it sums pow(x, p) without |x| in float (double for
-// float64) and takes pow(sum, 1/p), so a row with negative entries and p = 3 gets a smaller norm,
-// or NaN (never renormed); p = 0 sums pow(x, 0) = 1 per element; and it walks stride(0) elements
-// of each row (the clone's layout: a transposed weight has one). Measured on the H200: ring
+// order: a transposed weight stays transposed; the compiled model checks the strides). The norm is summed in double: p
+// = inf takes the largest |x|, p = 0 counts the nonzero elements, p = 1 and 2 are sums of |x| and x^2 (torch.norm's
+// conventions). The scale is rounded to self's dtype and multiplies each element in float (double for float64), as
+// torch's row.mul_(scale) does. Indices int64 or int32, any shape and strides, each in [0, rows). A CUDA self takes
+// torch's CUDA kernel's norm (renorm_kernel in ATen's cuda/Embedding.cu), which differs from the CPU's beyond p = 1 and
+// 2: it sums pow(x, p) without |x| in float (double for float64) and takes pow(sum, 1/p), so a row with negative
+// entries and p = 3 gets a smaller norm, or NaN (never renormed); p = 0 sums pow(x, 0) = 1 per element; and it walks
+// stride(0) elements of each row (the clone's layout: a transposed weight has one). Measured on the H200: ring
 // op_shapes_4's F.embedding(max_norm=1.5, norm_type=3) was 4.51 off eager CUDA with the CPU rule.
 #include <algorithm>
 #include <set>
@@ -29,11 +28,16 @@ double row_norm(const std::vector<double>& row, double p) {
   double acc = 0.0;
   for (double v : row) {
     const double a = std::abs(v);
-    if (p == 0.0) acc += a != 0.0 ? 1.0 : 0.0;
-    else if (std::isinf(p)) acc = std::max(acc, a);
-    else if (p == 1.0) acc += a;
-    else if (p == 2.0) acc += a * a;
-    else acc += std::pow(a, p);
+    if (p == 0.0)
+      acc += a != 0.0 ? 1.0 : 0.0;
+    else if (std::isinf(p))
+      acc = std::max(acc, a);
+    else if (p == 1.0)
+      acc += a;
+    else if (p == 2.0)
+      acc += a * a;
+    else
+      acc += std::pow(a, p);
   }
   if (p == 2.0) return std::sqrt(acc);
   if (p == 0.0 || p == 1.0 || std::isinf(p)) return acc;
@@ -47,9 +51,12 @@ double cuda_kernel_row_norm(const std::vector<double>& row, double p) {
   C acc = 0;
   for (double d : row) {
     const C x = static_cast<C>(d);
-    if (q == C(1)) acc += std::abs(x);
-    else if (q == C(2)) acc += x * x;
-    else acc += std::pow(x, q);
+    if (q == C(1))
+      acc += std::abs(x);
+    else if (q == C(2))
+      acc += x * x;
+    else
+      acc += std::pow(x, q);
   }
   return static_cast<double>(std::pow(acc, static_cast<C>(1.0 / q)));
 }
@@ -65,7 +72,8 @@ AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle in
   SHIMGEN_REQUIRE(w.sizes.size() == 2, "embedding_renorm: self must be 2-D, got " + shape_str(w.sizes));
   SHIMGEN_REQUIRE(idx.dtype == kInt64 || idx.dtype == kInt32,
                   "embedding_renorm: Expected tensor for argument #2 'indices' to have one of the following scalar "
-                  "types: Long, Int; but got dtype code " + std::to_string(idx.dtype));
+                  "types: Long, Int; but got dtype code " +
+                      std::to_string(idx.dtype));
   SHIMGEN_REQUIRE(norm_type >= 0.0, "embedding_renorm: norm_type must be non-negative");
   dispatch_floating(w.dtype, "embedding_renorm", [&](auto) {});  // a dtype refused before anything is made
   const int64_t rows = w.sizes[0], dim = w.sizes[1];
@@ -99,8 +107,10 @@ AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle in
       const C scale = static_cast<C>(limit / (norm + 1e-7));
       for (int64_t c = 0; c < walked; ++c) {
         const C v = static_cast<C>(value_of(line[c * o1])) * scale;
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) line[c * o1] = v;
-        else line[c * o1] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
+          line[c * o1] = v;
+        else
+          line[c * o1] = T(static_cast<float>(v));
       }
     }
   });

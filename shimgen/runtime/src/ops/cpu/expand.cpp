@@ -44,16 +44,18 @@ std::unique_ptr<Tensor> shimgen::rt::views::expand(const Tensor& in, const std::
                                               : 1);
     int64_t target = size[static_cast<size_t>(i)];
     if (target == -1) {
-      SHIMGEN_REQUIRE(dim >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
-                                "dimension " + std::to_string(i));
+      SHIMGEN_REQUIRE(dim >= 0,
+                      "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                      "dimension " +
+                          std::to_string(i));
       target = extent;
     }
     SHIMGEN_REQUIRE(target >= 0, "expand: invalid size " + std::to_string(target) + " at dim " + std::to_string(i));
     if (extent != target) {
       SHIMGEN_REQUIRE(extent == 1, "The expanded size of the tensor (" + std::to_string(target) +
                                        ") must match the existing size (" + std::to_string(extent) +
-                                       ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
-                                       list(size) + ".  Tensor sizes: " + list(in.sizes));
+                                       ") at non-singleton dimension " + std::to_string(i) +
+                                       ".  Target sizes: " + list(size) + ".  Tensor sizes: " + list(in.sizes));
       extent = target;
       stride = 0;
     }

@@ -41,7 +41,8 @@ inline std::vector<int64_t> wrapped_dims(const int64_t* dim, int64_t dim_len, in
 
 // torch's _sort_dims: the dims ordered by the input's stride, largest first (stable); exclude_last
 // keeps the last dim last (r2c, whose last dim is the halved one).
-inline std::vector<int64_t> sort_dims(std::vector<int64_t> dims, const std::vector<int64_t>& strides, bool exclude_last) {
+inline std::vector<int64_t> sort_dims(std::vector<int64_t> dims, const std::vector<int64_t>& strides,
+                                      bool exclude_last) {
   const auto end = dims.end() - (exclude_last && !dims.empty() ? 1 : 0);
   std::stable_sort(dims.begin(), end, [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
   return dims;
@@ -50,12 +51,13 @@ inline std::vector<int64_t> sort_dims(std::vector<int64_t> dims, const std::vect
 // The output strides torch's meta _exec_fft gives: dense, the batch dims (those not transformed)
 // outermost in the input's stride order (largest first, stable), then the transformed dims in the
 // order given, the last innermost.
-inline std::vector<int64_t> exec_fft_strides(const std::vector<int64_t>& in_strides, const std::vector<int64_t>& out_sizes,
-                                             const std::vector<int64_t>& dims) {
+inline std::vector<int64_t> exec_fft_strides(const std::vector<int64_t>& in_strides,
+                                             const std::vector<int64_t>& out_sizes, const std::vector<int64_t>& dims) {
   const size_t rank = out_sizes.size();
   std::vector<int64_t> order;
   for (size_t d = 0; d < rank; ++d)
-    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) == dims.end()) order.push_back(static_cast<int64_t>(d));
+    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) == dims.end())
+      order.push_back(static_cast<int64_t>(d));
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return in_strides[a] > in_strides[b]; });
   order.insert(order.end(), dims.begin(), dims.end());
   std::vector<int64_t> strides(rank, 1);
@@ -80,7 +82,8 @@ inline std::vector<int64_t> staged_strides(std::vector<int64_t> strides, const s
   while (!dims.empty()) {
     std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
     const size_t take = std::min(kCufftMaxDims, dims.size());
-    strides = exec_fft_strides(strides, sizes, std::vector<int64_t>(dims.end() - static_cast<std::ptrdiff_t>(take), dims.end()));
+    strides = exec_fft_strides(strides, sizes,
+                               std::vector<int64_t>(dims.end() - static_cast<std::ptrdiff_t>(take), dims.end()));
     dims.resize(dims.size() - take);
   }
   return strides;
@@ -134,7 +137,8 @@ inline std::vector<cd> load(const Tensor& t) {
       for_each_element(t, [&](int64_t at) { buf.emplace_back(p[at], 0.0); });
       break;
     }
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "fft: dtype code " + std::to_string(t.dtype) + " is not supported");
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "fft: dtype code " + std::to_string(t.dtype) + " is not supported");
   }
   return buf;
 }
@@ -177,7 +181,8 @@ inline void dft(std::vector<cd>& buf, const std::vector<int64_t>& sizes, int64_t
   if (n == 0 || inner == 0 || outer == 0) return;
   std::vector<cd> twiddle(n), line(n), tmp(n);
   const double sign = forward ? -1.0 : 1.0;
-  for (size_t k = 0; k < n; ++k) twiddle[k] = std::polar(1.0, sign * 6.283185307179586 * static_cast<double>(k) / static_cast<double>(n));
+  for (size_t k = 0; k < n; ++k)
+    twiddle[k] = std::polar(1.0, sign * 6.283185307179586 * static_cast<double>(k) / static_cast<double>(n));
   for (size_t o = 0; o < outer; ++o)
     for (size_t i = 0; i < inner; ++i) {
       cd* base = buf.data() + o * n * inner + i;
@@ -214,7 +219,8 @@ inline void store(const std::vector<cd>& buf, const Tensor& out, double factor) 
       for_each_element(out, [&](int64_t at) { p[at] = buf[i++].real() * factor; });
       break;
     }
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "fft: dtype code " + std::to_string(out.dtype) + " is not supported");
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "fft: dtype code " + std::to_string(out.dtype) + " is not supported");
   }
 }
 

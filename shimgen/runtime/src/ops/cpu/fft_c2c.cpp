@@ -15,14 +15,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_c2c(AtenTensorHan
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
     if (!fft::is_complex(in.dtype))
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "_fft_c2c: dtype code " + std::to_string(in.dtype) + " is not complex64/128");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "_fft_c2c: dtype code " + std::to_string(in.dtype) + " is not complex64/128");
     const std::vector<int64_t> dims = fft::wrapped_dims(dim, dim_len_, static_cast<int64_t>(in.sizes.size()));
     double n = 1;
     for (int64_t d : dims) n *= static_cast<double>(in.sizes[static_cast<size_t>(d)]);
     const double factor = fft::scale(normalization, n);
     const std::vector<int64_t> sorted = fft::sort_dims(dims, in.strides, false);
-    const std::vector<int64_t> strides = dims.empty() ? dense_strides_like(in.sizes, in.strides)
-                                                      : fft::exec_fft_strides(in.strides, in.sizes, sorted);
+    const std::vector<int64_t> strides =
+        dims.empty() ? dense_strides_like(in.sizes, in.strides) : fft::exec_fft_strides(in.strides, in.sizes, sorted);
     auto out = empty_tensor(in.sizes, strides, in.dtype, kCPU, -1);
     std::vector<fft::cd> buf = fft::load(in);
     for (int64_t d : dims) fft::dft(buf, in.sizes, d, forward != 0);

@@ -16,11 +16,13 @@ AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& 
                              int64_t last_dim_size) {
   const Tensor& in = cpu_tensor(self, "self");
   if (!fft::is_complex(in.dtype))
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "_fft_c2r: dtype code " + std::to_string(in.dtype) + " is not complex64/128");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         "_fft_c2r: dtype code " + std::to_string(in.dtype) + " is not complex64/128");
   const std::vector<int64_t> dims =
       fft::wrapped_dims(dim.data(), static_cast<int64_t>(dim.size()), static_cast<int64_t>(in.sizes.size()));
   SHIMGEN_REQUIRE(!dims.empty(), "_fft_c2r: dim is empty");
-  SHIMGEN_REQUIRE(last_dim_size >= 1, "_fft_c2r: invalid number of data points (" + std::to_string(last_dim_size) + ")");
+  SHIMGEN_REQUIRE(last_dim_size >= 1,
+                  "_fft_c2r: invalid number of data points (" + std::to_string(last_dim_size) + ")");
   const int64_t last = dims.back();
   std::vector<int64_t> out_sizes = in.sizes;
   out_sizes[static_cast<size_t>(last)] = last_dim_size;
@@ -33,7 +35,8 @@ AtenTensorHandle cpu_fft_c2r(AtenTensorHandle self, const std::vector<int64_t>& 
     const std::vector<int64_t> head(dims.begin(), dims.end() - 1);
     mid_strides = fft::exec_fft_strides(in.strides, in.sizes, fft::sort_dims(head, in.strides, false));
   }
-  auto out = empty_tensor(out_sizes, fft::exec_fft_strides(mid_strides, out_sizes, {last}), fft::real_of(in.dtype), kCPU, -1);
+  auto out =
+      empty_tensor(out_sizes, fft::exec_fft_strides(mid_strides, out_sizes, {last}), fft::real_of(in.dtype), kCPU, -1);
   std::vector<fft::cd> buf = fft::load(in);
   for (size_t i = 0; i + 1 < dims.size(); ++i) fft::dft(buf, in.sizes, dims[i], false);
   // Hermitian extension of the last dim: X[k] = conj(X[N - k]) above N / 2; entries self lacks are 0.

@@ -15,7 +15,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__fft_r2c(AtenTensorHan
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
     if (in.dtype != kFloat32 && in.dtype != kFloat64)
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "_fft_r2c: dtype code " + std::to_string(in.dtype) + " is not float32/64");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "_fft_r2c: dtype code " + std::to_string(in.dtype) + " is not float32/64");
     const std::vector<int64_t> dims = fft::wrapped_dims(dim, dim_len_, static_cast<int64_t>(in.sizes.size()));
     SHIMGEN_REQUIRE(!dims.empty(), "_fft_r2c: dim is empty");
     double n = 1;

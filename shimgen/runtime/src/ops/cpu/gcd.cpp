@@ -15,12 +15,18 @@ namespace {
 
 int rank_of(int32_t dtype) {  // integer promotion order of the signed-compatible types
   switch (dtype) {
-    case kUInt8: return 1;
-    case kInt8: return 1;
-    case kInt16: return 2;
-    case kInt32: return 3;
-    case kInt64: return 4;
-    default: return 0;
+    case kUInt8:
+      return 1;
+    case kInt8:
+      return 1;
+    case kInt16:
+      return 2;
+    case kInt32:
+      return 3;
+    case kInt64:
+      return 4;
+    default:
+      return 0;
   }
 }
 
@@ -48,7 +54,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle s
     int32_t type = ra >= rb ? a.dtype : b.dtype;
     if (a.dtype != b.dtype && ra == rb) type = kInt16;  // uint8 with int8
     const std::vector<int64_t> sizes = elementwise::broadcast_shape(a.sizes, b.sizes);
-    const std::vector<int64_t> sa = elementwise::broadcast_strides(a, sizes), sb = elementwise::broadcast_strides(b, sizes);
+    const std::vector<int64_t> sa = elementwise::broadcast_strides(a, sizes),
+                               sb = elementwise::broadcast_strides(b, sizes);
     auto out = empty_tensor(sizes, elementwise::output_strides(sizes, {&a, &b}), type, kCPU, -1);
     const Tensor& o = *out;
     const std::vector<int64_t>* strides[3] = {&o.strides, &sa, &sb};
@@ -57,7 +64,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_gcd(AtenTensorHandle s
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         auto* dst = reinterpret_cast<T*>(o.data());
         elementwise::for_each(sizes, strides, [&](const int64_t* at) {
-          uint64_t p = static_cast<uint64_t>(std::abs(read_int(a, at[1]))), q = static_cast<uint64_t>(std::abs(read_int(b, at[2])));
+          uint64_t p = static_cast<uint64_t>(std::abs(read_int(a, at[1]))),
+                   q = static_cast<uint64_t>(std::abs(read_int(b, at[2])));
           while (q != 0) {
             const uint64_t r = p % q;
             p = q;

@@ -13,7 +13,8 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class V> V reflect(V in, int64_t twice_low, int64_t twice_high) {
+template <class V>
+V reflect(V in, int64_t twice_low, int64_t twice_high) {
   if (twice_low == twice_high) return V(0);
   const V min = static_cast<V>(twice_low) / 2, span = static_cast<V>(twice_high - twice_low) / 2;
   in = std::fabs(in - min);
@@ -24,7 +25,8 @@ template <class V> V reflect(V in, int64_t twice_low, int64_t twice_high) {
 
 // The source coordinate of a grid value along a dim of `size` voxels (torch's
 // grid_sampler_compute_source_index).
-template <class V> V source_index(V coord, int64_t size, int64_t padding, bool align) {
+template <class V>
+V source_index(V coord, int64_t size, int64_t padding, bool align) {
   coord = align ? ((coord + 1) / 2) * static_cast<V>(size - 1) : ((coord + 1) * static_cast<V>(size) - 1) / 2;
   auto clip = [&](V c) { return std::min(static_cast<V>(size - 1), std::max(c, V(0))); };
   if (padding == 1) {
@@ -69,16 +71,23 @@ void sample(const Tensor& in, const Tensor& grid, const Tensor& out, int64_t mod
           const int64_t w0 = static_cast<int64_t>(fx), h0 = static_cast<int64_t>(fy), d0 = static_cast<int64_t>(fz);
           const V e = ix - fx, s = iy - fy, b = iz - fz;  // toward east, south, bottom
           // torch's corner order: tnw, tne, tsw, tse, bnw, bne, bsw, bse (t: z0, n: y0, w: x0).
-          const struct { int64_t dz, dy, dx; V weight; } corners[8] = {
-              {0, 0, 0, (1 - e) * (1 - s) * (1 - b)}, {0, 0, 1, e * (1 - s) * (1 - b)},
-              {0, 1, 0, (1 - e) * s * (1 - b)},       {0, 1, 1, e * s * (1 - b)},
-              {1, 0, 0, (1 - e) * (1 - s) * b},       {1, 0, 1, e * (1 - s) * b},
-              {1, 1, 0, (1 - e) * s * b},             {1, 1, 1, e * s * b}};
+          const struct {
+            int64_t dz, dy, dx;
+            V weight;
+          } corners[8] = {{0, 0, 0, (1 - e) * (1 - s) * (1 - b)},
+                          {0, 0, 1, e * (1 - s) * (1 - b)},
+                          {0, 1, 0, (1 - e) * s * (1 - b)},
+                          {0, 1, 1, e * s * (1 - b)},
+                          {1, 0, 0, (1 - e) * (1 - s) * b},
+                          {1, 0, 1, e * (1 - s) * b},
+                          {1, 1, 0, (1 - e) * s * b},
+                          {1, 1, 1, e * s * b}};
           for (int64_t c = 0; c < C; ++c) {
             V acc = 0;
             for (const auto& k : corners) {
               const int64_t d = d0 + k.dz, h = h0 + k.dy, w = w0 + k.dx;
-              if (inside(d, h, w)) acc += static_cast<V>(value_of(src[c * is[1] + d * is[2] + h * is[3] + w * is[4]])) * k.weight;
+              if (inside(d, h, w))
+                acc += static_cast<V>(value_of(src[c * is[1] + d * is[2] + h * is[3] + w * is[4]])) * k.weight;
             }
             dst[c * plane] = static_cast<T>(acc);
           }
@@ -88,8 +97,9 @@ void sample(const Tensor& in, const Tensor& grid, const Tensor& out, int64_t mod
 }  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_grid_sampler_3d(AtenTensorHandle input, AtenTensorHandle grid,
-                                                                         int64_t interpolation_mode, int64_t padding_mode,
-                                                                         int32_t align_corners, AtenTensorHandle* ret0) {
+                                                                          int64_t interpolation_mode,
+                                                                          int64_t padding_mode, int32_t align_corners,
+                                                                          AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     const Tensor& in = cpu_tensor(input, "input");
     const Tensor& g = cpu_tensor(grid, "grid");

@@ -100,8 +100,8 @@ void grouped(const Tensor& a, const Tensor& b, const Tensor* offs, const Tensor&
 }  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__grouped_mm(AtenTensorHandle self, AtenTensorHandle mat2,
-                                                                     AtenTensorHandle* offs, AtenTensorHandle* bias,
-                                                                     int32_t* out_dtype, AtenTensorHandle* ret0) {
+                                                                      AtenTensorHandle* offs, AtenTensorHandle* bias,
+                                                                      int32_t* out_dtype, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     require_out(ret0, "ret0");
     const Tensor& a = cpu_tensor(self, "self");
@@ -115,7 +115,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__grouped_mm(AtenTensor
            "Expected mat_a to be Float32, BFloat16 or Float16 matrix, got dtype code " + std::to_string(a.dtype));
     }
     SHIMGEN_REQUIRE(b.dtype == a.dtype, "expected mat_a and mat_b to have the same dtype");
-    SHIMGEN_REQUIRE(out_dtype == nullptr || *out_dtype == a.dtype, "Grouped gemm output dtype must match `mat_a` dtype");
+    SHIMGEN_REQUIRE(out_dtype == nullptr || *out_dtype == a.dtype,
+                    "Grouped gemm output dtype must match `mat_a` dtype");
     const auto& as = a.sizes;
     const auto& bs = b.sizes;
     SHIMGEN_REQUIRE((as.size() == 2 || as.size() == 3) && (bs.size() == 2 || bs.size() == 3),

@@ -19,9 +19,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_hann_window(int64_t wi
   (void)pin_memory;
   return guarded(__func__, [&] {
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(window_length >= 0,
-                    "hann_window requires non-negative window length, got window_length=" +
-                        std::to_string(window_length));
+    SHIMGEN_REQUIRE(window_length >= 0, "hann_window requires non-negative window length, got window_length=" +
+                                            std::to_string(window_length));
     SHIMGEN_REQUIRE(layout == nullptr || *layout == 0, "only the strided layout is supported");
     SHIMGEN_REQUIRE(device == nullptr || *device == kCPU, "aoti_torch_cpu_hann_window makes CPU tensors only");
     const int32_t type = dtype != nullptr ? *dtype : kFloat32;

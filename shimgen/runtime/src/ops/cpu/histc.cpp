@@ -70,12 +70,21 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle
     SHIMGEN_REQUIRE(std::isfinite(min) && std::isfinite(max), "range of [min, max] must be finite");
     auto out = empty_tensor({bins}, {1}, in.dtype, kCPU, -1);
     switch (in.dtype) {
-      case kFloat32: histogram<float>(in, *out, bins, min, max); break;
-      case kFloat64: histogram<double>(in, *out, bins, min, max); break;
-      case kBFloat16: histogram<BFloat16>(in, *out, bins, min, max); break;
-      case kFloat16: histogram<Half>(in, *out, bins, min, max); break;
-      default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "histc: dtype code " + std::to_string(in.dtype) +
-                                                          " is not supported (float32, float64, bfloat16, float16)");
+      case kFloat32:
+        histogram<float>(in, *out, bins, min, max);
+        break;
+      case kFloat64:
+        histogram<double>(in, *out, bins, min, max);
+        break;
+      case kBFloat16:
+        histogram<BFloat16>(in, *out, bins, min, max);
+        break;
+      case kFloat16:
+        histogram<Half>(in, *out, bins, min, max);
+        break;
+      default:
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "histc: dtype code " + std::to_string(in.dtype) +
+                                                    " is not supported (float32, float64, bfloat16, float16)");
     }
     *ret0 = wrap(std::move(out));
   });

@@ -53,24 +53,24 @@ void histogram(const Tensor& in, int64_t bins, double lo_d, double hi_d, const T
 }  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenTensorHandle self, int64_t bins,
-                                                                          const double** range, int64_t range_len_,
-                                                                          AtenTensorHandle* weight, int32_t density,
-                                                                          AtenTensorHandle* ret0,
-                                                                          AtenTensorHandle* ret1) {
+                                                                           const double** range, int64_t range_len_,
+                                                                           AtenTensorHandle* weight, int32_t density,
+                                                                           AtenTensorHandle* ret0,
+                                                                           AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
     require_out(ret1, "ret1");
     SHIMGEN_REQUIRE(bins > 0, "torch.histogram(): bins must be > 0, but got " + std::to_string(bins));
     if (in.dtype != kFloat32 && in.dtype != kFloat64)
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "torch.histogram: dtype code " + std::to_string(in.dtype) +
-                                                  " is not float32/float64");
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           "torch.histogram: dtype code " + std::to_string(in.dtype) + " is not float32/float64");
     const Tensor* w = weight != nullptr && *weight != nullptr ? &cpu_tensor(*weight, "weight") : nullptr;
     SHIMGEN_REQUIRE(w == nullptr || (w->dtype == in.dtype && w->sizes == in.sizes),
                     "torch.histogram: weight must have the same dtype and shape as input");
     const bool ranged = range != nullptr && *range != nullptr;
-    SHIMGEN_REQUIRE(!ranged || range_len_ == 2, "torch.histogram: range should have 2 elements, but got " +
-                                                    std::to_string(range_len_));
+    SHIMGEN_REQUIRE(!ranged || range_len_ == 2,
+                    "torch.histogram: range should have 2 elements, but got " + std::to_string(range_len_));
     double lo = 0.0, hi = 0.0;
     if (ranged) {
       lo = (*range)[0];
@@ -87,8 +87,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenT
         });
       });
     }
-    SHIMGEN_REQUIRE(std::isfinite(lo) && std::isfinite(hi), "torch.histogram: range of [" + std::to_string(lo) + ", " +
-                                                                std::to_string(hi) + "] is not finite");
+    SHIMGEN_REQUIRE(std::isfinite(lo) && std::isfinite(hi),
+                    "torch.histogram: range of [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is not finite");
     SHIMGEN_REQUIRE(lo <= hi, "torch.histogram: min should not exceed max, but got min " + std::to_string(lo) +
                                   " max " + std::to_string(hi));
     if (lo == hi) {
@@ -97,8 +97,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenT
     }
     auto hist = empty_tensor({bins}, {1}, in.dtype, kCPU, -1);
     auto edges = empty_tensor({bins + 1}, {1}, in.dtype, kCPU, -1);
-    if (in.dtype == kFloat32) histogram<float>(in, bins, lo, hi, w, density != 0, *hist, *edges);
-    else histogram<double>(in, bins, lo, hi, w, density != 0, *hist, *edges);
+    if (in.dtype == kFloat32)
+      histogram<float>(in, bins, lo, hi, w, density != 0, *hist, *edges);
+    else
+      histogram<double>(in, bins, lo, hi, w, density != 0, *hist, *edges);
     *ret0 = wrap(std::move(hist));
     *ret1 = wrap(std::move(edges));
   });

@@ -22,15 +22,15 @@ struct HistogramddShape {
 inline HistogramddShape histogramdd_shape(const Tensor& in, const int64_t* bins, int64_t bins_len, const char* op) {
   SHIMGEN_REQUIRE(!in.sizes.empty(), std::string(op) + ": input tensor should have at least 1 dimension");
   if (in.dtype != kFloat32 && in.dtype != kFloat64)
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": dtype code " + std::to_string(in.dtype) +
-                                                " is not float32/float64");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         std::string(op) + ": dtype code " + std::to_string(in.dtype) + " is not float32/float64");
   HistogramddShape s;
   s.dims = in.sizes.back();
   s.samples = s.dims > 0 ? in.numel() / s.dims : 0;
-  SHIMGEN_REQUIRE(bins != nullptr && bins_len == s.dims, std::string(op) + ": expected " + std::to_string(s.dims) +
-                                                             " sequences of bin edges for each of the " +
-                                                             std::to_string(s.dims) + " dimensions of the input, but got " +
-                                                             std::to_string(bins_len));
+  SHIMGEN_REQUIRE(bins != nullptr && bins_len == s.dims,
+                  std::string(op) + ": expected " + std::to_string(s.dims) +
+                      " sequences of bin edges for each of the " + std::to_string(s.dims) +
+                      " dimensions of the input, but got " + std::to_string(bins_len));
   for (int64_t d = 0; d < s.dims; ++d)
     SHIMGEN_REQUIRE(bins[d] > 0, std::string(op) + ": bins must be > 0, but got " + std::to_string(bins[d]) +
                                      " for dimension " + std::to_string(d));
@@ -49,9 +49,9 @@ inline std::vector<int64_t> histogramdd_offsets(const Tensor& in) {
 template <class T>
 std::vector<std::vector<T>> histogramdd_edges(const Tensor& in, const HistogramddShape& s, const int64_t* bins,
                                               const double* range, int64_t range_len, const char* op) {
-  SHIMGEN_REQUIRE(range == nullptr || range_len == 2 * s.dims, std::string(op) + ": expected " +
-                                                                   std::to_string(2 * s.dims) +
-                                                                   " values for range, but got " + std::to_string(range_len));
+  SHIMGEN_REQUIRE(range == nullptr || range_len == 2 * s.dims,
+                  std::string(op) + ": expected " + std::to_string(2 * s.dims) + " values for range, but got " +
+                      std::to_string(range_len));
   const auto* x = reinterpret_cast<const T*>(in.data());
   const std::vector<int64_t> at = histogramdd_offsets(in);
   std::vector<std::vector<T>> edges(static_cast<size_t>(s.dims));
@@ -83,7 +83,8 @@ std::vector<std::vector<T>> histogramdd_edges(const Tensor& in, const Histogramd
     const T l = static_cast<T>(lo), h = static_cast<T>(hi), step = (h - l) / static_cast<T>(n);
     const int64_t halfway = (n + 1) / 2;
     std::vector<T>& e = edges[static_cast<size_t>(d)];
-    for (int64_t i = 0; i <= n; ++i) e.push_back(i < halfway ? l + step * static_cast<T>(i) : h - step * static_cast<T>(n - i));
+    for (int64_t i = 0; i <= n; ++i)
+      e.push_back(i < halfway ? l + step * static_cast<T>(i) : h - step * static_cast<T>(n - i));
   }
   return edges;
 }

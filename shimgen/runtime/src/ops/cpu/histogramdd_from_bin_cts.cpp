@@ -73,8 +73,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_
     if (w != nullptr) {
       const std::vector<int64_t> want(in.sizes.begin(), in.sizes.end() - 1);
       SHIMGEN_REQUIRE(w->dtype == in.dtype && w->sizes == want,
-                      std::string(op) + ": if weight tensor is provided it should have the same shape as the input "
-                                        "tensor excluding its innermost dimension, and the same dtype");
+                      std::string(op) +
+                          ": if weight tensor is provided it should have the same shape as the input "
+                          "tensor excluding its innermost dimension, and the same dtype");
     }
     const double* r = range != nullptr ? *range : nullptr;
     const std::vector<int64_t> sizes(bins, bins + bins_len_);

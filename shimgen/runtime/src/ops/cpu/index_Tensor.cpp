@@ -62,7 +62,7 @@ std::vector<int64_t> result_strides(const std::vector<int64_t>& sizes, const std
   return out;
 }
 
-struct Index {  // one indexed dim: its values over the broadcast index shape
+struct Index {                                  // one indexed dim: its values over the broadcast index shape
   std::vector<int64_t> sizes, strides, values;  // values row-major over sizes (strides: broadcast view)
 };
 
@@ -80,8 +80,8 @@ index_plan::Plan index_plan::plan(const Tensor& in, const std::vector<const Tens
     const Tensor& t = *index;
     if (t.dtype == kBool || t.dtype == kUInt8) {
       const size_t first = per_dim.size();
-      SHIMGEN_REQUIRE(first + t.sizes.size() <= rank, "index: too many indices for tensor of dimension " +
-                                                          std::to_string(rank));
+      SHIMGEN_REQUIRE(first + t.sizes.size() <= rank,
+                      "index: too many indices for tensor of dimension " + std::to_string(rank));
       for (size_t d = 0; d < t.sizes.size(); ++d)
         SHIMGEN_REQUIRE(t.sizes[d] == in.sizes[first + d],
                         "index: the shape of the mask at index " + std::to_string(d) +
@@ -133,9 +133,12 @@ index_plan::Plan index_plan::plan(const Tensor& in, const std::vector<const Tens
   // position when adjacent, else in front.
   std::vector<size_t> before, after, indexed;
   for (size_t d = 0; d < rank; ++d) {
-    if (per_dim[d]) indexed.push_back(d);
-    else if (adjacent && (indexed.empty())) before.push_back(d);
-    else after.push_back(d);
+    if (per_dim[d])
+      indexed.push_back(d);
+    else if (adjacent && (indexed.empty()))
+      before.push_back(d);
+    else
+      after.push_back(d);
   }
   std::vector<int64_t> out_sizes;
   for (size_t d : before) out_sizes.push_back(in.sizes[d]);

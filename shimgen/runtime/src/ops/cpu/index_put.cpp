@@ -32,10 +32,14 @@ void put(const Tensor& out, const index_plan::Plan& plan, const Tensor& values, 
   elementwise::for_each(plan.sizes, strides, [&](const int64_t* at) {
     const int64_t off = at[0] + plan.point_offsets[static_cast<size_t>((k++ / plan.after) % plan.points())];
     const T v = src[at[1]];
-    if (!accumulate) dst[off] = v;
-    else if constexpr (std::is_same_v<T, bool>) dst[off] = dst[off] || v;
-    else if constexpr (is_floating_v<T> && !std::is_floating_point_v<T>) dst[off] = T(float(dst[off]) + float(v));
-    else dst[off] = static_cast<T>(dst[off] + v);
+    if (!accumulate)
+      dst[off] = v;
+    else if constexpr (std::is_same_v<T, bool>)
+      dst[off] = dst[off] || v;
+    else if constexpr (is_floating_v<T> && !std::is_floating_point_v<T>)
+      dst[off] = T(float(dst[off]) + float(v));
+    else
+      dst[off] = static_cast<T>(dst[off] + v);
   });
 }
 
@@ -53,9 +57,10 @@ void index_put_cpu(AtenTensorHandle out, AtenTensorHandle self, const AtenTensor
   for (uint32_t i = 0; i < count; ++i)
     index.push_back(indices[i] == nullptr ? nullptr : &cpu_tensor(indices[i], "indices"));
   const index_plan::Plan plan = index_plan::plan(o, index);  // offsets into out (self's sizes, out's strides)
-  SHIMGEN_REQUIRE(v.sizes.size() <= plan.sizes.size() && elementwise::broadcast_shape(plan.sizes, v.sizes) == plan.sizes,
-                  "shape mismatch: value tensor of shape " + shape_str(v.sizes) +
-                      " cannot be broadcast to indexing result of shape " + shape_str(plan.sizes));
+  SHIMGEN_REQUIRE(
+      v.sizes.size() <= plan.sizes.size() && elementwise::broadcast_shape(plan.sizes, v.sizes) == plan.sizes,
+      "shape mismatch: value tensor of shape " + shape_str(v.sizes) +
+          " cannot be broadcast to indexing result of shape " + shape_str(plan.sizes));
   dispatch_real(s.dtype, "index_put_", [&](auto) {});  // a dtype refused before the first write
   if (out != self) cuda_ops::HostStaged::check(aoti_torch_copy_(out, self, 0), "copy_");
   dispatch_real(s.dtype, "index_put_", [&](auto t) { put<decltype(t)>(o, plan, v, accumulate); });

@@ -49,15 +49,23 @@ void index_reduce(const Tensor& self, const Tensor& out, int64_t dim, const std:
       touched[j] = true;
       V& a = acc[j];
       switch (how) {
-        case Reduce::kProd: a = a * v; break;
-        case Reduce::kMean: a = a + v; break;
+        case Reduce::kProd:
+          a = a * v;
+          break;
+        case Reduce::kMean:
+          a = a + v;
+          break;
         case Reduce::kMax:
-          if constexpr (std::is_floating_point_v<V>) a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::max(a, v);
-          else a = std::max(a, v);
+          if constexpr (std::is_floating_point_v<V>)
+            a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::max(a, v);
+          else
+            a = std::max(a, v);
           break;
         case Reduce::kMin:
-          if constexpr (std::is_floating_point_v<V>) a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::min(a, v);
-          else a = std::min(a, v);
+          if constexpr (std::is_floating_point_v<V>)
+            a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::min(a, v);
+          else
+            a = std::min(a, v);
           break;
       }
       ++count[j];
@@ -66,11 +74,15 @@ void index_reduce(const Tensor& self, const Tensor& out, int64_t dim, const std:
       V a = acc[static_cast<size_t>(j)];
       if (how == Reduce::kMean && touched[static_cast<size_t>(j)]) {
         const int64_t c = std::max<int64_t>(count[static_cast<size_t>(j)], 1);
-        if constexpr (std::is_floating_point_v<V>) a = a / static_cast<V>(c);
-        else a = (a >= 0 ? a : a - (c - 1)) / c;  // floor division
+        if constexpr (std::is_floating_point_v<V>)
+          a = a / static_cast<V>(c);
+        else
+          a = (a >= 0 ? a : a - (c - 1)) / c;  // floor division
       }
-      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) dst[base[0] + j * so] = T(static_cast<float>(a));
-      else dst[base[0] + j * so] = static_cast<T>(a);
+      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
+        dst[base[0] + j * so] = T(static_cast<float>(a));
+      else
+        dst[base[0] + j * so] = static_cast<T>(a);
     }
   });
 }
@@ -89,19 +101,24 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_reduce(AtenTenso
     SHIMGEN_REQUIRE(reduce != nullptr, "reduce is null");
     const std::string r(reduce);
     Reduce how;
-    if (r == "prod") how = Reduce::kProd;
-    else if (r == "mean") how = Reduce::kMean;
-    else if (r == "amax") how = Reduce::kMax;
-    else if (r == "amin") how = Reduce::kMin;
-    else fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin, got " + r);
+    if (r == "prod")
+      how = Reduce::kProd;
+    else if (r == "mean")
+      how = Reduce::kMean;
+    else if (r == "amax")
+      how = Reduce::kMax;
+    else if (r == "amin")
+      how = Reduce::kMin;
+    else
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
+           "index_reduce(): Expected reduce to be one of prod, mean, amax or amin, got " + r);
     const int64_t rank = static_cast<int64_t>(s.sizes.size());
     const int64_t d = wrap_dim(dim, rank, "dim");
     const std::vector<int64_t> positions = index_positions(s, d, idx, src, "index_reduce_()");
     auto out = empty_tensor(s.sizes, contiguous_strides_of(s.sizes), s.dtype, kCPU, -1);
     if (out->numel() > 0)
-      dispatch_real(s.dtype, "index_reduce", [&](auto t) {
-        index_reduce<decltype(t)>(s, *out, d, positions, src, how, include_self != 0);
-      });
+      dispatch_real(s.dtype, "index_reduce",
+                    [&](auto t) { index_reduce<decltype(t)>(s, *out, d, positions, src, how, include_self != 0); });
     *ret0 = wrap(std::move(out));
   });
 }

@@ -20,8 +20,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__int_mm_out(AtenTensor
     SHIMGEN_REQUIRE(a.dtype == kInt8 && b.dtype == kInt8, "_int_mm: expected self and mat2 of dtype int8");
     SHIMGEN_REQUIRE(o.dtype == kInt32, "_int_mm: Expected result dtype to be of type kInt");
     const int64_t M = a.sizes[0], K = a.sizes[1], N = b.sizes[1];
-    SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}), "_int_mm: Expected result to be of size " +
-                                                                 shape_str({M, N}) + ", got " + shape_str(o.sizes));
+    SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}),
+                    "_int_mm: Expected result to be of size " + shape_str({M, N}) + ", got " + shape_str(o.sizes));
     const auto* x = reinterpret_cast<const int8_t*>(a.data());
     const auto* y = reinterpret_cast<const int8_t*>(b.data());
     auto* dst = reinterpret_cast<int32_t*>(o.data());

@@ -8,18 +8,17 @@ const Tensor& matrices(AtenTensorHandle handle, const char* op, const char* what
   SHIMGEN_REQUIRE(t.sizes.size() >= 2, std::string(op) + ": " + what + " must have at least 2 dimensions, got " +
                                            std::to_string(t.sizes.size()));
   if (t.dtype != kFloat32 && t.dtype != kFloat64)
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": " + what + " has dtype code " + std::to_string(t.dtype) +
-                                                 ", not float32 or float64");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         std::string(op) + ": " + what + " has dtype code " + std::to_string(t.dtype) + ", not float32 or float64");
   return t;
 }
 
 const Tensor& square_matrices(AtenTensorHandle handle, const char* op, const char* what) {
   const Tensor& t = matrices(handle, op, what);
   const size_t r = t.sizes.size();
-  SHIMGEN_REQUIRE(t.sizes[r - 1] == t.sizes[r - 2], std::string(op) + ": " + what +
-                                                        " must be batches of square matrices, but they are " +
-                                                        std::to_string(t.sizes[r - 2]) + " by " +
-                                                        std::to_string(t.sizes[r - 1]) + " matrices");
+  SHIMGEN_REQUIRE(t.sizes[r - 1] == t.sizes[r - 2],
+                  std::string(op) + ": " + what + " must be batches of square matrices, but they are " +
+                      std::to_string(t.sizes[r - 2]) + " by " + std::to_string(t.sizes[r - 1]) + " matrices");
   return t;
 }
 
@@ -46,7 +45,8 @@ int64_t count(const std::vector<int64_t>& sizes) {
 
 std::vector<int64_t> batch_offsets(const Tensor& t, size_t trailing, const std::vector<int64_t>& batch) {
   const size_t own = t.sizes.size() - trailing;  // t's batch rank (at most batch's)
-  SHIMGEN_REQUIRE(own <= batch.size(), "batch dimensions " + shape_str(t.sizes) + " do not broadcast to " + shape_str(batch));
+  SHIMGEN_REQUIRE(own <= batch.size(),
+                  "batch dimensions " + shape_str(t.sizes) + " do not broadcast to " + shape_str(batch));
   for (size_t k = 0; k < own; ++k)
     SHIMGEN_REQUIRE(t.sizes[k] == 1 || t.sizes[k] == batch[batch.size() - own + k],
                     "batch dimensions " + shape_str(t.sizes) + " do not broadcast to " + shape_str(batch));
@@ -70,8 +70,8 @@ std::vector<int64_t> batch_offsets(const Tensor& t, size_t trailing, const std::
 }
 
 lint dim(int64_t v, const char* op) {
-  SHIMGEN_REQUIRE(v >= 0 && v <= INT_MAX, std::string(op) + ": size " + std::to_string(v) +
-                                               " is too large for the LAPACK's 32-bit integers");
+  SHIMGEN_REQUIRE(v >= 0 && v <= INT_MAX,
+                  std::string(op) + ": size " + std::to_string(v) + " is too large for the LAPACK's 32-bit integers");
   return static_cast<lint>(v);
 }
 
@@ -111,21 +111,30 @@ std::string info_message(const std::string& api, int32_t info, int64_t item, boo
            " is zero, the inversion could not be completed because the input matrix is singular.";
   if (has("solve")) return where + "The solver failed because the input matrix is singular.";
   if (has("cholesky"))
-    return where + "The factorization could not be completed because the input is not positive-definite (the leading "
-                   "minor of order " + code + " is not positive-definite).";
+    return where +
+           "The factorization could not be completed because the input is not positive-definite (the leading "
+           "minor of order " +
+           code + " is not positive-definite).";
   if (has("svd"))
-    return where + "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                   "repeated singular values (error code: " + code + ").";
+    return where +
+           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+           "repeated singular values (error code: " +
+           code + ").";
   if (has("eig") || has("syevd"))
-    return where + "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                   "repeated eigenvalues (error code: " + code + ").";
+    return where +
+           "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+           "repeated eigenvalues (error code: " +
+           code + ").";
   if (has("lstsq"))
-    return where + "The least squares solution could not be computed because the input matrix does not have full rank "
-                   "(error code: " + code + ").";
+    return where +
+           "The least squares solution could not be computed because the input matrix does not have full rank "
+           "(error code: " +
+           code + ").";
   if (has("lu_factor"))
-    return where + "U[" + code + "," + code + "] is zero and using it on lu_solve would result in a division by zero. "
-                   "If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
-                   "linalg.lu_factor_ex(A, pivot)";
+    return where + "U[" + code + "," + code +
+           "] is zero and using it on lu_solve would result in a division by zero. "
+           "If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+           "linalg.lu_factor_ex(A, pivot)";
   return where + "Unknown error code: " + code + ".";
 }
 

@@ -13,7 +13,8 @@ namespace shimgen::rt::proxy_ops {
 
 void cpu_linalg_check_errors(AtenTensorHandle info, const std::string& api_name, bool is_matrix) {
   const Tensor& t = cpu_tensor(info, "info");
-  SHIMGEN_REQUIRE(t.dtype == kInt32, "_linalg_check_errors: info must be int32, got dtype code " + std::to_string(t.dtype));
+  SHIMGEN_REQUIRE(t.dtype == kInt32,
+                  "_linalg_check_errors: info must be int32, got dtype code " + std::to_string(t.dtype));
   std::vector<int32_t> codes;
   codes.reserve(static_cast<size_t>(t.numel()));
   for_each_element(t, [&](int64_t at) { codes.push_back(reinterpret_cast<const int32_t*>(t.data())[at]); });

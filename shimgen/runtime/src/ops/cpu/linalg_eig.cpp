@@ -30,8 +30,8 @@ void cpu_linalg_eig(AtenTensorHandle self, bool vectors, AtenTensorHandle* out) 
     const char jobvr = vectors ? 'V' : 'N';
     T dummy{}, query{};
     lint info = 0;
-    if (items > 0 && n > 0) geev('N', jobvr, ln, buf.data(), ln, wr.data(), wi.data(), &dummy, 1, vr.data(), ln,
-                                &query, -1, &info);
+    if (items > 0 && n > 0)
+      geev('N', jobvr, ln, buf.data(), ln, wr.data(), wi.data(), &dummy, 1, vr.data(), ln, &query, -1, &info);
     std::vector<T> work(static_cast<size_t>(query_size(query)));
     for (int64_t i = 0; i < items && n > 0; ++i) {
       geev('N', jobvr, ln, buf.data() + i * n * n, ln, wr.data(), wi.data(), &dummy, 1, vr.data(), ln, work.data(),

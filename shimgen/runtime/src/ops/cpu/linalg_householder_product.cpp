@@ -29,15 +29,17 @@ namespace shimgen::rt::proxy_ops {
 void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau, AtenTensorHandle* out) {
   const Tensor& a = matrices(input, "torch.linalg.householder_product", "input");
   const int64_t m = a.sizes[a.sizes.size() - 2], n = a.sizes.back();
-  SHIMGEN_REQUIRE(m >= n, "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
-                          "input.shape[-1]");
+  SHIMGEN_REQUIRE(m >= n,
+                  "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                  "input.shape[-1]");
   const Tensor& t = tau_of(tau, a, n, "torch.linalg.householder_product");
   const std::vector<int64_t> batch = batch_of(a);
   auto result = column_major(a.sizes, a.dtype);
   dispatch(a.dtype, "torch.linalg.householder_product", [&](auto e) {
     using T = decltype(e);
     std::vector<T> q = load<T>(a, batch), taus = load_lines<T>(t, batch);
-    form_q(q.data(), count(batch), m, n, t.sizes.back(), taus.data(), t.sizes.back(), "torch.linalg.householder_product");
+    form_q(q.data(), count(batch), m, n, t.sizes.back(), taus.data(), t.sizes.back(),
+           "torch.linalg.householder_product");
     store(q.data(), *result);
   });
   out[0] = wrap(std::move(result));
@@ -46,7 +48,7 @@ void cpu_linalg_householder_product(AtenTensorHandle input, AtenTensorHandle tau
 }  // namespace shimgen::rt::proxy_ops
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle self, AtenTensorHandle* ret0,
-                                                               AtenTensorHandle* ret1) {
+                                                                AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     const Tensor& a = matrices(self, "geqrf", "input");
     require_out(ret0, "ret0");
@@ -68,8 +70,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_geqrf(AtenTensorHandle
 }
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_ormqr(AtenTensorHandle self, AtenTensorHandle input2,
-                                                               AtenTensorHandle input3, int32_t left, int32_t transpose,
-                                                               AtenTensorHandle* ret0) {
+                                                                AtenTensorHandle input3, int32_t left,
+                                                                int32_t transpose, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     const Tensor& a = matrices(self, "torch.ormqr", "input");
     const Tensor& c = matrices(input3, "torch.ormqr", "other");
@@ -96,8 +98,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_ormqr(AtenTensorHandle
         ormqr(side, trans, lm, ln, lk, h.data(), lda, taus.data(), x.data(), ldc, &query, -1, &info);
         std::vector<T> work(static_cast<size_t>(query_size(query)));
         for (int64_t i = 0; i < items; ++i)
-          ormqr(side, trans, lm, ln, lk, h.data() + i * rows * cols, lda, taus.data() + i * k, x.data() + i * m * n, ldc,
-                work.data(), static_cast<lint>(work.size()), &info);
+          ormqr(side, trans, lm, ln, lk, h.data() + i * rows * cols, lda, taus.data() + i * k, x.data() + i * m * n,
+                ldc, work.data(), static_cast<lint>(work.size()), &info);
       }
       store(x.data(), *result);
     });

@@ -54,8 +54,7 @@ void cpu_linalg_ldl_factor_ex(AtenTensorHandle A, bool hermitian, bool check_err
     }
     store(buf.data(), *ld);
   });
-  if (check_errors)
-    check_infos("torch.linalg.ldl_factor_ex", infos, info->numel(), a.sizes.size() == 2);
+  if (check_errors) check_infos("torch.linalg.ldl_factor_ex", infos, info->numel(), a.sizes.size() == 2);
   out[0] = wrap(std::move(ld));
   out[1] = wrap(std::move(pivots));
   out[2] = wrap(std::move(info));

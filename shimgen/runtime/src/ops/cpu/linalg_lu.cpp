@@ -72,10 +72,10 @@ void cpu_linalg_lu(AtenTensorHandle A, bool pivot, AtenTensorHandle* out) {
 
 }  // namespace shimgen::rt::proxy_ops
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
-                                                                   int32_t unpack_data, int32_t unpack_pivots,
-                                                                   AtenTensorHandle* ret0, AtenTensorHandle* ret1,
-                                                                   AtenTensorHandle* ret2) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHandle LU_data,
+                                                                    AtenTensorHandle LU_pivots, int32_t unpack_data,
+                                                                    int32_t unpack_pivots, AtenTensorHandle* ret0,
+                                                                    AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
   return guarded(__func__, [&] {
     const Tensor& lu = matrices(LU_data, "lu_unpack", "LU_data");
     const Tensor& piv = cpu_tensor(LU_pivots, "LU_pivots");
@@ -84,7 +84,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_lu_unpack(AtenTensorHa
     require_out(ret2, "ret2");
     const std::vector<int64_t> batch = batch_of(lu);
     const int64_t m = lu.sizes[lu.sizes.size() - 2], n = lu.sizes.back();
-    SHIMGEN_REQUIRE(piv.dtype == kInt32, "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype");
+    SHIMGEN_REQUIRE(piv.dtype == kInt32,
+                    "lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype");
     SHIMGEN_REQUIRE(piv.sizes == with(batch, {std::min(m, n)}),
                     "lu_unpack: LU_pivots " + shape_str(piv.sizes) + " does not match LU_data " + shape_str(lu.sizes));
     const std::vector<int32_t> pivots = load_lines<int32_t>(piv, batch);

@@ -19,12 +19,13 @@ void cpu_linalg_lu_solve(AtenTensorHandle LU, AtenTensorHandle pivots, AtenTenso
   SHIMGEN_REQUIRE(lu.dtype == b.dtype, "linalg.lu_solve: Expected LU and B to have the same dtype");
   SHIMGEN_REQUIRE(piv.dtype == kInt32, "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32");
   const int64_t n = lu.sizes.back();
-  SHIMGEN_REQUIRE(piv.sizes == with(batch_of(lu), {n}), "linalg.lu_solve: Expected pivots " + shape_str(piv.sizes) +
-                                                           " to match LU " + shape_str(lu.sizes));
+  SHIMGEN_REQUIRE(piv.sizes == with(batch_of(lu), {n}),
+                  "linalg.lu_solve: Expected pivots " + shape_str(piv.sizes) + " to match LU " + shape_str(lu.sizes));
   const size_t r = b.sizes.size();
-  SHIMGEN_REQUIRE(b.sizes[r - (left ? 2 : 1)] == n, "linalg.lu_solve: Incompatible shapes of A and B for the equation " +
-                                                        std::string(left ? "AX = B" : "XA = B") + " (" +
-                                                        shape_str(lu.sizes) + " and " + shape_str(b.sizes) + ")");
+  SHIMGEN_REQUIRE(b.sizes[r - (left ? 2 : 1)] == n,
+                  "linalg.lu_solve: Incompatible shapes of A and B for the equation " +
+                      std::string(left ? "AX = B" : "XA = B") + " (" + shape_str(lu.sizes) + " and " +
+                      shape_str(b.sizes) + ")");
   const std::vector<int64_t> batch = broadcast(batch_of(lu), batch_of(b), "linalg.lu_solve");
   const int64_t k = b.sizes[r - (left ? 1 : 2)], items = count(batch);
   const std::vector<int64_t> sizes = with(batch, {b.sizes[r - 2], b.sizes[r - 1]});

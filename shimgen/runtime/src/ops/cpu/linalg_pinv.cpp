@@ -16,9 +16,9 @@ namespace {
 // A tolerance tensor's values as double, one per item of `batch` (its dims broadcast to batch's).
 std::vector<double> tolerances(AtenTensorHandle handle, const char* what, const std::vector<int64_t>& batch) {
   const Tensor& t = cpu_tensor(handle, what);
-  SHIMGEN_REQUIRE(t.dtype == kFloat32 || t.dtype == kFloat64,
-                  std::string("torch.linalg.pinv: ") + what + " tensor of dtype code " + std::to_string(t.dtype) +
-                      " is not supported (float32 and float64 are)");
+  SHIMGEN_REQUIRE(t.dtype == kFloat32 || t.dtype == kFloat64, std::string("torch.linalg.pinv: ") + what +
+                                                                  " tensor of dtype code " + std::to_string(t.dtype) +
+                                                                  " is not supported (float32 and float64 are)");
   std::vector<double> out;
   for (int64_t at : batch_offsets(t, 0, batch))
     out.push_back(t.dtype == kFloat32 ? reinterpret_cast<const float*>(t.data())[at]

@@ -47,8 +47,9 @@ namespace shimgen::rt::proxy_ops {
 
 void cpu_linalg_qr(AtenTensorHandle A, const std::string& mode, AtenTensorHandle* out) {
   const Tensor& a = matrices(A, "linalg.qr", "A");
-  SHIMGEN_REQUIRE(mode == "reduced" || mode == "complete" || mode == "r",
-                  "qr received unrecognized mode '" + mode + "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  SHIMGEN_REQUIRE(
+      mode == "reduced" || mode == "complete" || mode == "r",
+      "qr received unrecognized mode '" + mode + "' but expected one of 'reduced' (default), 'r', or 'complete'");
   const std::vector<int64_t> batch = batch_of(a);
   const int64_t m = a.sizes[a.sizes.size() - 2], n = a.sizes.back(), k = std::min(m, n), items = count(batch);
   const bool complete = mode == "complete";

@@ -18,8 +18,8 @@ void cpu_linalg_solve_ex(AtenTensorHandle A, AtenTensorHandle B, bool left, bool
   const Tensor& b = cpu_tensor(B, "B");
   SHIMGEN_REQUIRE(a.dtype == b.dtype, "linalg.solve: Expected A and B to have the same dtype");
   const int64_t n = a.sizes.back();
-  const bool vector = b.sizes.size() == 1 ||
-                      (b.sizes.size() + 1 == a.sizes.size() && std::equal(b.sizes.begin(), b.sizes.end(), a.sizes.begin()));
+  const bool vector = b.sizes.size() == 1 || (b.sizes.size() + 1 == a.sizes.size() &&
+                                              std::equal(b.sizes.begin(), b.sizes.end(), a.sizes.begin()));
   SHIMGEN_REQUIRE(!b.sizes.empty(), "linalg.solve: B must have at least 1 dimension");
   // B as a batch of matrices: a vector gets a size-1 dim (a column when left, else a row).
   Tensor bm = b;
@@ -28,9 +28,9 @@ void cpu_linalg_solve_ex(AtenTensorHandle A, AtenTensorHandle B, bool left, bool
     bm.strides.insert(bm.strides.end() - (left ? 0 : 1), 1);
   }
   const size_t r = bm.sizes.size();
-  SHIMGEN_REQUIRE(bm.sizes[r - (left ? 2 : 1)] == n,
-                  "linalg.solve: Incompatible shapes of A and B for the equation " + std::string(left ? "AX = B" : "XA = B") +
-                      " (" + shape_str(a.sizes) + " and " + shape_str(b.sizes) + ")");
+  SHIMGEN_REQUIRE(bm.sizes[r - (left ? 2 : 1)] == n, "linalg.solve: Incompatible shapes of A and B for the equation " +
+                                                         std::string(left ? "AX = B" : "XA = B") + " (" +
+                                                         shape_str(a.sizes) + " and " + shape_str(b.sizes) + ")");
   const std::vector<int64_t> batch = broadcast(batch_of(a), batch_of(bm), "linalg.solve");
   const int64_t k = bm.sizes[r - (left ? 1 : 2)], items = count(batch);
   const std::vector<int64_t> result_sizes = vector ? with(batch, {n}) : with(batch, {bm.sizes[r - 2], bm.sizes[r - 1]});

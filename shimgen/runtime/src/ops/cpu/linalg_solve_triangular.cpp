@@ -50,9 +50,10 @@ void cpu_linalg_solve_triangular(AtenTensorHandle self, AtenTensorHandle B, bool
 }  // namespace shimgen::rt::proxy_ops
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_triangular_solve(AtenTensorHandle self, AtenTensorHandle A,
-                                                                          int32_t upper, int32_t transpose,
-                                                                          int32_t unitriangular, AtenTensorHandle* ret0,
-                                                                          AtenTensorHandle* ret1) {
+                                                                           int32_t upper, int32_t transpose,
+                                                                           int32_t unitriangular,
+                                                                           AtenTensorHandle* ret0,
+                                                                           AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     const Tensor& b = matrices(self, "triangular_solve", "self");
     const Tensor& a = square_matrices(A, "triangular_solve", "A");

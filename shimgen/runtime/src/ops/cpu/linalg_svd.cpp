@@ -26,8 +26,8 @@ void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt
   T dummy{};
   T query{};
   lint info = 0;
-  gesdd(jobz, lm, ln, a, lm, s, jobz == 'N' ? &dummy : u, jobz == 'N' ? 1 : lm, jobz == 'N' ? &dummy : vt, ldvt,
-        &query, -1, iwork.data(), &info);
+  gesdd(jobz, lm, ln, a, lm, s, jobz == 'N' ? &dummy : u, jobz == 'N' ? 1 : lm, jobz == 'N' ? &dummy : vt, ldvt, &query,
+        -1, iwork.data(), &info);
   std::vector<T> work(static_cast<size_t>(query_size(query)));
   for (int64_t i = 0; i < items; ++i) {
     T* ui = jobz == 'N' ? &dummy : u + i * m * u_cols;
@@ -47,8 +47,9 @@ namespace shimgen::rt::proxy_ops {
 
 void cpu_linalg_svd(AtenTensorHandle A, bool full_matrices, bool compute_uv, bool has_driver, AtenTensorHandle* out) {
   const Tensor& a = matrices(A, "linalg.svd", "A");
-  SHIMGEN_REQUIRE(!has_driver, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
-                               "cuSOLVER backend.");
+  SHIMGEN_REQUIRE(!has_driver,
+                  "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                  "cuSOLVER backend.");
   const std::vector<int64_t> batch = batch_of(a);
   const int64_t m = a.sizes[a.sizes.size() - 2], n = a.sizes.back(), k = std::min(m, n), items = count(batch);
   const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';

@@ -19,10 +19,13 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTen
     const Tensor& src = cpu_tensor(source, "source");
     require_out(ret0, "ret0");
     SHIMGEN_REQUIRE(m.dtype == kBool || m.dtype == kUInt8, "masked_scatter_: expected BoolTensor for mask");
-    SHIMGEN_REQUIRE(src.dtype == s.dtype, "masked_scatter_: expected self and source to have same dtypes but got "
-                                          "codes " + std::to_string(s.dtype) + " and " + std::to_string(src.dtype));
+    SHIMGEN_REQUIRE(src.dtype == s.dtype,
+                    "masked_scatter_: expected self and source to have same dtypes but got "
+                    "codes " +
+                        std::to_string(s.dtype) + " and " + std::to_string(src.dtype));
     const std::vector<int64_t> sizes = elementwise::broadcast_shape(s.sizes, m.sizes);
-    const std::vector<int64_t> ss = elementwise::broadcast_strides(s, sizes), sm = elementwise::broadcast_strides(m, sizes);
+    const std::vector<int64_t> ss = elementwise::broadcast_strides(s, sizes),
+                               sm = elementwise::broadcast_strides(m, sizes);
     int64_t needed = 0;
     const auto* mk = reinterpret_cast<const uint8_t*>(m.data());
     {
@@ -44,7 +47,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_masked_scatter(AtenTen
     size_t k = 0;
     const std::vector<int64_t>* strides[3] = {&o.strides, &ss, &sm};
     elementwise::for_each(sizes, strides, [&](const int64_t* at) {
-      const char* pick = mk[at[2]] != 0 ? rp + static_cast<size_t>(from[k++]) * item : sp + static_cast<size_t>(at[1]) * item;
+      const char* pick =
+          mk[at[2]] != 0 ? rp + static_cast<size_t>(from[k++]) * item : sp + static_cast<size_t>(at[1]) * item;
       std::memcpy(op + static_cast<size_t>(at[0]) * item, pick, item);
     });
     *ret0 = wrap(std::move(out));

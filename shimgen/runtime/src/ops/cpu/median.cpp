@@ -38,7 +38,9 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_median(AtenTensorHandl
     AtenTensorHandle whole = wrap(std::move(line)), values = nullptr, indices = nullptr;
     struct Free {
       AtenTensorHandle h;
-      ~Free() { if (h != nullptr) (void)aoti_torch_delete_tensor_object(h); }
+      ~Free() {
+        if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
+      }
     } own{whole};
     select_kth(*unwrap(whole, "line"), 0, (in.numel() - 1) / 2, false, "median", true, &values, &indices);
     (void)aoti_torch_delete_tensor_object(indices);

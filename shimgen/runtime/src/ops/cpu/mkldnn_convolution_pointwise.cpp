@@ -12,13 +12,10 @@ using namespace shimgen::rt::cpu;
 
 extern "C" {
 
-AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise(AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B,
-                                                            const int64_t* padding, int64_t padding_len_,
-                                                            const int64_t* stride, int64_t stride_len_,
-                                                            const int64_t* dilation, int64_t dilation_len_,
-                                                            int64_t groups, const char* attr, const double** scalars,
-                                                            int64_t scalars_len_, const char** algorithm,
-                                                            AtenTensorHandle* ret0) {
+AOTITorchError aoti_torch_cpu_mkldnn__convolution_pointwise(
+    AtenTensorHandle X, AtenTensorHandle W, AtenTensorHandle* B, const int64_t* padding, int64_t padding_len_,
+    const int64_t* stride, int64_t stride_len_, const int64_t* dilation, int64_t dilation_len_, int64_t groups,
+    const char* attr, const double** scalars, int64_t scalars_len_, const char** algorithm, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     static const char* const op = "_convolution_pointwise";
     require_out(ret0, "ret0");

@@ -24,9 +24,9 @@ void convolution_binary(const char* op, bool in_place, AtenTensorHandle X, AtenT
   const Tensor &x = in.x, &w = in.w, &o = *in.other;
   const Tensor* b = in.b;
   const fused::Binary binary = fused::parse_binary(op, binary_attr);
-  SHIMGEN_REQUIRE(alpha == nullptr || *alpha == 1.0, std::string(op) + ": alpha " +
-                                                         (alpha ? std::to_string(*alpha) : std::string()) +
-                                                         " is not supported (only 1)");
+  SHIMGEN_REQUIRE(
+      alpha == nullptr || *alpha == 1.0,
+      std::string(op) + ": alpha " + (alpha ? std::to_string(*alpha) : std::string()) + " is not supported (only 1)");
   const fused::Unary unary = fused::parse_unary(op, unary_attr == nullptr ? nullptr : *unary_attr, unary_scalars,
                                                 unary_scalars_len, unary_algorithm);
   auto acc = fused::convolve_float(op, x, w, b, padding, padding_len, nullptr, 0, stride, stride_len, dilation,

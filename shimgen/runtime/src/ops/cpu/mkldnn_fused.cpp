@@ -13,22 +13,36 @@ namespace {
 
 float load(const char* base, int64_t at, int32_t dtype) {
   switch (dtype) {
-    case kFloat32: return reinterpret_cast<const float*>(base)[at];
-    case kBFloat16: return static_cast<float>(reinterpret_cast<const BFloat16*>(base)[at]);
-    case kFloat16: return static_cast<float>(reinterpret_cast<const Half*>(base)[at]);
-    case kFloat64: return static_cast<float>(reinterpret_cast<const double*>(base)[at]);
-    default: break;
+    case kFloat32:
+      return reinterpret_cast<const float*>(base)[at];
+    case kBFloat16:
+      return static_cast<float>(reinterpret_cast<const BFloat16*>(base)[at]);
+    case kFloat16:
+      return static_cast<float>(reinterpret_cast<const Half*>(base)[at]);
+    case kFloat64:
+      return static_cast<float>(reinterpret_cast<const double*>(base)[at]);
+    default:
+      break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(dtype) + " is not a floating type");
 }
 
 void store(char* base, int64_t at, int32_t dtype, float v) {
   switch (dtype) {
-    case kFloat32: reinterpret_cast<float*>(base)[at] = v; return;
-    case kBFloat16: reinterpret_cast<BFloat16*>(base)[at] = BFloat16(v); return;
-    case kFloat16: reinterpret_cast<Half*>(base)[at] = Half(v); return;
-    case kFloat64: reinterpret_cast<double*>(base)[at] = v; return;
-    default: break;
+    case kFloat32:
+      reinterpret_cast<float*>(base)[at] = v;
+      return;
+    case kBFloat16:
+      reinterpret_cast<BFloat16*>(base)[at] = BFloat16(v);
+      return;
+    case kFloat16:
+      reinterpret_cast<Half*>(base)[at] = Half(v);
+      return;
+    case kFloat64:
+      reinterpret_cast<double*>(base)[at] = v;
+      return;
+    default:
+      break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(dtype) + " is not a floating type");
 }
@@ -36,28 +50,42 @@ void store(char* base, int64_t at, int32_t dtype, float v) {
 float apply(const Unary& u, float x) {
   const double v = x;
   switch (u.kind) {
-    case Unary::kNone: return x;
-    case Unary::kRelu: return x < 0.0f ? 0.0f : x;  // NaN passes, as torch.relu
-    case Unary::kSigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-v)));
-    case Unary::kTanh: return std::tanh(x);
-    case Unary::kHardswish: return static_cast<float>(v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
-    case Unary::kHardsigmoid: return static_cast<float>(std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
-    case Unary::kSwish: return static_cast<float>(v / (1.0 + std::exp(-v)));
-    case Unary::kGeluErf: return static_cast<float>(0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)));
+    case Unary::kNone:
+      return x;
+    case Unary::kRelu:
+      return x < 0.0f ? 0.0f : x;  // NaN passes, as torch.relu
+    case Unary::kSigmoid:
+      return static_cast<float>(1.0 / (1.0 + std::exp(-v)));
+    case Unary::kTanh:
+      return std::tanh(x);
+    case Unary::kHardswish:
+      return static_cast<float>(v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
+    case Unary::kHardsigmoid:
+      return static_cast<float>(std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
+    case Unary::kSwish:
+      return static_cast<float>(v / (1.0 + std::exp(-v)));
+    case Unary::kGeluErf:
+      return static_cast<float>(0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)));
     case Unary::kGeluTanh:
       return static_cast<float>(0.5 * v * (1.0 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v))));
-    case Unary::kLeakyRelu: return x > 0.0f ? x : static_cast<float>(v * u.a);
-    case Unary::kHardtanh: return static_cast<float>(std::min(std::max(v, u.a), u.b));
+    case Unary::kLeakyRelu:
+      return x > 0.0f ? x : static_cast<float>(v * u.a);
+    case Unary::kHardtanh:
+      return static_cast<float>(std::min(std::max(v, u.a), u.b));
   }
   return x;
 }
 
 float combine(Binary b, float y, float o) {
   switch (b) {
-    case Binary::kAdd: return y + o;
-    case Binary::kSub: return y - o;
-    case Binary::kMul: return y * o;
-    case Binary::kDiv: return y / o;
+    case Binary::kAdd:
+      return y + o;
+    case Binary::kSub:
+      return y - o;
+    case Binary::kMul:
+      return y * o;
+    case Binary::kDiv:
+      return y / o;
   }
   return y;
 }
@@ -71,7 +99,8 @@ void check_call(const char* op, AOTITorchError code, const char* what) {
 float load_float(const char* base, int64_t at, int32_t dtype) { return load(base, at, dtype); }
 float apply_unary(const Unary& u, float x) { return apply(u, x); }
 
-Unary parse_unary(const char* op, const char* attr, const double** scalars, int64_t scalars_len, const char** algorithm) {
+Unary parse_unary(const char* op, const char* attr, const double** scalars, int64_t scalars_len,
+                  const char** algorithm) {
   const std::string name = attr == nullptr ? "none" : attr;
   const std::string algo = algorithm == nullptr || *algorithm == nullptr ? "" : *algorithm;
   auto scalar = [&](int64_t i) {
@@ -80,13 +109,20 @@ Unary parse_unary(const char* op, const char* attr, const double** scalars, int6
     return *scalars[i];
   };
   Unary u;
-  if (name == "none" || name.empty()) u.kind = Unary::kNone;
-  else if (name == "relu") u.kind = Unary::kRelu;
-  else if (name == "sigmoid") u.kind = Unary::kSigmoid;
-  else if (name == "tanh") u.kind = Unary::kTanh;
-  else if (name == "hardswish") u.kind = Unary::kHardswish;
-  else if (name == "hardsigmoid") u.kind = Unary::kHardsigmoid;
-  else if (name == "swish") u.kind = Unary::kSwish;
+  if (name == "none" || name.empty())
+    u.kind = Unary::kNone;
+  else if (name == "relu")
+    u.kind = Unary::kRelu;
+  else if (name == "sigmoid")
+    u.kind = Unary::kSigmoid;
+  else if (name == "tanh")
+    u.kind = Unary::kTanh;
+  else if (name == "hardswish")
+    u.kind = Unary::kHardswish;
+  else if (name == "hardsigmoid")
+    u.kind = Unary::kHardsigmoid;
+  else if (name == "swish")
+    u.kind = Unary::kSwish;
   else if (name == "gelu") {
     SHIMGEN_REQUIRE(algo.empty() || algo == "none" || algo == "tanh",
                     std::string(op) + ": gelu algorithm \"" + algo + "\" is not one of none, tanh");
@@ -99,9 +135,9 @@ Unary parse_unary(const char* op, const char* attr, const double** scalars, int6
     u.a = scalar(0);
     u.b = scalar(1);
   } else {
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
-         std::string(op) + ": unary attr \"" + name +
-             "\" is not supported (none, relu, sigmoid, tanh, hardswish, hardsigmoid, swish, gelu, leaky_relu, hardtanh)");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": unary attr \"" + name +
+                                                "\" is not supported (none, relu, sigmoid, tanh, hardswish, "
+                                                "hardsigmoid, swish, gelu, leaky_relu, hardtanh)");
   }
   return u;
 }
@@ -128,8 +164,9 @@ Operands operands(const char* op, AtenTensorHandle X, AtenTensorHandle W, AtenTe
   const Tensor& w = cpu_tensor(W, "W");
   const Tensor* b = optional_tensor(B, "B");
   require_fused_dtype(op, x, "X");
-  SHIMGEN_REQUIRE(w.dtype == x.dtype && (o == nullptr || o->dtype == x.dtype),
-                  std::string(op) + (o == nullptr ? ": X and W must have one dtype" : ": X, other and W must have one dtype"));
+  SHIMGEN_REQUIRE(
+      w.dtype == x.dtype && (o == nullptr || o->dtype == x.dtype),
+      std::string(op) + (o == nullptr ? ": X and W must have one dtype" : ": X, other and W must have one dtype"));
   if (b != nullptr) {
     SHIMGEN_REQUIRE(b->storage->device_type == kCPU, std::string(op) + ": B is not a CPU tensor");
     require_fused_dtype(op, *b, "B");
@@ -197,11 +234,11 @@ std::unique_ptr<Tensor> convolve_float(const char* op, const Tensor& x, const Te
   Borrowed hx(*fx.t), hw(*fw.t);
   std::unique_ptr<Borrowed> hb = bias != nullptr ? std::make_unique<Borrowed>(*fb.t) : nullptr;
   AtenTensorHandle bias_handle = hb ? hb->h : nullptr, result = nullptr;
-  check_call(op,
-             aoti_torch_cpu_convolution(hx.h, hw.h, &bias_handle, stride, stride_len, padding, padding_len, dilation,
-                                        dilation_len, transposed ? 1 : 0, output_padding, output_padding_len, groups,
-                                        &result),
-             "convolution");
+  check_call(
+      op,
+      aoti_torch_cpu_convolution(hx.h, hw.h, &bias_handle, stride, stride_len, padding, padding_len, dilation,
+                                 dilation_len, transposed ? 1 : 0, output_padding, output_padding_len, groups, &result),
+      "convolution");
   // Take the result out of its handle (the handle's Tensor is the runtime's own).
   Tensor* r = unwrap(result, "convolution result");
   auto out = std::make_unique<Tensor>(Tensor{r->storage, r->sizes, r->strides, r->storage_offset, r->dtype});
@@ -213,8 +250,8 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
   SHIMGEN_REQUIRE(!x.sizes.empty(), std::string(op) + ": input must have at least one dim");
   SHIMGEN_REQUIRE(w.sizes.size() == 2, std::string(op) + ": weight must be 2-d [N, K], got " + shape_str(w.sizes));
   const int64_t k = x.sizes.back(), n = w.sizes[0];
-  SHIMGEN_REQUIRE(w.sizes[1] == k, std::string(op) + ": weight " + shape_str(w.sizes) + " does not fit input " +
-                                       shape_str(x.sizes));
+  SHIMGEN_REQUIRE(w.sizes[1] == k,
+                  std::string(op) + ": weight " + shape_str(w.sizes) + " does not fit input " + shape_str(x.sizes));
   if (bias != nullptr)
     SHIMGEN_REQUIRE(bias->sizes.size() == 1 && bias->sizes[0] == n,
                     std::string(op) + ": bias " + shape_str(bias->sizes) + " must be [" + std::to_string(n) + "]");
@@ -226,7 +263,8 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
   // The input as a [M, K] matrix: in place when its leading dims collapse (2-d, or contiguous rows),
   // else a contiguous float32 copy.
   AsFloat fx;
-  if (x.dtype == kFloat32 && (x.sizes.size() == 2 || x.is_contiguous())) fx.t = &x;
+  if (x.dtype == kFloat32 && (x.sizes.size() == 2 || x.is_contiguous()))
+    fx.t = &x;
   else {
     fx.owned = float_copy(x, contiguous_strides_of(x.sizes));
     fx.t = fx.owned.get();
@@ -251,8 +289,10 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
       for (int64_t j = 0; j < n; ++j) c[i * n + j] = fused_bias.data[j * fused_bias.col_stride];
     beta = 1.0f;
   }
-  if (k > 0) gemm(a, b, cm, 1.0f, beta);
-  else if (fb.t == nullptr) std::fill(c, c + m * n, 0.0f);
+  if (k > 0)
+    gemm(a, b, cm, 1.0f, beta);
+  else if (fb.t == nullptr)
+    std::fill(c, c + m * n, 0.0f);
   return out;
 }
 

@@ -18,7 +18,19 @@ namespace shimgen::rt::cpu::fused {
 // "gelu" (algorithm "none": erf, "tanh": the tanh approximation), "leaky_relu" (scalars
 // [negative_slope]), "hardtanh" (scalars [min, max]). Any other name is refused, naming it.
 struct Unary {
-  enum Kind { kNone, kRelu, kSigmoid, kTanh, kHardswish, kHardsigmoid, kSwish, kGeluErf, kGeluTanh, kLeakyRelu, kHardtanh };
+  enum Kind {
+    kNone,
+    kRelu,
+    kSigmoid,
+    kTanh,
+    kHardswish,
+    kHardsigmoid,
+    kSwish,
+    kGeluErf,
+    kGeluTanh,
+    kLeakyRelu,
+    kHardtanh
+  };
   Kind kind = kNone;
   double a = 0, b = 0;  // leaky_relu's slope; hardtanh's min and max
 };
@@ -34,7 +46,8 @@ float load_float(const char* base, int64_t at, int32_t dtype);
 
 // f(offset in a, offset in b) for every element of `sizes`, a and b with their own strides.
 template <class F>
-inline void walk2(const std::vector<int64_t>& sizes, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F&& f) {
+inline void walk2(const std::vector<int64_t>& sizes, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb,
+                  F&& f) {
   const int64_t rank = static_cast<int64_t>(sizes.size());
   const int64_t last = rank == 0 ? -1 : rank - 1;
   const int64_t n = rank == 0 ? 1 : sizes[last];

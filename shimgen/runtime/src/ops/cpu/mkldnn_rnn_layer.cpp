@@ -19,8 +19,8 @@ namespace {
 inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
 Matrix<const float> matrix_of(const Tensor& t, int64_t rows_dim, int64_t cols_dim, int64_t offset = 0) {
-  return {reinterpret_cast<const float*>(t.data()) + offset, t.sizes[rows_dim], t.sizes[cols_dim],
-          t.strides[rows_dim], t.strides[cols_dim]};
+  return {reinterpret_cast<const float*>(t.data()) + offset, t.sizes[rows_dim], t.sizes[cols_dim], t.strides[rows_dim],
+          t.strides[cols_dim]};
 }
 
 void lstm(const Tensor& x, const Tensor& w_ih, const Tensor& w_hh, const Tensor* b_ih, const Tensor* b_hh,
@@ -99,9 +99,11 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_mkldnn_rnn_layer(
     const int32_t dtype = x.dtype;
     for (const Tensor* t : {&x, &w_ih, &w_hh, b_ih, b_hh, &hx, &cx}) {
       if (t != nullptr && (t->dtype != kFloat32 && t->dtype != kBFloat16))
-        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("mkldnn_rnn_layer: only float32 and bfloat16 are supported, got ") +
-                                                    scalar_type_name(t->dtype));
-      SHIMGEN_REQUIRE(t == nullptr || t->dtype == dtype, "mkldnn_rnn_layer: input, weights and states must have one dtype");
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+             std::string("mkldnn_rnn_layer: only float32 and bfloat16 are supported, got ") +
+                 scalar_type_name(t->dtype));
+      SHIMGEN_REQUIRE(t == nullptr || t->dtype == dtype,
+                      "mkldnn_rnn_layer: input, weights and states must have one dtype");
     }
     const std::vector<int64_t> y_sizes{x.sizes[0], B, H}, h_sizes{1, B, H};
     auto y = empty_tensor(y_sizes, contiguous_strides_of(y_sizes), kFloat32, kCPU, -1);

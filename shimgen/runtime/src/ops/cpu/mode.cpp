@@ -30,17 +30,19 @@ void shimgen::rt::mode_on_host(AtenTensorHandle self, int64_t dim, int32_t keepd
     SHIMGEN_REQUIRE(n > 0, "mode(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
     std::vector<int64_t> out_sizes = in.sizes;
     if (rank > 0) {
-      if (keepdim != 0) out_sizes[static_cast<size_t>(d)] = 1;
-      else out_sizes.erase(out_sizes.begin() + d);
+      if (keepdim != 0)
+        out_sizes[static_cast<size_t>(d)] = 1;
+      else
+        out_sizes.erase(out_sizes.begin() + d);
     }
     auto values = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), in.dtype, kCPU, -1);
     auto indices = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), kInt64, kCPU, -1);
     // The outputs seen with dim kept (stride 0 along it), so one line walk serves all three.
     std::vector<int64_t> kept_sizes = in.sizes, v_strides = contiguous_strides_of(in.sizes.empty() ? in.sizes : [&] {
-      std::vector<int64_t> s = in.sizes;
-      s[static_cast<size_t>(d)] = 1;
-      return s;
-    }());
+                                                  std::vector<int64_t> s = in.sizes;
+                                                  s[static_cast<size_t>(d)] = 1;
+                                                  return s;
+                                                }());
     if (rank > 0) v_strides[static_cast<size_t>(d)] = 0;
     const int64_t step = rank == 0 ? 0 : in.strides[static_cast<size_t>(d)];
     dispatch_real(in.dtype, "mode", [&](auto t) {

@@ -21,12 +21,14 @@ AtenTensorHandle cpu_multinomial(AtenTensorHandle self, int64_t num_samples, boo
   const int64_t rows = rank == 1 ? 1 : in.sizes[0], n = in.sizes[rank - 1];
   const int64_t row_stride = rank == 1 ? 0 : in.strides[0], step = in.strides[rank - 1];
   SHIMGEN_REQUIRE(n > 0, "multinomial: the distribution has no categories");
-  SHIMGEN_REQUIRE(replacement || num_samples <= n, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  SHIMGEN_REQUIRE(replacement || num_samples <= n,
+                  "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   std::vector<double> weights(static_cast<size_t>(rows * n));
   dispatch_floating(in.dtype, "multinomial", [&](auto t) {
     const auto* src = reinterpret_cast<const decltype(t)*>(in.data());
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t i = 0; i < n; ++i) weights[static_cast<size_t>(r * n + i)] = static_cast<double>(value_of(src[r * row_stride + i * step]));
+      for (int64_t i = 0; i < n; ++i)
+        weights[static_cast<size_t>(r * n + i)] = static_cast<double>(value_of(src[r * row_stride + i * step]));
   });
   for (int64_t r = 0; r < rows; ++r) {
     double total = 0.0;
@@ -38,8 +40,9 @@ AtenTensorHandle cpu_multinomial(AtenTensorHandle self, int64_t num_samples, boo
       positive += w > 0.0;
     }
     SHIMGEN_REQUIRE(total > 0.0, "invalid multinomial distribution (sum of probabilities <= 0)");
-    SHIMGEN_REQUIRE(replacement || positive >= num_samples,
-                    "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)");
+    SHIMGEN_REQUIRE(
+        replacement || positive >= num_samples,
+        "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)");
   }
   std::vector<int64_t> sizes = rank == 1 ? std::vector<int64_t>{num_samples} : std::vector<int64_t>{rows, num_samples};
   auto out = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);

@@ -22,14 +22,18 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHa
       int64_t nans = in.numel();
       for_each_element(in, [&](int64_t at) {
         const auto v = value_of(src[at]);
-        if (v == v) dst[numbers++] = src[at];
-        else dst[--nans] = src[at];
+        if (v == v)
+          dst[numbers++] = src[at];
+        else
+          dst[--nans] = src[at];
       });
     });
     AtenTensorHandle whole = wrap(std::move(line)), values = nullptr, indices = nullptr;
     struct Free {
       AtenTensorHandle h;
-      ~Free() { if (h != nullptr) (void)aoti_torch_delete_tensor_object(h); }
+      ~Free() {
+        if (h != nullptr) (void)aoti_torch_delete_tensor_object(h);
+      }
     } own{whole};
     // All NaN: the first element (a NaN) is the answer.
     select_kth(*unwrap(whole, "line"), 0, numbers > 0 ? (numbers - 1) / 2 : 0, false, "nanmedian", numbers == 0,

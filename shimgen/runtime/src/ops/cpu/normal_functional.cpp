@@ -17,8 +17,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_normal_functional(Aten
     SHIMGEN_REQUIRE(std >= 0.0, "normal expects std >= 0.0, but found std " + std::to_string(std));
     if (generator != nullptr && *generator != nullptr)
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "normal: an explicit generator is not supported");
-    const std::vector<int64_t> strides = in.is_non_overlapping_and_dense() ? in.strides
-                                                                           : dense_strides_like(in.sizes, in.strides);
+    const std::vector<int64_t> strides =
+        in.is_non_overlapping_and_dense() ? in.strides : dense_strides_like(in.sizes, in.strides);
     auto out = empty_tensor(in.sizes, strides, in.dtype, kCPU, -1);
     dispatch_floating(in.dtype, "normal", [&](auto t) {
       using T = decltype(t);
@@ -26,8 +26,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_normal_functional(Aten
       std::lock_guard<std::mutex> lock(random_mutex());
       for_each_element(*out, [&](int64_t at) {
         const double v = mean + std * normal_double(random_engine());
-        if constexpr (std::is_same_v<T, double>) dst[at] = v;
-        else dst[at] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double>)
+          dst[at] = v;
+        else
+          dst[at] = T(static_cast<float>(v));
       });
     });
     *ret0 = wrap(std::move(out));

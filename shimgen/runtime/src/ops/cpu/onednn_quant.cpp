@@ -15,11 +15,16 @@ namespace {
 int64_t int_at(const Tensor& t, int64_t at) {
   const char* p = t.data();
   switch (t.dtype) {
-    case kUInt8: return reinterpret_cast<const uint8_t*>(p)[at];
-    case kInt8: return reinterpret_cast<const int8_t*>(p)[at];
-    case kInt32: return reinterpret_cast<const int32_t*>(p)[at];
-    case kInt64: return reinterpret_cast<const int64_t*>(p)[at];
-    default: break;
+    case kUInt8:
+      return reinterpret_cast<const uint8_t*>(p)[at];
+    case kInt8:
+      return reinterpret_cast<const int8_t*>(p)[at];
+    case kInt32:
+      return reinterpret_cast<const int32_t*>(p)[at];
+    case kInt64:
+      return reinterpret_cast<const int64_t*>(p)[at];
+    default:
+      break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(scalar_type_name(t.dtype)) + " is not an integer type here");
 }
@@ -61,8 +66,8 @@ std::vector<int16_t> shifted(const Activation& a, int64_t k, int64_t stride) {
 //   by rows:    acc[r][j] = sum_i x[r][i] * w[i * ld + j]  (a Linear weight row-major [K, N], as the
 //               unpacked oneDNN weight is), x_stride even and the rows zero-padded to it.
 // acc's rows are acc_stride apart. The AVX-512BW versions below give the same integers.
-void gemm_by_columns_portable(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w,
-                              int64_t ld, int64_t n, int32_t* acc, int64_t acc_stride) {
+void gemm_by_columns_portable(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k, const int8_t* w, int64_t ld,
+                              int64_t n, int32_t* acc, int64_t acc_stride) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t r = 0; r < rows; ++r) {
       int32_t s = 0;
@@ -156,12 +161,12 @@ SHIMGEN_AVX512BW void rows_block(const int16_t* x, int64_t x_stride, int64_t k, 
 }
 
 SHIMGEN_AVX512BW void gemm_by_rows_avx512bw(const int16_t* x, int64_t x_stride, int64_t rows, int64_t k,
-                                            const int8_t* w, int64_t ld, int64_t n, int32_t* acc,
-                                            int64_t acc_stride) {
+                                            const int8_t* w, int64_t ld, int64_t n, int32_t* acc, int64_t acc_stride) {
   const int64_t body = n - n % 32;
   for (int64_t j = 0; j < body; j += 32) {
     int64_t r = 0;
-    for (; r + 4 <= rows; r += 4) rows_block<4>(x + r * x_stride, x_stride, k, w + j, ld, acc + r * acc_stride + j, acc_stride);
+    for (; r + 4 <= rows; r += 4)
+      rows_block<4>(x + r * x_stride, x_stride, k, w + j, ld, acc + r * acc_stride + j, acc_stride);
     for (; r < rows; ++r) rows_block<1>(x + r * x_stride, x_stride, k, w + j, ld, acc + r * acc_stride + j, acc_stride);
   }
   if (body < n) gemm_by_rows_portable(x, x_stride, rows, k, w + body, ld, n - body, acc + body, acc_stride);
@@ -178,8 +183,8 @@ bool has_avx512bw() {
 }
 
 void require_int8_weight(const char* op, const Tensor& w) {
-  SHIMGEN_REQUIRE(w.dtype == kInt8, std::string(op) + ": the weight must be int8 (oneDNN-packed), got " +
-                                        scalar_type_name(w.dtype));
+  SHIMGEN_REQUIRE(w.dtype == kInt8,
+                  std::string(op) + ": the weight must be int8 (oneDNN-packed), got " + scalar_type_name(w.dtype));
 }
 
 }  // namespace
@@ -217,8 +222,8 @@ Activation activation(const char* op, AtenTensorHandle X, AtenTensorHandle scale
   a.scale = fused::load_float(s.data(), 0, s.dtype);
   const int64_t zp = int_at(z, 0);
   const int64_t lo = a.x->dtype == kUInt8 ? 0 : -128, hi = a.x->dtype == kUInt8 ? 255 : 127;
-  SHIMGEN_REQUIRE(zp >= lo && zp <= hi, std::string(op) + ": act_zero_point " + std::to_string(zp) +
-                                            " is outside X's range");
+  SHIMGEN_REQUIRE(zp >= lo && zp <= hi,
+                  std::string(op) + ": act_zero_point " + std::to_string(zp) + " is outside X's range");
   a.zero_point = static_cast<int32_t>(zp);
   return a;
 }
@@ -233,7 +238,8 @@ std::vector<float> channel_scales(const char* op, const Activation& a, AtenTenso
     const Tensor& z = cpu_tensor(weight_zero_points, "weight_zero_points");
     for (int64_t i = 0; i < z.numel(); ++i)
       if (int_at(z, offset_of(z, i)) != 0)
-        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(op) + ": a nonzero weight zero point (oneDNN's int8 weights are symmetric)");
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+             std::string(op) + ": a nonzero weight zero point (oneDNN's int8 weights are symmetric)");
   }
   std::vector<float> out(static_cast<size_t>(n));
   for (int64_t c = 0; c < n; ++c)
@@ -270,7 +276,8 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
                                                 std::to_string(e.output_zero_point) + " (only 1 and 0)");
   std::vector<float> bias(static_cast<size_t>(channels), 0.0f);
   if (e.bias != nullptr)
-    for (int64_t c = 0; c < channels; ++c) bias[c] = fused::load_float(e.bias->data(), offset_of(*e.bias, c), e.bias->dtype);
+    for (int64_t c = 0; c < channels; ++c)
+      bias[c] = fused::load_float(e.bias->data(), offset_of(*e.bias, c), e.bias->dtype);
   std::vector<int64_t> dst_strides(logical.size()), other_strides(logical.size());
   for (size_t i = 0; i < logical.size(); ++i) {
     dst_strides[i] = dst.strides[perm[i]];
@@ -278,8 +285,8 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
   }
   const float oscale = static_cast<float>(e.output_scale);
   const float lo = dst.dtype == kUInt8 ? 0.0f : -128.0f, hi = dst.dtype == kUInt8 ? 255.0f : 127.0f;
-  const bool other_int = e.other != nullptr && (e.other->dtype == kUInt8 || e.other->dtype == kInt8 ||
-                                                e.other->dtype == kInt32);
+  const bool other_int =
+      e.other != nullptr && (e.other->dtype == kUInt8 || e.other->dtype == kInt8 || e.other->dtype == kInt32);
   char* out = dst.data();
   const bool unary = e.unary.kind != fused::Unary::kNone;
   auto store = [&](int64_t j, float v) {
@@ -308,7 +315,8 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t* ar = acc.data() + r * channels;
     if (e.other == nullptr) {
-      for (int64_t c = 0; c < channels; ++c) store(dst_row + c * dst_step, static_cast<float>(ar[c]) * scales[c] + bias[c]);
+      for (int64_t c = 0; c < channels; ++c)
+        store(dst_row + c * dst_step, static_cast<float>(ar[c]) * scales[c] + bias[c]);
     } else {
       // The binary operand is read where dst is written (the "sum" ops write into it).
       const Tensor& o = *e.other;
@@ -372,7 +380,8 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
   };
   const int64_t sh = pick(stride, stride_len, 0, 1, "stride"), sw = pick(stride, stride_len, 1, 1, "stride");
   const int64_t ph = pick(padding, padding_len, 0, 0, "padding"), pw = pick(padding, padding_len, 1, 0, "padding");
-  const int64_t dh = pick(dilation, dilation_len, 0, 1, "dilation"), dw = pick(dilation, dilation_len, 1, 1, "dilation");
+  const int64_t dh = pick(dilation, dilation_len, 0, 1, "dilation"),
+                dw = pick(dilation, dilation_len, 1, 1, "dilation");
   const int64_t nb = x.sizes[0], c = x.sizes[1], h = x.sizes[2], wd = x.sizes[3];
   const int64_t o = w.sizes[0], cg = w.sizes[1], kh = w.sizes[2], kw = w.sizes[3];
   SHIMGEN_REQUIRE(groups >= 1 && c == cg * groups && o % groups == 0 && sh >= 1 && sw >= 1 && dh >= 1 && dw >= 1 &&
@@ -415,7 +424,8 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
               const int64_t base = in * x.strides[0] + iy * x.strides[2] + ix * x.strides[3];
               for (int64_t ic = 0; ic < cg; ++ic) {
                 const int64_t at = base + (g * cg + ic) * x.strides[1];
-                const int32_t q = u8 ? reinterpret_cast<const uint8_t*>(xp)[at] : reinterpret_cast<const int8_t*>(xp)[at];
+                const int32_t q =
+                    u8 ? reinterpret_cast<const uint8_t*>(xp)[at] : reinterpret_cast<const int8_t*>(xp)[at];
                 dst[ic] = static_cast<int16_t>(q - a.zero_point);
               }
             }
@@ -423,8 +433,7 @@ std::vector<int32_t> conv2d_s32(const char* op, const Activation& a, const Tenso
         }
     int8_gemm_by_rows(false)(cols.data(), patch_stride, pixels, patch, ws.data() + g * patch * og_padded, og_padded,
                              og_padded, part.data(), og_padded);
-    for (int64_t r = 0; r < pixels; ++r)
-      std::copy_n(part.data() + r * og_padded, og, acc.data() + r * o + g * og);
+    for (int64_t r = 0; r < pixels; ++r) std::copy_n(part.data() + r * og_padded, og, acc.data() + r * o + g * og);
   }
   return acc;
 }

@@ -16,11 +16,16 @@ double p_norm_distance(int64_t m, double p, Diff&& diff) {
   double acc = 0.0;
   for (int64_t k = 0; k < m; ++k) {
     const double d = diff(k);
-    if (p == 0.0) acc += d != 0.0 ? 1.0 : 0.0;
-    else if (std::isinf(p)) acc = std::max(acc, d);
-    else if (p == 1.0) acc += d;
-    else if (p == 2.0) acc += d * d;
-    else acc += std::pow(d, p);
+    if (p == 0.0)
+      acc += d != 0.0 ? 1.0 : 0.0;
+    else if (std::isinf(p))
+      acc = std::max(acc, d);
+    else if (p == 1.0)
+      acc += d;
+    else if (p == 2.0)
+      acc += d * d;
+    else
+      acc += std::pow(d, p);
   }
   if (p == 2.0) return std::sqrt(acc);
   if (p != 0.0 && p != 1.0 && !std::isinf(p)) return std::pow(acc, 1.0 / p);

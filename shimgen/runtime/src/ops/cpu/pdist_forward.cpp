@@ -16,7 +16,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTen
   return guarded(__func__, [&] {
     const Tensor& x = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
-    SHIMGEN_REQUIRE(x.sizes.size() == 2, "pdist only supports 2D tensors, got: " + std::to_string(x.sizes.size()) + "D");
+    SHIMGEN_REQUIRE(x.sizes.size() == 2,
+                    "pdist only supports 2D tensors, got: " + std::to_string(x.sizes.size()) + "D");
     SHIMGEN_REQUIRE(p >= 0.0, "pdist only supports non-negative p values");
     const int64_t N = x.sizes[0], M = x.sizes[1];
     const int64_t pairs = N > 1 ? N * (N - 1) / 2 : 0;
@@ -32,8 +33,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTen
             return std::abs(static_cast<double>(value_of(src[i * x.strides[0] + c * x.strides[1]])) -
                             static_cast<double>(value_of(src[j * x.strides[0] + c * x.strides[1]])));
           });
-          if constexpr (std::is_same_v<T, double>) dst[k] = acc;
-          else dst[k] = T(static_cast<float>(acc));
+          if constexpr (std::is_same_v<T, double>)
+            dst[k] = acc;
+          else
+            dst[k] = T(static_cast<float>(acc));
         }
     });
     *ret0 = wrap(std::move(out));

@@ -19,7 +19,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_pow_Tensor_Scalar(Aten
     const std::vector<int64_t>* strides[2] = {&out->strides, &a.strides};
     elementwise::for_each(a.sizes, strides, [&](const int64_t* at) {
       const std::complex<double> z = elementwise::read_complex(a, at[1]);
-      elementwise::write_complex(*out, at[0], exponent == 2.0 ? z * z : std::pow(z, std::complex<double>(exponent, 0.0)));
+      elementwise::write_complex(*out, at[0],
+                                 exponent == 2.0 ? z * z : std::pow(z, std::complex<double>(exponent, 0.0)));
     });
     *ret0 = wrap(std::move(out));
   });

@@ -21,19 +21,32 @@ constexpr int64_t kMaxValuesPrinted = 64;  // torch's AOTI_TORCH_MAX_NUMEL_TO_PR
 
 const char* dtype_name(int32_t dtype) {
   switch (dtype) {
-    case kUInt8: return "unsigned char";
-    case kInt8: return "signed char";
-    case kInt16: return "short int";
-    case kInt32: return "int";
-    case kInt64: return "long int";
-    case kFloat16: return "c10::Half";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    case kComplex64: return "c10::complex<float>";
-    case kComplex128: return "c10::complex<double>";
-    case kBool: return "bool";
-    case kBFloat16: return "c10::BFloat16";
-    default: return "(another dtype)";
+    case kUInt8:
+      return "unsigned char";
+    case kInt8:
+      return "signed char";
+    case kInt16:
+      return "short int";
+    case kInt32:
+      return "int";
+    case kInt64:
+      return "long int";
+    case kFloat16:
+      return "c10::Half";
+    case kFloat32:
+      return "float";
+    case kFloat64:
+      return "double";
+    case kComplex64:
+      return "c10::complex<float>";
+    case kComplex128:
+      return "c10::complex<double>";
+    case kBool:
+      return "bool";
+    case kBFloat16:
+      return "c10::BFloat16";
+    default:
+      return "(another dtype)";
   }
 }
 
@@ -81,8 +94,8 @@ std::string describe(AtenTensorHandle self, const char* msg) {
     }
     s << "Mean value: " << sum / static_cast<double>(n) << "\nMin value: " << lo << "\nMax value: " << hi << "\n";
   }
-  s << "Device: " << (t.storage->device_type == kCPU ? std::string("cpu")
-                                                      : "cuda:" + std::to_string(t.storage->device_index))
+  s << "Device: "
+    << (t.storage->device_type == kCPU ? std::string("cpu") : "cuda:" + std::to_string(t.storage->device_index))
     << "\nSize: " << list(t.sizes) << "\nStride: " << list(t.strides)
     << "\nLayout: Strided\nIs contiguous: " << (t.is_contiguous() ? 1 : 0) << "\n\n";
   return s.str();

@@ -27,10 +27,10 @@ AOTITorchError aoti_torch_cpu__qconv2d_pointwise_binary_tensor(
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
     const Tensor& acc_t = cpu_tensor(accum, "accum");
     const bool sum = quant::parse_binary(op, binary_attr);
-    quant::Epilogue e = quant::epilogue(
-        B, fused::parse_unary(op, unary_attr == nullptr ? nullptr : *unary_attr, unary_scalars, unary_scalars_len_,
-                              unary_algorithm),
-        output_scale, output_zero_point);
+    quant::Epilogue e = quant::epilogue(B,
+                                        fused::parse_unary(op, unary_attr == nullptr ? nullptr : *unary_attr,
+                                                           unary_scalars, unary_scalars_len_, unary_algorithm),
+                                        output_scale, output_zero_point);
     e.other = &acc_t;
     e.other_scale = static_cast<float>(accum_scale);
     e.other_zero_point = accum_zero_point;
@@ -43,7 +43,8 @@ AOTITorchError aoti_torch_cpu__qconv2d_pointwise_binary_tensor(
     const std::vector<float> scales = quant::channel_scales(op, a, weight_scales, weight_zero_points, sizes[1]);
     const std::vector<int64_t> logical{sizes[0], sizes[2], sizes[3], sizes[1]}, perm{0, 2, 3, 1};
     if (sum) {
-      SHIMGEN_REQUIRE(acc_t.dtype == dtype, std::string(op) + ": 'sum' writes into accum, which must have the output dtype");
+      SHIMGEN_REQUIRE(acc_t.dtype == dtype,
+                      std::string(op) + ": 'sum' writes into accum, which must have the output dtype");
       quant::finish(op, acc, logical, perm, scales, e, acc_t);
       *ret0 = quant::alias(acc_t);
       return;

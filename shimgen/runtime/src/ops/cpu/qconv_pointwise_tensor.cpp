@@ -27,8 +27,8 @@ AOTITorchError aoti_torch_cpu__qconv_pointwise_tensor(
         B, fused::parse_unary(op, attr, post_op_args, post_op_args_len_, algorithm), output_scale, output_zero_point);
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     std::vector<int64_t> sizes;
-    const std::vector<int32_t> acc = quant::conv2d_s32(op, a, w, stride, stride_len_, padding, padding_len_, dilation,
-                                                       dilation_len_, groups, sizes);
+    const std::vector<int32_t> acc =
+        quant::conv2d_s32(op, a, w, stride, stride_len_, padding, padding_len_, dilation, dilation_len_, groups, sizes);
     auto out = empty_tensor(sizes, quant::conv_out_strides(*a.x, sizes), dtype, kCPU, -1);
     quant::finish(op, acc, {sizes[0], sizes[2], sizes[3], sizes[1]}, {0, 2, 3, 1},
                   quant::channel_scales(op, a, weight_scales, weight_zero_points, sizes[1]), e, *out);

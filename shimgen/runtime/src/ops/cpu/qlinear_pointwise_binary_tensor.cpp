@@ -37,12 +37,14 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_binary_tensor(
     const std::vector<int32_t>& acc = p.acc;
     const std::vector<int64_t>& sizes = p.sizes;
     SHIMGEN_REQUIRE(e.other->sizes == sizes, std::string(op) + ": other must have the output's sizes");
-    SHIMGEN_REQUIRE(!sum || e.other->dtype == dtype, std::string(op) + ": 'sum' writes into other, which must have the output dtype");
+    SHIMGEN_REQUIRE(!sum || e.other->dtype == dtype,
+                    std::string(op) + ": 'sum' writes into other, which must have the output dtype");
     // The logical [rows, N] view of a [..., N] tensor needs its leading dims to collapse.
     auto flat_view = [&](const Tensor& t) {
       int64_t expect = t.strides.back() * n;
       for (size_t d = t.sizes.size() - 1; d-- > 0;) {
-        SHIMGEN_REQUIRE(t.sizes[d] == 1 || t.strides[d] == expect, std::string(op) + ": other's leading dims are not one block");
+        SHIMGEN_REQUIRE(t.sizes[d] == 1 || t.strides[d] == expect,
+                        std::string(op) + ": other's leading dims are not one block");
         expect *= t.sizes[d];
       }
       const int64_t row = t.sizes.size() >= 2 ? t.strides[t.sizes.size() - 2] : n;

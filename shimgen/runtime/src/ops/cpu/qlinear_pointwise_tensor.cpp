@@ -21,9 +21,9 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     require_out(ret0, "ret0");
     const quant::Activation a = quant::activation(op, X, act_scale, act_zero_point);
     const Tensor& w = cpu_tensor(onednn_weight, "onednn_weight");
-    const quant::Epilogue e = quant::epilogue(
-        B, fused::parse_unary(op, post_op_name, post_op_args, post_op_args_len_, &post_op_algorithm), output_scale,
-        output_zero_point);
+    const quant::Epilogue e =
+        quant::epilogue(B, fused::parse_unary(op, post_op_name, post_op_args, post_op_args_len_, &post_op_algorithm),
+                        output_scale, output_zero_point);
     const int32_t dtype = quant::output_dtype(op, output_dtype, *a.x);
     const quant::LinearS32 p = quant::linear_s32(op, a, w);
     const int64_t rows = p.rows, n = p.n;
@@ -32,7 +32,8 @@ AOTITorchError aoti_torch_cpu__qlinear_pointwise_tensor(
     auto out = empty_tensor(sizes, contiguous_strides_of(sizes), dtype, kCPU, -1);
     // [rows, N] over the output's contiguous [..., N]: one logical 2-D view.
     Tensor flat{out->storage, {rows, n}, {n, 1}, 0, dtype};
-    quant::finish(op, acc, {rows, n}, {0, 1}, quant::channel_scales(op, a, weight_scales, weight_zero_points, n), e, flat);
+    quant::finish(op, acc, {rows, n}, {0, 1}, quant::channel_scales(op, a, weight_scales, weight_zero_points, n), e,
+                  flat);
     *ret0 = wrap(std::move(out));
   });
 }

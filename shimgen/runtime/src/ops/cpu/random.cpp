@@ -27,7 +27,8 @@ std::unique_ptr<Tensor> new_random_tensor(const char* op, const int64_t* size, i
                                           const int32_t* layout, const int32_t* device) {
   SHIMGEN_REQUIRE(size_len >= 0 && (size != nullptr || size_len == 0), "size is null");
   SHIMGEN_REQUIRE(layout == nullptr || *layout == 0, "only the strided layout is supported");
-  SHIMGEN_REQUIRE(device == nullptr || *device == kCPU, std::string("aoti_torch_cpu_") + op + " makes CPU tensors only");
+  SHIMGEN_REQUIRE(device == nullptr || *device == kCPU,
+                  std::string("aoti_torch_cpu_") + op + " makes CPU tensors only");
   const std::vector<int64_t> sizes(size, size + size_len);
   return empty_tensor(sizes, contiguous_strides_of(sizes), dtype != nullptr ? *dtype : kFloat32, kCPU, -1);
 }
@@ -38,10 +39,14 @@ namespace {
 
 std::mt19937_64& engine() { return random_engine(); }
 
-template <class T> constexpr int kMantissaBits = 24;  // float
-template <> constexpr int kMantissaBits<double> = 53;
-template <> constexpr int kMantissaBits<BFloat16> = 8;
-template <> constexpr int kMantissaBits<Half> = 11;
+template <class T>
+constexpr int kMantissaBits = 24;  // float
+template <>
+constexpr int kMantissaBits<double> = 53;
+template <>
+constexpr int kMantissaBits<BFloat16> = 8;
+template <>
+constexpr int kMantissaBits<Half> = 11;
 
 // k random bits scaled by 2^-k, k the type's precision: every value is exact in T and lies in [0, 1),
 // as torch's uniform_ draws them.
@@ -53,8 +58,10 @@ void fill_uniform(Tensor& out) {
   std::lock_guard<std::mutex> lock(random_mutex());
   for (int64_t i = 0, n = out.numel(); i < n; ++i) {
     const double v = static_cast<double>(engine()() >> (64 - bits)) * scale;
-    if constexpr (std::is_same_v<T, double>) dst[i] = v;
-    else dst[i] = static_cast<T>(static_cast<float>(v));
+    if constexpr (std::is_same_v<T, double>)
+      dst[i] = v;
+    else
+      dst[i] = static_cast<T>(static_cast<float>(v));
   }
 }
 
@@ -77,8 +84,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle 
     std::lock_guard<std::mutex> lock(random_mutex());
     for (int64_t i = 0, n = out.numel(); i < n; ++i) {
       const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(low) + pick(engine()));
-      if (out.dtype == kInt64) reinterpret_cast<int64_t*>(out.data())[i] = v;
-      else reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(v);
+      if (out.dtype == kInt64)
+        reinterpret_cast<int64_t*>(out.data())[i] = v;
+      else
+        reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(v);
     }
   });
 }
@@ -93,12 +102,20 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t
     const int32_t type = dtype != nullptr ? *dtype : kFloat32;
     auto out = new_random_tensor("rand", size, size_len_, dtype, layout, device);
     switch (type) {
-      case kFloat32: fill_uniform<float>(*out); break;
-      case kFloat64: fill_uniform<double>(*out); break;
-      case kBFloat16: fill_uniform<BFloat16>(*out); break;
-      case kFloat16: fill_uniform<Half>(*out); break;
-      default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "rand: dtype code " + std::to_string(type) +
-                                                          " is not a floating type");
+      case kFloat32:
+        fill_uniform<float>(*out);
+        break;
+      case kFloat64:
+        fill_uniform<double>(*out);
+        break;
+      case kBFloat16:
+        fill_uniform<BFloat16>(*out);
+        break;
+      case kFloat16:
+        fill_uniform<Half>(*out);
+        break;
+      default:
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "rand: dtype code " + std::to_string(type) + " is not a floating type");
     }
     *ret0 = wrap(std::move(out));
   });

@@ -70,9 +70,9 @@ bool shimgen::rt::views::view_strides(const Tensor& in, const std::vector<int64_
   if (numel == 0) {
     for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
       const size_t i = static_cast<size_t>(d);
-      out[i] = d == static_cast<int64_t>(shape.size()) - 1 ? 1
-                                                           : checked_mul(std::max<int64_t>(shape[i + 1], 1), out[i + 1],
-                                                                         "reshape stride");
+      out[i] = d == static_cast<int64_t>(shape.size()) - 1
+                   ? 1
+                   : checked_mul(std::max<int64_t>(shape[i + 1], 1), out[i + 1], "reshape stride");
     }
     *strides = std::move(out);
     return true;

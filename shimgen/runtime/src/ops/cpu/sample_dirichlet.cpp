@@ -19,7 +19,8 @@ AtenTensorHandle cpu_sample_dirichlet(AtenTensorHandle self) {
   const Tensor& in = cpu_tensor(self, "self");
   if (in.dtype != kFloat32 && in.dtype != kFloat64)
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string("_sample_dirichlet: \"dirichlet\" not implemented for '") +
-                                                scalar_type_name(in.dtype) + "' (torch's CPU kernel: float32, float64)");
+                                                scalar_type_name(in.dtype) +
+                                                "' (torch's CPU kernel: float32, float64)");
   // The Gamma draws are standard_gamma.cpp's (a new contiguous tensor); each row is then normalised in place.
   AtenTensorHandle drawn = cpu_standard_gamma(self);
   Tensor& out = *unwrap(drawn, "the Gamma draws");
@@ -35,8 +36,10 @@ AtenTensorHandle cpu_sample_dirichlet(AtenTensorHandle self) {
       for (int64_t j = 0; j < row; ++j) dst[start + j] = std::min(high, std::max(low, dst[start + j] / sum));
     }
   };
-  if (in.dtype == kFloat32) draw(float{});
-  else draw(double{});
+  if (in.dtype == kFloat32)
+    draw(float{});
+  else
+    draw(double{});
   return drawn;
 }
 

@@ -27,8 +27,18 @@ namespace {
 // unsigned, complex32) are not saved.
 bool has_storage_class(int32_t dtype) {
   switch (dtype) {
-    case kFloat32: case kFloat64: case kFloat16: case kBFloat16: case kInt64: case kInt32: case kInt16:
-    case kInt8: case kUInt8: case kBool: case kComplex64: case kComplex128:
+    case kFloat32:
+    case kFloat64:
+    case kFloat16:
+    case kBFloat16:
+    case kInt64:
+    case kInt32:
+    case kInt16:
+    case kInt8:
+    case kUInt8:
+    case kBool:
+    case kComplex64:
+    case kComplex128:
       return true;
     default:
       return false;

@@ -57,7 +57,8 @@ inline double softmax_exp(double x) { return std::exp(x); }
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SHIMGEN_SANITIZED 1
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__) && !defined(SHIMGEN_SANITIZED)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__) && \
+    !defined(SHIMGEN_SANITIZED)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void exp_block(float* x, int64_t n) {
@@ -137,7 +138,8 @@ void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
         T* row = scores.data() + i * S;
         if (mask) {
           for (int64_t j = 0; j < visible[i]; ++j) {
-            const char* m = mask->data() + (b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]) * static_cast<int64_t>(mask->itemsize());
+            const char* m =
+                mask->data() + (b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]) * static_cast<int64_t>(mask->itemsize());
             if (bool_mask) {
               if (!*reinterpret_cast<const bool*>(m)) row[j] = neg_inf;
             } else {
@@ -179,14 +181,15 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
     const Tensor* mask = optional_tensor(attn_mask, "attn_mask");
     if (dropout_p != 0.0) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dropout_p must be 0 (inference only)");
     SHIMGEN_REQUIRE(q.sizes.size() == 4 && k.sizes.size() == 4 && v.sizes.size() == 4,
-            "query, key and value must be 4-d [B, H, L, E], got " + shape_str(q.sizes) + ", " + shape_str(k.sizes) +
-                ", " + shape_str(v.sizes));
+                    "query, key and value must be 4-d [B, H, L, E], got " + shape_str(q.sizes) + ", " +
+                        shape_str(k.sizes) + ", " + shape_str(v.sizes));
     SHIMGEN_REQUIRE(k.dtype == q.dtype && v.dtype == q.dtype, "query, key and value must have one dtype");
     // Key/value heads equal query heads, or divide them (grouped-query attention, enable_gqa).
     SHIMGEN_REQUIRE(k.sizes[0] == q.sizes[0] && v.sizes[0] == q.sizes[0] && v.sizes[1] == k.sizes[1] &&
-                k.sizes[1] > 0 && q.sizes[1] % k.sizes[1] == 0 && k.sizes[3] == q.sizes[3] && v.sizes[2] == k.sizes[2],
-            "shapes do not match: query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) + ", value " +
-                shape_str(v.sizes));
+                        k.sizes[1] > 0 && q.sizes[1] % k.sizes[1] == 0 && k.sizes[3] == q.sizes[3] &&
+                        v.sizes[2] == k.sizes[2],
+                    "shapes do not match: query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) + ", value " +
+                        shape_str(v.sizes));
     if (mask) {
       SHIMGEN_REQUIRE(mask->storage->device_type == kCPU, "attn_mask is not a CPU tensor");
       SHIMGEN_REQUIRE(mask->dtype == q.dtype || mask->dtype == kBool, "attn_mask must be bool or query's dtype");
@@ -195,7 +198,7 @@ AOTITorchError aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(
       const size_t md = mask->sizes.size();
       for (size_t i = 0; i < md; ++i)
         SHIMGEN_REQUIRE(mask->sizes[i] == 1 || mask->sizes[i] == want[4 - md + i],
-                "attn_mask " + shape_str(mask->sizes) + " does not broadcast to [B, H, L, S]");
+                        "attn_mask " + shape_str(mask->sizes) + " does not broadcast to [B, H, L, S]");
     }
     const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.sizes[3]));
     // Shapes on the stack: the tensors come from the free lists, and a call allocates nothing.

@@ -71,10 +71,14 @@ const Float8& float8_format(int32_t dtype, const char* what) {
   static const Float8 e4m3fnuz = make_float8(4, 8, true, false);
   static const Float8 e5m2fnuz = make_float8(5, 16, true, false);
   switch (dtype) {
-    case kFloat8_e4m3fn: return e4m3fn;
-    case kFloat8_e5m2: return e5m2;
-    case kFloat8_e4m3fnuz: return e4m3fnuz;
-    case kFloat8_e5m2fnuz: return e5m2fnuz;
+    case kFloat8_e4m3fn:
+      return e4m3fn;
+    case kFloat8_e5m2:
+      return e5m2;
+    case kFloat8_e4m3fnuz:
+      return e4m3fnuz;
+    case kFloat8_e5m2fnuz:
+      return e5m2fnuz;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
            std::string("_scaled_mm: ") + what + " must be a float8 tensor, got " + scalar_type_name(dtype));
@@ -95,7 +99,7 @@ uint8_t to_float8(float x, const Float8& f) {
   auto overflow = [&]() -> uint8_t {
     if (f.fnuz) return 0x80;
     if (f.ieee) return static_cast<uint8_t>(sign | (((1 << f.exp_bits) - 1) << man_bits));  // infinity
-    return static_cast<uint8_t>(sign | f.max_bits);                                          // e4m3fn saturates
+    return static_cast<uint8_t>(sign | f.max_bits);                                         // e4m3fn saturates
   };
   if (std::isinf(x)) return overflow();
   const double a = std::fabs(static_cast<double>(x));
@@ -126,15 +130,15 @@ struct Scale {
 };
 
 Scale broadcast_scale(const Tensor& s, int64_t rows, int64_t cols, const char* what) {
-  SHIMGEN_REQUIRE(s.dtype == kFloat32, std::string("_scaled_mm: ") + what + " must be float32, got " +
-                                           scalar_type_name(s.dtype));
+  SHIMGEN_REQUIRE(s.dtype == kFloat32,
+                  std::string("_scaled_mm: ") + what + " must be float32, got " + scalar_type_name(s.dtype));
   const size_t rank = s.sizes.size();
-  SHIMGEN_REQUIRE(rank <= 2, std::string("_scaled_mm: ") + what + " must have at most 2 dimensions, got " +
-                                 shape_str(s.sizes));
+  SHIMGEN_REQUIRE(rank <= 2,
+                  std::string("_scaled_mm: ") + what + " must have at most 2 dimensions, got " + shape_str(s.sizes));
   const int64_t sr = rank == 2 ? s.sizes[0] : 1, sc = rank >= 1 ? s.sizes[rank - 1] : 1;
   SHIMGEN_REQUIRE((sr == 1 || sr == rows) && (sc == 1 || sc == cols),
-                  std::string("_scaled_mm: ") + what + " of shape " + shape_str(s.sizes) +
-                      " does not broadcast to " + shape_str({rows, cols}));
+                  std::string("_scaled_mm: ") + what + " of shape " + shape_str(s.sizes) + " does not broadcast to " +
+                      shape_str({rows, cols}));
   const auto* data = reinterpret_cast<const float*>(s.data());
   return Scale{data, sr == 1 ? 0 : s.strides[0], sc == 1 ? 0 : s.strides[rank - 1]};
 }
@@ -171,8 +175,8 @@ void scaled_mm_into(const Tensor& o, AtenTensorHandle self, AtenTensorHandle mat
                         scalar_type_name(sr.dtype) + " " + shape_str(sr.sizes));
     if (scales_result) result_factor = 1.0f / *reinterpret_cast<const float*>(sr.data());
   }
-  SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}), "_scaled_mm: out must be " + shape_str({M, N}) +
-                                                               ", got " + shape_str(o.sizes));
+  SHIMGEN_REQUIRE(o.sizes == std::vector<int64_t>({M, N}),
+                  "_scaled_mm: out must be " + shape_str({M, N}) + ", got " + shape_str(o.sizes));
   const Scale sa = broadcast_scale(cpu_tensor(scale_a, "scale_a"), M, K, "scale_a");
   const Scale sb = broadcast_scale(cpu_tensor(scale_b, "scale_b"), K, N, "scale_b");
   const Tensor* bias_t = bias != nullptr && *bias != nullptr ? &cpu_tensor(*bias, "bias") : nullptr;
@@ -189,7 +193,8 @@ void scaled_mm_into(const Tensor& o, AtenTensorHandle self, AtenTensorHandle mat
     dispatch_floating(bias_t->dtype, "_scaled_mm bias", [&](auto tag) {
       using B = decltype(tag);
       for (int64_t n = 0; n < N; ++n)
-        bias_row[static_cast<size_t>(n)] = static_cast<float>(reinterpret_cast<const B*>(bias_t->data())[n * bias_stride]);
+        bias_row[static_cast<size_t>(n)] =
+            static_cast<float>(reinterpret_cast<const B*>(bias_t->data())[n * bias_stride]);
     });
   }
   // The scaled operands in float32, then their product summed in float32.
@@ -234,10 +239,10 @@ void scaled_mm_into(const Tensor& o, AtenTensorHandle self, AtenTensorHandle mat
 
 }  // namespace
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(
-    AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a,
-    AtenTensorHandle scale_b, AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype,
-    int32_t use_fast_accum) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError
+aoti_torch_cpu__scaled_mm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle mat2,
+                              AtenTensorHandle scale_a, AtenTensorHandle scale_b, AtenTensorHandle* bias,
+                              AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum) {
   (void)use_fast_accum;
   return guarded(__func__, [&] {
     scaled_mm_into(cpu_tensor(out, "out"), self, mat2, scale_a, scale_b, bias, scale_result, out_dtype);
@@ -247,10 +252,11 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm_out(
 // aoti_torch_cpu__scaled_mm: the functional form (torch's header declares both; inductor emits it where
 // _scaled_mm falls back rather than lowering to the out-variant extern kernel): a new contiguous [M, N]
 // of out_dtype (self's dtype when left out), filled by _scaled_mm_out above with the same rules.
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm(
-    AtenTensorHandle self, AtenTensorHandle mat2, AtenTensorHandle scale_a, AtenTensorHandle scale_b,
-    AtenTensorHandle* bias, AtenTensorHandle* scale_result, int32_t* out_dtype, int32_t use_fast_accum,
-    AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__scaled_mm(AtenTensorHandle self, AtenTensorHandle mat2,
+                                                                     AtenTensorHandle scale_a, AtenTensorHandle scale_b,
+                                                                     AtenTensorHandle* bias,
+                                                                     AtenTensorHandle* scale_result, int32_t* out_dtype,
+                                                                     int32_t use_fast_accum, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     require_out(ret0, "ret0");
     const Tensor& a = cpu_tensor(self, "self");

@@ -49,7 +49,7 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
     for (int64_t i = 0; i < n; ++i) {
       const int64_t j = static_cast<int64_t>(idx[base[0] + i * i_step]);
       SHIMGEN_REQUIRE(j >= 0 && j < limit, "index " + std::to_string(j) + " is out of bounds for dim " +
-                                                    std::to_string(dim) + " of size " + std::to_string(limit));
+                                               std::to_string(dim) + " of size " + std::to_string(limit));
     }
   });
   // out = self (element by element: out and self may have different strides, or be one tensor).
@@ -80,7 +80,8 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
       int32_t& slot = lookup[static_cast<size_t>(at)];
       if (slot < 0) {
         slot = static_cast<int32_t>(slots.size());
-        if (include_self) slots.push_back({at, value_of(dst[at]), 1});
+        if (include_self)
+          slots.push_back({at, value_of(dst[at]), 1});
         else {
           slots.push_back({at, v, 1});
           continue;
@@ -88,15 +89,24 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
       }
       Slot& t = slots[static_cast<size_t>(slot)];
       switch (mode) {
-        case Reduce::kSum: case Reduce::kMean: t.value = static_cast<A>(t.value + v); break;
-        case Reduce::kProd: t.value = static_cast<A>(t.value * v); break;
+        case Reduce::kSum:
+        case Reduce::kMean:
+          t.value = static_cast<A>(t.value + v);
+          break;
+        case Reduce::kProd:
+          t.value = static_cast<A>(t.value * v);
+          break;
         case Reduce::kMax:
-          if constexpr (std::is_floating_point_v<A>) t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::max(t.value, v);
-          else t.value = std::max(t.value, v);
+          if constexpr (std::is_floating_point_v<A>)
+            t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::max(t.value, v);
+          else
+            t.value = std::max(t.value, v);
           break;
         case Reduce::kMin:
-          if constexpr (std::is_floating_point_v<A>) t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::min(t.value, v);
-          else t.value = std::min(t.value, v);
+          if constexpr (std::is_floating_point_v<A>)
+            t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::min(t.value, v);
+          else
+            t.value = std::min(t.value, v);
           break;
       }
       ++t.count;
@@ -105,8 +115,10 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
   for (const Slot& t : slots) {
     A value = t.value;
     if (mode == Reduce::kMean) {
-      if constexpr (std::is_floating_point_v<A>) value = value / static_cast<A>(t.count);
-      else value = static_cast<A>((value >= 0 ? value : value - (t.count - 1)) / t.count);  // floor division
+      if constexpr (std::is_floating_point_v<A>)
+        value = value / static_cast<A>(t.count);
+      else
+        value = static_cast<A>((value >= 0 ? value : value - (t.count - 1)) / t.count);  // floor division
     }
     dst[t.offset] = static_cast<T>(value);
   }
@@ -114,12 +126,9 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
 
 }  // namespace
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(AtenTensorHandle out_h,
-                                                                                 AtenTensorHandle self_h, int64_t dim,
-                                                                                 AtenTensorHandle index_h,
-                                                                                 AtenTensorHandle src_h,
-                                                                                 const char* reduce,
-                                                                                 int32_t include_self) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out(
+    AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim, AtenTensorHandle index_h, AtenTensorHandle src_h,
+    const char* reduce, int32_t include_self) {
   return guarded(__func__, [&] {
     const Tensor& out = cpu_tensor(out_h, "out");
     const Tensor& self = cpu_tensor(self_h, "self");
@@ -143,9 +152,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
     Tensor& target = const_cast<Tensor&>(out);
     dispatch_real(self.dtype, "scatter_reduce", [&](auto type) {
       using T = decltype(type);
-      if constexpr (std::is_same_v<T, bool>) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce: bool is not supported");
-      else if (index.dtype == kInt64) scatter<T, int64_t>(self, index, src, target, d, mode, include_self != 0);
-      else scatter<T, int32_t>(self, index, src, target, d, mode, include_self != 0);
+      if constexpr (std::is_same_v<T, bool>)
+        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce: bool is not supported");
+      else if (index.dtype == kInt64)
+        scatter<T, int64_t>(self, index, src, target, d, mode, include_self != 0);
+      else
+        scatter<T, int32_t>(self, index, src, target, d, mode, include_self != 0);
     });
   });
 }

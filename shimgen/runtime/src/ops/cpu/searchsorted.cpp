@@ -29,8 +29,10 @@ int64_t bound(const S* line, int64_t step, int64_t n, const int64_t* order, int6
     const auto m = value_of(line[(order != nullptr ? order[mid * order_step] : mid) * step]);
     const auto x = value_of(v);
     const bool before = right ? !(m > x) : !(m >= x);
-    if (before) lo = mid + 1;
-    else hi = mid;
+    if (before)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -45,8 +47,10 @@ void search(const Query& q, const Tensor& values, const Tensor& out) {
   const auto* order = q.sorter != nullptr ? reinterpret_cast<const int64_t*>(q.sorter->data()) : nullptr;
   const auto* v = reinterpret_cast<const V*>(values.data());
   auto put = [&](int64_t at, int64_t r) {
-    if (out.dtype == kInt32) reinterpret_cast<int32_t*>(out.data())[at] = static_cast<int32_t>(r);
-    else reinterpret_cast<int64_t*>(out.data())[at] = r;
+    if (out.dtype == kInt32)
+      reinterpret_cast<int32_t*>(out.data())[at] = static_cast<int32_t>(r);
+    else
+      reinterpret_cast<int64_t*>(out.data())[at] = r;
   };
   if (seq_rank == 1) {  // one boundary list for every value
     int64_t k = 0;
@@ -77,18 +81,21 @@ std::unique_ptr<Tensor> searchsorted(const Tensor& seq, const Tensor& values, in
   if (side != nullptr && *side != nullptr) {
     const std::string s(*side);
     SHIMGEN_REQUIRE(s == "left" || s == "right", "side can only be 'left' or 'right' but got " + s);
-    SHIMGEN_REQUIRE(!(s == "left" && upper), "side and right can't be set to opposites, got side of left while right was True");
+    SHIMGEN_REQUIRE(!(s == "left" && upper),
+                    "side and right can't be set to opposites, got side of left while right was True");
     upper = s == "right";
   }
   const Tensor* order = optional_tensor(sorter, "sorter");
   const int64_t seq_rank = static_cast<int64_t>(seq.sizes.size());
-  SHIMGEN_REQUIRE(seq_rank >= 1, "boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
-                                 "tensor and input value tensor must match");
+  SHIMGEN_REQUIRE(seq_rank >= 1,
+                  "boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+                  "tensor and input value tensor must match");
   if (seq_rank > 1) {
     SHIMGEN_REQUIRE(values.sizes.size() == seq.sizes.size() &&
                         std::equal(seq.sizes.begin(), seq.sizes.end() - 1, values.sizes.begin()),
                     "the first N-1 dimensions of boundaries tensor and input value tensor must match, but got "
-                    "boundaries " + shape_str(seq.sizes) + " and input value " + shape_str(values.sizes));
+                    "boundaries " +
+                        shape_str(seq.sizes) + " and input value " + shape_str(values.sizes));
   }
   if (order != nullptr) {
     SHIMGEN_REQUIRE(order->storage->device_type == kCPU && order->dtype == kInt64 && order->sizes == seq.sizes,
@@ -98,7 +105,8 @@ std::unique_ptr<Tensor> searchsorted(const Tensor& seq, const Tensor& values, in
     for_each_element(*order, [&](int64_t at) { ok &= o[at] >= 0 && o[at] < seq.sizes[seq_rank - 1]; });
     SHIMGEN_REQUIRE(ok, "sorter index out of range");
   }
-  auto out = empty_tensor(values.sizes, contiguous_strides_of(values.sizes), out_int32 != 0 ? kInt32 : kInt64, kCPU, -1);
+  auto out =
+      empty_tensor(values.sizes, contiguous_strides_of(values.sizes), out_int32 != 0 ? kInt32 : kInt64, kCPU, -1);
   if (out->numel() > 0 && seq.sizes[seq_rank - 1] == 0) {
     std::memset(out->data(), 0, static_cast<size_t>(out->numel()) * out->itemsize());
   } else if (out->numel() > 0) {

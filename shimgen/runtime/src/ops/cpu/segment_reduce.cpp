@@ -27,12 +27,9 @@ int64_t read_index(const Tensor& t, int64_t at) {
 
 }  // namespace
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTensorHandle data, const char* reduce,
-                                                                         AtenTensorHandle* lengths,
-                                                                         AtenTensorHandle* indices,
-                                                                         AtenTensorHandle* offsets, int64_t axis,
-                                                                         int32_t unsafe, double* initial,
-                                                                         AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(
+    AtenTensorHandle data, const char* reduce, AtenTensorHandle* lengths, AtenTensorHandle* indices,
+    AtenTensorHandle* offsets, int64_t axis, int32_t unsafe, double* initial, AtenTensorHandle* ret0) {
   (void)unsafe;
   return guarded(__func__, [&] {
     const Tensor& x = cpu_tensor(data, "data");
@@ -40,19 +37,26 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTen
     SHIMGEN_REQUIRE(reduce != nullptr, "segment_reduce: reduce is null");
     const std::string how(reduce);
     Reduce r;
-    if (how == "sum") r = Reduce::kSum;
-    else if (how == "prod") r = Reduce::kProd;
-    else if (how == "max") r = Reduce::kMax;
-    else if (how == "min") r = Reduce::kMin;
-    else if (how == "mean") r = Reduce::kMean;
-    else fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "segment_reduce: reduction '" + how + "' is not supported");
+    if (how == "sum")
+      r = Reduce::kSum;
+    else if (how == "prod")
+      r = Reduce::kProd;
+    else if (how == "max")
+      r = Reduce::kMax;
+    else if (how == "min")
+      r = Reduce::kMin;
+    else if (how == "mean")
+      r = Reduce::kMean;
+    else
+      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "segment_reduce: reduction '" + how + "' is not supported");
     if (indices != nullptr && *indices != nullptr)
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "segment_reduce: indices based reduction is not supported yet.");
     const bool by_lengths = lengths != nullptr && *lengths != nullptr;
     SHIMGEN_REQUIRE(by_lengths || (offsets != nullptr && *offsets != nullptr),
                     "segment_reduce: Either lengths or offsets must be defined");
     const Tensor& seg = cpu_tensor(by_lengths ? *lengths : *offsets, by_lengths ? "lengths" : "offsets");
-    SHIMGEN_REQUIRE(seg.dtype == kInt64 || seg.dtype == kInt32, "segment_reduce: lengths/offsets must be int32 or int64");
+    SHIMGEN_REQUIRE(seg.dtype == kInt64 || seg.dtype == kInt32,
+                    "segment_reduce: lengths/offsets must be int32 or int64");
     const int64_t rank = static_cast<int64_t>(x.sizes.size());
     const int64_t ax = wrap_dim(axis, rank, "axis");
     SHIMGEN_REQUIRE(static_cast<int64_t>(seg.sizes.size()) == ax + 1,
@@ -96,7 +100,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTen
         end[static_cast<size_t>(o * S + s)] = e;
       }
       if (by_lengths)
-        SHIMGEN_REQUIRE(at == n, "segment_reduce: Expected all rows of lengths along axis to sum up to data.size(axis)");
+        SHIMGEN_REQUIRE(at == n,
+                        "segment_reduce: Expected all rows of lengths along axis to sum up to data.size(axis)");
     }
     auto out = empty_tensor(sizes, contiguous_strides_of(sizes), x.dtype, kCPU, -1);
     dispatch_floating(x.dtype, "segment_reduce", [&](auto t) {
@@ -121,28 +126,48 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(AtenTen
             const int64_t b = begin[static_cast<size_t>(o * S + s)], e = end[static_cast<size_t>(o * S + s)];
             A acc;
             switch (r) {
-              case Reduce::kProd: acc = 1; break;
-              case Reduce::kMax: acc = -std::numeric_limits<A>::infinity(); break;
-              case Reduce::kMin: acc = std::numeric_limits<A>::infinity(); break;
-              default: acc = 0;
+              case Reduce::kProd:
+                acc = 1;
+                break;
+              case Reduce::kMax:
+                acc = -std::numeric_limits<A>::infinity();
+                break;
+              case Reduce::kMin:
+                acc = std::numeric_limits<A>::infinity();
+                break;
+              default:
+                acc = 0;
             }
             if (initial != nullptr) acc = static_cast<A>(*initial);
             for (int64_t k = b; k < e; ++k) {
               const A v = static_cast<A>(value_of(src[off + k * sa]));
               switch (r) {
-                case Reduce::kSum: case Reduce::kMean: acc += v; break;
-                case Reduce::kProd: acc *= v; break;
-                case Reduce::kMax: acc = (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc; break;
-                case Reduce::kMin: acc = (std::isnan(v) || v < acc) && !std::isnan(acc) ? v : acc; break;
+                case Reduce::kSum:
+                case Reduce::kMean:
+                  acc += v;
+                  break;
+                case Reduce::kProd:
+                  acc *= v;
+                  break;
+                case Reduce::kMax:
+                  acc = (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc;
+                  break;
+                case Reduce::kMin:
+                  acc = (std::isnan(v) || v < acc) && !std::isnan(acc) ? v : acc;
+                  break;
               }
             }
             if (r == Reduce::kMean) {
-              if (e > b) acc /= static_cast<A>(e - b);
-              else if (initial == nullptr) acc = std::numeric_limits<A>::quiet_NaN();
+              if (e > b)
+                acc /= static_cast<A>(e - b);
+              else if (initial == nullptr)
+                acc = std::numeric_limits<A>::quiet_NaN();
             }
             const int64_t at = (o * S + s) * inner + i;
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) dst[at] = static_cast<T>(acc);
-            else dst[at] = T(static_cast<float>(acc));
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+              dst[at] = static_cast<T>(acc);
+            else
+              dst[at] = T(static_cast<float>(acc));
           }
         }
       }

@@ -24,7 +24,8 @@ std::unique_ptr<Tensor> shimgen::rt::views::select(const Tensor& in, int64_t dim
   }
   const int64_t at = index < 0 ? index + size : index;
   auto view = alias(in);
-  view->storage_offset = checked_add(in.storage_offset, checked_mul(at, in.strides[d], "select offset"), "select offset");
+  view->storage_offset =
+      checked_add(in.storage_offset, checked_mul(at, in.strides[d], "select offset"), "select offset");
   view->sizes.erase(view->sizes.begin() + static_cast<int64_t>(d));
   view->strides.erase(view->strides.begin() + static_cast<int64_t>(d));
   return view;

@@ -26,8 +26,8 @@ std::unique_ptr<Tensor> shimgen::rt::views::slice(const Tensor& in, int64_t dim,
   last = last < first ? first : (last > size ? size : last);
   const int64_t count = last - first;
   auto view = alias(in);
-  view->storage_offset = checked_add(in.storage_offset, checked_mul(first, in.strides[d], "slice offset"),
-                                     "slice offset");
+  view->storage_offset =
+      checked_add(in.storage_offset, checked_mul(first, in.strides[d], "slice offset"), "slice offset");
   view->sizes[d] = count == 0 ? 0 : 1 + (count - 1) / step;
   view->strides[d] = checked_mul(in.strides[d], step, "slice stride");
   return view;

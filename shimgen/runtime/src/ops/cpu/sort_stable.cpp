@@ -43,8 +43,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensor
     require_out(ret0, "ret0");
     require_out(ret1, "ret1");
     const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.sizes.size()), "dim");
-    const std::vector<int64_t> strides = in.is_non_overlapping_and_dense() ? in.strides
-                                                                           : dense_strides_like(in.sizes, in.strides);
+    const std::vector<int64_t> strides =
+        in.is_non_overlapping_and_dense() ? in.strides : dense_strides_like(in.sizes, in.strides);
     auto values = empty_tensor(in.sizes, strides, in.dtype, kCPU, -1);
     auto indices = empty_tensor(in.sizes, strides, kInt64, kCPU, -1);
     // torch's radix sort (stable): a 1-d integer self of at least 32768 elements (its grain size),
@@ -52,9 +52,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_sort_stable(AtenTensor
     const bool integer = is_integral_dtype(in.dtype) && in.dtype != kBool;
     const bool radix = integer && in.sizes.size() == 1 && in.sizes[0] >= 32768 && descending == 0;
     const bool keep_ties = (stable != nullptr && *stable != 0) || radix;
-    dispatch_real(in.dtype, "sort", [&](auto type) {
-      sort_lines<decltype(type)>(in, *values, *indices, d, descending != 0, keep_ties);
-    });
+    dispatch_real(in.dtype, "sort",
+                  [&](auto type) { sort_lines<decltype(type)>(in, *values, *indices, d, descending != 0, keep_ties); });
     *ret0 = wrap(std::move(values));
     *ret1 = wrap(std::move(indices));
   });

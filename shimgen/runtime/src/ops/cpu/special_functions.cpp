@@ -28,23 +28,23 @@ struct SpecialFunction {
 
 // An entry whose float and double functions are one double expression of x (and y): float operands
 // are widened, the result rounded once.
-#define SHIMGEN_UNARY(target, arg, expr)                                                         \
-  SpecialFunction {                                                                              \
-    target, 1, arg, nullptr,                                                                     \
-        [](int64_t, float xf, float) -> float {                                                  \
-          const double x = xf;                                                                   \
-          return static_cast<float>(expr);                                                       \
-        },                                                                                       \
-        [](int64_t, double x, double) -> double { return expr; }                                 \
+#define SHIMGEN_UNARY(target, arg, expr)                         \
+  SpecialFunction {                                              \
+    target, 1, arg, nullptr,                                     \
+        [](int64_t, float xf, float) -> float {                  \
+          const double x = xf;                                   \
+          return static_cast<float>(expr);                       \
+        },                                                       \
+        [](int64_t, double x, double) -> double { return expr; } \
   }
-#define SHIMGEN_BINARY(target, arg_a, arg_b, expr)                                               \
-  SpecialFunction {                                                                              \
-    target, 2, arg_a, arg_b,                                                                     \
-        [](int64_t, float xf, float yf) -> float {                                               \
-          const double x = xf, y = yf;                                                           \
-          return static_cast<float>(expr);                                                       \
-        },                                                                                       \
-        [](int64_t, double x, double y) -> double { return expr; }                               \
+#define SHIMGEN_BINARY(target, arg_a, arg_b, expr)                 \
+  SpecialFunction {                                                \
+    target, 2, arg_a, arg_b,                                       \
+        [](int64_t, float xf, float yf) -> float {                 \
+          const double x = xf, y = yf;                             \
+          return static_cast<float>(expr);                         \
+        },                                                         \
+        [](int64_t, double x, double y) -> double { return expr; } \
   }
 
 // Policy as data: what is served, with which arguments, computed by which function of special_math.h.
@@ -97,8 +97,10 @@ void apply(const SpecialFunction& fn, int64_t n, const Tensor& a, const Tensor* 
   const T* pb = reinterpret_cast<const T*>((b != nullptr ? b : &a)->data());
   T* po = reinterpret_cast<T*>(out.data());
   cpu::elementwise::for_each(sizes, strides, [&](const int64_t* at) {
-    if constexpr (std::is_same_v<T, double>) po[at[0]] = fn.f64(n, pa[at[1]], pb[at[2]]);
-    else po[at[0]] = T(fn.f32(n, static_cast<float>(pa[at[1]]), static_cast<float>(pb[at[2]])));
+    if constexpr (std::is_same_v<T, double>)
+      po[at[0]] = fn.f64(n, pa[at[1]], pb[at[2]]);
+    else
+      po[at[0]] = T(fn.f32(n, static_cast<float>(pa[at[1]]), static_cast<float>(pb[at[2]])));
   });
 }
 

@@ -42,7 +42,8 @@ inline double digamma(double x) {
   }
   const double z = 1 / (x * x);
   const double series =
-      z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+      z *
+      (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
   return result + std::log(x) - 0.5 / x - series;
 }
 
@@ -54,8 +55,10 @@ inline double digamma(double x) {
 inline double trigamma(double x, bool single = false) {
   if (x < 0.5) {
     double s;
-    if (single && x == std::floor(x)) s = std::sin(static_cast<float>(kPi) * static_cast<float>(x));
-    else s = std::sin(kPi * x);
+    if (single && x == std::floor(x))
+      s = std::sin(static_cast<float>(kPi) * static_cast<float>(x));
+    else
+      s = std::sin(kPi * x);
     return kPi * kPi / (s * s) - trigamma(1 - x);
   }
   if (x == kInf) return 0;
@@ -66,8 +69,9 @@ inline double trigamma(double x, bool single = false) {
     x += 1;
   }
   const double z = 1 / (x * x);
-  const double odd = z * (1.0 / 6 - z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 -
-                     z * (691.0 / 2730 - z * 7.0 / 6))))));
+  const double odd =
+      z *
+      (1.0 / 6 - z * (1.0 / 30 - z * (1.0 / 42 - z * (1.0 / 30 - z * (5.0 / 66 - z * (691.0 / 2730 - z * 7.0 / 6))))));
   return result + (1 + 0.5 / x + odd) / x;
 }
 
@@ -217,9 +221,12 @@ inline double i1e(double x) {
   if (std::isnan(x)) return kNaN;
   const double ax = std::fabs(x);
   double r;
-  if (ax < 25) r = std::cyl_bessel_i(1.0, ax) * std::exp(-ax);
-  else if (ax == kInf) r = 0;
-  else r = bessel_asymptotic_sum(1, ax, -1) / std::sqrt(2 * kPi * ax);
+  if (ax < 25)
+    r = std::cyl_bessel_i(1.0, ax) * std::exp(-ax);
+  else if (ax == kInf)
+    r = 0;
+  else
+    r = bessel_asymptotic_sum(1, ax, -1) / std::sqrt(2 * kPi * ax);
   return x < 0 ? -r : r;
 }
 
@@ -291,8 +298,9 @@ inline double gamma_prefactor(double a, double x) {
   if (a < 10) return std::exp(a * std::log(x) - x - std::lgamma(a));
   const double z = 1 / (a * a);
   const double stirling =
-      (1.0 / 12 - z * (1.0 / 360 - z * (1.0 / 1260 - z * (1.0 / 1680 - z * (1.0 / 1188 - z * (691.0 / 360360 -
-      z / 156)))))) / a;
+      (1.0 / 12 -
+       z * (1.0 / 360 - z * (1.0 / 1260 - z * (1.0 / 1680 - z * (1.0 / 1188 - z * (691.0 / 360360 - z / 156)))))) /
+      a;
   const double t = (x - a) / a;
   const double log_ratio = std::fabs(t) < 0.5 ? std::log1p(t) : std::log(x / a);
   return std::sqrt(a / (2 * kPi)) * std::exp(a * (log_ratio - t) - stirling);
@@ -300,13 +308,13 @@ inline double gamma_prefactor(double a, double x) {
 
 // ln Gamma(1 + a) for |a| <= 0.2: -gamma a + sum_k (-1)^k zeta(k) a^k / k (DLMF 5.7.3), k <= 27.
 inline double lgamma1p_small(double a) {
-  static constexpr double kZeta[] = {
-      1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.03692775514337,   1.0173430619844492,
-      1.008349277381923,  1.0040773561979444, 1.0020083928260821, 1.000994575127818,  1.0004941886041194,
-      1.000246086553308,  1.0001227133475785, 1.0000612481350588, 1.000030588236307,  1.0000152822594086,
-      1.0000076371976379, 1.000003817293265,  1.0000019082127165, 1.0000009539620338, 1.0000004769329869,
-      1.0000002384505027, 1.000000119219926,  1.000000059608189,  1.0000000298035034, 1.0000000149015549,
-      1.0000000074507118};  // zeta(2) .. zeta(27)
+  static constexpr double kZeta[] = {1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.03692775514337,
+                                     1.0173430619844492, 1.008349277381923,  1.0040773561979444, 1.0020083928260821,
+                                     1.000994575127818,  1.0004941886041194, 1.000246086553308,  1.0001227133475785,
+                                     1.0000612481350588, 1.000030588236307,  1.0000152822594086, 1.0000076371976379,
+                                     1.000003817293265,  1.0000019082127165, 1.0000009539620338, 1.0000004769329869,
+                                     1.0000002384505027, 1.000000119219926,  1.000000059608189,  1.0000000298035034,
+                                     1.0000000149015549, 1.0000000074507118};  // zeta(2) .. zeta(27)
   constexpr double kEulerGamma = 0.5772156649015329;
   double sum = 0, power = -a;  // (-a)^k
   for (int k = 2; k <= 27; ++k) {

@@ -24,13 +24,15 @@ int64_t split_dim_size(const Tensor& self, int64_t dim) {
 }  // namespace
 
 std::vector<std::unique_ptr<Tensor>> shimgen::rt::views::split_with_sizes(const Tensor& self,
-                                                                         const std::vector<int64_t>& split_sizes,
-                                                                         int64_t dim) {
+                                                                          const std::vector<int64_t>& split_sizes,
+                                                                          int64_t dim) {
   const int64_t dim_size = split_dim_size(self, dim);
   int64_t total = 0;
   for (int64_t length : split_sizes) {
-    SHIMGEN_REQUIRE(length >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                                 "split_sizes=" + shape_str(split_sizes));
+    SHIMGEN_REQUIRE(length >= 0,
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                    "split_sizes=" +
+                        shape_str(split_sizes));
     total = checked_add(total, length, "split_with_sizes");
   }
   SHIMGEN_REQUIRE(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to " +
@@ -48,11 +50,13 @@ std::vector<std::unique_ptr<Tensor>> shimgen::rt::views::split_with_sizes(const 
 
 std::vector<std::unique_ptr<Tensor>> shimgen::rt::views::split(const Tensor& self, int64_t split_size, int64_t dim) {
   SHIMGEN_REQUIRE(!self.sizes.empty(), "split expects at least a 1-dimensional tensor");
-  SHIMGEN_REQUIRE(split_size >= 0, "split expects split_size be non-negative, but got split_size=" +
-                                       std::to_string(split_size));
+  SHIMGEN_REQUIRE(split_size >= 0,
+                  "split expects split_size be non-negative, but got split_size=" + std::to_string(split_size));
   const int64_t dim_size = split_dim_size(self, dim);
-  SHIMGEN_REQUIRE(split_size > 0 || dim_size == 0, "split_size can only be 0 if dimension size is 0, but got "
-                                                   "dimension size of " + std::to_string(dim_size));
+  SHIMGEN_REQUIRE(split_size > 0 || dim_size == 0,
+                  "split_size can only be 0 if dimension size is 0, but got "
+                  "dimension size of " +
+                      std::to_string(dim_size));
   // One piece when split_size is 0 (an empty dim) or exceeds the dim; else ceil(dim_size / split_size),
   // the last one shorter.
   const int64_t count = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);

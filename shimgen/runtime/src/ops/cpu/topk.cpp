@@ -45,14 +45,16 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_topk(AtenTensorHandle 
     require_out(ret1, "ret1");
     const int64_t d = wrap_dim(dim, static_cast<int64_t>(in.sizes.size()), "dim");
     const int64_t n = in.sizes.empty() ? 1 : in.sizes[d];
-    SHIMGEN_REQUIRE(k >= 0 && k <= n, "k (" + std::to_string(k) + ") is out of range for a dim of size " +
-                                          std::to_string(n));
+    SHIMGEN_REQUIRE(k >= 0 && k <= n,
+                    "k (" + std::to_string(k) + ") is out of range for a dim of size " + std::to_string(n));
     std::vector<int64_t> sizes = in.sizes;
     if (!sizes.empty()) sizes[d] = k;
     auto values = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
     auto indices = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);
     if (k > 0)
-      dispatch_real(in.dtype, "topk", [&](auto type) { topk_lines<decltype(type)>(in, *values, *indices, d, k, largest != 0, sorted != 0); });
+      dispatch_real(in.dtype, "topk", [&](auto type) {
+        topk_lines<decltype(type)>(in, *values, *indices, d, k, largest != 0, sorted != 0);
+      });
     *ret0 = wrap(std::move(values));
     *ret1 = wrap(std::move(indices));
   });

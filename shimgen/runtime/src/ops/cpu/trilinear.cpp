@@ -15,21 +15,23 @@ using namespace shimgen::rt::cpu;
 namespace {
 
 // Sizes and strides of t with unit dims inserted at `expand` (positions in the R-d result).
-void expanded(const Tensor& t, const std::vector<bool>& expand, std::vector<int64_t>* sizes, std::vector<int64_t>* strides,
-              const char* what) {
+void expanded(const Tensor& t, const std::vector<bool>& expand, std::vector<int64_t>* sizes,
+              std::vector<int64_t>* strides, const char* what) {
   size_t next = 0;
   for (size_t i = 0; i < expand.size(); ++i) {
     if (expand[i]) {
       sizes->push_back(1);
       strides->push_back(0);
     } else {
-      SHIMGEN_REQUIRE(next < t.sizes.size(), std::string("_trilinear: ") + what + " has too few dims for its expand list");
+      SHIMGEN_REQUIRE(next < t.sizes.size(),
+                      std::string("_trilinear: ") + what + " has too few dims for its expand list");
       sizes->push_back(t.sizes[next]);
       strides->push_back(t.strides[next]);
       ++next;
     }
   }
-  SHIMGEN_REQUIRE(next == t.sizes.size(), std::string("_trilinear: ") + what + " has too many dims for its expand list");
+  SHIMGEN_REQUIRE(next == t.sizes.size(),
+                  std::string("_trilinear: ") + what + " has too many dims for its expand list");
 }
 
 std::vector<bool> bitset_of(const int64_t* dims, int64_t len, size_t rank, const char* what) {
@@ -71,8 +73,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(
     for (size_t d = 0; d < rank; ++d) {
       for (int k = 0; k < 3; ++k) {
         if (sz[k][d] == 1) continue;
-        SHIMGEN_REQUIRE(full[d] == 1 || full[d] == sz[k][d], "_trilinear: sizes of the inputs do not match at dim " +
-                                                                 std::to_string(d));
+        SHIMGEN_REQUIRE(full[d] == 1 || full[d] == sz[k][d],
+                        "_trilinear: sizes of the inputs do not match at dim " + std::to_string(d));
         full[d] = sz[k][d];
       }
       if (!sum[d]) out_sizes.push_back(full[d]);
@@ -112,8 +114,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(
           acc += static_cast<A>(value_of(p[0][at[0]])) * static_cast<A>(value_of(p[1][at[1]])) *
                  static_cast<A>(value_of(p[2][at[2]]));
         }
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) dst[o] = static_cast<T>(acc);
-        else dst[o] = T(static_cast<float>(acc));
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
+          dst[o] = static_cast<T>(acc);
+        else
+          dst[o] = T(static_cast<float>(acc));
       }
     });
     *ret0 = wrap(std::move(out));

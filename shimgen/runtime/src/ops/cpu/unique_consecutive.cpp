@@ -1,7 +1,7 @@
 // aten::unique_consecutive (no C shim: served by the proxy executor): torch.unique_consecutive with
-// dim None (with a dim: unique_dim.cpp) (CTC greedy decoding collapses repeated labels this way). The flattened self with each run
-// of equal values kept once, in order; the inverse (self's shape: the run of each element) and the
-// run lengths when asked, else empty int64 [0] tensors, as torch returns them.
+// dim None (with a dim: unique_dim.cpp) (CTC greedy decoding collapses repeated labels this way). The flattened self
+// with each run of equal values kept once, in order; the inverse (self's shape: the run of each element) and the run
+// lengths when asked, else empty int64 [0] tensors, as torch returns them.
 #include "../proxy_ops.h"
 #include "cpu_op.h"
 

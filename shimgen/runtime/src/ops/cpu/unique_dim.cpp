@@ -32,8 +32,9 @@ void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTe
     if (k != d) other.push_back(k);
   int64_t width = 1;
   for (int64_t k : other) width *= in.sizes[static_cast<size_t>(k)];
-  SHIMGEN_REQUIRE(n == 0 || width > 0, std::string(op) + ": Number of zero sized dimensions is more than one, so "
-                                                         "unique cannot be applied");
+  SHIMGEN_REQUIRE(n == 0 || width > 0, std::string(op) +
+                                           ": Number of zero sized dimensions is more than one, so "
+                                           "unique cannot be applied");
   std::vector<int64_t> offsets(static_cast<size_t>(width));  // element offsets within a slice, row-major
   for (int64_t e = 0; e < width; ++e) {
     int64_t off = 0, rest = e;
@@ -94,9 +95,10 @@ void cpu_unique_dim(AtenTensorHandle self, int64_t dim, bool consecutive, AtenTe
   const size_t item = in.itemsize();
   for (int64_t u = 0; u < m; ++u)
     for (int64_t e = 0; e < width; ++e)
-      std::memcpy(v->data() + static_cast<size_t>(u * out_step + out_offsets[static_cast<size_t>(e)]) * item,
-                  in.data() + static_cast<size_t>(kept[static_cast<size_t>(u)] * step + offsets[static_cast<size_t>(e)]) * item,
-                  item);
+      std::memcpy(
+          v->data() + static_cast<size_t>(u * out_step + out_offsets[static_cast<size_t>(e)]) * item,
+          in.data() + static_cast<size_t>(kept[static_cast<size_t>(u)] * step + offsets[static_cast<size_t>(e)]) * item,
+          item);
   auto i = empty_tensor({n}, {1}, kInt64, kCPU, -1);
   std::copy(inv.begin(), inv.end(), reinterpret_cast<int64_t*>(i->data()));
   auto c = empty_tensor({m}, {1}, kInt64, kCPU, -1);

@@ -12,7 +12,8 @@ std::unique_ptr<Tensor> shimgen::rt::views::unsqueeze(const Tensor& in, int64_t 
   SHIMGEN_REQUIRE(dim >= -(rank + 1) && dim <= rank, "unsqueeze: dim " + std::to_string(dim) + " is out of range");
   const int64_t d = dim < 0 ? dim + rank + 1 : dim;
   auto view = alias(in);
-  const int64_t stride = d >= rank ? 1 : checked_mul(in.sizes[static_cast<size_t>(d)], in.strides[static_cast<size_t>(d)], "stride");
+  const int64_t stride =
+      d >= rank ? 1 : checked_mul(in.sizes[static_cast<size_t>(d)], in.strides[static_cast<size_t>(d)], "stride");
   view->sizes.insert(view->sizes.begin() + d, 1);
   view->strides.insert(view->strides.begin() + d, stride);
   return view;

@@ -32,15 +32,18 @@ double bicubic_filter(double x) {
 }
 
 struct Taps {
-  std::vector<int64_t> first;            // per output index: the first input index
-  std::vector<std::vector<double>> w;   // per output index: the normalised weights from `first` on
+  std::vector<int64_t> first;          // per output index: the first input index
+  std::vector<std::vector<double>> w;  // per output index: the normalised weights from `first` on
 };
 
 Taps taps_of(int64_t in, int64_t out, bool align_corners, double given_scale, bool bicubic) {
   double scale;
-  if (align_corners) scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-  else if (given_scale > 0.0) scale = 1.0 / given_scale;
-  else scale = static_cast<double>(in) / static_cast<double>(out);
+  if (align_corners)
+    scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  else if (given_scale > 0.0)
+    scale = 1.0 / given_scale;
+  else
+    scale = static_cast<double>(in) / static_cast<double>(out);
   const double half = bicubic ? 2.0 : 1.0;
   const double support = scale >= 1.0 ? half * scale : half;
   const double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
@@ -72,8 +75,8 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
                                  double scale_h, double scale_w, bool bicubic) {
   const char* op = bicubic ? "_upsample_bicubic2d_aa" : "_upsample_bilinear2d_aa";
   const Tensor& in = cpu_tensor(self, "self");
-  SHIMGEN_REQUIRE(in.sizes.size() == 4, std::string(op) + ": expected a 4-D input [N, C, H, W], got " +
-                                            shape_str(in.sizes));
+  SHIMGEN_REQUIRE(in.sizes.size() == 4,
+                  std::string(op) + ": expected a 4-D input [N, C, H, W], got " + shape_str(in.sizes));
   SHIMGEN_REQUIRE(output_size.size() == 2 && output_size[0] > 0 && output_size[1] > 0,
                   std::string(op) + ": output_size must hold two positive sizes");
   const int64_t N = in.sizes[0], C = in.sizes[1], H = in.sizes[2], W = in.sizes[3];
@@ -96,8 +99,9 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
           double acc = 0.0;
           const std::vector<double>& w = tw.w[static_cast<size_t>(x)];
           for (size_t k = 0; k < w.size(); ++k)
-            acc += w[k] * static_cast<double>(value_of(plane[y * in.strides[2] + (tw.first[static_cast<size_t>(x)] +
-                                                                                 static_cast<int64_t>(k)) * in.strides[3]]));
+            acc += w[k] * static_cast<double>(value_of(
+                              plane[y * in.strides[2] +
+                                    (tw.first[static_cast<size_t>(x)] + static_cast<int64_t>(k)) * in.strides[3]]));
           rows[static_cast<size_t>(y * ow + x)] = acc;
         }
       T* o = dst + p * oh * ow;
@@ -106,10 +110,14 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
           double acc = 0.0;
           const std::vector<double>& w = th.w[static_cast<size_t>(y)];
           for (size_t k = 0; k < w.size(); ++k)
-            acc += w[k] * rows[static_cast<size_t>((th.first[static_cast<size_t>(y)] + static_cast<int64_t>(k)) * ow + x)];
-          if constexpr (std::is_same_v<T, double>) o[y * ow + x] = acc;
-          else if constexpr (std::is_same_v<T, float>) o[y * ow + x] = static_cast<float>(acc);
-          else o[y * ow + x] = T(static_cast<float>(acc));
+            acc +=
+                w[k] * rows[static_cast<size_t>((th.first[static_cast<size_t>(y)] + static_cast<int64_t>(k)) * ow + x)];
+          if constexpr (std::is_same_v<T, double>)
+            o[y * ow + x] = acc;
+          else if constexpr (std::is_same_v<T, float>)
+            o[y * ow + x] = static_cast<float>(acc);
+          else
+            o[y * ow + x] = T(static_cast<float>(acc));
         }
     }
   });

@@ -38,33 +38,33 @@ inline double lgamma_lane_d(double x) {
 
 // The vector goes through memory: lanes out, the scalar function per lane, lanes back.
 #define SHIMGEN_SLEEF_UNARY(NAME, TARGET, VEC, SCALAR, LANES, FN) \
-  extern "C" AOTI_SHIM_EXPORT TARGET VEC NAME(VEC a) {              \
-    SCALAR x[LANES];                                                \
-    std::memcpy(x, &a, sizeof a);                                   \
-    for (int i = 0; i < LANES; ++i) x[i] = FN(x[i]);                \
-    std::memcpy(&a, x, sizeof a);                                   \
-    return a;                                                       \
+  extern "C" AOTI_SHIM_EXPORT TARGET VEC NAME(VEC a) {            \
+    SCALAR x[LANES];                                              \
+    std::memcpy(x, &a, sizeof a);                                 \
+    for (int i = 0; i < LANES; ++i) x[i] = FN(x[i]);              \
+    std::memcpy(&a, x, sizeof a);                                 \
+    return a;                                                     \
   }
 #define SHIMGEN_SLEEF_BINARY(NAME, TARGET, VEC, SCALAR, LANES, FN) \
-  extern "C" AOTI_SHIM_EXPORT TARGET VEC NAME(VEC a, VEC b) {       \
-    SCALAR x[LANES], y[LANES];                                      \
-    std::memcpy(x, &a, sizeof a);                                   \
-    std::memcpy(y, &b, sizeof b);                                   \
-    for (int i = 0; i < LANES; ++i) x[i] = FN(x[i], y[i]);          \
-    std::memcpy(&a, x, sizeof a);                                   \
-    return a;                                                       \
+  extern "C" AOTI_SHIM_EXPORT TARGET VEC NAME(VEC a, VEC b) {      \
+    SCALAR x[LANES], y[LANES];                                     \
+    std::memcpy(x, &a, sizeof a);                                  \
+    std::memcpy(y, &b, sizeof b);                                  \
+    for (int i = 0; i < LANES; ++i) x[i] = FN(x[i], y[i]);         \
+    std::memcpy(&a, x, sizeof a);                                  \
+    return a;                                                      \
   }
 
 // The four widths of one function: SLEEF spells them <stem><f16|d8|f8|d4><accuracy suffix>.
-#define SHIMGEN_SLEEF_ALL(KIND, STEM, SUFFIX, FLOAT_FN, DOUBLE_FN)                                 \
-  KIND(Sleef_##STEM##f16##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512, float, 16, FLOAT_FN)             \
-  KIND(Sleef_##STEM##d8##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512d, double, 8, DOUBLE_FN)            \
-  KIND(Sleef_##STEM##f8##SUFFIX, SHIMGEN_SLEEF_AVX2, __m256, float, 8, FLOAT_FN)                 \
+#define SHIMGEN_SLEEF_ALL(KIND, STEM, SUFFIX, FLOAT_FN, DOUBLE_FN)                    \
+  KIND(Sleef_##STEM##f16##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512, float, 16, FLOAT_FN)  \
+  KIND(Sleef_##STEM##d8##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512d, double, 8, DOUBLE_FN) \
+  KIND(Sleef_##STEM##f8##SUFFIX, SHIMGEN_SLEEF_AVX2, __m256, float, 8, FLOAT_FN)      \
   KIND(Sleef_##STEM##d4##SUFFIX, SHIMGEN_SLEEF_AVX2, __m256d, double, 4, DOUBLE_FN)
-#define SHIMGEN_SLEEF_FLOATS(KIND, STEM, SUFFIX, FLOAT_FN)                             \
+#define SHIMGEN_SLEEF_FLOATS(KIND, STEM, SUFFIX, FLOAT_FN)                           \
   KIND(Sleef_##STEM##f16##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512, float, 16, FLOAT_FN) \
   KIND(Sleef_##STEM##f8##SUFFIX, SHIMGEN_SLEEF_AVX2, __m256, float, 8, FLOAT_FN)
-#define SHIMGEN_SLEEF_DOUBLES(KIND, STEM, SUFFIX, DOUBLE_FN)                              \
+#define SHIMGEN_SLEEF_DOUBLES(KIND, STEM, SUFFIX, DOUBLE_FN)                          \
   KIND(Sleef_##STEM##d8##SUFFIX, SHIMGEN_SLEEF_AVX512, __m512d, double, 8, DOUBLE_FN) \
   KIND(Sleef_##STEM##d4##SUFFIX, SHIMGEN_SLEEF_AVX2, __m256d, double, 4, DOUBLE_FN)
 
@@ -124,7 +124,8 @@ extern "C" AOTI_SHIM_EXPORT SHIMGEN_SLEEF_AVX512 __m512 Sleef_expf16_u10(__m512 
 // up to 128 stay within normal powers of two (each half is in [-75, 64]).
 extern "C" AOTI_SHIM_EXPORT SHIMGEN_SLEEF_AVX2 __m256 Sleef_expf8_u10(__m256 x) {
   x = _mm256_max_ps(_mm256_set1_ps(-104.f), _mm256_min_ps(_mm256_set1_ps(89.f), x));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
   __m256 p = _mm256_set1_ps(kTaylor[0]);
@@ -148,18 +149,24 @@ namespace {
 constexpr double kLn2 = 0.6931471805599453;
 constexpr double kLog2eD = 1.4426950408889634;
 // (e^r - 1) / r, |r| <= ln2/2, relative error 2^-35.5, none at r = 0 (1 + r/2 + ... exactly).
-constexpr double kExpm1Quotient[] = {2.4851288151127619e-05, 0.00019890980869750327, 0.0013888866495891856,
-                                     0.008333310934448869, 0.041666666681610176, 0.16666666681614256, 0.5, 1};
+constexpr double kExpm1Quotient[] = {2.4851288151127619e-05,
+                                     0.00019890980869750327,
+                                     0.0013888866495891856,
+                                     0.008333310934448869,
+                                     0.041666666681610176,
+                                     0.16666666681614256,
+                                     0.5,
+                                     1};
 // erf(a) / a as a polynomial in u = a^2, a in [0, 1], relative error 2^-32.6, none at a = 0 (2/sqrt(pi)).
 constexpr double kErfSmall[] = {-1.0216747929883539e-05, 0.00011451736838144727, -0.00085085452812915148,
-                                0.0052226111275789043, -0.026865945307077137, 0.11283790270101063,
-                                -0.37612638888904132, 1.1283791670955126};
+                                0.0052226111275789043,   -0.026865945307077137,  0.11283790270101063,
+                                -0.37612638888904132,    1.1283791670955126};
 // e^(a^2) erfc(a), smooth and slowly varying (0.43 to 0.14), as a polynomial in a - 2.5, a in [1, 4];
 // e^(-a^2) times its error is below 2^-30.5, against erf's ulp of 2^-24 there.
-constexpr double kErfcScaled[] = {1.0301512994682683e-07, -4.264734348150259e-07, 9.7639015721739022e-07,
-                                  -3.7472737729690635e-06, 1.6114106393804864e-05, -5.9523157031741315e-05,
-                                  0.0002109179637713861, -0.00073315296429098521, 0.0024670657614729186,
-                                  -0.0080016938875954961, 0.024937994751043007, -0.074347336742040679,
+constexpr double kErfcScaled[] = {1.0301512994682683e-07,  -4.264734348150259e-07,  9.7639015721739022e-07,
+                                  -3.7472737729690635e-06, 1.6114106393804864e-05,  -5.9523157031741315e-05,
+                                  0.0002109179637713861,   -0.00073315296429098521, 0.0024670657614729186,
+                                  -0.0080016938875954961,  0.024937994751043007,    -0.074347336742040679,
                                   0.21080636406114359};
 constexpr double kErfcCenter = 2.5;
 constexpr double kErfSmallEnd = 1;

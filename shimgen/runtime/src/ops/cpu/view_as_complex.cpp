@@ -11,12 +11,13 @@ using namespace shimgen::rt::cpu;
 
 std::unique_ptr<Tensor> shimgen::rt::views::view_as_complex(const Tensor& in) {
   if (in.dtype != kFloat32 && in.dtype != kFloat64)
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "view_as_complex: dtype code " + std::to_string(in.dtype) +
-                                                " is not float32/64");
+    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+         "view_as_complex: dtype code " + std::to_string(in.dtype) + " is not float32/64");
   SHIMGEN_REQUIRE(!in.sizes.empty() && in.sizes.back() == 2, "Tensor must have a last dimension of size 2");
   SHIMGEN_REQUIRE(in.strides.back() == 1, "Tensor must have a last dimension with stride 1");
   for (size_t d = 0; d + 1 < in.strides.size(); ++d)
-    SHIMGEN_REQUIRE(in.strides[d] % 2 == 0 || in.sizes[d] <= 1, "Tensor must have a stride divisible by 2 for all but last dimension");
+    SHIMGEN_REQUIRE(in.strides[d] % 2 == 0 || in.sizes[d] <= 1,
+                    "Tensor must have a stride divisible by 2 for all but last dimension");
   SHIMGEN_REQUIRE(in.storage_offset % 2 == 0, "Tensor must have a storage_offset divisible by 2");
   auto view = alias(in);
   view->dtype = in.dtype == kFloat32 ? kComplex64 : kComplex128;

@@ -10,8 +10,8 @@ using namespace shimgen::rt;
 using namespace shimgen::rt::cpu;
 
 std::unique_ptr<Tensor> shimgen::rt::views::view_as_real(const Tensor& in) {
-  SHIMGEN_REQUIRE(elementwise::is_complex(in.dtype), "view_as_real is only supported for complex tensors (dtype code " +
-                                                        std::to_string(in.dtype) + ")");
+  SHIMGEN_REQUIRE(elementwise::is_complex(in.dtype),
+                  "view_as_real is only supported for complex tensors (dtype code " + std::to_string(in.dtype) + ")");
   auto view = alias(in);
   view->dtype = in.dtype == kComplex64 ? kFloat32 : kFloat64;
   view->sizes.push_back(2);

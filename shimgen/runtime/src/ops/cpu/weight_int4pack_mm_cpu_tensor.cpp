@@ -46,7 +46,8 @@ inline int code_at(const Packed& w, int64_t n0, int64_t nb, int64_t j, int64_t k
   return j % 2 == 0 ? (row[j / 2] & 15) : (row[j / 2] >> 4);
 }
 
-template <class T> void dequant_portable(const Packed& w, const Tensor& sz, int64_t n0, float* tile) {
+template <class T>
+void dequant_portable(const Packed& w, const Tensor& sz, int64_t n0, float* tile) {
   const int64_t nb = std::min(kTile, w.n - n0);
   float scale[kTile], zero[kTile];
   for (int64_t g = 0; g < w.k / w.group; ++g) {
@@ -89,7 +90,8 @@ SHIMGEN_AVX512 void dequant_block64_avx512(const Packed& w, const Tensor& sz, in
 }
 #endif
 
-template <class T> void int4pack_mm(const Tensor& a, const Packed& w, const Tensor& sz, const Tensor& out) {
+template <class T>
+void int4pack_mm(const Tensor& a, const Packed& w, const Tensor& sz, const Tensor& out) {
   woq::product<T>(
       a, out, w.n,
       [&](int64_t n0, float* tile) {
@@ -103,11 +105,9 @@ template <class T> void int4pack_mm(const Tensor& a, const Packed& w, const Tens
 
 }  // namespace
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(AtenTensorHandle X,
-                                                                                        AtenTensorHandle w,
-                                                                                        AtenTensorHandle qGroupSize,
-                                                                                        AtenTensorHandle qScaleAndZeros,
-                                                                                        AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError
+aoti_torch_cpu__weight_int4pack_mm_cpu_tensor(AtenTensorHandle X, AtenTensorHandle w, AtenTensorHandle qGroupSize,
+                                              AtenTensorHandle qScaleAndZeros, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     const Tensor& a = cpu_tensor(X, "X");
     const Tensor& b = cpu_tensor(w, "w");
@@ -117,14 +117,14 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cp
     const std::string op = "_weight_int4pack_mm_for_cpu";
     SHIMGEN_REQUIRE(a.sizes.size() == 2, op + ": expected A to be 2-D, got " + shape_str(a.sizes));
     SHIMGEN_REQUIRE(b.sizes.size() == 2 && b.dtype == kUInt8,
-                    op + ": expected B to be a 2-D uint8 tensor (the packed int4 weight), got " +
-                        shape_str(b.sizes) + " of dtype code " + std::to_string(b.dtype));
+                    op + ": expected B to be a 2-D uint8 tensor (the packed int4 weight), got " + shape_str(b.sizes) +
+                        " of dtype code " + std::to_string(b.dtype));
     SHIMGEN_REQUIRE(b.strides[1] == 1 && (b.sizes[0] <= 1 || b.strides[0] == b.sizes[1]),
                     op + ": expected B to be contiguous");
     const int64_t n = b.sizes[0], k = 2 * b.sizes[1];
     SHIMGEN_REQUIRE(n % 16 == 0, op + ": N (" + std::to_string(n) + ") must be a multiple of 16");
-    SHIMGEN_REQUIRE(a.sizes[1] == k, op + ": A " + shape_str(a.sizes) + " does not have K = 2 * B.size(1) = " +
-                                         std::to_string(k) + " columns");
+    SHIMGEN_REQUIRE(a.sizes[1] == k, op + ": A " + shape_str(a.sizes) +
+                                         " does not have K = 2 * B.size(1) = " + std::to_string(k) + " columns");
     SHIMGEN_REQUIRE(gs.numel() == 1 && (gs.dtype == kInt64 || gs.dtype == kInt32),
                     op + ": qGroupSize must be a one-element int64 tensor");
     const int64_t group = gs.dtype == kInt64 ? *reinterpret_cast<const int64_t*>(gs.data())
@@ -134,8 +134,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int4pack_mm_cp
     SHIMGEN_REQUIRE(k % group == 0, op + ": K (" + std::to_string(k) + ") is not divisible by qGroupSize (" +
                                         std::to_string(group) + ")");
     SHIMGEN_REQUIRE(sz.sizes.size() == 3 && sz.sizes[0] >= k / group && sz.sizes[1] == n && sz.sizes[2] == 2,
-                    op + ": expected qScaleAndZeros of shape [" + std::to_string(k / group) + ", " +
-                        std::to_string(n) + ", 2], got " + shape_str(sz.sizes));
+                    op + ": expected qScaleAndZeros of shape [" + std::to_string(k / group) + ", " + std::to_string(n) +
+                        ", 2], got " + shape_str(sz.sizes));
     woq::dispatch_activation(a.dtype, op.c_str(), [](auto) {});
     SHIMGEN_REQUIRE(sz.dtype == a.dtype, op + ": qScaleAndZeros (dtype code " + std::to_string(sz.dtype) +
                                              ") must have A's dtype (code " + std::to_string(a.dtype) + ")");

@@ -49,7 +49,8 @@ SHIMGEN_AVX512 void dequant_avx512(const int8_t* b, int64_t n, int64_t k, int64_
 }
 #endif
 
-template <class T> void int8pack_mm(const Tensor& a, const Tensor& b, const Tensor& scales, const Tensor& out) {
+template <class T>
+void int8pack_mm(const Tensor& a, const Tensor& b, const Tensor& scales, const Tensor& out) {
   const int64_t n = b.sizes[0], k = b.sizes[1];
   const auto* codes = reinterpret_cast<const int8_t*>(b.data());
   const auto* scale = reinterpret_cast<const T*>(scales.data());
@@ -86,10 +87,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__weight_int8pack_mm(At
     SHIMGEN_REQUIRE(b.strides[1] == 1 && (b.sizes[0] <= 1 || b.strides[0] == b.sizes[1]),
                     std::string(op) + ": expected B to be contiguous");
     const int64_t n = b.sizes[0], k = b.sizes[1];
-    SHIMGEN_REQUIRE(a.sizes[1] == k, std::string(op) + ": A " + shape_str(a.sizes) + " and B " + shape_str(b.sizes) +
-                                         " disagree on K");
-    SHIMGEN_REQUIRE(s.sizes.size() == 1 && s.sizes[0] == n,
-                    std::string(op) + ": expected scales of shape [" + std::to_string(n) + "], got " + shape_str(s.sizes));
+    SHIMGEN_REQUIRE(a.sizes[1] == k,
+                    std::string(op) + ": A " + shape_str(a.sizes) + " and B " + shape_str(b.sizes) + " disagree on K");
+    SHIMGEN_REQUIRE(s.sizes.size() == 1 && s.sizes[0] == n, std::string(op) + ": expected scales of shape [" +
+                                                                std::to_string(n) + "], got " + shape_str(s.sizes));
     woq::dispatch_activation(a.dtype, op, [](auto) {});
     SHIMGEN_REQUIRE(s.dtype == a.dtype, std::string(op) + ": scales (dtype code " + std::to_string(s.dtype) +
                                             ") must have A's dtype (code " + std::to_string(a.dtype) + ")");

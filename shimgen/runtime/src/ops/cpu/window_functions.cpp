@@ -32,9 +32,9 @@ template <class F>
 AtenTensorHandle fill(const char* name, int64_t length, int32_t dtype, F&& value) {
   const int32_t type = dtype >= 0 ? dtype : kFloat32;
   if (!(type == kFloat32 || type == kFloat64 || type == kFloat16 || type == kBFloat16))
-    fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
-         std::string(name) + " expects floating point dtypes, got: " + scalar_type_name(type) +
-             " (served: float16, bfloat16, float32, float64)");
+    fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, std::string(name) +
+                                                     " expects floating point dtypes, got: " + scalar_type_name(type) +
+                                                     " (served: float16, bfloat16, float32, float64)");
   auto out = empty_tensor({length}, {1}, type, kCPU, -1);
   dispatch_floating(type, name, [&](auto t) {
     using T = decltype(t);
@@ -52,14 +52,16 @@ AtenTensorHandle fill(const char* name, int64_t length, int32_t dtype, F&& value
 
 }  // namespace
 
-AtenTensorHandle cpu_window(char kind, int64_t window_length, bool periodic, double alpha, double beta,
-                            int32_t dtype) {
-  const char* name = kind == 'h' ? "hamming_window" : kind == 'b' ? "blackman_window"
-                     : kind == 't' ? "bartlett_window" : "kaiser_window";
+AtenTensorHandle cpu_window(char kind, int64_t window_length, bool periodic, double alpha, double beta, int32_t dtype) {
+  const char* name = kind == 'h'   ? "hamming_window"
+                     : kind == 'b' ? "blackman_window"
+                     : kind == 't' ? "bartlett_window"
+                                   : "kaiser_window";
   SHIMGEN_REQUIRE(kind == 'h' || kind == 'b' || kind == 't' || kind == 'k', "window: unknown kind");
   if (window_length < 0)
-    fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, std::string(name) + " requires non-negative window_length, got window_length=" +
-                                                     std::to_string(window_length));
+    fail(
+        SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
+        std::string(name) + " requires non-negative window_length, got window_length=" + std::to_string(window_length));
   if (window_length <= 1) return fill(name, window_length, dtype, [](int64_t) { return 1.0; });
   const int64_t full = window_length + (periodic ? 1 : 0);  // the symmetric window's length
   const double m = static_cast<double>(full - 1);
@@ -91,9 +93,7 @@ AtenTensorHandle cpu_fftfreq(int64_t n, double d, bool real_input, int32_t dtype
   const double scale = 1.0 / (static_cast<double>(n) * d);
   if (real_input) return fill(name, length, dtype, [&](int64_t k) { return static_cast<double>(k) * scale; });
   const int64_t positive = (n + 1) / 2;  // 0 .. (n - 1) / 2, then -(n / 2) .. -1
-  return fill(name, n, dtype, [&](int64_t k) {
-    return static_cast<double>(k < positive ? k : k - n) * scale;
-  });
+  return fill(name, n, dtype, [&](int64_t k) { return static_cast<double>(k < positive ? k : k - n) * scale; });
 }
 
 }  // namespace shimgen::rt::proxy_ops

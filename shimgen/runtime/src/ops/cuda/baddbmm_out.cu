@@ -7,7 +7,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self, AtenTensorHandle batch1, AtenTensorHandle batch2, double beta, double alpha) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_baddbmm_out(AtenTensorHandle out, AtenTensorHandle self,
+                                                                       AtenTensorHandle batch1, AtenTensorHandle batch2,
+                                                                       double beta, double alpha) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(out, "out");

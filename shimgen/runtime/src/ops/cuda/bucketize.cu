@@ -7,7 +7,10 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bucketize_Tensor(AtenTensorHandle self, AtenTensorHandle boundaries, int32_t out_int32, int32_t right, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_bucketize_Tensor(AtenTensorHandle self,
+                                                                            AtenTensorHandle boundaries,
+                                                                            int32_t out_int32, int32_t right,
+                                                                            AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");

@@ -7,7 +7,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2, double p, int64_t* compute_mode, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__cdist_forward(AtenTensorHandle x1, AtenTensorHandle x2,
+                                                                          double p, int64_t* compute_mode,
+                                                                          AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(x1, "x1");

@@ -49,8 +49,12 @@ __device__ inline void load(const Operand& o, int64_t i, R& re, R& im) {
       im = static_cast<R>(v.y);
       return;
     }
-    case kFloat32: re = static_cast<R>(reinterpret_cast<const float*>(o.data)[i]); break;
-    default: re = static_cast<R>(reinterpret_cast<const double*>(o.data)[i]); break;
+    case kFloat32:
+      re = static_cast<R>(reinterpret_cast<const float*>(o.data)[i]);
+      break;
+    default:
+      re = static_cast<R>(reinterpret_cast<const double*>(o.data)[i]);
+      break;
   }
   im = R(0);
 }
@@ -85,10 +89,18 @@ inline Operand host_scalar(const Tensor& t) {
     o.im = v.imag();
   };
   switch (t.dtype) {
-    case kComplex64: pair(std::complex<float>{}); break;
-    case kComplex128: pair(std::complex<double>{}); break;
-    case kFloat32: o.re = *reinterpret_cast<const float*>(t.data()); break;
-    default: o.re = *reinterpret_cast<const double*>(t.data()); break;
+    case kComplex64:
+      pair(std::complex<float>{});
+      break;
+    case kComplex128:
+      pair(std::complex<double>{});
+      break;
+    case kFloat32:
+      o.re = *reinterpret_cast<const float*>(t.data());
+      break;
+    default:
+      o.re = *reinterpret_cast<const double*>(t.data());
+      break;
   }
   return o;
 }
@@ -105,8 +117,8 @@ struct Call {
       const Storage& s = *t[i]->storage;
       if (s.device_type == kCUDA) {
         SHIMGEN_REQUIRE(device < 0 || s.device_index == device,
-                        std::string("Expected all tensors to be on the same device, but ") + names[i] + " is on cuda:" +
-                            str(s.device_index) + " and another operand on cuda:" + str(device));
+                        std::string("Expected all tensors to be on the same device, but ") + names[i] +
+                            " is on cuda:" + str(s.device_index) + " and another operand on cuda:" + str(device));
         device = s.device_index;
       } else {
         SHIMGEN_REQUIRE(s.device_type == kCPU && t[i]->sizes.empty(),
@@ -124,8 +136,10 @@ void launch(const Call<N>& call, int32_t out_dtype, Op op, AtenTensorHandle* ret
   std::vector<int64_t> sizes = call.t[0]->sizes;
   for (int i = 1; i < N; ++i) sizes = rules::broadcast_shape(sizes, call.t[i]->sizes);
   std::vector<int64_t> out_strides;
-  if constexpr (N == 1) out_strides = rules::output_strides(sizes, {call.t[0]});
-  else out_strides = rules::output_strides(sizes, {call.t[0], call.t[1]});
+  if constexpr (N == 1)
+    out_strides = rules::output_strides(sizes, {call.t[0]});
+  else
+    out_strides = rules::output_strides(sizes, {call.t[0], call.t[1]});
   std::vector<int64_t> strides[N];
   std::array<const int64_t*, N + 1> walk_strides{};
   walk_strides[0] = out_strides.data();
@@ -133,7 +147,8 @@ void launch(const Call<N>& call, int32_t out_dtype, Op op, AtenTensorHandle* ret
   for (int i = 0; i < N; ++i) {
     strides[i] = rules::broadcast_strides(*call.t[i], sizes);
     walk_strides[static_cast<size_t>(i) + 1] = strides[i].data();
-    in.at[i] = call.t[i]->storage->device_type == kCUDA ? Operand{call.t[i]->data(), call.t[i]->dtype} : host_scalar(*call.t[i]);
+    in.at[i] = call.t[i]->storage->device_type == kCUDA ? Operand{call.t[i]->data(), call.t[i]->dtype}
+                                                        : host_scalar(*call.t[i]);
   }
   const Strided<N + 1> walk = strided<N + 1>(sizes, walk_strides);
   Owned out;
@@ -147,8 +162,10 @@ void launch(const Call<N>& call, int32_t out_dtype, Op op, AtenTensorHandle* ret
           walk, total, reinterpret_cast<R*>(out.get()->data()), in, op);
       check_cuda(cudaGetLastError(), "complex elementwise kernel launch");
     };
-    if (out_dtype == kComplex128 || out_dtype == kFloat64) go(double{});
-    else go(float{});
+    if (out_dtype == kComplex128 || out_dtype == kFloat64)
+      go(double{});
+    else
+      go(float{});
   }
   *ret0 = out.release();
 }

@@ -8,6 +8,6 @@ using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_cummin(AtenTensorHandle self, int64_t dim,
-                                                                AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+                                                                  AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
   return guarded(__func__, [&] { cumulative_extreme(self, dim, ret0, ret1, /*max=*/false, "cummin"); });
 }

@@ -28,10 +28,13 @@ void staged_bag(CpuBag cpu, AtenTensorHandle weight, AtenTensorHandle indices, A
 
 extern "C" {
 
-AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag(
-    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode,
-    int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag(AtenTensorHandle weight, AtenTensorHandle indices,
+                                                               AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+                                                               int64_t mode, int32_t sparse,
+                                                               AtenTensorHandle* per_sample_weights,
+                                                               int32_t include_last_offset, int64_t padding_idx,
+                                                               AtenTensorHandle* ret0, AtenTensorHandle* ret1,
+                                                               AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
   return guarded(__func__, [&] {
     staged_bag(aoti_torch_cpu__embedding_bag, weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                per_sample_weights, include_last_offset, padding_idx, {ret0, ret1, ret2, ret3});
@@ -39,9 +42,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag(
 }
 
 AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__embedding_bag_forward_only(
-    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq, int64_t mode,
-    int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset, int64_t padding_idx,
-    AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2, AtenTensorHandle* ret3) {
+    AtenTensorHandle weight, AtenTensorHandle indices, AtenTensorHandle offsets, int32_t scale_grad_by_freq,
+    int64_t mode, int32_t sparse, AtenTensorHandle* per_sample_weights, int32_t include_last_offset,
+    int64_t padding_idx, AtenTensorHandle* ret0, AtenTensorHandle* ret1, AtenTensorHandle* ret2,
+    AtenTensorHandle* ret3) {
   return guarded(__func__, [&] {
     staged_bag(aoti_torch_cpu__embedding_bag_forward_only, weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                per_sample_weights, include_last_offset, padding_idx, {ret0, ret1, ret2, ret3});

@@ -17,21 +17,37 @@ namespace {
 constexpr int kRangeThreads = 1024;
 
 // The arithmetic type of the binning: float for the 32- and 16-bit floats, double otherwise.
-template <typename T> struct Acc { using type = double; };
-template <> struct Acc<float> { using type = float; };
-template <> struct Acc<__half> { using type = float; };
-template <> struct Acc<__nv_bfloat16> { using type = float; };
+template <typename T>
+struct Acc {
+  using type = double;
+};
+template <>
+struct Acc<float> {
+  using type = float;
+};
+template <>
+struct Acc<__half> {
+  using type = float;
+};
+template <>
+struct Acc<__nv_bfloat16> {
+  using type = float;
+};
 
 template <typename T>
 __device__ inline typename Acc<T>::type acc_of(T v) {
-  if constexpr (std::is_same_v<typename Acc<T>::type, float>) return to_float(v);
-  else return static_cast<double>(v);
+  if constexpr (std::is_same_v<typename Acc<T>::type, float>)
+    return to_float(v);
+  else
+    return static_cast<double>(v);
 }
 
 template <typename T>
 __device__ inline T count_as(unsigned long long count) {
-  if constexpr (std::is_same_v<typename Acc<T>::type, float>) return from_float<T>(static_cast<float>(count));
-  else return static_cast<T>(count);
+  if constexpr (std::is_same_v<typename Acc<T>::type, float>)
+    return from_float<T>(static_cast<float>(count));
+  else
+    return static_cast<T>(count);
 }
 
 // range[0], range[1] = the edges the histogram uses: [min, max] as given, else the data's range;
@@ -117,23 +133,41 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_histc(AtenTensorHandl
       range_kernel<T><<<1, kRangeThreads, 0, stream>>>(data, n, static_cast<A>(min), static_cast<A>(max), min == max,
                                                        range.as<A>());
       if (n > 0) {
-        count_kernel<T><<<grid_for(n), 256, 0, stream>>>(data, n, range.as<const A>(), bins,
-                                                          counts.as<unsigned long long>());
+        count_kernel<T>
+            <<<grid_for(n), 256, 0, stream>>>(data, n, range.as<const A>(), bins, counts.as<unsigned long long>());
       }
       store_kernel<T><<<grid_for(bins), 256, 0, stream>>>(counts.as<const unsigned long long>(), bins,
                                                           reinterpret_cast<T*>(out.get()->data()));
       check_cuda(cudaGetLastError(), "histc kernel launch");
     };
     switch (t.dtype) {
-      case kFloat32: histogram(float{}); break;
-      case kFloat16: histogram(__half{}); break;
-      case kBFloat16: histogram(__nv_bfloat16{}); break;
-      case kFloat64: histogram(double{}); break;
-      case kInt64: histogram(int64_t{}); break;
-      case kInt32: histogram(int32_t{}); break;
-      case kInt16: histogram(int16_t{}); break;
-      case kInt8: histogram(int8_t{}); break;
-      case kUInt8: histogram(uint8_t{}); break;
+      case kFloat32:
+        histogram(float{});
+        break;
+      case kFloat16:
+        histogram(__half{});
+        break;
+      case kBFloat16:
+        histogram(__nv_bfloat16{});
+        break;
+      case kFloat64:
+        histogram(double{});
+        break;
+      case kInt64:
+        histogram(int64_t{});
+        break;
+      case kInt32:
+        histogram(int32_t{});
+        break;
+      case kInt16:
+        histogram(int16_t{});
+        break;
+      case kInt8:
+        histogram(int8_t{});
+        break;
+      case kUInt8:
+        histogram(uint8_t{});
+        break;
       default:
         fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "histc of dtype code " + str(t.dtype) + " is not supported");
     }

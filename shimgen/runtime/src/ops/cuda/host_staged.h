@@ -71,7 +71,8 @@ class HostStaged {
     check(code, what);
     AtenTensorHandle device[N] = {};
     try {
-      for (size_t i = 0; i < N; ++i) device[i] = to_device(host_results[i], i < layouts_.size() ? &layouts_[i] : nullptr);
+      for (size_t i = 0; i < N; ++i)
+        device[i] = to_device(host_results[i], i < layouts_.size() ? &layouts_[i] : nullptr);
     } catch (...) {
       for (AtenTensorHandle d : device)
         if (d != nullptr) (void)aoti_torch_delete_tensor_object(d);
@@ -94,8 +95,8 @@ class HostStaged {
     const Tensor& h = *unwrap(result, "result");
     const int64_t* layout = strides != nullptr && !strides->empty() ? strides->data() : h.strides.data();
     AtenTensorHandle out = nullptr;
-    check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), layout, h.dtype,
-                                   kCUDA, device_ < 0 ? cuda_resolve_device(-1) : device_, &out),
+    check(aoti_torch_empty_strided(static_cast<int64_t>(h.sizes.size()), h.sizes.data(), layout, h.dtype, kCUDA,
+                                   device_ < 0 ? cuda_resolve_device(-1) : device_, &out),
           "empty_strided");
     const AOTITorchError code = aoti_torch_copy_(out, result, 0);
     if (code != AOTI_TORCH_SUCCESS) {
@@ -112,7 +113,7 @@ class HostStaged {
 
  private:
   std::vector<AtenTensorHandle> owned_;
-  std::deque<AtenTensorHandle> optional_;  // stable addresses: handed out as pointers
+  std::deque<AtenTensorHandle> optional_;      // stable addresses: handed out as pointers
   std::vector<std::vector<int64_t>> layouts_;  // per result: the device layout (empty: the CPU op's)
   int32_t device_ = -1;
 };

@@ -60,18 +60,29 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTens
       const Strided<2> walk = strided<2>(plan.sizes, {plan.strides.data(), plan.self_strides.data()});
       auto launch = [&](auto tag) {
         using T = decltype(tag);
-        gather_kernel<T><<<grid_for(total), 256, 0, stream>>>(walk, total, plan.after, plan.points(),
-                                                               offsets.as<int64_t>(), reinterpret_cast<const T*>(in.data()),
-                                                               reinterpret_cast<T*>(out.get()->data()));
+        gather_kernel<T><<<grid_for(total), 256, 0, stream>>>(
+            walk, total, plan.after, plan.points(), offsets.as<int64_t>(), reinterpret_cast<const T*>(in.data()),
+            reinterpret_cast<T*>(out.get()->data()));
         check_cuda(cudaGetLastError(), "index gather kernel launch");
       };
       switch (in.itemsize()) {
-        case 1: launch(uint8_t{}); break;
-        case 2: launch(uint16_t{}); break;
-        case 4: launch(uint32_t{}); break;
-        case 8: launch(uint64_t{}); break;
-        case 16: launch(Bytes16{}); break;
-        default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: dtype code " + str(in.dtype) + " is not supported");
+        case 1:
+          launch(uint8_t{});
+          break;
+        case 2:
+          launch(uint16_t{});
+          break;
+        case 4:
+          launch(uint32_t{});
+          break;
+        case 8:
+          launch(uint64_t{});
+          break;
+        case 16:
+          launch(Bytes16{});
+          break;
+        default:
+          fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: dtype code " + str(in.dtype) + " is not supported");
       }
     }
     *ret0 = out.release();

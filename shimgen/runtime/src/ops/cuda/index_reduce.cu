@@ -7,7 +7,10 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_reduce(AtenTensorHandle self, int64_t dim, AtenTensorHandle index, AtenTensorHandle source, const char* reduce, int32_t include_self, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_reduce(AtenTensorHandle self, int64_t dim,
+                                                                        AtenTensorHandle index, AtenTensorHandle source,
+                                                                        const char* reduce, int32_t include_self,
+                                                                        AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");

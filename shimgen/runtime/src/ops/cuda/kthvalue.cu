@@ -7,7 +7,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim, int32_t keepdim, AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_kthvalue(AtenTensorHandle self, int64_t k, int64_t dim,
+                                                                    int32_t keepdim, AtenTensorHandle* ret0,
+                                                                    AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");

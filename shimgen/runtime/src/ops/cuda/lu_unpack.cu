@@ -6,10 +6,10 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_lu_unpack(AtenTensorHandle LU_data, AtenTensorHandle LU_pivots,
-                                                                     int32_t unpack_data, int32_t unpack_pivots,
-                                                                     AtenTensorHandle* ret0, AtenTensorHandle* ret1,
-                                                                     AtenTensorHandle* ret2) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_lu_unpack(AtenTensorHandle LU_data,
+                                                                     AtenTensorHandle LU_pivots, int32_t unpack_data,
+                                                                     int32_t unpack_pivots, AtenTensorHandle* ret0,
+                                                                     AtenTensorHandle* ret1, AtenTensorHandle* ret2) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(LU_data, "LU_data");

@@ -12,8 +12,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_masked_select(AtenTen
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");
-    s.run("masked_select", {ret0}, [&](AtenTensorHandle* r) {
-      return aoti_torch_cpu_masked_select(s.host(self), s.host(mask), &r[0]);
-    });
+    s.run("masked_select", {ret0},
+          [&](AtenTensorHandle* r) { return aoti_torch_cpu_masked_select(s.host(self), s.host(mask), &r[0]); });
   });
 }

@@ -15,7 +15,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_mode(AtenTensorHandle
     HostStaged s;
     require_cuda(self, "self");
     s.run("mode", {ret0, ret1}, [&](AtenTensorHandle* r) {
-      return run_guarded(__func__, [&] { mode_on_host(s.host(self), dim, keepdim, ModeTies::kCudaKernel, &r[0], &r[1]); });
+      return run_guarded(__func__,
+                         [&] { mode_on_host(s.host(self), dim, keepdim, ModeTies::kCudaKernel, &r[0], &r[1]); });
     });
   });
 }

@@ -7,7 +7,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_normal_functional(AtenTensorHandle self, double mean, double std, AtenGeneratorHandle* generator, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_normal_functional(AtenTensorHandle self, double mean,
+                                                                             double std, AtenGeneratorHandle* generator,
+                                                                             AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(self, "self");

@@ -24,9 +24,8 @@ __global__ void uniform_kernel(T* out, int64_t n, uint64_t seed, uint64_t base) 
 }  // namespace
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_rand(const int64_t* size, int64_t size_len_, int32_t* dtype,
-                                                                int32_t* layout, int32_t* device,
-                                                                int32_t device_index_, int32_t* pin_memory,
-                                                                AtenTensorHandle* ret0) {
+                                                                int32_t* layout, int32_t* device, int32_t device_index_,
+                                                                int32_t* pin_memory, AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     SHIMGEN_REQUIRE(ret0 != nullptr, "ret0 is null");
     SHIMGEN_REQUIRE(size_len_ >= 0 && (size_len_ == 0 || size != nullptr), "size is null");
@@ -45,11 +44,24 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_rand(const int64_t* s
       const uint64_t base = reserve_counter(static_cast<uint64_t>(n));
       char* data = out.get()->data();
       switch (type) {
-        case kFloat32: uniform_kernel<float, 24><<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<float*>(data), n, kDefaultSeed, base); break;
-        case kFloat16: uniform_kernel<__half, 11><<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<__half*>(data), n, kDefaultSeed, base); break;
-        case kBFloat16: uniform_kernel<__nv_bfloat16, 8><<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(data), n, kDefaultSeed, base); break;
-        case kFloat64: uniform_kernel<double, 53><<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<double*>(data), n, kDefaultSeed, base); break;
-        default: fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "rand needs a floating dtype, not code " + str(type));
+        case kFloat32:
+          uniform_kernel<float, 24>
+              <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<float*>(data), n, kDefaultSeed, base);
+          break;
+        case kFloat16:
+          uniform_kernel<__half, 11>
+              <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<__half*>(data), n, kDefaultSeed, base);
+          break;
+        case kBFloat16:
+          uniform_kernel<__nv_bfloat16, 8>
+              <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<__nv_bfloat16*>(data), n, kDefaultSeed, base);
+          break;
+        case kFloat64:
+          uniform_kernel<double, 53>
+              <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<double*>(data), n, kDefaultSeed, base);
+          break;
+        default:
+          fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "rand needs a floating dtype, not code " + str(type));
       }
       check_cuda(cudaGetLastError(), "rand kernel launch");
     }

@@ -7,7 +7,10 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randn(const int64_t* size, int64_t size_len_, int32_t* dtype, int32_t* layout, int32_t* device, int32_t device_index_, int32_t* pin_memory, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randn(const int64_t* size, int64_t size_len_, int32_t* dtype,
+                                                                 int32_t* layout, int32_t* device,
+                                                                 int32_t device_index_, int32_t* pin_memory,
+                                                                 AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     SHIMGEN_REQUIRE(device == nullptr || *device == kCUDA, "aoti_torch_cuda_randn makes CUDA tensors only");

@@ -8,7 +8,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats, int64_t* output_size, AtenTensorHandle* ret0) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_repeat_interleave_Tensor(AtenTensorHandle repeats,
+                                                                                    int64_t* output_size,
+                                                                                    AtenTensorHandle* ret0) {
   return guarded(__func__, [&] {
     HostStaged s;
     require_cuda(repeats, "repeats");

@@ -51,17 +51,33 @@ template <typename Out>
 using scan_acc_t = std::conditional_t<std::is_integral_v<Out>, int64_t, acc_of_t<Out>>;
 
 struct AddOp {
-  template <typename A> __device__ A start() const { return A(0); }
-  template <typename A> __device__ A operator()(A acc, A x) const { return static_cast<A>(acc + x); }
+  template <typename A>
+  __device__ A start() const {
+    return A(0);
+  }
+  template <typename A>
+  __device__ A operator()(A acc, A x) const {
+    return static_cast<A>(acc + x);
+  }
 };
 struct MulOp {
-  template <typename A> __device__ A start() const { return A(1); }
-  template <typename A> __device__ A operator()(A acc, A x) const { return static_cast<A>(acc * x); }
+  template <typename A>
+  __device__ A start() const {
+    return A(1);
+  }
+  template <typename A>
+  __device__ A operator()(A acc, A x) const {
+    return static_cast<A>(acc * x);
+  }
 };
 // torch's log-add-exp recurrence: log1p(exp(min - max)) + max; equal infinities stay; NaN sticks.
 struct LogAddExpOp {
-  template <typename A> __device__ A start() const { return -INFINITY; }
-  template <typename A> __device__ A operator()(A acc, A x) const {
+  template <typename A>
+  __device__ A start() const {
+    return -INFINITY;
+  }
+  template <typename A>
+  __device__ A operator()(A acc, A x) const {
     const A lo = acc != acc ? acc : (x < acc ? x : acc);
     const A hi = acc != acc ? acc : (x < acc ? acc : x);
     if (lo != hi || isfinite(lo)) return log1p(exp(lo - hi)) + hi;
@@ -163,8 +179,8 @@ inline void cumulative_extreme(AtenTensorHandle self, int64_t dim, AtenTensorHan
   Owned values, indices;
   empty_like_sizes(values, t, t.dtype);
   empty_like_sizes(indices, t, kInt64);
-  const Lines<3> lines = lines_of<3>(t.sizes, d, {t.strides.data(), values.get()->strides.data(),
-                                                  indices.get()->strides.data()});
+  const Lines<3> lines =
+      lines_of<3>(t.sizes, d, {t.strides.data(), values.get()->strides.data(), indices.get()->strides.data()});
   const int32_t device = t.storage->device_index;
   DeviceScope scope(device);
   cudaStream_t stream = stream_of(device);

@@ -8,8 +8,8 @@
 // every element of out: self where nothing landed (include_self=0), else the reduction (mean:
 // sum / count, floored for integers, as torch). Sums of floats are in atomic order, as torch's.
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "scatter.h"
@@ -76,14 +76,20 @@ __device__ void atomic_update(A* address, F f) {
 template <typename A>
 __device__ inline A identity(ScatterMode mode) {
   switch (mode) {
-    case ScatterMode::kProd: return A(1);
+    case ScatterMode::kProd:
+      return A(1);
     case ScatterMode::kMax:
-      if constexpr (std::is_floating_point_v<A>) return -INFINITY;
-      else return A(INT64_MIN);  // A is int64_t
+      if constexpr (std::is_floating_point_v<A>)
+        return -INFINITY;
+      else
+        return A(INT64_MIN);  // A is int64_t
     case ScatterMode::kMin:
-      if constexpr (std::is_floating_point_v<A>) return INFINITY;
-      else return A(INT64_MAX);
-    default: return A(0);
+      if constexpr (std::is_floating_point_v<A>)
+        return INFINITY;
+      else
+        return A(INT64_MAX);
+    default:
+      return A(0);
   }
 }
 
@@ -115,14 +121,17 @@ __global__ void accumulate_kernel(A* acc, int* count, int64_t acc_step, const in
           atomicAdd(acc + k, v);
         }
         break;
-      case ScatterMode::kProd: atomic_update(acc + k, [v](A a) { return static_cast<A>(a * v); }); break;
+      case ScatterMode::kProd:
+        atomic_update(acc + k, [v](A a) { return static_cast<A>(a * v); });
+        break;
       case ScatterMode::kMax:
         atomic_update(acc + k, [v](A a) { return is_nan(a) || is_nan(v) ? (is_nan(a) ? a : v) : (v > a ? v : a); });
         break;
       case ScatterMode::kMin:
         atomic_update(acc + k, [v](A a) { return is_nan(a) || is_nan(v) ? (is_nan(a) ? a : v) : (v < a ? v : a); });
         break;
-      default: break;
+      default:
+        break;
     }
     atomicAdd(count + k, 1);
   }
@@ -158,17 +167,38 @@ unsigned long long value_bits(double value, int32_t dtype) {
   unsigned long long bits = 0;
   auto put = [&](auto v) { std::memcpy(&bits, &v, sizeof(v)); };
   switch (dtype) {
-    case kFloat32: put(static_cast<float>(value)); break;
-    case kFloat64: put(value); break;
-    case kFloat16: put(__float2half(static_cast<float>(value))); break;
-    case kBFloat16: put(__float2bfloat16(static_cast<float>(value))); break;
-    case kInt64: put(static_cast<int64_t>(value)); break;
-    case kInt32: put(static_cast<int32_t>(value)); break;
-    case kInt16: put(static_cast<int16_t>(value)); break;
-    case kInt8: put(static_cast<int8_t>(value)); break;
-    case kUInt8: put(static_cast<uint8_t>(value)); break;
-    case kBool: put(static_cast<uint8_t>(value != 0.0 ? 1 : 0)); break;
-    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(dtype) + " is not supported");
+    case kFloat32:
+      put(static_cast<float>(value));
+      break;
+    case kFloat64:
+      put(value);
+      break;
+    case kFloat16:
+      put(__float2half(static_cast<float>(value)));
+      break;
+    case kBFloat16:
+      put(__float2bfloat16(static_cast<float>(value)));
+      break;
+    case kInt64:
+      put(static_cast<int64_t>(value));
+      break;
+    case kInt32:
+      put(static_cast<int32_t>(value));
+      break;
+    case kInt16:
+      put(static_cast<int16_t>(value));
+      break;
+    case kInt8:
+      put(static_cast<int8_t>(value));
+      break;
+    case kUInt8:
+      put(static_cast<uint8_t>(value));
+      break;
+    case kBool:
+      put(static_cast<uint8_t>(value != 0.0 ? 1 : 0));
+      break;
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(dtype) + " is not supported");
   }
   return bits;
 }
@@ -220,7 +250,8 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
   }
   const unsigned long long fill = src == nullptr ? value_bits(value, self.dtype) : 0;
   const size_t itemsize = self.itemsize();
-  if (mode != ScatterMode::kAssign) dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
+  if (mode != ScatterMode::kAssign)
+    dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
   else if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(self.dtype) + " is not supported");
   }
@@ -273,10 +304,18 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
           winner.as<const unsigned long long>());
     };
     switch (itemsize) {
-      case 1: launch(uint8_t{}); break;
-      case 2: launch(uint16_t{}); break;
-      case 4: launch(uint32_t{}); break;
-      default: launch(static_cast<unsigned long long>(0)); break;
+      case 1:
+        launch(uint8_t{});
+        break;
+      case 2:
+        launch(uint16_t{});
+        break;
+      case 4:
+        launch(uint32_t{});
+        break;
+      default:
+        launch(static_cast<unsigned long long>(0));
+        break;
     }
     check_cuda(cudaGetLastError(), "scatter kernel launch");
     return;
@@ -294,9 +333,9 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
       Scratch acc(device, static_cast<size_t>(numel) * sizeof(A));
       Scratch count(device, static_cast<size_t>(numel) * sizeof(int));
       const T* self_data = reinterpret_cast<const T*>(self.data());
-      init_kernel<T, A><<<grid_for(numel, kThreads), kThreads, 0, stream>>>(
-          self_data, strided<1>(self.sizes, {self.strides.data()}), numel, acc.as<A>(), count.as<int>(), mode,
-          include_self);
+      init_kernel<T, A>
+          <<<grid_for(numel, kThreads), kThreads, 0, stream>>>(self_data, strided<1>(self.sizes, {self.strides.data()}),
+                                                               numel, acc.as<A>(), count.as<int>(), mode, include_self);
       if (n > 0) {
         const Strided<3> walk = strided<3>(index.sizes, {index.strides.data(), src_strides, to.data()});
         accumulate_kernel<T, A><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
@@ -304,8 +343,8 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
       }
       finish_kernel<T, A><<<grid_for(numel, kThreads), kThreads, 0, stream>>>(
           reinterpret_cast<T*>(out.data()), self_data,
-          strided<2>(self.sizes, {self.strides.data(), out.strides.data()}),
-          numel, acc.as<const A>(), count.as<const int>(), mode);
+          strided<2>(self.sizes, {self.strides.data(), out.strides.data()}), numel, acc.as<const A>(),
+          count.as<const int>(), mode);
       check_cuda(cudaGetLastError(), "scatter_reduce kernel launch");
     }
   });

@@ -9,12 +9,9 @@
 using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
-extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_scatter_reduce_two_out(AtenTensorHandle out,
-                                                                                  AtenTensorHandle self, int64_t dim,
-                                                                                  AtenTensorHandle index,
-                                                                                  AtenTensorHandle src,
-                                                                                  const char* reduce,
-                                                                                  int32_t include_self) {
+extern "C" AOTI_SHIM_EXPORT AOTITorchError
+aoti_torch_cuda_scatter_reduce_two_out(AtenTensorHandle out, AtenTensorHandle self, int64_t dim, AtenTensorHandle index,
+                                       AtenTensorHandle src, const char* reduce, int32_t include_self) {
   return guarded(__func__, [&] {
     const ScatterMode mode = parse_scatter_reduce(reduce);
     SHIMGEN_REQUIRE(src != nullptr, "src is null");

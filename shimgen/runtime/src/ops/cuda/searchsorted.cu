@@ -17,7 +17,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Tensor(AtenTensorHa
     HostStaged s;
     require_cuda(self, "self");
     s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) {
-      return aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side, s.host(sorter), &r[0]);
+      return aoti_torch_cpu_searchsorted_Tensor(s.host(sorted_sequence), s.host(self), out_int32, right, side,
+                                                s.host(sorter), &r[0]);
     });
   });
 }
@@ -29,7 +30,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_searchsorted_Scalar(AtenTensorHa
     HostStaged s;
     require_cuda(sorted_sequence, "sorted_sequence");
     s.run("searchsorted", {ret0}, [&](AtenTensorHandle* r) {
-      return aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter), &r[0]);
+      return aoti_torch_cpu_searchsorted_Scalar(s.host(sorted_sequence), self, out_int32, right, side, s.host(sorter),
+                                                &r[0]);
     });
   });
 }

@@ -23,12 +23,12 @@ void segmented_sort(const Key* keys_in, Key* keys_out, const int64_t* values_in,
   const int items = static_cast<int>(total), segments = static_cast<int>(rows);
   size_t temp_bytes = 0;
   auto run = [&](void* temp) {
-    return descending ? cub::DeviceSegmentedSort::StableSortPairsDescending(
-                            temp, temp_bytes, keys_in, keys_out, values_in, values_out, items, segments, offsets,
-                            offsets + 1, stream)
-                      : cub::DeviceSegmentedSort::StableSortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                  values_out, items, segments, offsets, offsets + 1,
-                                                                  stream);
+    return descending
+               ? cub::DeviceSegmentedSort::StableSortPairsDescending(temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                     values_out, items, segments, offsets, offsets + 1,
+                                                                     stream)
+               : cub::DeviceSegmentedSort::StableSortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out,
+                                                           items, segments, offsets, offsets + 1, stream);
   };
   check_cuda(run(nullptr), "cub::DeviceSegmentedSort (temporary storage size)");
   Scratch temp(device, std::max<size_t>(temp_bytes, 1));
@@ -53,10 +53,12 @@ SliceLayout slice_layout(const Tensor& self, int64_t dim) {
   return out;
 }
 
-void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending, char* keys_out, int64_t* positions_out) {
+void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending, char* keys_out,
+                 int64_t* positions_out) {
   const int64_t total = checked_mul(layout.rows, layout.n, "elements");
   if (total == 0) return;
-  SHIMGEN_REQUIRE(total < std::numeric_limits<int32_t>::max(), "sorting " + str(total) + " elements at once is not supported");
+  SHIMGEN_REQUIRE(total < std::numeric_limits<int32_t>::max(),
+                  "sorting " + str(total) + " elements at once is not supported");
   const int32_t device = self.storage->device_index;
   DeviceScope scope(device);
   cudaStream_t stream = stream_of(device);
@@ -75,12 +77,24 @@ void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending,
                         positions_out, total, layout.rows, offs, descending, device, stream);
   };
   switch (self.dtype) {
-    case kFloat32: sort(float{}); break;
-    case kFloat16: sort(__half{}); break;
-    case kBFloat16: sort(__nv_bfloat16{}); break;
-    case kFloat64: sort(double{}); break;
-    case kInt64: sort(int64_t{}); break;
-    case kInt32: sort(int32_t{}); break;
+    case kFloat32:
+      sort(float{});
+      break;
+    case kFloat16:
+      sort(__half{});
+      break;
+    case kBFloat16:
+      sort(__nv_bfloat16{});
+      break;
+    case kFloat64:
+      sort(double{});
+      break;
+    case kInt64:
+      sort(int64_t{});
+      break;
+    case kInt32:
+      sort(int32_t{});
+      break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "sorting dtype code " + str(self.dtype) + " is not supported");
   }

@@ -17,7 +17,8 @@ SliceLayout slice_layout(const Tensor& self, int64_t dim);
 
 // Stable sort of every slice: writes the keys (self's dtype) and int64 positions within the slice,
 // each a row-major [rows, n] buffer, on the device's effective stream. Ties keep their order.
-void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending, char* keys_out, int64_t* positions_out);
+void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending, char* keys_out,
+                 int64_t* positions_out);
 
 // Copies the first `take` columns of a row-major [rows, n] buffer into `dst`, a tensor of layout's
 // shape with the dim of size `take`, laid out with `dst_strides` (self's dim order, not permuted).

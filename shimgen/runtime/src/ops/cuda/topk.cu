@@ -7,8 +7,8 @@ using namespace shimgen::rt;
 using namespace shimgen::rt::cuda_ops;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_topk(AtenTensorHandle self, int64_t k, int64_t dim,
-                                                                int32_t largest, int32_t sorted,
-                                                                AtenTensorHandle* ret0, AtenTensorHandle* ret1) {
+                                                                int32_t largest, int32_t sorted, AtenTensorHandle* ret0,
+                                                                AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     (void)sorted;
     SHIMGEN_REQUIRE(ret0 != nullptr && ret1 != nullptr, "an output pointer is null");

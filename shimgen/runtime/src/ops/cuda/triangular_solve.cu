@@ -8,7 +8,8 @@ using namespace shimgen::rt::cuda_ops;
 
 extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_triangular_solve(AtenTensorHandle self, AtenTensorHandle A,
                                                                             int32_t upper, int32_t transpose,
-                                                                            int32_t unitriangular, AtenTensorHandle* ret0,
+                                                                            int32_t unitriangular,
+                                                                            AtenTensorHandle* ret0,
                                                                             AtenTensorHandle* ret1) {
   return guarded(__func__, [&] {
     HostStaged s;

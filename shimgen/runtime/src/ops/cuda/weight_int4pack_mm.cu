@@ -71,13 +71,17 @@ __device__ inline void load_words(const int32_t* src, bool vector, uint32_t (&ds
   if constexpr (kWords == 4) {
     if (vector) {
       const uint4 v = __ldg(reinterpret_cast<const uint4*>(src));
-      dst[0] = v.x; dst[1] = v.y; dst[2] = v.z; dst[3] = v.w;
+      dst[0] = v.x;
+      dst[1] = v.y;
+      dst[2] = v.z;
+      dst[3] = v.w;
       return;
     }
   } else if constexpr (kWords == 2) {
     if (vector) {
       const uint2 v = __ldg(reinterpret_cast<const uint2*>(src));
-      dst[0] = v.x; dst[1] = v.y;
+      dst[0] = v.x;
+      dst[1] = v.y;
       return;
     }
   }
@@ -129,7 +133,7 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
     int4_mm_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, const int32_t* __restrict__ b, bool b_vector,
                    const __nv_bfloat16* __restrict__ qinfo, __nv_bfloat16* __restrict__ out, int64_t m, int64_t n,
                    int k, int group_shift) {
-  constexpr int kWords = InnerKTiles / 2;                // int32 words per lane per outer tile
+  constexpr int kWords = InnerKTiles / 2;  // int32 words per lane per outer tile
   constexpr int kOuterPerStep = kTilesPerStep / InnerKTiles;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t n_tile = blockIdx.x, m_tile = blockIdx.y;
@@ -168,8 +172,10 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         const __nv_bfloat162 sz = *reinterpret_cast<const __nv_bfloat162*>(q_col + (k0 >> group_shift) * q_row);
         dequant_mma_word(words[u][w], sz, c, [&](int half, uint32_t (&r)[4]) {
           const int col = k0 + half * 16 + 2 * (lane % 4);
-          r[0] = a_pair(a_lo, col); r[1] = a_pair(a_hi, col);
-          r[2] = a_pair(a_lo, col + 8); r[3] = a_pair(a_hi, col + 8);
+          r[0] = a_pair(a_lo, col);
+          r[1] = a_pair(a_hi, col);
+          r[2] = a_pair(a_lo, col + 8);
+          r[3] = a_pair(a_hi, col + 8);
         });
       }
     }
@@ -183,13 +189,16 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
   for (int w = 0; w < kWarps; ++w) {
     const float4 p = partial[w][lane];
-    sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+    sum.x += p.x;
+    sum.y += p.y;
+    sum.z += p.z;
+    sum.w += p.w;
   }
   const int64_t out_col = n_tile * 8 + 2 * (lane % 4);
   if (row0 < m) *reinterpret_cast<__nv_bfloat162*>(out + row0 * n + out_col) = __floats2bfloat162_rn(sum.x, sum.y);
-  if (row0 + 8 < m) *reinterpret_cast<__nv_bfloat162*>(out + (row0 + 8) * n + out_col) = __floats2bfloat162_rn(sum.z, sum.w);
+  if (row0 + 8 < m)
+    *reinterpret_cast<__nv_bfloat162*>(out + (row0 + 8) * n + out_col) = __floats2bfloat162_rn(sum.z, sum.w);
 }
-
 
 // ---- M <= 8: A and the scales staged in shared memory ----
 
@@ -207,7 +216,9 @@ constexpr int kSmallTiles = 4;  // the most the staged kernel's shared memory is
 __host__ __device__ constexpr size_t staged_a_bytes(int m) { return size_t{kWarps} * m * kRowStride * 2; }
 constexpr size_t kStagedQBytes = size_t{kSmallTiles} * kWarps * kMaxGroupsPerStep * 8 * 4;
 constexpr size_t kStagedPartialBytes = size_t{kSmallTiles} * kWarps * 32 * 8;
-__host__ __device__ constexpr size_t staged_bytes(int m) { return staged_a_bytes(m) + kStagedQBytes + kStagedPartialBytes; }
+__host__ __device__ constexpr size_t staged_bytes(int m) {
+  return staged_a_bytes(m) + kStagedQBytes + kStagedPartialBytes;
+}
 
 __device__ inline void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -233,8 +244,8 @@ __global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
   constexpr int kOuterPerStep = kTilesPerStep / InnerKTiles;
   extern __shared__ __align__(16) unsigned char staged[];
   __nv_bfloat16* s_a = reinterpret_cast<__nv_bfloat16*>(staged);
-  uint32_t(*s_q)[kWarps][kMaxGroupsPerStep][8] =
-      reinterpret_cast<uint32_t(*)[kWarps][kMaxGroupsPerStep][8]>(staged + staged_a_bytes(m));
+  uint32_t (*s_q)[kWarps][kMaxGroupsPerStep][8] =
+      reinterpret_cast<uint32_t (*)[kWarps][kMaxGroupsPerStep][8]>(staged + staged_a_bytes(m));
   float2(*partial)[kWarps][32] = reinterpret_cast<float2(*)[kWarps][32]>(staged + staged_a_bytes(m) + kStagedQBytes);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int slice = warp % kWarps, tile = warp / kWarps;  // this warp's k slice and column tile
@@ -291,13 +302,15 @@ __global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {
         const int k_local = ((base + u) * InnerKTiles + 2 * w) * 16 - k_begin;
-        const __nv_bfloat162 sz = bits_bf16x2(s_q[tile][slice][((k_begin + k_local) >> group_shift) - group0][lane / 4]);
+        const __nv_bfloat162 sz =
+            bits_bf16x2(s_q[tile][slice][((k_begin + k_local) >> group_shift) - group0][lane / 4]);
         dequant_mma_word(words[u][w], sz, c, [&](int half, uint32_t (&r)[4]) {
           const int col = k_local + half * 16 + 2 * (lane % 4);
           const __nv_bfloat16* s_row = s_a + (slice * m + row) * kRowStride;
           r[0] = has_row ? *reinterpret_cast<const uint32_t*>(s_row + col) : 0u;
           r[2] = has_row ? *reinterpret_cast<const uint32_t*>(s_row + col + 8) : 0u;
-          r[1] = 0u; r[3] = 0u;
+          r[1] = 0u;
+          r[3] = 0u;
         });
       }
     }
@@ -317,7 +330,6 @@ __global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
   const int64_t out_col = n_tile * 8 + 2 * (lane % 4);
   *reinterpret_cast<__nv_bfloat162*>(out + row * n + out_col) = __floats2bfloat162_rn(sum.x, sum.y);
 }
-
 
 // ---- M <= 8, "swap A and B": the weights are the MMA's A operand, the activations its B ----
 // Two adjacent column tiles' words of one lane are exactly the A fragment of m16n8k16 for 16
@@ -353,8 +365,8 @@ __global__ void __launch_bounds__(kWarpsPB * 32, kWarpsPB >= 32 ? 1 : 32 / kWarp
     uint32_t w0[kChunk], w1[kChunk], s0[kChunk], s1[kChunk], act[kChunk][4];
 #pragma unroll
     for (int u = 0; u < kOuterPerWarp; ++u) {
-      uint32_t (&d0)[kWords] = *reinterpret_cast<uint32_t(*)[kWords]>(&w0[u * kWords]);
-      uint32_t (&d1)[kWords] = *reinterpret_cast<uint32_t(*)[kWords]>(&w1[u * kWords]);
+      uint32_t (&d0)[kWords] = *reinterpret_cast<uint32_t (*)[kWords]>(&w0[u * kWords]);
+      uint32_t (&d1)[kWords] = *reinterpret_cast<uint32_t (*)[kWords]>(&w1[u * kWords]);
       if (base + u < outer_tiles) {
         load_words<kWords>(b0 + (base + u) * 32 * kWords, b_vector, d0);
         load_words<kWords>(b1 + (base + u) * 32 * kWords, b_vector, d1);
@@ -398,7 +410,10 @@ __global__ void __launch_bounds__(kWarpsPB * 32, kWarpsPB >= 32 ? 1 : 32 / kWarp
 #pragma unroll
   for (int w = 0; w < kWarpsPB; ++w) {
     const float4 p = partial[w][lane];
-    sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+    sum.x += p.x;
+    sum.y += p.y;
+    sum.z += p.z;
+    sum.w += p.w;
   }
   const int64_t col0 = tile0 * 8 + g, col1 = tile1 * 8 + g;
   out[2 * t * n + col0] = __float2bfloat16_rn(sum.x);
@@ -409,14 +424,15 @@ __global__ void __launch_bounds__(kWarpsPB * 32, kWarpsPB >= 32 ? 1 : 32 / kWarp
   }
 }
 
-
 // The swap form with the activations staged: each step, the block copies its k range of A's M rows
 // into shared memory with cp.async while its warps issue their weight and scale loads (registers),
 // waits once, and multiplies reading the activation pairs from shared memory. A block owns kPairs
 // pairs of column tiles (sharing the staged copy); per pair, kWarpsPB warps split the step's K,
 // kChunkWords words (32 k each) a warp.
 template <int kChunkWords, int kWarpsPB>
-__host__ __device__ constexpr int swap_step_k() { return kChunkWords * 32 * kWarpsPB; }
+__host__ __device__ constexpr int swap_step_k() {
+  return kChunkWords * 32 * kWarpsPB;
+}
 __host__ __device__ constexpr int swap_row_stride(int step_k) { return step_k + 8; }  // rows 4 banks apart
 
 // Blocks per SM the launch bounds ask for: 1024 threads (64 registers each) for one row tile and up
@@ -430,7 +446,7 @@ constexpr int swap_min_blocks(int warps, int row_tiles, int chunk_words) {
 // size is 128 or more), so a warp holds one scale per group in registers, not one per word.
 template <int InnerKTiles, int kPairs, int kWarpsPB, int kChunkWords, bool kStream = false, int kRowTiles = 1,
           int kGroupWords = 1>
-__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, swap_min_blocks(kPairs * kWarpsPB, kRowTiles, kChunkWords))
+__global__ void __launch_bounds__(kPairs * kWarpsPB * 32, swap_min_blocks(kPairs* kWarpsPB, kRowTiles, kChunkWords))
     int4_mm_swap_staged_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                                const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
                                __nv_bfloat16* __restrict__ out, int m, int64_t n, int k, int group_shift) {
@@ -482,8 +498,8 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, swap_min_blocks(kPairs
     uint32_t w0[kChunkWords], w1[kChunkWords], s0[kChunkWords], s1[kChunkWords];
 #pragma unroll
     for (int u = 0; u < kChunkWords / kWords; ++u) {
-      uint32_t (&d0)[kWords] = *reinterpret_cast<uint32_t(*)[kWords]>(&w0[u * kWords]);
-      uint32_t (&d1)[kWords] = *reinterpret_cast<uint32_t(*)[kWords]>(&w1[u * kWords]);
+      uint32_t (&d0)[kWords] = *reinterpret_cast<uint32_t (*)[kWords]>(&w0[u * kWords]);
+      uint32_t (&d1)[kWords] = *reinterpret_cast<uint32_t (*)[kWords]>(&w1[u * kWords]);
       const int outer = word0 / kWords + u;
       if (has0 && outer < outer_tiles) {
         load_words<kWords, kStream>(b0 + outer * 32 * kWords, b_vector, d0);
@@ -548,7 +564,10 @@ __global__ void __launch_bounds__(kPairs * kWarpsPB * 32, swap_min_blocks(kPairs
 #pragma unroll
     for (int w = 0; w < kWarpsPB; ++w) {
       const float4 p = partial[pair_in_block][w][rt][lane];
-      sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
     }
     out[r0 * n + col0] = __float2bfloat16_rn(sum.x);
     if (has1) out[r0 * n + col1] = __float2bfloat16_rn(sum.z);
@@ -570,26 +589,57 @@ __host__ __device__ constexpr size_t swap_staged_bytes(int m) {
 // call (a benchmark switches it between CUDA-graph captures). Internal, not a user setting: names
 // may change with the kernels. Unset or "auto": the per-M choice below. The staged and swap
 // variants serve M <= 8 only; larger M always takes the general kernel.
-enum class Variant { kAuto, kGeneral, kStaged1, kStaged2, kStaged4, kSwap8x4, kSwap16x2, kSwap32x1, kSwap16x1,
-                     kSwapS16x8, kSwapS8x8, kSwapS32x4, kSwapS2p8x8, kSwapS2p16x4,
-                     kSwapS16x8n, kSwapS2p16x4n, kSwapS8x8m16, kSwapS16x8m16, kSwapS16x8g, kSwapS8x16g };
+enum class Variant {
+  kAuto,
+  kGeneral,
+  kStaged1,
+  kStaged2,
+  kStaged4,
+  kSwap8x4,
+  kSwap16x2,
+  kSwap32x1,
+  kSwap16x1,
+  kSwapS16x8,
+  kSwapS8x8,
+  kSwapS32x4,
+  kSwapS2p8x8,
+  kSwapS2p16x4,
+  kSwapS16x8n,
+  kSwapS2p16x4n,
+  kSwapS8x8m16,
+  kSwapS16x8m16,
+  kSwapS16x8g,
+  kSwapS8x16g
+};
 constexpr struct {
   const char* name;
   Variant variant;
-} kVariants[] = {{"auto", Variant::kAuto},         {"general", Variant::kGeneral},   {"staged1", Variant::kStaged1},
-                 {"staged2", Variant::kStaged2},   {"staged4", Variant::kStaged4},   {"swap8x4", Variant::kSwap8x4},
-                 {"swap16x2", Variant::kSwap16x2}, {"swap32x1", Variant::kSwap32x1}, {"swap16x1", Variant::kSwap16x1},
-                 {"swapS16x8", Variant::kSwapS16x8}, {"swapS8x8", Variant::kSwapS8x8},   {"swapS32x4", Variant::kSwapS32x4},
-                 {"swapS2p8x8", Variant::kSwapS2p8x8}, {"swapS2p16x4", Variant::kSwapS2p16x4},
-                 {"swapS16x8n", Variant::kSwapS16x8n}, {"swapS2p16x4n", Variant::kSwapS2p16x4n},
-                 {"swapS8x8m16", Variant::kSwapS8x8m16}, {"swapS16x8m16", Variant::kSwapS16x8m16},
-                 {"swapS16x8g", Variant::kSwapS16x8g}, {"swapS8x16g", Variant::kSwapS8x16g}};
+} kVariants[] = {{"auto", Variant::kAuto},
+                 {"general", Variant::kGeneral},
+                 {"staged1", Variant::kStaged1},
+                 {"staged2", Variant::kStaged2},
+                 {"staged4", Variant::kStaged4},
+                 {"swap8x4", Variant::kSwap8x4},
+                 {"swap16x2", Variant::kSwap16x2},
+                 {"swap32x1", Variant::kSwap32x1},
+                 {"swap16x1", Variant::kSwap16x1},
+                 {"swapS16x8", Variant::kSwapS16x8},
+                 {"swapS8x8", Variant::kSwapS8x8},
+                 {"swapS32x4", Variant::kSwapS32x4},
+                 {"swapS2p8x8", Variant::kSwapS2p8x8},
+                 {"swapS2p16x4", Variant::kSwapS2p16x4},
+                 {"swapS16x8n", Variant::kSwapS16x8n},
+                 {"swapS2p16x4n", Variant::kSwapS2p16x4n},
+                 {"swapS8x8m16", Variant::kSwapS8x8m16},
+                 {"swapS16x8m16", Variant::kSwapS16x8m16},
+                 {"swapS16x8g", Variant::kSwapS16x8g},
+                 {"swapS8x16g", Variant::kSwapS8x16g}};
 
 // The most rows of A a variant serves (larger M takes the general kernel).
 constexpr int64_t max_rows(Variant v) {
-  return v == Variant::kGeneral || v == Variant::kAuto ? INT64_MAX
+  return v == Variant::kGeneral || v == Variant::kAuto               ? INT64_MAX
          : v == Variant::kSwapS8x8m16 || v == Variant::kSwapS16x8m16 ? 16
-                                                                       : kSmallRows;
+                                                                     : kSmallRows;
 }
 
 Variant pick_variant(int64_t m) {
@@ -624,12 +674,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
     const Tensor& b = cuda_arg(mat2, "mat2", 4);
     const Tensor& q = cuda_arg(qScaleAndZeros, "qScaleAndZeros", 3);
     SHIMGEN_REQUIRE(a.dtype == kBFloat16, "self must be bfloat16 (dtype code 15), not code " + str(a.dtype));
-    SHIMGEN_REQUIRE(b.dtype == kInt32 && b.is_contiguous(), "mat2 must be a contiguous int32 tensor (torch._convert_weight_to_int4pack's)");
+    SHIMGEN_REQUIRE(b.dtype == kInt32 && b.is_contiguous(),
+                    "mat2 must be a contiguous int32 tensor (torch._convert_weight_to_int4pack's)");
     SHIMGEN_REQUIRE(q.dtype == kBFloat16 && q.is_contiguous(), "qScaleAndZeros must be a contiguous bfloat16 tensor");
     const int32_t device = a.storage->device_index;
-    SHIMGEN_REQUIRE(b.storage->device_index == device && q.storage->device_index == device, "the tensors are on different CUDA devices");
+    SHIMGEN_REQUIRE(b.storage->device_index == device && q.storage->device_index == device,
+                    "the tensors are on different CUDA devices");
     const int64_t inner = b.sizes[3] * 2;
-    SHIMGEN_REQUIRE(inner == 2 || inner == 4 || inner == 8, "mat2's last dim gives inner_k_tiles " + str(inner) + "; 2, 4 or 8 expected");
+    SHIMGEN_REQUIRE(inner == 2 || inner == 4 || inner == 8,
+                    "mat2's last dim gives inner_k_tiles " + str(inner) + "; 2, 4 or 8 expected");
     SHIMGEN_REQUIRE(b.sizes[2] == 32, "mat2's dim 2 must be 32 (lanes)");
     const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[0] * 8;
     SHIMGEN_REQUIRE(k % (inner * 16) == 0 && b.sizes[1] == k / (inner * 16),
@@ -648,8 +701,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
     cudaStream_t stream = stream_of(device);
     // The kernel reads pairs of A as 32-bit words: a unit column stride, an even row stride and an
     // aligned base; anything else is packed first.
-    const bool direct = (a.strides[1] == 1 || k == 1) && a.strides[0] % 2 == 0 &&
-                        reinterpret_cast<uintptr_t>(a.data()) % 4 == 0;
+    const bool direct =
+        (a.strides[1] == 1 || k == 1) && a.strides[0] % 2 == 0 && reinterpret_cast<uintptr_t>(a.data()) % 4 == 0;
     Scratch packed(device, direct ? 0 : static_cast<size_t>(m * k) * 2);
     const __nv_bfloat16* a_data = reinterpret_cast<const __nv_bfloat16*>(a.data());
     int64_t lda = a.strides[0];
@@ -699,16 +752,19 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
         check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
                    "int4 mm shared memory");
       }
-      kernel<<<blocks, pairs * warps * 32, bytes, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n, kk,
-                                                            group_shift);
+      kernel<<<blocks, pairs * warps * 32, bytes, stream>>>(a_data, lda, a_vector, b_data, b_vector, q_data, o, mm, n,
+                                                            kk, group_shift);
     };
 #define SHIMGEN_INT4_SWAPS(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C>(mm)); }
 #define SHIMGEN_INT4_SWAPS16(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C, 2>(mm)); }
-#define SHIMGEN_INT4_BY_INNER(CALL, KERNEL, ...)        \
-  do {                                                   \
-    if (inner == 2) CALL((KERNEL<2, ##__VA_ARGS__>));      \
-    else if (inner == 4) CALL((KERNEL<4, ##__VA_ARGS__>)); \
-    else CALL((KERNEL<8, ##__VA_ARGS__>));                 \
+#define SHIMGEN_INT4_BY_INNER(CALL, KERNEL, ...) \
+  do {                                           \
+    if (inner == 2)                              \
+      CALL((KERNEL<2, ##__VA_ARGS__>));          \
+    else if (inner == 4)                         \
+      CALL((KERNEL<4, ##__VA_ARGS__>));          \
+    else                                         \
+      CALL((KERNEL<8, ##__VA_ARGS__>));          \
   } while (0)
 #define SHIMGEN_INT4_GENERAL(K) general(K)
 #define SHIMGEN_INT4_STAGED1(K) staged(K, 1)
@@ -718,33 +774,73 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
 #define SHIMGEN_INT4_SWAP16(K) swap(K, 16)
 #define SHIMGEN_INT4_SWAP32(K) swap(K, 32)
     switch (variant) {
-      case Variant::kGeneral: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
-      case Variant::kStaged1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED1, int4_mm_small_m_kernel, 1); break;
-      case Variant::kStaged2: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED2, int4_mm_small_m_kernel, 2); break;
-      case Variant::kStaged4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED4, int4_mm_small_m_kernel, 4); break;
-      case Variant::kSwap8x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP8, int4_mm_swap_kernel, 8, 4); break;
-      case Variant::kSwap16x2: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 2); break;
-      case Variant::kSwap32x1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP32, int4_mm_swap_kernel, 32, 1); break;
-      case Variant::kSwap16x1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 1); break;
-      case Variant::kSwapS16x8: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8); break;
-      case Variant::kSwapS8x8: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8); break;
-      case Variant::kSwapS32x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 32, 4), int4_mm_swap_staged_kernel, 1, 32, 4); break;
-      case Variant::kSwapS2p8x8: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 8, 8), int4_mm_swap_staged_kernel, 2, 8, 8); break;
-      case Variant::kSwapS2p16x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4); break;
-      case Variant::kSwapS16x8n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, true); break;
-      case Variant::kSwapS2p16x4n: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4, true); break;
-      case Variant::kSwapS8x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8, false, 2); break;
-      case Variant::kSwapS16x8m16: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 2); break;
+      case Variant::kGeneral:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel);
+        break;
+      case Variant::kStaged1:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED1, int4_mm_small_m_kernel, 1);
+        break;
+      case Variant::kStaged2:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED2, int4_mm_small_m_kernel, 2);
+        break;
+      case Variant::kStaged4:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED4, int4_mm_small_m_kernel, 4);
+        break;
+      case Variant::kSwap8x4:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP8, int4_mm_swap_kernel, 8, 4);
+        break;
+      case Variant::kSwap16x2:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 2);
+        break;
+      case Variant::kSwap32x1:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP32, int4_mm_swap_kernel, 32, 1);
+        break;
+      case Variant::kSwap16x1:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 1);
+        break;
+      case Variant::kSwapS16x8:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
+        break;
+      case Variant::kSwapS8x8:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8);
+        break;
+      case Variant::kSwapS32x4:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 32, 4), int4_mm_swap_staged_kernel, 1, 32, 4);
+        break;
+      case Variant::kSwapS2p8x8:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 8, 8), int4_mm_swap_staged_kernel, 2, 8, 8);
+        break;
+      case Variant::kSwapS2p16x4:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4);
+        break;
+      case Variant::kSwapS16x8n:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, true);
+        break;
+      case Variant::kSwapS2p16x4n:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(2, 16, 4), int4_mm_swap_staged_kernel, 2, 16, 4, true);
+        break;
+      case Variant::kSwapS8x8m16:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 8, 8), int4_mm_swap_staged_kernel, 1, 8, 8, false, 2);
+        break;
+      case Variant::kSwapS16x8m16:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS16(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 2);
+        break;
       // g: one scale register per group of 128 or more (the group-32/64 path keeps one per word).
       case Variant::kSwapS16x8g:
-        if (qGroupSize >= 128) SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 1, 4);
-        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
+        if (qGroupSize >= 128)
+          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 1, 4);
+        else
+          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
         break;
       case Variant::kSwapS8x16g:
-        if (qGroupSize >= 128) SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16, false, 1, 4);
-        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16);
+        if (qGroupSize >= 128)
+          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16, false, 1, 4);
+        else
+          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16);
         break;
-      default: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
+      default:
+        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel);
+        break;
     }
 #undef SHIMGEN_INT4_BY_INNER
 #undef SHIMGEN_INT4_GENERAL
