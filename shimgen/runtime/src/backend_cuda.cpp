@@ -108,10 +108,8 @@ class Scratch {
     }
   }
   ~Scratch() {
-    if (device_type_ == kCPU)
-      std::free(data_);
-    else
-      cuda_free(device_, data_);
+    if (device_type_ == kCPU) std::free(data_);
+    else cuda_free(device_, data_);
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;

@@ -20,8 +20,7 @@ namespace {
 
 // How the BLAS sees one operand: a pointer, whether it is stored transposed relative to the call's
 // order, and its leading dimension. `packed` owns a dense copy when the original strides do not fit.
-template <typename T>
-struct Operand {
+template <typename T> struct Operand {
   const T* data = nullptr;
   bool transposed = false;
   int64_t ld = 0;
@@ -32,8 +31,7 @@ bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 // Row-major: unit column stride and a row stride of at least max(1, cols). Size-1 dimensions have
 // no meaningful stride, so they never disqualify a matrix.
-template <typename T>
-bool row_major(const Matrix<T>& m, int64_t* ld) {
+template <typename T> bool row_major(const Matrix<T>& m, int64_t* ld) {
   if (m.cols != 1 && m.col_stride != 1) return false;
   const int64_t need = std::max<int64_t>(1, m.cols);
   const int64_t have = m.rows == 1 ? need : m.row_stride;
@@ -42,8 +40,7 @@ bool row_major(const Matrix<T>& m, int64_t* ld) {
   return true;
 }
 
-template <typename T>
-Operand<T> operand(const Matrix<const T>& m) {
+template <typename T> Operand<T> operand(const Matrix<const T>& m) {
   Operand<T> op;
   int64_t ld = 0;
   if (row_major(m, &ld)) {
@@ -75,9 +72,8 @@ void blas(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, 
                     lda, b, ldb, beta, c, ldc);
 }
 
-template <typename T>
-void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha, T beta,
-               BOperand b_kind) {
+template <typename T> void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<T>& c, T alpha,
+                                     T beta, BOperand b_kind) {
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0) return;
   SHIMGEN_REQUIRE(fits_int(m) && fits_int(n) && fits_int(k), "matrix dimension exceeds the BLAS's 32-bit index");
@@ -121,8 +117,7 @@ void gemm_impl(const Matrix<const T>& a, const Matrix<const T>& b, const Matrix<
   }
 }
 
-template <typename T>
-Matrix<T> matrix_of(const Tensor& t, int64_t first_dim, int64_t batch) {
+template <typename T> Matrix<T> matrix_of(const Tensor& t, int64_t first_dim, int64_t batch) {
   T* base = reinterpret_cast<T*>(t.data());
   const size_t d = static_cast<size_t>(first_dim);
   const int64_t offset = first_dim == 0 ? 0 : batch * t.strides[0];
@@ -130,9 +125,8 @@ Matrix<T> matrix_of(const Tensor& t, int64_t first_dim, int64_t batch) {
 }
 
 // out[b] = beta * bias + alpha * (a[b] @ m[b]); bias (addmm only) broadcasts to out.
-template <typename T>
-void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias, double beta, double alpha,
-                int64_t rank) {
+template <typename T> void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias,
+                                      double beta, double alpha, int64_t rank) {
   const int64_t first = rank - 2;
   const int64_t batches = rank == 3 ? out.sizes[0] : 1;
   T gemm_beta = T(0);
@@ -185,9 +179,8 @@ void run_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tenso
 // dtype's own wrapping arithmetic (computed modulo 2^64, then truncated: the same bits), alpha and beta
 // taken as integers, as torch's kernel takes its Scalars. No BLAS has one; models use it for index
 // arithmetic on small matrices.
-template <typename T>
-void run_integer_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias, double beta,
-                        double alpha, int64_t rank) {
+template <typename T> void run_integer_matmul(const Tensor& out, const Tensor& a, const Tensor& m, const Tensor* bias,
+                                              double beta, double alpha, int64_t rank) {
   const int64_t first = rank - 2;
   const int64_t batches = rank == 3 ? out.sizes[0] : 1;
   const auto ia = static_cast<uint64_t>(static_cast<int64_t>(alpha));

@@ -11,8 +11,7 @@
 namespace shimgen::rt::cpu {
 
 // A 2-D matrix inside some storage: element (i, j) is data[i * row_stride + j * col_stride].
-template <typename T>
-struct Matrix {
+template <typename T> struct Matrix {
   T* data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;

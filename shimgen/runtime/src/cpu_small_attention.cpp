@@ -95,9 +95,8 @@ SHIMGEN_AVX512 inline __m512 add_mask(const Head& h, int64_t i0, int64_t j, __mm
 
 // out^T[e0 .. e0+T) of the block: out^T[e] = sum over keys j of v[j, e] * p[j] (p: the sixteen rows'
 // probabilities of key j), times inv (1 / row sum, or 0 for a row that sees no key).
-template <int T>
-SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p, __m512 inv,
-                                         float* ot) {
+template <int T> SHIMGEN_AVX512 inline void value_columns(const Head& h, int64_t keys, int64_t e0, const float* p,
+                                                          __m512 inv, float* ot) {
   __m512 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
   for (int64_t j = 0; j < keys; ++j) {

@@ -73,17 +73,13 @@ SHIMGEN_AVX512 inline void nn_block(const Matrix<const float>& a, const Matrix<c
       store_row(c.data + (i0 + r) * c.row_stride + j0 + 16 * v, i0 + r, j0 + 16 * v, mask[v], acc[r][v], ep);
 }
 
-template <int R>
-SHIMGEN_AVX512 void nn_rows(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c,
-                            int64_t i0, const Epilogue& ep) {
+template <int R> SHIMGEN_AVX512 void nn_rows(const Matrix<const float>& a, const Matrix<const float>& b,
+                                             const Matrix<float>& c, int64_t i0, const Epilogue& ep) {
   int64_t j0 = 0;
   for (; c.cols - j0 >= 32; j0 += 32) nn_block<R, 2, true>(a, b, c, i0, j0, ep);
-  if (c.cols - j0 > 16)
-    nn_block<R, 2, false>(a, b, c, i0, j0, ep);
-  else if (c.cols - j0 == 16)
-    nn_block<R, 1, true>(a, b, c, i0, j0, ep);
-  else if (j0 < c.cols)
-    nn_block<R, 1, false>(a, b, c, i0, j0, ep);
+  if (c.cols - j0 > 16) nn_block<R, 2, false>(a, b, c, i0, j0, ep);
+  else if (c.cols - j0 == 16) nn_block<R, 1, true>(a, b, c, i0, j0, ep);
+  else if (j0 < c.cols) nn_block<R, 1, false>(a, b, c, i0, j0, ep);
 }
 
 SHIMGEN_AVX512 void gemm_nn(const Matrix<const float>& a, const Matrix<const float>& b, const Matrix<float>& c,
@@ -95,17 +91,10 @@ SHIMGEN_AVX512 void gemm_nn(const Matrix<const float>& a, const Matrix<const flo
     i += 4;
   }
   switch (c.rows - i) {
-    case 3:
-      nn_rows<3>(a, b, c, i, ep);
-      break;
-    case 2:
-      nn_rows<2>(a, b, c, i, ep);
-      break;
-    case 1:
-      nn_rows<1>(a, b, c, i, ep);
-      break;
-    default:
-      break;
+    case 3: nn_rows<3>(a, b, c, i, ep); break;
+    case 2: nn_rows<2>(a, b, c, i, ep); break;
+    case 1: nn_rows<1>(a, b, c, i, ep); break;
+    default: break;
   }
 }
 

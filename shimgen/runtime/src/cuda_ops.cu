@@ -208,10 +208,10 @@ void matmul(AtenTensorHandle out_h, AtenTensorHandle a_h, AtenTensorHandle b_h, 
 
 // ---- convolution --------------------------------------------------------------------------------
 
-template <typename T>
-__global__ void im2col_kernel(const T* in, T* col, int64_t total, int64_t C, int64_t H, int64_t W, int64_t KH,
-                              int64_t KW, int64_t OH, int64_t OW, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                              int64_t dh, int64_t dw, int64_t in_sn, int64_t in_sc, int64_t in_sh, int64_t in_sw) {
+template <typename T> __global__ void im2col_kernel(const T* in, T* col, int64_t total, int64_t C, int64_t H, int64_t W,
+                                                    int64_t KH, int64_t KW, int64_t OH, int64_t OW, int64_t sh,
+                                                    int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                                                    int64_t in_sn, int64_t in_sc, int64_t in_sh, int64_t in_sw) {
   // col[n][c*KH*KW + i*KW + j][oh*OW + ow] = in[n][c][oh*sh - ph + i*dh][ow*sw - pw + j*dw] (0 outside)
   for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -243,10 +243,9 @@ __global__ void bias_fill_kernel(T* out, const T* bias, int64_t bias_stride, int
   }
 }
 
-template <typename T>
-void launch_im2col(const Tensor& in, char* col, int64_t N, int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW,
-                   int64_t OH, int64_t OW, const int64_t* s, const int64_t* p, const int64_t* d, bool one_d,
-                   cudaStream_t stream) {
+template <typename T> void launch_im2col(const Tensor& in, char* col, int64_t N, int64_t C, int64_t H, int64_t W,
+                                         int64_t KH, int64_t KW, int64_t OH, int64_t OW, const int64_t* s,
+                                         const int64_t* p, const int64_t* d, bool one_d, cudaStream_t stream) {
   const int64_t total = N * C * KH * KW * OH * OW;
   if (total == 0) return;
   const int64_t sn = in.strides[0], sc = in.strides[1];
@@ -346,21 +345,16 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const size_t itemsize = in.itemsize();
   if (bias != nullptr) {
     const int64_t inner = nhwc ? 1 : HW;
-    if (in.dtype == kFloat32)
-      launch_bias_fill<float>(out.get()->data(), *bias, total, F, inner, stream);
-    else if (in.dtype == kFloat16)
-      launch_bias_fill<__half>(out.get()->data(), *bias, total, F, inner, stream);
-    else
-      launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, inner, stream);
+    if (in.dtype == kFloat32) launch_bias_fill<float>(out.get()->data(), *bias, total, F, inner, stream);
+    else if (in.dtype == kFloat16) launch_bias_fill<__half>(out.get()->data(), *bias, total, F, inner, stream);
+    else launch_bias_fill<__nv_bfloat16>(out.get()->data(), *bias, total, F, inner, stream);
   }
   // col: [N][C*KH*KW][OH*OW]; group g uses rows g*K .. (g+1)*K.
   Scratch col(device, static_cast<size_t>(N * C * KH * KW * HW) * itemsize);
-  if (in.dtype == kFloat32)
-    launch_im2col<float>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
+  if (in.dtype == kFloat32) launch_im2col<float>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
   else if (in.dtype == kFloat16)
     launch_im2col<__half>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
-  else
-    launch_im2col<__nv_bfloat16>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
+  else launch_im2col<__nv_bfloat16>(in, col.data(), N, C, H, W, KH, KW, OH, OW, s, p, d, one_d, stream);
   // Weight [F, Cg, KH, KW] viewed as [F, K] (row stride w.strides[0]) needs unit stride over K.
   const bool weight_flat = w.is_contiguous();
   Scratch wpack(device, weight_flat ? 0 : static_cast<size_t>(F * K) * itemsize);

@@ -4,9 +4,7 @@
 
 #include "internal.h"
 
-struct CUDAGuardOpaque {
-  int32_t original_device;
-};
+struct CUDAGuardOpaque { int32_t original_device; };
 
 struct CUDAStreamGuardOpaque {
   int32_t original_device;

@@ -13,27 +13,21 @@ size_t element_size(int32_t dtype) noexcept {
     case kFloat8_e5m2fnuz:
     case kFloat8_e4m3fnuz:
     case kFloat8_e8m0fnu:
-    case kFloat4_e2m1fn_x2:
-      return 1;  // float4_e2m1fn_x2 holds two values a byte
+    case kFloat4_e2m1fn_x2: return 1;  // float4_e2m1fn_x2 holds two values a byte
     case kInt16:
     case kFloat16:
     case kBFloat16:
-    case kUInt16:
-      return 2;
+    case kUInt16: return 2;
     case kInt32:
     case kFloat32:
     case kComplex32:
-    case kUInt32:
-      return 4;
+    case kUInt32: return 4;
     case kInt64:
     case kFloat64:
     case kComplex64:
-    case kUInt64:
-      return 8;
-    case kComplex128:
-      return 16;
-    default:
-      return 0;
+    case kUInt64: return 8;
+    case kComplex128: return 16;
+    default: return 0;
   }
 }
 

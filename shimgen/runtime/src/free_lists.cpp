@@ -129,22 +129,14 @@ namespace {
 
 // allocate_shared's allocator for Storage: its control block (with the Storage inside) from the
 // block list.
-template <class T>
-struct BlockAllocator {
+template <class T> struct BlockAllocator {
   using value_type = T;
   BlockAllocator() = default;
-  template <class U>
-  BlockAllocator(const BlockAllocator<U>&) noexcept {}  // NOLINT: implicit, as allocators rebind
+  template <class U> BlockAllocator(const BlockAllocator<U>&) noexcept {}  // NOLINT: implicit, as allocators rebind
   T* allocate(size_t n) { return static_cast<T*>(block_alloc(n * sizeof(T))); }
   void deallocate(T* p, size_t n) noexcept { block_free(p, n * sizeof(T)); }
-  template <class U>
-  bool operator==(const BlockAllocator<U>&) const noexcept {
-    return true;
-  }
-  template <class U>
-  bool operator!=(const BlockAllocator<U>&) const noexcept {
-    return false;
-  }
+  template <class U> bool operator==(const BlockAllocator<U>&) const noexcept { return true; }
+  template <class U> bool operator!=(const BlockAllocator<U>&) const noexcept { return false; }
 };
 
 }  // namespace

@@ -18,18 +18,10 @@ void copy_row(char* dst, int64_t dst_stride, const char* src, int64_t src_stride
     return;
   }
   switch (itemsize) {
-    case 1:
-      copy_rows<1>(dst, dst_stride, src, src_stride, count);
-      break;
-    case 2:
-      copy_rows<2>(dst, dst_stride, src, src_stride, count);
-      break;
-    case 4:
-      copy_rows<4>(dst, dst_stride, src, src_stride, count);
-      break;
-    case 8:
-      copy_rows<8>(dst, dst_stride, src, src_stride, count);
-      break;
+    case 1: copy_rows<1>(dst, dst_stride, src, src_stride, count); break;
+    case 2: copy_rows<2>(dst, dst_stride, src, src_stride, count); break;
+    case 4: copy_rows<4>(dst, dst_stride, src, src_stride, count); break;
+    case 8: copy_rows<8>(dst, dst_stride, src, src_stride, count); break;
     default:
       for (int64_t i = 0; i < count; ++i)
         std::memcpy(dst + i * dst_stride * static_cast<int64_t>(itemsize),

@@ -66,8 +66,7 @@ void set_last_error(const char* shim, const char* message) noexcept;
 
 // Runs body(); maps exceptions to an error code and the thread's last error. Outputs are written
 // by the body only after every check passed, so a failure leaves them untouched.
-template <class Body>
-AOTITorchError run_guarded(const char* shim, Body&& body) noexcept {
+template <class Body> AOTITorchError run_guarded(const char* shim, Body&& body) noexcept {
   try {
     body();
     return AOTI_TORCH_SUCCESS;
@@ -87,8 +86,7 @@ AOTITorchError run_guarded(const char* shim, Body&& body) noexcept {
 }
 
 // A shim entry: counted (shimgen_runtime_shim_call_count), then guarded.
-template <class Body>
-AOTITorchError guarded(const char* shim, Body&& body) noexcept {
+template <class Body> AOTITorchError guarded(const char* shim, Body&& body) noexcept {
   count_shim_call();
   return run_guarded(shim, static_cast<Body&&>(body));
 }

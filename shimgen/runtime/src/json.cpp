@@ -54,13 +54,9 @@ class Reader {
     if (depth > kMaxDepth) return fail("nesting deeper than 64 levels");
     if (p_ == end_) return fail("unexpected end of input");
     switch (*p_) {
-      case '{':
-        return object(out, depth);
-      case '[':
-        return array(out, depth);
-      case '"':
-        out->kind = Value::Kind::kString;
-        return string(&out->text);
+      case '{': return object(out, depth);
+      case '[': return array(out, depth);
+      case '"': out->kind = Value::Kind::kString; return string(&out->text);
       case 't':
         out->kind = Value::Kind::kBool;
         out->boolean = true;
@@ -69,9 +65,7 @@ class Reader {
         out->kind = Value::Kind::kBool;
         out->boolean = false;
         return literal("false");
-      case 'n':
-        out->kind = Value::Kind::kNull;
-        return literal("null");
+      case 'n': out->kind = Value::Kind::kNull; return literal("null");
       // Python's json module writes non-finite floats as these (allow_nan, its default).
       case 'N':
         out->kind = Value::Kind::kDouble;
@@ -173,14 +167,10 @@ class Reader {
     for (int i = 0; i < 4; ++i) {
       const char c = *p_++;
       v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= static_cast<uint32_t>(c - 'A' + 10);
-      else
-        return fail("bad hex digit in \\u escape");
+      if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+      else return fail("bad hex digit in \\u escape");
     }
     *out = v;
     return true;
@@ -201,24 +191,12 @@ class Reader {
       switch (e) {
         case '"':
         case '\\':
-        case '/':
-          out->push_back(e);
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
+        case '/': out->push_back(e); break;
+        case 'b': out->push_back('\b'); break;
+        case 'f': out->push_back('\f'); break;
+        case 'n': out->push_back('\n'); break;
+        case 'r': out->push_back('\r'); break;
+        case 't': out->push_back('\t'); break;
         case 'u': {
           uint32_t c1 = 0;
           if (!hex4(&c1)) return false;
@@ -232,8 +210,7 @@ class Reader {
           append_utf8(out, c1);
           break;
         }
-        default:
-          return fail("bad escape in a string");
+        default: return fail("bad escape in a string");
       }
     }
     return fail("unterminated string");

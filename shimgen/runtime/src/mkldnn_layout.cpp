@@ -61,20 +61,13 @@ int64_t read_i64(const uint8_t* p, int64_t at) {
 // the integer ones of a PT2E-quantized model's (int8 weights; s32 and u8 for completeness).
 int32_t dtype_of_dnnl(int32_t dt) {
   switch (dt) {
-    case 1:
-      return kFloat16;  // dnnl_f16
-    case 2:
-      return kBFloat16;  // dnnl_bf16
-    case 3:
-      return kFloat32;  // dnnl_f32
-    case 4:
-      return kInt32;  // dnnl_s32
-    case 5:
-      return kInt8;  // dnnl_s8
-    case 6:
-      return kUInt8;  // dnnl_u8
-    default:
-      break;
+    case 1: return kFloat16;   // dnnl_f16
+    case 2: return kBFloat16;  // dnnl_bf16
+    case 3: return kFloat32;   // dnnl_f32
+    case 4: return kInt32;     // dnnl_s32
+    case 5: return kInt8;      // dnnl_s8
+    case 6: return kUInt8;     // dnnl_u8
+    default: break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
        "mkldnn constant: oneDNN data type " + std::to_string(dt) + " is not supported (f32, bf16, f16, s32, s8, u8)");

@@ -412,10 +412,7 @@ std::string extract(const std::string& path, const char* model_name, shimgen_mod
   return {};
 }
 
-template <typename Fn>
-Fn symbol(void* library, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(library, name));
-}
+template <typename Fn> Fn symbol(void* library, const char* name) { return reinterpret_cast<Fn>(dlsym(library, name)); }
 
 // How many constants the model declares and how many its container holds now (with the entries
 // themselves where the model can list them); ok is false when the model lacks these entry points or

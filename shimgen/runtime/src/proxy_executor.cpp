@@ -211,8 +211,7 @@ std::string prefix() {
   return value;
 }
 
-template <typename Fn>
-Fn shim(const std::string& name) {
+template <typename Fn> Fn shim(const std::string& name) {
   void* lib = own_library();
   void* sym = lib != nullptr ? dlsym(lib, (prefix() + name).c_str()) : nullptr;
   if (sym == nullptr) fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "this runtime build has no " + name);
@@ -360,8 +359,7 @@ class OnHost {
     AtenTensorHandle host = on_host(t, keep_.back());
     return widen_ && host != nullptr ? widened(host) : host;
   }
-  template <size_t N, class Op>
-  void run(Op&& op) {
+  template <size_t N, class Op> void run(Op&& op) {
     AtenTensorHandle results[N] = {};
     op(results);
     Owned owned[N];
@@ -641,8 +639,7 @@ void conj(Call& call) {
 // ops/cpu/slice_scatter.cpp, copy.cpp): op(self on the host, src on the host) with self seen over
 // its whole storage there (a CUDA self's storage makes the round trip), so the result keeps self's
 // storage offset on either device.
-template <class Op>
-void on_whole_storage(Call& call, Op&& op) {
+template <class Op> void on_whole_storage(Call& call, Op&& op) {
   AtenTensorHandle self = call.tensor("self");
   const Tensor& x = *unwrap(self, "self");
   Owned whole(whole_storage(x)), keep_whole, keep_src;
@@ -698,8 +695,7 @@ void device_put(Call& call) {
   const std::string device = call.device("device");
   SHIMGEN_REQUIRE(device == "cpu" || device == "cuda", call.target() + ": device '" + device + "' is not supported");
   std::vector<int64_t> strides = contiguous_strides_of(x.sizes);
-  if (x.is_non_overlapping_and_dense())
-    strides = x.strides;
+  if (x.is_non_overlapping_and_dense()) strides = x.strides;
   else if (channels_last_strides(x.sizes, x.strides))
     strides = proxy_ops::clone_strides(x.sizes, {},
                                        x.sizes.size() == 4 ? proxy_ops::kChannelsLast : proxy_ops::kChannelsLast3d);
@@ -1315,14 +1311,10 @@ bool float_of(const Value& v, double* out) {
     return true;
   }
   if (!v.is(Kind::kString)) return false;
-  if (v.text == "Infinity")
-    *out = HUGE_VAL;
-  else if (v.text == "-Infinity")
-    *out = -HUGE_VAL;
-  else if (v.text == "NaN")
-    *out = std::nan("");
-  else
-    return false;
+  if (v.text == "Infinity") *out = HUGE_VAL;
+  else if (v.text == "-Infinity") *out = -HUGE_VAL;
+  else if (v.text == "NaN") *out = std::nan("");
+  else return false;
   return true;
 }
 
@@ -1462,9 +1454,7 @@ AtenTensorHandle grouped_mm(AtenTensorHandle input, AtenTensorHandle weight, Ate
   return out;
 }
 
-struct Executor {
-  std::vector<Node> nodes;
-};
+struct Executor { std::vector<Node> nodes; };
 
 void release(Executor* executor) noexcept { delete executor; }
 
@@ -1581,23 +1571,18 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_proxy_executor_call_function(AOTIProx
       proxy::Bound b;
       b.arg = &arg;
       switch (arg.kind) {
-        case proxy::ArgKind::kTensor:
-          b.tensors.push_back(take_tensor());
-          break;
+        case proxy::ArgKind::kTensor: b.tensors.push_back(take_tensor()); break;
         case proxy::ArgKind::kTensors:
           for (size_t i = 0; i < arg.count; ++i) b.tensors.push_back(take_tensor());
           break;
         case proxy::ArgKind::kOptionalTensors:
           for (bool present : arg.present) b.tensors.push_back(present ? take_tensor() : nullptr);
           break;
-        case proxy::ArgKind::kInt:
-          b.ints.push_back(take_int());
-          break;
+        case proxy::ArgKind::kInt: b.ints.push_back(take_int()); break;
         case proxy::ArgKind::kInts:
           for (size_t i = 0; i < arg.count; ++i) b.ints.push_back(take_int());
           break;
-        default:
-          break;
+        default: break;
       }
       args[arg.name] = std::move(b);
     }

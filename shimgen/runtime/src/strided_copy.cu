@@ -20,12 +20,9 @@ struct StridedArgs {
   int64_t src_strides[kMaxDims];
 };
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
+struct Bytes16 { uint64_t lo, hi; };
 
-template <typename T>
-__global__ void strided_copy_kernel(T* dst, const T* src, StridedArgs args) {
+template <typename T> __global__ void strided_copy_kernel(T* dst, const T* src, StridedArgs args) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < args.numel;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t rest = i, d_off = 0, s_off = 0;
@@ -39,8 +36,7 @@ __global__ void strided_copy_kernel(T* dst, const T* src, StridedArgs args) {
   }
 }
 
-template <typename T>
-void launch(char* dst, const char* src, const StridedArgs& args, cudaStream_t stream) {
+template <typename T> void launch(char* dst, const char* src, const StridedArgs& args, cudaStream_t stream) {
   const int threads = 256;
   int64_t blocks = (args.numel + threads - 1) / threads;
   if (blocks > 65535) blocks = 65535;
@@ -63,21 +59,11 @@ void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src,
   }
   if (args.numel == 0) return;
   switch (itemsize) {
-    case 1:
-      launch<uint8_t>(dst, src, args, stream);
-      break;
-    case 2:
-      launch<uint16_t>(dst, src, args, stream);
-      break;
-    case 4:
-      launch<uint32_t>(dst, src, args, stream);
-      break;
-    case 8:
-      launch<uint64_t>(dst, src, args, stream);
-      break;
-    case 16:
-      launch<Bytes16>(dst, src, args, stream);
-      break;
+    case 1: launch<uint8_t>(dst, src, args, stream); break;
+    case 2: launch<uint16_t>(dst, src, args, stream); break;
+    case 4: launch<uint32_t>(dst, src, args, stream); break;
+    case 8: launch<uint64_t>(dst, src, args, stream); break;
+    case 16: launch<Bytes16>(dst, src, args, stream); break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "element size " + std::to_string(itemsize) + " not supported on CUDA");
   }

@@ -12,17 +12,10 @@ namespace shimgen::rt {
 Storage::~Storage() {
   if (data == nullptr) return;
   switch (kind) {
-    case MemoryKind::kHost:
-      host_free(data, static_cast<size_t>(nbytes));
-      break;
-    case MemoryKind::kHostPinned:
-      pinned_free(data, static_cast<size_t>(nbytes));
-      break;
-    case MemoryKind::kDevice:
-      cuda_free(device_index, data);
-      break;
-    case MemoryKind::kBorrowed:
-      break;
+    case MemoryKind::kHost: host_free(data, static_cast<size_t>(nbytes)); break;
+    case MemoryKind::kHostPinned: pinned_free(data, static_cast<size_t>(nbytes)); break;
+    case MemoryKind::kDevice: cuda_free(device_index, data); break;
+    case MemoryKind::kBorrowed: break;
   }
 }
 
@@ -44,12 +37,9 @@ int64_t span_elements(const std::vector<int64_t>& sizes, const std::vector<int64
 
 bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   std::vector<size_t> order;
-  if (sizes.size() == 4)
-    order = {1, 3, 2, 0};
-  else if (sizes.size() == 5)
-    order = {1, 4, 3, 2, 0};
-  else
-    return false;
+  if (sizes.size() == 4) order = {1, 3, 2, 0};
+  else if (sizes.size() == 5) order = {1, 4, 3, 2, 0};
+  else return false;
   if (strides[1] == 0) return false;
   int64_t min = 0;
   for (size_t d : order) {

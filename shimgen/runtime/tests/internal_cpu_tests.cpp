@@ -184,8 +184,7 @@ std::unique_ptr<Tensor> tensor(std::vector<int64_t> sizes, std::vector<int64_t> 
   for (int64_t i = 0; i < span; ++i) {
     if (dtype == shimgen::rt::kBool)
       reinterpret_cast<bool*>(t->data())[i] = (i * 7 + static_cast<int64_t>(seed)) % 5 != 0;
-    else
-      reinterpret_cast<float*>(t->data())[i] = std::sin(seed + 0.61f * static_cast<float>(i));
+    else reinterpret_cast<float*>(t->data())[i] = std::sin(seed + 0.61f * static_cast<float>(i));
   }
   return t;
 }
@@ -240,10 +239,8 @@ void attention_case(const Case& c) {
         }
         const double want_lse = sum > 0 ? best + std::log(sum) : -INFINITY;
         const float got_lse = at(*lse, {b, h, i});
-        if (want_lse == -INFINITY)
-          EXPECT(got_lse == -INFINITY);
-        else
-          worst = std::fmax(worst, std::fabs(want_lse - got_lse));
+        if (want_lse == -INFINITY) EXPECT(got_lse == -INFINITY);
+        else worst = std::fmax(worst, std::fabs(want_lse - got_lse));
       }
   if (!(worst < 2e-5)) {
     std::fprintf(stderr, "small_attention B%lld H%lld L%lld S%lld E%lld Ev%lld causal %d mask %d: error %g\n",
@@ -401,15 +398,10 @@ bool run_cpu_case(const std::string& name) {
     int8_gemms();
     return true;
   }
-  if (name == "packed_weight_cache")
-    packed_weight_cache();
-  else if (name == "packed_weight_immutable")
-    packed_weight_immutable();
-  else if (name == "small_attention")
-    small_attention_cases();
-  else if (name == "free_lists")
-    free_lists();
-  else
-    return false;
+  if (name == "packed_weight_cache") packed_weight_cache();
+  else if (name == "packed_weight_immutable") packed_weight_immutable();
+  else if (name == "small_attention") small_attention_cases();
+  else if (name == "free_lists") free_lists();
+  else return false;
   return true;
 }

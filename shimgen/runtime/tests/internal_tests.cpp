@@ -139,14 +139,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string name = argv[1];
-  if (name == "same_dense_layout")
-    same_dense_layout();
-  else if (name == "fft_cuda_layout")
-    fft_cuda_layout();
-  else if (name == "cuda_mode_rows")
-    cuda_mode_rows();
-  else if (name == "cuda_renorm_rows")
-    cuda_renorm_rows();
+  if (name == "same_dense_layout") same_dense_layout();
+  else if (name == "fft_cuda_layout") fft_cuda_layout();
+  else if (name == "cuda_mode_rows") cuda_mode_rows();
+  else if (name == "cuda_renorm_rows") cuda_renorm_rows();
   else if (!run_cpu_case(name)) {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

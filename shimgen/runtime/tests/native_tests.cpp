@@ -239,22 +239,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string name = argv[1];
-  if (name == "no_guard")
-    no_guard();
-  else if (name == "null_is_selection")
-    null_is_selection();
-  else if (name == "nesting")
-    nesting();
-  else if (name == "per_thread")
-    per_thread();
-  else if (name == "stress")
-    stress();
-  else if (name == "prefixed_calls")
-    prefixed_calls();
-  else if (name == "tensors")
-    tensors();
-  else if (name == "overflow")
-    overflow();
+  if (name == "no_guard") no_guard();
+  else if (name == "null_is_selection") null_is_selection();
+  else if (name == "nesting") nesting();
+  else if (name == "per_thread") per_thread();
+  else if (name == "stress") stress();
+  else if (name == "prefixed_calls") prefixed_calls();
+  else if (name == "tensors") tensors();
+  else if (name == "overflow") overflow();
   else {
     std::fprintf(stderr, "unknown case %s\n", name.c_str());
     return 2;

@@ -50,13 +50,10 @@ inline std::vector<int64_t> output_strides(const std::vector<int64_t>& sizes, st
 inline int32_t abs_dtype(int32_t in) {
   switch (in) {
     case kComplex64:
-    case kFloat32:
-      return kFloat32;
+    case kFloat32: return kFloat32;
     case kComplex128:
-    case kFloat64:
-      return kFloat64;
-    default:
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "abs: dtype code " + std::to_string(in) + " is not supported");
+    case kFloat64: return kFloat64;
+    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "abs: dtype code " + std::to_string(in) + " is not supported");
   }
 }
 

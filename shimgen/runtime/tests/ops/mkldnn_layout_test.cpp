@@ -10,10 +10,7 @@ namespace {
 // bytes; src/mkldnn_layout.cpp lists the offsets): float32 (dnnl_f32 = 3), format blocked (2).
 struct Blob {
   std::vector<uint8_t> b = std::vector<uint8_t>(772, 0);
-  template <class T>
-  void put(size_t at, T v) {
-    std::memcpy(b.data() + at, &v, sizeof v);
-  }
+  template <class T> void put(size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof v); }
   Blob(std::vector<int64_t> dims, std::vector<int64_t> padded, std::vector<int64_t> strides,
        std::vector<int64_t> blks = {}, std::vector<int64_t> idxs = {}, int32_t groups = 1) {
     put<int32_t>(0, 1);

@@ -29,9 +29,8 @@ struct Register {
 };
 
 // A tensor over `data` (row-major by default, or the given strides); the caller deletes it.
-template <class T>
-AtenTensorHandle over(std::vector<T>& data, std::vector<int64_t> sizes, int32_t dtype,
-                      std::vector<int64_t> strides = {}) {
+template <class T> AtenTensorHandle over(std::vector<T>& data, std::vector<int64_t> sizes, int32_t dtype,
+                                         std::vector<int64_t> strides = {}) {
   if (strides.empty()) {
     strides.assign(sizes.size(), 1);
     for (size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * sizes[i];
@@ -43,8 +42,7 @@ AtenTensorHandle over(std::vector<T>& data, std::vector<int64_t> sizes, int32_t 
 }
 
 // The elements of a contiguous result tensor.
-template <class T>
-std::vector<T> values(AtenTensorHandle t) {
+template <class T> std::vector<T> values(AtenTensorHandle t) {
   int64_t n = 0;
   void* data = nullptr;
   EXPECT(aoti_torch_get_numel(t, &n) == 0 && aoti_torch_get_data_ptr(t, &data) == 0);
@@ -88,8 +86,7 @@ inline std::vector<float> complex_values(AtenTensorHandle t) {
   return std::vector<float>(p, p + 2 * n);
 }
 // Whether every |a[i] - b[i]| <= tol (same length).
-template <class T>
-bool near(const std::vector<T>& a, const std::vector<T>& b, double tol) {
+template <class T> bool near(const std::vector<T>& a, const std::vector<T>& b, double tol) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (!(std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) <= tol)) return false;

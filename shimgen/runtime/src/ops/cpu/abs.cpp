@@ -16,10 +16,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_abs(AtenTensorHandle s
     const std::vector<int64_t>* strides[2] = {&out->strides, &in.strides};
     elementwise::for_each(in.sizes, strides, [&](const int64_t* at) {
       const double v = std::abs(elementwise::read_complex(in, at[1]));
-      if (type == kFloat32)
-        reinterpret_cast<float*>(out->data())[at[0]] = static_cast<float>(v);
-      else
-        reinterpret_cast<double*>(out->data())[at[0]] = v;
+      if (type == kFloat32) reinterpret_cast<float*>(out->data())[at[0]] = static_cast<float>(v);
+      else reinterpret_cast<double*>(out->data())[at[0]] = v;
     });
     *ret0 = wrap(std::move(out));
   });

@@ -65,8 +65,7 @@ inline AdaptivePool adaptive_pool_layout(const Tensor& in, const int64_t* output
 
 // visit(out_at, in_base, lo, hi) for each output cell: its offset in the outputs (elements), its
 // plane's offset in self, and its window [lo[k], hi[k]) per spatial dim.
-template <class Visit>
-void for_each_adaptive_window(const Tensor& in, const AdaptivePool& pool, Visit&& visit) {
+template <class Visit> void for_each_adaptive_window(const Tensor& in, const AdaptivePool& pool, Visit&& visit) {
   const size_t spatial = pool.spatial, lead = pool.lead;
   int64_t planes = 1, cells = 1;
   for (size_t d = 0; d < lead; ++d) planes *= in.sizes[d];
@@ -91,9 +90,9 @@ void for_each_adaptive_window(const Tensor& in, const AdaptivePool& pool, Visit&
 
 // each(offset in self, flat position in the plane) for every input position of a window, last dim
 // fastest (window order).
-template <class Each>
-void for_each_in_window(const Tensor& in, const AdaptivePool& pool, int64_t in_base, const std::vector<int64_t>& lo,
-                        const std::vector<int64_t>& hi, Each&& each) {
+template <class Each> void for_each_in_window(const Tensor& in, const AdaptivePool& pool, int64_t in_base,
+                                              const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
+                                              Each&& each) {
   const size_t spatial = pool.spatial, lead = pool.lead;
   std::vector<int64_t> at = lo;
   while (true) {
@@ -129,10 +128,8 @@ inline AtenTensorHandle adaptive_avg_pool(const Tensor& in, const int64_t* outpu
         ++count;
       });
       const A v = acc / static_cast<A>(count);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-        dst[out_at] = static_cast<T>(v);
-      else
-        dst[out_at] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) dst[out_at] = static_cast<T>(v);
+      else dst[out_at] = T(static_cast<float>(v));
     });
   });
   return wrap(std::move(out));
@@ -157,8 +154,7 @@ inline void adaptive_max_pool(const Tensor& in, const int64_t* output_size, int6
         bool take = best < 0;
         if constexpr (is_floating_v<T>)
           take = take || (!std::isnan(value_of(best_v)) && (xv > value_of(best_v) || std::isnan(xv)));
-        else
-          take = take || xv > value_of(best_v);
+        else take = take || xv > value_of(best_v);
         if (take) {
           best = flat;
           best_v = x;

@@ -212,8 +212,7 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
           for (size_t d = 0; d < spatial; ++d) off += at[d] * in.strides[lead + d];
           if constexpr (std::is_same_v<A, int64_t>)  // wraps as torch's int64 sum does
             acc = static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(src[off]));
-          else
-            acc += static_cast<A>(value_of(src[off]));
+          else acc += static_cast<A>(value_of(src[off]));
           size_t d = spatial;
           while (d > 0 && ++at[d - 1] == hi[d - 1]) {
             at[d - 1] = lo[d - 1];
@@ -223,27 +222,16 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
         }
         if constexpr (std::is_same_v<A, int64_t>)
           dst[out_at] = divide == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(acc)) : acc / divide;
-        else
-          dst[out_at] = T(acc / static_cast<A>(divide));
+        else dst[out_at] = T(acc / static_cast<A>(divide));
       }
     }
   };
   switch (in.dtype) {
-    case kFloat32:
-      body(float{});
-      break;
-    case kFloat64:
-      body(double{});
-      break;
-    case kBFloat16:
-      body(BFloat16{});
-      break;
-    case kFloat16:
-      body(Half{});
-      break;
-    default:
-      body(int64_t{});
-      break;
+    case kFloat32: body(float{}); break;
+    case kFloat64: body(double{}); break;
+    case kBFloat16: body(BFloat16{}); break;
+    case kFloat16: body(Half{}); break;
+    default: body(int64_t{}); break;
   }
   return wrap(std::move(out));
 }

@@ -52,8 +52,7 @@ AtenTensorHandle cpu_bincount(AtenTensorHandle self, AtenTensorHandle weights, i
     for (int64_t b = 0; b < bins; ++b) {
       if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
         dst[b] = T(static_cast<float>(sums[static_cast<size_t>(b)]));
-      else
-        dst[b] = static_cast<T>(sums[static_cast<size_t>(b)]);
+      else dst[b] = static_cast<T>(sums[static_cast<size_t>(b)]);
     }
   });
   return wrap(std::move(out));

@@ -51,10 +51,8 @@ AtenTensorHandle cpu_binomial(AtenTensorHandle count, AtenTensorHandle prob) {
     for (size_t i = 0; i < counts.size(); ++i)
       dst[i] = static_cast<T>(binomial_draw(counts[i], probs[i], random_engine()));
   };
-  if (n.dtype == kFloat32)
-    draw(float{});
-  else
-    draw(double{});
+  if (n.dtype == kFloat32) draw(float{});
+  else draw(double{});
   return wrap(std::move(out));
 }
 

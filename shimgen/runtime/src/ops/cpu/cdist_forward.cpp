@@ -38,10 +38,8 @@ void cdist(const Tensor& a, const Tensor& b, Tensor& out, double p, const std::v
           return std::abs(static_cast<double>(value_of(x[xa + i * a.strides[nb] + k * a.strides[nb + 1]])) -
                           static_cast<double>(value_of(y[yb + j * b.strides[nb] + k * b.strides[nb + 1]])));
         });
-        if constexpr (std::is_same_v<T, double>)
-          o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = v;
-        else
-          o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double>) o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = v;
+        else o[oc + i * out.strides[nb] + j * out.strides[nb + 1]] = T(static_cast<float>(v));
       }
     for (size_t d = nb; d-- > 0;) {
       if (++index[d] < batch[d]) break;

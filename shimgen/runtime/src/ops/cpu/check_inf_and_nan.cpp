@@ -31,18 +31,11 @@ void add_float8(Found& found, int32_t dtype, uint8_t b) {
     case kFloat8_e5m2:
       if ((b & 0x7C) == 0x7C) ((b & 0x03) != 0 ? found.nan : found.inf) = true;
       break;
-    case kFloat8_e4m3fn:
-      found.nan = found.nan || (b & 0x7F) == 0x7F;
-      break;
+    case kFloat8_e4m3fn: found.nan = found.nan || (b & 0x7F) == 0x7F; break;
     case kFloat8_e5m2fnuz:
-    case kFloat8_e4m3fnuz:
-      found.nan = found.nan || b == 0x80;
-      break;
-    case kFloat8_e8m0fnu:
-      found.nan = found.nan || b == 0xFF;
-      break;
-    default:
-      break;
+    case kFloat8_e4m3fnuz: found.nan = found.nan || b == 0x80; break;
+    case kFloat8_e8m0fnu: found.nan = found.nan || b == 0xFF; break;
+    default: break;
   }
 }
 

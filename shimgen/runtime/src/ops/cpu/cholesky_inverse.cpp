@@ -28,10 +28,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_cholesky_inverse(AtenT
         T* a = buf.data() + i * n * n;
         for (int64_t j = 0; j < n; ++j)
           for (int64_t r = j + 1; r < n; ++r) {
-            if (upper)
-              a[j * n + r] = a[r * n + j];  // lower (r, j) from upper (j, r)
-            else
-              a[r * n + j] = a[j * n + r];  // upper (j, r) from lower (r, j)
+            if (upper) a[j * n + r] = a[r * n + j];  // lower (r, j) from upper (j, r)
+            else a[r * n + j] = a[j * n + r];        // upper (j, r) from lower (r, j)
           }
       }
       check_infos("cholesky_inverse", infos.data(), items, batch.empty());

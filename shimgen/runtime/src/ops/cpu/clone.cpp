@@ -35,10 +35,8 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
 std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                    int64_t memory_format) {
   switch (memory_format) {
-    case kPreserveFormat:
-      return dense_strides_like(sizes, strides);
-    case kContiguousFormat:
-      return contiguous_strides_of(sizes);
+    case kPreserveFormat: return dense_strides_like(sizes, strides);
+    case kContiguousFormat: return contiguous_strides_of(sizes);
     case kChannelsLast:
       SHIMGEN_REQUIRE(sizes.size() == 4, "required rank 4 tensor to use channels_last format");
       return channels_last_of(sizes);

@@ -86,12 +86,9 @@ AtenTensorHandle cpu_complex_sum(AtenTensorHandle self, const std::vector<int64_
     }
     std::complex<double> total(re.value(), im.value());
     if (mean) total /= static_cast<double>(count);  // 0 / 0: NaN, as torch's mean of nothing
-    if (elementwise::is_complex(out_dtype))
-      elementwise::write_complex(*out, at[0], total);
-    else if (out_dtype == kFloat32)
-      reinterpret_cast<float*>(out->data())[at[0]] = static_cast<float>(total.real());
-    else
-      reinterpret_cast<double*>(out->data())[at[0]] = total.real();
+    if (elementwise::is_complex(out_dtype)) elementwise::write_complex(*out, at[0], total);
+    else if (out_dtype == kFloat32) reinterpret_cast<float*>(out->data())[at[0]] = static_cast<float>(total.real());
+    else reinterpret_cast<double*>(out->data())[at[0]] = total.real();
   });
   return wrap(std::move(out));
 }

@@ -16,28 +16,17 @@ namespace {
 std::complex<double> apply(char op, std::complex<double> z) {
   const std::complex<double> one(1.0, 0.0);
   switch (op) {
-    case 'e':
-      return std::exp(z);
-    case 'c':
-      return std::conj(z);
-    case 'l':
-      return std::log(z);
-    case 's':
-      return std::sqrt(z);
-    case 'S':
-      return std::sin(z);
-    case 'C':
-      return std::cos(z);
-    case 't':
-      return std::tanh(z);
-    case 'g':
-      return one / (one + std::exp(-z));
-    case 'r':
-      return one / z;
-    case 'R':
-      return one / std::sqrt(z);
-    case 'n':
-      return -z;
+    case 'e': return std::exp(z);
+    case 'c': return std::conj(z);
+    case 'l': return std::log(z);
+    case 's': return std::sqrt(z);
+    case 'S': return std::sin(z);
+    case 'C': return std::cos(z);
+    case 't': return std::tanh(z);
+    case 'g': return one / (one + std::exp(-z));
+    case 'r': return one / z;
+    case 'R': return one / std::sqrt(z);
+    case 'n': return -z;
     case 'm': {  // exp(z) - 1 without cancellation: (expm1(x) cos y - 2 sin^2(y / 2), e^x sin y)
       const double s = std::sin(z.imag() / 2.0);
       return {std::expm1(z.real()) * std::cos(z.imag()) - 2.0 * s * s, std::exp(z.real()) * std::sin(z.imag())};
@@ -57,47 +46,20 @@ AtenTensorHandle cpu_complex_unary(AtenTensorHandle self, char op) {
   const Tensor& a = cpu_tensor(self, "self");
   const char* name = nullptr;
   switch (op) {
-    case 'e':
-      name = "exp";
-      break;
-    case 'c':
-      name = "_conj_physical";
-      break;
-    case 'l':
-      name = "log";
-      break;
-    case 's':
-      name = "sqrt";
-      break;
-    case 'S':
-      name = "sin";
-      break;
-    case 'C':
-      name = "cos";
-      break;
-    case 't':
-      name = "tanh";
-      break;
-    case 'g':
-      name = "sigmoid";
-      break;
-    case 'r':
-      name = "reciprocal";
-      break;
-    case 'R':
-      name = "rsqrt";
-      break;
-    case 'n':
-      name = "neg";
-      break;
-    case 'm':
-      name = "expm1";
-      break;
-    case 'p':
-      name = "log1p";
-      break;
-    default:
-      break;
+    case 'e': name = "exp"; break;
+    case 'c': name = "_conj_physical"; break;
+    case 'l': name = "log"; break;
+    case 's': name = "sqrt"; break;
+    case 'S': name = "sin"; break;
+    case 'C': name = "cos"; break;
+    case 't': name = "tanh"; break;
+    case 'g': name = "sigmoid"; break;
+    case 'r': name = "reciprocal"; break;
+    case 'R': name = "rsqrt"; break;
+    case 'n': name = "neg"; break;
+    case 'm': name = "expm1"; break;
+    case 'p': name = "log1p"; break;
+    default: break;
   }
   SHIMGEN_REQUIRE(name != nullptr, "complex unary op: unknown operator");
   if (!elementwise::is_complex(a.dtype))

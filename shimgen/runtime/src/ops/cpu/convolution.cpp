@@ -57,9 +57,9 @@ std::vector<int64_t> lift3(const std::vector<int64_t>& v, int64_t fill, size_t s
   return r;
 }
 
-template <typename T>
-void convolve(const Tensor& input, const Tensor& weight, const Tensor* bias, const Tensor& out, const Dims& stride,
-              const Dims& padding, const Dims& dilation, int64_t groups, size_t spatial) {
+template <typename T> void convolve(const Tensor& input, const Tensor& weight, const Tensor* bias, const Tensor& out,
+                                    const Dims& stride, const Dims& padding, const Dims& dilation, int64_t groups,
+                                    size_t spatial) {
   // Sizes and strides as 3-D problems.
   auto lift = [&](const std::vector<int64_t>& v, int64_t fill) { return lift3(v, fill, spatial); };
   const std::vector<int64_t> is = lift(input.sizes, 1), ist = lift(input.strides, 0);
@@ -130,10 +130,9 @@ void convolve(const Tensor& input, const Tensor& weight, const Tensor* bias, con
 // [C_in, C_out / groups, *k]. Per (image, group) one GEMM, col = W_g^T @ X_g ([C_out_g * taps,
 // input positions]), then col2im: tap (a, b, e) of input position (x, y, z) adds into output
 // position x * stride - padding + a * dilation (and likewise per dim), then the bias.
-template <typename T>
-void convolve_transposed(const Tensor& input, const Tensor& weight, const Tensor* bias, const Tensor& out,
-                         const Dims& stride, const Dims& padding, const Dims& dilation, int64_t groups,
-                         size_t spatial) {
+template <typename T> void convolve_transposed(const Tensor& input, const Tensor& weight, const Tensor* bias,
+                                               const Tensor& out, const Dims& stride, const Dims& padding,
+                                               const Dims& dilation, int64_t groups, size_t spatial) {
   auto lift = [&](const std::vector<int64_t>& v, int64_t fill) { return lift3(v, fill, spatial); };
   const std::vector<int64_t> is = lift(input.sizes, 1), ist = lift(input.strides, 0);
   const std::vector<int64_t> ws = lift(weight.sizes, 1), wst = lift(weight.strides, 0);
@@ -276,10 +275,8 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     if (out->numel() > 0) {
       auto run = [&](auto type, const Tensor& xi, const Tensor& wi, const Tensor* bi, const Tensor& o) {
         using T = decltype(type);
-        if (tr)
-          convolve_transposed<T>(xi, wi, bi, o, s, p, d, groups, spatial);
-        else
-          convolve<T>(xi, wi, bi, o, s, p, d, groups, spatial);
+        if (tr) convolve_transposed<T>(xi, wi, bi, o, s, p, d, groups, spatial);
+        else convolve<T>(xi, wi, bi, o, s, p, d, groups, spatial);
       };
       if (x.dtype == kFloat32) {
         run(float{}, x, w, b, *out);

@@ -65,61 +65,36 @@ bool is_integral_dtype(int32_t dtype) noexcept {
     case kInt64:
     case kUInt16:
     case kUInt32:
-    case kUInt64:
-      return true;
-    default:
-      return false;
+    case kUInt64: return true;
+    default: return false;
   }
 }
 
 const char* scalar_type_name(int32_t dtype) noexcept {
   switch (dtype) {
-    case kUInt8:
-      return "Byte";
-    case kInt8:
-      return "Char";
-    case kInt16:
-      return "Short";
-    case kInt32:
-      return "Int";
-    case kInt64:
-      return "Long";
-    case kFloat16:
-      return "Half";
-    case kFloat32:
-      return "Float";
-    case kFloat64:
-      return "Double";
-    case kComplex32:
-      return "ComplexHalf";
-    case kComplex64:
-      return "ComplexFloat";
-    case kComplex128:
-      return "ComplexDouble";
-    case kBool:
-      return "Bool";
-    case kBFloat16:
-      return "BFloat16";
-    case kFloat8_e5m2:
-      return "Float8_e5m2";
-    case kFloat8_e4m3fn:
-      return "Float8_e4m3fn";
-    case kFloat8_e5m2fnuz:
-      return "Float8_e5m2fnuz";
-    case kFloat8_e4m3fnuz:
-      return "Float8_e4m3fnuz";
-    case kUInt16:
-      return "UInt16";
-    case kUInt32:
-      return "UInt32";
-    case kUInt64:
-      return "UInt64";
-    case kFloat8_e8m0fnu:
-      return "Float8_e8m0fnu";
-    case kFloat4_e2m1fn_x2:
-      return "Float4_e2m1fn_x2";
-    default:
-      return "Undefined";
+    case kUInt8: return "Byte";
+    case kInt8: return "Char";
+    case kInt16: return "Short";
+    case kInt32: return "Int";
+    case kInt64: return "Long";
+    case kFloat16: return "Half";
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+    case kComplex32: return "ComplexHalf";
+    case kComplex64: return "ComplexFloat";
+    case kComplex128: return "ComplexDouble";
+    case kBool: return "Bool";
+    case kBFloat16: return "BFloat16";
+    case kFloat8_e5m2: return "Float8_e5m2";
+    case kFloat8_e4m3fn: return "Float8_e4m3fn";
+    case kFloat8_e5m2fnuz: return "Float8_e5m2fnuz";
+    case kFloat8_e4m3fnuz: return "Float8_e4m3fnuz";
+    case kUInt16: return "UInt16";
+    case kUInt32: return "UInt32";
+    case kUInt64: return "UInt64";
+    case kFloat8_e8m0fnu: return "Float8_e8m0fnu";
+    case kFloat4_e2m1fn_x2: return "Float4_e2m1fn_x2";
+    default: return "Undefined";
   }
 }
 
@@ -144,8 +119,7 @@ bool is_half_dtype(int32_t dtype) noexcept { return dtype == kBFloat16 || dtype 
 
 namespace {
 // Element-wise dst = src between two tensors of one shape, converting through float.
-template <class To, class From>
-void convert(const Tensor& src, const Tensor& dst) {
+template <class To, class From> void convert(const Tensor& src, const Tensor& dst) {
   const int64_t rank = static_cast<int64_t>(src.sizes.size());
   const int64_t last = rank == 0 ? -1 : rank - 1;
   const int64_t n = rank == 0 ? 1 : src.sizes[last];
@@ -161,18 +135,14 @@ void convert(const Tensor& src, const Tensor& dst) {
 
 std::unique_ptr<Tensor> widened(const Tensor& t) {
   auto out = empty_tensor(t.sizes, contiguous_strides_of(t.sizes), kFloat32, kCPU, -1);
-  if (t.dtype == kBFloat16)
-    convert<float, BFloat16>(t, *out);
-  else
-    convert<float, Half>(t, *out);
+  if (t.dtype == kBFloat16) convert<float, BFloat16>(t, *out);
+  else convert<float, Half>(t, *out);
   return out;
 }
 
 void store_narrowed(const Tensor& src, const Tensor& dst) {
-  if (dst.dtype == kBFloat16)
-    convert<BFloat16, float>(src, dst);
-  else
-    convert<Half, float>(src, dst);
+  if (dst.dtype == kBFloat16) convert<BFloat16, float>(src, dst);
+  else convert<Half, float>(src, dst);
 }
 
 namespace {
@@ -195,8 +165,7 @@ void extreme_lines(const Tensor& in, const Tensor& values, const Tensor& indices
       bool take;
       if constexpr (std::is_floating_point_v<decltype(xv)>)
         take = std::isnan(xv) || (!std::isnan(bv) && (max ? xv >= bv : xv <= bv));
-      else
-        take = max ? xv >= bv : xv <= bv;
+      else take = max ? xv >= bv : xv <= bv;
       if (take) {
         best = x;
         at = i;
@@ -227,8 +196,7 @@ namespace {
 // torch.kthvalue's CPU selection: quickselect with a median-of-three pivot moved to lo and Hoare
 // partitioning (the TH routine after Sedgewick's Program 2), on `greater or NaN`. Equal values move
 // only where it swaps them, so replaying its swaps on the line in index order lands on its index.
-template <class Key>
-void hoare_quick_select(std::vector<int64_t>& order, int64_t rank, Key key) {
+template <class Key> void hoare_quick_select(std::vector<int64_t>& order, int64_t rank, Key key) {
   auto after = [&](int64_t a, int64_t b) {  // a sorts after b: greater, or NaN before a number
     const auto x = key(order[static_cast<size_t>(a)]), y = key(order[static_cast<size_t>(b)]);
     return (x != x && y == y) || x > y;
@@ -281,8 +249,7 @@ void select_kth(const Tensor& in, int64_t dim, int64_t rank, bool keepdim, const
           }
         }
       }
-      if (method == KthMethod::kHoareQuickSelect)
-        hoare_quick_select(order, rank, key);
+      if (method == KthMethod::kHoareQuickSelect) hoare_quick_select(order, rank, key);
       else
         std::nth_element(order.begin(), order.begin() + rank, order.end(), [&](int64_t a, int64_t b) {
           return nan_last_less(key(a), key(b)) || (!nan_last_less(key(b), key(a)) && a < b);

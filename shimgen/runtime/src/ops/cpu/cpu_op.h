@@ -48,55 +48,24 @@ struct Half {
 
 // The type a running sum or comparison of T is computed in: torch's CPU acc_type (float -> double,
 // 16-bit floats -> float, integers -> int64).
-template <class T>
-struct Acc {
-  using type = T;
-};
-template <>
-struct Acc<float> {
-  using type = double;
-};
-template <>
-struct Acc<BFloat16> {
-  using type = float;
-};
-template <>
-struct Acc<Half> {
-  using type = float;
-};
-template <>
-struct Acc<bool> {
-  using type = int64_t;
-};
-template <>
-struct Acc<uint8_t> {
-  using type = int64_t;
-};
-template <>
-struct Acc<int8_t> {
-  using type = int64_t;
-};
-template <>
-struct Acc<int16_t> {
-  using type = int64_t;
-};
-template <>
-struct Acc<int32_t> {
-  using type = int64_t;
-};
-template <class T>
-using acc_t = typename Acc<T>::type;
+template <class T> struct Acc { using type = T; };
+template <> struct Acc<float> { using type = double; };
+template <> struct Acc<BFloat16> { using type = float; };
+template <> struct Acc<Half> { using type = float; };
+template <> struct Acc<bool> { using type = int64_t; };
+template <> struct Acc<uint8_t> { using type = int64_t; };
+template <> struct Acc<int8_t> { using type = int64_t; };
+template <> struct Acc<int16_t> { using type = int64_t; };
+template <> struct Acc<int32_t> { using type = int64_t; };
+template <class T> using acc_t = typename Acc<T>::type;
 
-template <class T>
-constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>;
+template <class T> constexpr bool is_floating_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>;
 
 // Value of an element as the type comparisons use (float for the 16-bit floats).
-template <class T>
-inline auto value_of(T v) {
-  if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
-    return static_cast<float>(v);
-  else
-    return v;
+template <class T> inline auto value_of(T v) {
+  if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) return static_cast<float>(v);
+  else return v;
 }
 
 bool is_integral_dtype(int32_t dtype) noexcept;
@@ -105,56 +74,29 @@ bool is_integral_dtype(int32_t dtype) noexcept;
 const char* scalar_type_name(int32_t dtype) noexcept;
 
 // torch's sort order: NaN is larger than every number (ascending puts NaNs last, descending first).
-template <class V>
-inline bool nan_last_less(V a, V b) {
-  if constexpr (std::is_floating_point_v<V>)
-    return !std::isnan(a) && (std::isnan(b) || a < b);
-  else
-    return a < b;
+template <class V> inline bool nan_last_less(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) return !std::isnan(a) && (std::isnan(b) || a < b);
+  else return a < b;
 }
-template <class V>
-inline bool nan_first_greater(V a, V b) {
-  if constexpr (std::is_floating_point_v<V>)
-    return !std::isnan(b) && (std::isnan(a) || a > b);
-  else
-    return a > b;
+template <class V> inline bool nan_first_greater(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) return !std::isnan(b) && (std::isnan(a) || a > b);
+  else return a > b;
 }  // bool and the integer codes
 
 // Calls f(T{}) with the C++ type of `dtype` among the real types torch's CPU sort/scan kernels take
 // (float32/64, bfloat16, float16, int8-64, uint8, bool); any other code fails Unsupported, naming `op`.
-template <class F>
-void dispatch_real(int32_t dtype, const char* op, F&& f) {
+template <class F> void dispatch_real(int32_t dtype, const char* op, F&& f) {
   switch (dtype) {
-    case kFloat32:
-      f(float{});
-      break;
-    case kFloat64:
-      f(double{});
-      break;
-    case kBFloat16:
-      f(BFloat16{});
-      break;
-    case kFloat16:
-      f(Half{});
-      break;
-    case kInt64:
-      f(int64_t{});
-      break;
-    case kInt32:
-      f(int32_t{});
-      break;
-    case kInt16:
-      f(int16_t{});
-      break;
-    case kInt8:
-      f(int8_t{});
-      break;
-    case kUInt8:
-      f(uint8_t{});
-      break;
-    case kBool:
-      f(bool{});
-      break;
+    case kFloat32: f(float{}); break;
+    case kFloat64: f(double{}); break;
+    case kBFloat16: f(BFloat16{}); break;
+    case kFloat16: f(Half{}); break;
+    case kInt64: f(int64_t{}); break;
+    case kInt32: f(int32_t{}); break;
+    case kInt16: f(int16_t{}); break;
+    case kInt8: f(int8_t{}); break;
+    case kUInt8: f(uint8_t{}); break;
+    case kBool: f(bool{}); break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
            std::string(op) + ": dtype code " + std::to_string(dtype) + " is not supported");
@@ -179,21 +121,12 @@ inline double normal_double(std::mt19937_64& e) {
 
 // Calls f(T{}) with the C++ type of a floating dtype (float32/64, bfloat16, float16); any other code
 // fails Unsupported, naming `op`.
-template <class F>
-void dispatch_floating(int32_t dtype, const char* op, F&& f) {
+template <class F> void dispatch_floating(int32_t dtype, const char* op, F&& f) {
   switch (dtype) {
-    case kFloat32:
-      f(float{});
-      break;
-    case kFloat64:
-      f(double{});
-      break;
-    case kBFloat16:
-      f(BFloat16{});
-      break;
-    case kFloat16:
-      f(Half{});
-      break;
+    case kFloat32: f(float{}); break;
+    case kFloat64: f(double{}); break;
+    case kBFloat16: f(BFloat16{}); break;
+    case kFloat16: f(Half{}); break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
            std::string(op) + ": dtype code " + std::to_string(dtype) + " is not a floating type");
@@ -258,9 +191,8 @@ void store_narrowed(const Tensor& src, const Tensor& dst);
 // ---- walking lines: the tensor seen as lines along `dim` ----
 // Calls f(base offsets of each of the N tensors) once per line: every index of `sizes` with the
 // index along `dim` fixed at 0. strides[i] are tensor i's strides (elements), same rank as sizes.
-template <size_t N, class F>
-void for_each_line(const std::vector<int64_t>& sizes, int64_t dim, const std::vector<int64_t>* const (&strides)[N],
-                   F&& f) {
+template <size_t N, class F> void for_each_line(const std::vector<int64_t>& sizes, int64_t dim,
+                                                const std::vector<int64_t>* const (&strides)[N], F&& f) {
   std::vector<size_t> outer;  // the dims the walk steps through: all but `dim`
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (static_cast<int64_t>(d) == dim) continue;
@@ -311,8 +243,7 @@ void select_lines(const Tensor& in, const Tensor& values, const Tensor& indices,
 }
 
 // Walks every element of a tensor in row-major order: f(offset in elements from data()).
-template <class F>
-void for_each_element(const Tensor& t, F&& f) {
+template <class F> void for_each_element(const Tensor& t, F&& f) {
   const int64_t rank = static_cast<int64_t>(t.sizes.size());
   const int64_t last = rank == 0 ? -1 : rank - 1;
   const int64_t n = rank == 0 ? 1 : t.sizes[last];

@@ -9,8 +9,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class In, class Out>
-void cumprod_lines(const Tensor& in, Tensor& out, int64_t dim) {
+template <class In, class Out> void cumprod_lines(const Tensor& in, Tensor& out, int64_t dim) {
   using Acc = acc_t<Out>;
   const bool scalar = in.sizes.empty();
   const int64_t n = scalar ? 1 : in.sizes[dim];

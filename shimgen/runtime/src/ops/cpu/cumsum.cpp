@@ -9,8 +9,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class In, class Out>
-void cumsum_lines(const Tensor& in, Tensor& out, int64_t dim) {
+template <class In, class Out> void cumsum_lines(const Tensor& in, Tensor& out, int64_t dim) {
   using Sum = acc_t<Out>;  // torch converts self to the result dtype first, then scans in its acc type
   const int64_t rank = static_cast<int64_t>(in.sizes.size());
   const int64_t n = rank == 0 ? 1 : in.sizes[dim];

@@ -20,8 +20,7 @@ namespace {
 
 // torchvision's deformable bilinear sample: zero when (y, x) is a pixel or more outside the map (or NaN,
 // which torchvision's kernels turn into an index), and each of the four neighbours outside counts as zero.
-template <class T>
-T deform_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
+template <class T> T deform_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
   if (!(y > -1 && y < static_cast<T>(height) && x > -1 && x < static_cast<T>(width))) return 0;  // NaN too
   const int64_t y_low = static_cast<int64_t>(std::floor(y)), x_low = static_cast<int64_t>(std::floor(x));
   const int64_t y_high = y_low + 1, x_high = x_low + 1;

@@ -42,12 +42,9 @@ inline std::complex<double> read_complex(const Tensor& t, int64_t at) {
       const auto v = reinterpret_cast<const std::complex<float>*>(t.data())[at];
       return {v.real(), v.imag()};
     }
-    case kComplex128:
-      return reinterpret_cast<const std::complex<double>*>(t.data())[at];
-    case kFloat32:
-      return {reinterpret_cast<const float*>(t.data())[at], 0.0};
-    case kFloat64:
-      return {reinterpret_cast<const double*>(t.data())[at], 0.0};
+    case kComplex128: return reinterpret_cast<const std::complex<double>*>(t.data())[at];
+    case kFloat32: return {reinterpret_cast<const float*>(t.data())[at], 0.0};
+    case kFloat64: return {reinterpret_cast<const double*>(t.data())[at], 0.0};
     default: {  // the other real dtypes (a Python int beside a complex tensor arrives as a 0-d int64)
       double v = 0.0;
       dispatch_real(t.dtype, "complex arithmetic", [&](auto x) {
@@ -61,8 +58,7 @@ inline std::complex<double> read_complex(const Tensor& t, int64_t at) {
 inline void write_complex(const Tensor& t, int64_t at, std::complex<double> v) {
   if (t.dtype == kComplex64)
     reinterpret_cast<std::complex<float>*>(t.data())[at] = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
-  else
-    reinterpret_cast<std::complex<double>*>(t.data())[at] = v;
+  else reinterpret_cast<std::complex<double>*>(t.data())[at] = v;
 }
 
 // The result dtype of a binary op with a complex operand (add, sub, div, pow), by mul's rule
@@ -88,9 +84,8 @@ inline int32_t complex_binary_dtype(const Tensor& a, const Tensor& b, const char
 // A complex tensor made from two real ones of one float dtype, broadcast (torch.complex, torch.polar):
 // float32 gives complex64, float64 complex128; f(a, b) gives each element. `op`, `a_name`, `b_name`
 // name the operands in errors.
-template <class F>
-std::unique_ptr<Tensor> complex_from_reals(const Tensor& a, const Tensor& b, const char* op, const char* a_name,
-                                           const char* b_name, F f) {
+template <class F> std::unique_ptr<Tensor> complex_from_reals(const Tensor& a, const Tensor& b, const char* op,
+                                                              const char* a_name, const char* b_name, F f) {
   const int32_t type = rules::from_reals_dtype(a, b, op, a_name, b_name);
   const std::vector<int64_t> sizes = broadcast_shape(a.sizes, b.sizes);
   const std::vector<int64_t> sa = broadcast_strides(a, sizes), sb = broadcast_strides(b, sizes);

@@ -24,15 +24,13 @@ int64_t read_index(const Tensor& t, int64_t i) {
 }
 
 void write_index(Tensor& t, int64_t at, int64_t v) {
-  if (t.dtype == kInt32)
-    reinterpret_cast<int32_t*>(t.data())[at] = static_cast<int32_t>(v);
-  else
-    reinterpret_cast<int64_t*>(t.data())[at] = v;
+  if (t.dtype == kInt32) reinterpret_cast<int32_t*>(t.data())[at] = static_cast<int32_t>(v);
+  else reinterpret_cast<int64_t*>(t.data())[at] = v;
 }
 
-template <class T>
-void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::vector<int64_t>& starts, int64_t mode,
-          const Tensor* psw, int64_t padding_idx, Tensor& out, Tensor& bag_size, Tensor* max_indices) {
+template <class T> void bags(const Tensor& weight, const std::vector<int64_t>& index,
+                             const std::vector<int64_t>& starts, int64_t mode, const Tensor* psw, int64_t padding_idx,
+                             Tensor& out, Tensor& bag_size, Tensor* max_indices) {
   const int64_t B = out.sizes[0], D = out.sizes[1];
   const auto* w = reinterpret_cast<const T*>(weight.data());
   auto* o = reinterpret_cast<T*>(out.data());
@@ -64,10 +62,8 @@ void bags(const Tensor& weight, const std::vector<int64_t>& index, const std::ve
     for (int64_t d = 0; d < D; ++d) {
       double v = acc[static_cast<size_t>(d)];
       if (mode == 1 && count > 0) v /= static_cast<double>(count);
-      if constexpr (std::is_same_v<T, double>)
-        o[b * D + d] = v;
-      else
-        o[b * D + d] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, double>) o[b * D + d] = v;
+      else o[b * D + d] = T(static_cast<float>(v));
       if (max_indices != nullptr) write_index(*max_indices, b * D + d, arg[static_cast<size_t>(d)]);
     }
     write_index(bag_size, b, mode == 0 ? 0 : count);

@@ -28,16 +28,11 @@ double row_norm(const std::vector<double>& row, double p) {
   double acc = 0.0;
   for (double v : row) {
     const double a = std::abs(v);
-    if (p == 0.0)
-      acc += a != 0.0 ? 1.0 : 0.0;
-    else if (std::isinf(p))
-      acc = std::max(acc, a);
-    else if (p == 1.0)
-      acc += a;
-    else if (p == 2.0)
-      acc += a * a;
-    else
-      acc += std::pow(a, p);
+    if (p == 0.0) acc += a != 0.0 ? 1.0 : 0.0;
+    else if (std::isinf(p)) acc = std::max(acc, a);
+    else if (p == 1.0) acc += a;
+    else if (p == 2.0) acc += a * a;
+    else acc += std::pow(a, p);
   }
   if (p == 2.0) return std::sqrt(acc);
   if (p == 0.0 || p == 1.0 || std::isinf(p)) return acc;
@@ -45,18 +40,14 @@ double row_norm(const std::vector<double>& row, double p) {
 }
 
 // torch's CUDA renorm_kernel: C is its accumulate type (float, double for float64).
-template <typename C>
-double cuda_kernel_row_norm(const std::vector<double>& row, double p) {
+template <typename C> double cuda_kernel_row_norm(const std::vector<double>& row, double p) {
   const C q = static_cast<C>(p);
   C acc = 0;
   for (double d : row) {
     const C x = static_cast<C>(d);
-    if (q == C(1))
-      acc += std::abs(x);
-    else if (q == C(2))
-      acc += x * x;
-    else
-      acc += std::pow(x, q);
+    if (q == C(1)) acc += std::abs(x);
+    else if (q == C(2)) acc += x * x;
+    else acc += std::pow(x, q);
   }
   return static_cast<double>(std::pow(acc, static_cast<C>(1.0 / q)));
 }
@@ -107,10 +98,8 @@ AtenTensorHandle cpu_embedding_renorm(AtenTensorHandle self, AtenTensorHandle in
       const C scale = static_cast<C>(limit / (norm + 1e-7));
       for (int64_t c = 0; c < walked; ++c) {
         const C v = static_cast<C>(value_of(line[c * o1])) * scale;
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
-          line[c * o1] = v;
-        else
-          line[c * o1] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) line[c * o1] = v;
+        else line[c * o1] = T(static_cast<float>(v));
       }
     }
   });

@@ -13,8 +13,7 @@ using namespace shimgen::rt::cpu;
 namespace shimgen::rt::proxy_ops {
 namespace {
 
-template <class To, class From>
-void convert(const void* src, void* dst, int64_t count) {
+template <class To, class From> void convert(const void* src, void* dst, int64_t count) {
   const From* s = static_cast<const From*>(src);
   To* d = static_cast<To*>(dst);
   for (int64_t i = 0; i < count; ++i) d[i] = To(static_cast<float>(s[i]));
@@ -34,23 +33,14 @@ AtenTensorHandle cpu_float_cast(AtenTensorHandle t, int32_t dtype) {
   auto run = [&](auto to) {
     using To = decltype(to);
     switch (from->dtype) {
-      case kFloat32:
-        convert<To, float>(from->data(), out->data(), n);
-        break;
-      case kFloat16:
-        convert<To, Half>(from->data(), out->data(), n);
-        break;
-      default:
-        convert<To, BFloat16>(from->data(), out->data(), n);
-        break;
+      case kFloat32: convert<To, float>(from->data(), out->data(), n); break;
+      case kFloat16: convert<To, Half>(from->data(), out->data(), n); break;
+      default: convert<To, BFloat16>(from->data(), out->data(), n); break;
     }
   };
-  if (dtype == kFloat32)
-    run(float{});
-  else if (dtype == kFloat16)
-    run(Half{});
-  else
-    run(BFloat16{});
+  if (dtype == kFloat32) run(float{});
+  else if (dtype == kFloat16) run(Half{});
+  else run(BFloat16{});
   return wrap(std::move(out));
 }
 

@@ -15,18 +15,12 @@ namespace {
 
 int rank_of(int32_t dtype) {  // integer promotion order of the signed-compatible types
   switch (dtype) {
-    case kUInt8:
-      return 1;
-    case kInt8:
-      return 1;
-    case kInt16:
-      return 2;
-    case kInt32:
-      return 3;
-    case kInt64:
-      return 4;
-    default:
-      return 0;
+    case kUInt8: return 1;
+    case kInt8: return 1;
+    case kInt16: return 2;
+    case kInt32: return 3;
+    case kInt64: return 4;
+    default: return 0;
   }
 }
 

@@ -13,8 +13,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class V>
-V reflect(V in, int64_t twice_low, int64_t twice_high) {
+template <class V> V reflect(V in, int64_t twice_low, int64_t twice_high) {
   if (twice_low == twice_high) return V(0);
   const V min = static_cast<V>(twice_low) / 2, span = static_cast<V>(twice_high - twice_low) / 2;
   in = std::fabs(in - min);
@@ -25,8 +24,7 @@ V reflect(V in, int64_t twice_low, int64_t twice_high) {
 
 // The source coordinate of a grid value along a dim of `size` voxels (torch's
 // grid_sampler_compute_source_index).
-template <class V>
-V source_index(V coord, int64_t size, int64_t padding, bool align) {
+template <class V> V source_index(V coord, int64_t size, int64_t padding, bool align) {
   coord = align ? ((coord + 1) / 2) * static_cast<V>(size - 1) : ((coord + 1) * static_cast<V>(size) - 1) / 2;
   auto clip = [&](V c) { return std::min(static_cast<V>(size - 1), std::max(c, V(0))); };
   if (padding == 1) {

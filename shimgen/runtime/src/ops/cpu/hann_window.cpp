@@ -31,10 +31,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_hann_window(int64_t wi
       const double step = window_length > 0 ? 2.0 * M_PI / static_cast<double>(window_length) : 0.0;
       for (int64_t n = 0; n < window_length; ++n) {
         const double w = window_length == 1 ? 1.0 : 0.5 - 0.5 * std::cos(step * static_cast<double>(n));
-        if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
-          dst[n] = T(static_cast<float>(w));
-        else
-          dst[n] = static_cast<T>(w);
+        if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) dst[n] = T(static_cast<float>(w));
+        else dst[n] = static_cast<T>(w);
       }
     });
     *ret0 = wrap(std::move(out));

@@ -13,8 +13,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void histogram(const Tensor& in, Tensor& out, int64_t bins, double lo, double hi) {
+template <class T> void histogram(const Tensor& in, Tensor& out, int64_t bins, double lo, double hi) {
   using V = decltype(value_of(T{}));  // float for the 16-bit floats, as torch computes them
   const auto* src = reinterpret_cast<const T*>(in.data());
   std::vector<V> values;
@@ -70,18 +69,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histc(AtenTensorHandle
     SHIMGEN_REQUIRE(std::isfinite(min) && std::isfinite(max), "range of [min, max] must be finite");
     auto out = empty_tensor({bins}, {1}, in.dtype, kCPU, -1);
     switch (in.dtype) {
-      case kFloat32:
-        histogram<float>(in, *out, bins, min, max);
-        break;
-      case kFloat64:
-        histogram<double>(in, *out, bins, min, max);
-        break;
-      case kBFloat16:
-        histogram<BFloat16>(in, *out, bins, min, max);
-        break;
-      case kFloat16:
-        histogram<Half>(in, *out, bins, min, max);
-        break;
+      case kFloat32: histogram<float>(in, *out, bins, min, max); break;
+      case kFloat64: histogram<double>(in, *out, bins, min, max); break;
+      case kBFloat16: histogram<BFloat16>(in, *out, bins, min, max); break;
+      case kFloat16: histogram<Half>(in, *out, bins, min, max); break;
       default:
         fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "histc: dtype code " + std::to_string(in.dtype) +
                                                     " is not supported (float32, float64, bfloat16, float16)");

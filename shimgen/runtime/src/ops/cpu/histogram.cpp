@@ -17,9 +17,8 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void histogram(const Tensor& in, int64_t bins, double lo_d, double hi_d, const Tensor* weight, bool density,
-               const Tensor& hist, const Tensor& edges) {
+template <class T> void histogram(const Tensor& in, int64_t bins, double lo_d, double hi_d, const Tensor* weight,
+                                  bool density, const Tensor& hist, const Tensor& edges) {
   auto* e = reinterpret_cast<T*>(edges.data());
   auto* h = reinterpret_cast<T*>(hist.data());
   const T lo = static_cast<T>(lo_d), hi = static_cast<T>(hi_d);
@@ -97,10 +96,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_histogram_bin_ct(AtenT
     }
     auto hist = empty_tensor({bins}, {1}, in.dtype, kCPU, -1);
     auto edges = empty_tensor({bins + 1}, {1}, in.dtype, kCPU, -1);
-    if (in.dtype == kFloat32)
-      histogram<float>(in, bins, lo, hi, w, density != 0, *hist, *edges);
-    else
-      histogram<double>(in, bins, lo, hi, w, density != 0, *hist, *edges);
+    if (in.dtype == kFloat32) histogram<float>(in, bins, lo, hi, w, density != 0, *hist, *edges);
+    else histogram<double>(in, bins, lo, hi, w, density != 0, *hist, *edges);
     *ret0 = wrap(std::move(hist));
     *ret1 = wrap(std::move(edges));
   });

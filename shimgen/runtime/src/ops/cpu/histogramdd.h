@@ -15,9 +15,7 @@
 
 namespace shimgen::rt::cpu {
 
-struct HistogramddShape {
-  int64_t samples = 0, dims = 0;
-};
+struct HistogramddShape { int64_t samples = 0, dims = 0; };
 
 inline HistogramddShape histogramdd_shape(const Tensor& in, const int64_t* bins, int64_t bins_len, const char* op) {
   SHIMGEN_REQUIRE(!in.sizes.empty(), std::string(op) + ": input tensor should have at least 1 dimension");
@@ -46,9 +44,9 @@ inline std::vector<int64_t> histogramdd_offsets(const Tensor& in) {
 }
 
 // The edges of every dim, as doubles holding values of T (so the shim and the proxy agree exactly).
-template <class T>
-std::vector<std::vector<T>> histogramdd_edges(const Tensor& in, const HistogramddShape& s, const int64_t* bins,
-                                              const double* range, int64_t range_len, const char* op) {
+template <class T> std::vector<std::vector<T>> histogramdd_edges(const Tensor& in, const HistogramddShape& s,
+                                                                 const int64_t* bins, const double* range,
+                                                                 int64_t range_len, const char* op) {
   SHIMGEN_REQUIRE(range == nullptr || range_len == 2 * s.dims,
                   std::string(op) + ": expected " + std::to_string(2 * s.dims) + " values for range, but got " +
                       std::to_string(range_len));

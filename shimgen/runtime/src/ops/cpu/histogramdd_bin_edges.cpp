@@ -25,10 +25,8 @@ std::vector<AtenTensorHandle> cpu_histogramdd_bin_edges(AtenTensorHandle self, c
       std::copy(e.begin(), e.end(), reinterpret_cast<T*>(made.back()->data()));
     }
   };
-  if (in.dtype == kFloat32)
-    fill(float{});
-  else
-    fill(double{});
+  if (in.dtype == kFloat32) fill(float{});
+  else fill(double{});
   std::vector<AtenTensorHandle> out;
   for (auto& t : made) out.push_back(wrap(std::move(t)));
   return out;

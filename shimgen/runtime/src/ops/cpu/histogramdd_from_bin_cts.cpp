@@ -14,9 +14,9 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void count(const Tensor& in, const HistogramddShape& s, const int64_t* bins, const std::vector<std::vector<T>>& edges,
-           const Tensor* weight, bool density, const Tensor& hist) {
+template <class T> void count(const Tensor& in, const HistogramddShape& s, const int64_t* bins,
+                              const std::vector<std::vector<T>>& edges, const Tensor* weight, bool density,
+                              const Tensor& hist) {
   auto* h = reinterpret_cast<T*>(hist.data());
   std::fill(h, h + hist.numel(), T(0));
   const auto* x = reinterpret_cast<const T*>(in.data());
@@ -82,8 +82,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__histogramdd_from_bin_
     auto hist = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
     if (in.dtype == kFloat32)
       count<float>(in, s, bins, histogramdd_edges<float>(in, s, bins, r, range_len_, op), w, density != 0, *hist);
-    else
-      count<double>(in, s, bins, histogramdd_edges<double>(in, s, bins, r, range_len_, op), w, density != 0, *hist);
+    else count<double>(in, s, bins, histogramdd_edges<double>(in, s, bins, r, range_len_, op), w, density != 0, *hist);
     *ret0 = wrap(std::move(hist));
   });
 }

@@ -133,12 +133,9 @@ index_plan::Plan index_plan::plan(const Tensor& in, const std::vector<const Tens
   // position when adjacent, else in front.
   std::vector<size_t> before, after, indexed;
   for (size_t d = 0; d < rank; ++d) {
-    if (per_dim[d])
-      indexed.push_back(d);
-    else if (adjacent && (indexed.empty()))
-      before.push_back(d);
-    else
-      after.push_back(d);
+    if (per_dim[d]) indexed.push_back(d);
+    else if (adjacent && (indexed.empty())) before.push_back(d);
+    else after.push_back(d);
   }
   std::vector<int64_t> out_sizes;
   for (size_t d : before) out_sizes.push_back(in.sizes[d]);

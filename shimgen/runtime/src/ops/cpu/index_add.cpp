@@ -26,14 +26,11 @@ void add_slices(const Tensor& out, int64_t dim, const std::vector<int64_t>& rows
     elementwise::for_each(slice, strides, [&](const int64_t* at) {
       T& d = dst[base_out + at[0]];
       const T s = from[base_src + at[1]];
-      if constexpr (std::is_same_v<T, bool>)
-        d = d || (s && alpha != 0);
+      if constexpr (std::is_same_v<T, bool>) d = d || (s && alpha != 0);
       else if constexpr (is_floating_v<T> && !std::is_floating_point_v<T>)
         d = T(float(d) + static_cast<float>(alpha) * float(s));
-      else if constexpr (std::is_floating_point_v<T>)
-        d = static_cast<T>(d + static_cast<T>(alpha) * s);
-      else
-        d = static_cast<T>(d + static_cast<T>(alpha) * s);
+      else if constexpr (std::is_floating_point_v<T>) d = static_cast<T>(d + static_cast<T>(alpha) * s);
+      else d = static_cast<T>(d + static_cast<T>(alpha) * s);
     });
   }
 }

@@ -19,8 +19,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void put(const Tensor& out, const index_plan::Plan& plan, const Tensor& values, bool accumulate) {
+template <class T> void put(const Tensor& out, const index_plan::Plan& plan, const Tensor& values, bool accumulate) {
   int64_t numel = 1;
   for (int64_t n : plan.sizes) numel *= n;
   if (numel == 0) return;
@@ -32,14 +31,10 @@ void put(const Tensor& out, const index_plan::Plan& plan, const Tensor& values, 
   elementwise::for_each(plan.sizes, strides, [&](const int64_t* at) {
     const int64_t off = at[0] + plan.point_offsets[static_cast<size_t>((k++ / plan.after) % plan.points())];
     const T v = src[at[1]];
-    if (!accumulate)
-      dst[off] = v;
-    else if constexpr (std::is_same_v<T, bool>)
-      dst[off] = dst[off] || v;
-    else if constexpr (is_floating_v<T> && !std::is_floating_point_v<T>)
-      dst[off] = T(float(dst[off]) + float(v));
-    else
-      dst[off] = static_cast<T>(dst[off] + v);
+    if (!accumulate) dst[off] = v;
+    else if constexpr (std::is_same_v<T, bool>) dst[off] = dst[off] || v;
+    else if constexpr (is_floating_v<T> && !std::is_floating_point_v<T>) dst[off] = T(float(dst[off]) + float(v));
+    else dst[off] = static_cast<T>(dst[off] + v);
   });
 }
 

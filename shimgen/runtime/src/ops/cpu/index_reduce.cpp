@@ -16,9 +16,9 @@ namespace {
 
 enum class Reduce { kProd, kMean, kMax, kMin };
 
-template <class T>
-void index_reduce(const Tensor& self, const Tensor& out, int64_t dim, const std::vector<int64_t>& index,
-                  const Tensor& src, Reduce how, bool include_self) {
+template <class T> void index_reduce(const Tensor& self, const Tensor& out, int64_t dim,
+                                     const std::vector<int64_t>& index, const Tensor& src, Reduce how,
+                                     bool include_self) {
   using V = std::conditional_t<is_floating_v<T>, double, int64_t>;
   const int64_t rank = static_cast<int64_t>(out.sizes.size());
   const int64_t n = rank == 0 ? 1 : out.sizes[dim];
@@ -49,23 +49,17 @@ void index_reduce(const Tensor& self, const Tensor& out, int64_t dim, const std:
       touched[j] = true;
       V& a = acc[j];
       switch (how) {
-        case Reduce::kProd:
-          a = a * v;
-          break;
-        case Reduce::kMean:
-          a = a + v;
-          break;
+        case Reduce::kProd: a = a * v; break;
+        case Reduce::kMean: a = a + v; break;
         case Reduce::kMax:
           if constexpr (std::is_floating_point_v<V>)
             a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::max(a, v);
-          else
-            a = std::max(a, v);
+          else a = std::max(a, v);
           break;
         case Reduce::kMin:
           if constexpr (std::is_floating_point_v<V>)
             a = std::isnan(a) || std::isnan(v) ? std::numeric_limits<V>::quiet_NaN() : std::min(a, v);
-          else
-            a = std::min(a, v);
+          else a = std::min(a, v);
           break;
       }
       ++count[j];
@@ -74,15 +68,12 @@ void index_reduce(const Tensor& self, const Tensor& out, int64_t dim, const std:
       V a = acc[static_cast<size_t>(j)];
       if (how == Reduce::kMean && touched[static_cast<size_t>(j)]) {
         const int64_t c = std::max<int64_t>(count[static_cast<size_t>(j)], 1);
-        if constexpr (std::is_floating_point_v<V>)
-          a = a / static_cast<V>(c);
-        else
-          a = (a >= 0 ? a : a - (c - 1)) / c;  // floor division
+        if constexpr (std::is_floating_point_v<V>) a = a / static_cast<V>(c);
+        else a = (a >= 0 ? a : a - (c - 1)) / c;  // floor division
       }
       if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
         dst[base[0] + j * so] = T(static_cast<float>(a));
-      else
-        dst[base[0] + j * so] = static_cast<T>(a);
+      else dst[base[0] + j * so] = static_cast<T>(a);
     }
   });
 }
@@ -101,14 +92,10 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_index_reduce(AtenTenso
     SHIMGEN_REQUIRE(reduce != nullptr, "reduce is null");
     const std::string r(reduce);
     Reduce how;
-    if (r == "prod")
-      how = Reduce::kProd;
-    else if (r == "mean")
-      how = Reduce::kMean;
-    else if (r == "amax")
-      how = Reduce::kMax;
-    else if (r == "amin")
-      how = Reduce::kMin;
+    if (r == "prod") how = Reduce::kProd;
+    else if (r == "mean") how = Reduce::kMean;
+    else if (r == "amax") how = Reduce::kMax;
+    else if (r == "amin") how = Reduce::kMin;
     else
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin, got " + r);

@@ -80,18 +80,12 @@ SHIMGEN_LAPACK_REAL(double, d)
 #undef SHIMGEN_LAPACK_REAL
 
 // The optimal lwork a workspace query (lwork = -1) wrote into work[0], at least 1.
-template <class T>
-lint query_size(T w) {
-  return std::max<lint>(1, static_cast<lint>(w));
-}
+template <class T> lint query_size(T w) { return std::max<lint>(1, static_cast<lint>(w)); }
 
 // Calls f(T{}) for float32 / float64; any other dtype fails Unsupported, naming `op`.
-template <class F>
-void dispatch(int32_t dtype, const char* op, F&& f) {
-  if (dtype == kFloat32)
-    f(float{});
-  else if (dtype == kFloat64)
-    f(double{});
+template <class F> void dispatch(int32_t dtype, const char* op, F&& f) {
+  if (dtype == kFloat32) f(float{});
+  else if (dtype == kFloat64) f(double{});
   else
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
          std::string(op) + ": dtype code " + std::to_string(dtype) + " is not supported (float32 and float64 are)");
@@ -124,8 +118,7 @@ std::unique_ptr<Tensor> not_computed(int32_t dtype);
 
 // ---- work buffers: each batch item an m x n column-major block (leading dimension m) ----
 // t's trailing m x n matrices, broadcast to `batch`, any strides; transpose: the n x m transpose.
-template <class T>
-std::vector<T> load(const Tensor& t, const std::vector<int64_t>& batch, bool transpose = false) {
+template <class T> std::vector<T> load(const Tensor& t, const std::vector<int64_t>& batch, bool transpose = false) {
   const size_t r = t.sizes.size();
   const int64_t m = t.sizes[r - 2], n = t.sizes[r - 1];
   const int64_t sr = t.strides[r - 2], sc = t.strides[r - 1];
@@ -147,8 +140,7 @@ std::vector<T> load(const Tensor& t, const std::vector<int64_t>& batch, bool tra
 
 // Writes column-major blocks (ld = rows of out's matrices) into out (any strides); transpose: the
 // blocks hold out's matrices transposed (n x m).
-template <class T>
-void store(const T* buf, const Tensor& out, bool transpose = false) {
+template <class T> void store(const T* buf, const Tensor& out, bool transpose = false) {
   const size_t r = out.sizes.size();
   const int64_t m = out.sizes[r - 2], n = out.sizes[r - 1];
   const int64_t sr = out.strides[r - 2], sc = out.strides[r - 1];
@@ -161,8 +153,7 @@ void store(const T* buf, const Tensor& out, bool transpose = false) {
 }
 
 // t's trailing vectors (each t.sizes.back() long), broadcast to `batch`, any strides, contiguous.
-template <class T>
-std::vector<T> load_lines(const Tensor& t, const std::vector<int64_t>& batch) {
+template <class T> std::vector<T> load_lines(const Tensor& t, const std::vector<int64_t>& batch) {
   const int64_t n = t.sizes.back(), s = t.strides.back();
   const T* src = reinterpret_cast<const T*>(t.data());
   std::vector<T> out;
@@ -172,8 +163,7 @@ std::vector<T> load_lines(const Tensor& t, const std::vector<int64_t>& batch) {
 }
 
 // Writes a contiguous batch of vectors (or scalars: trailing 0) into out, any strides.
-template <class T>
-void store_lines(const T* buf, const Tensor& out, size_t trailing) {
+template <class T> void store_lines(const T* buf, const Tensor& out, size_t trailing) {
   const size_t r = out.sizes.size();
   const int64_t n = trailing == 0 ? 1 : out.sizes[r - 1], s = trailing == 0 ? 0 : out.strides[r - 1];
   T* dst = reinterpret_cast<T*>(out.data());
@@ -182,8 +172,7 @@ void store_lines(const T* buf, const Tensor& out, size_t trailing) {
 }
 
 // Zeroes the strict lower (upper: false) or upper triangle of each m x n column-major block.
-template <class T>
-void zero_triangle(T* buf, int64_t batch, int64_t m, int64_t n, bool keep_upper) {
+template <class T> void zero_triangle(T* buf, int64_t batch, int64_t m, int64_t n, bool keep_upper) {
   for (int64_t b = 0; b < batch; ++b, buf += m * n)
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < m; ++i)
@@ -195,15 +184,11 @@ void zero_triangle(T* buf, int64_t batch, int64_t m, int64_t n, bool keep_upper)
 // linalg_lu_factor_ex.cpp: the LU of A's matrices (transpose: of their transposes, m and n swapped)
 // by getrf: *buf holds the factors, and the outputs torch returns: LU (batched column-major, A's
 // batch), pivots [*, min(m, n)] and info [*] (int32, contiguous).
-struct Lu {
-  std::unique_ptr<Tensor> lu, pivots, info;
-};
-template <class T>
-Lu lu_factor(const Tensor& a, bool transpose, std::vector<T>* buf, const char* op);
+struct Lu { std::unique_ptr<Tensor> lu, pivots, info; };
+template <class T> Lu lu_factor(const Tensor& a, bool transpose, std::vector<T>* buf, const char* op);
 // lu_factor of A's square matrices (n x n), then visit(item, U_jj, row j swapped) for each diagonal
 // entry in order: what det and slogdet read.
-template <class T, class Visit>
-Lu lu_diagonal(const Tensor& a, const char* op, Visit&& visit) {
+template <class T, class Visit> Lu lu_diagonal(const Tensor& a, const char* op, Visit&& visit) {
   std::vector<T> buf;
   Lu lu = lu_factor(a, false, &buf, op);
   const int64_t n = a.sizes.back(), items = lu.info->numel();
@@ -214,17 +199,14 @@ Lu lu_diagonal(const Tensor& a, const char* op, Visit&& visit) {
 }
 // linalg_svd.cpp: gesdd of m x n blocks a (destroyed); jobz 'S' (u m x k, vt k x n), 'A' (u m x m,
 // vt n x n) or 'N' (u, vt unused); s [items][k] descending.
-template <class T>
-void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt, int32_t* infos);
+template <class T> void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt, int32_t* infos);
 // linalg_eigh.cpp: syevd of n x n blocks a (the `uplo` triangle read; vectors: a becomes the
 // eigenvectors); w [items][n] ascending.
-template <class T>
-void eigh(T* a, int64_t items, int64_t n, char uplo, bool vectors, T* w, int32_t* infos);
+template <class T> void eigh(T* a, int64_t items, int64_t n, char uplo, bool vectors, T* w, int32_t* infos);
 // linalg_qr.cpp: geqrf of m x n blocks a (the reflectors below the diagonal, R on and above), tau
 // [items][min(m, n)]; form_q: orgqr on m x cols blocks q whose first k columns hold reflectors, tau
 // of item i at tau + i * tau_stride.
-template <class T>
-void householder(T* a, int64_t items, int64_t m, int64_t n, T* tau, const char* op);
+template <class T> void householder(T* a, int64_t items, int64_t m, int64_t n, T* tau, const char* op);
 template <class T>
 void form_q(T* q, int64_t items, int64_t m, int64_t cols, int64_t k, const T* tau, int64_t tau_stride, const char* op);
 

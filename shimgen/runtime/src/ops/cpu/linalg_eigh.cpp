@@ -11,8 +11,7 @@ using namespace shimgen::rt::cpu::linalg;
 
 namespace shimgen::rt::cpu::linalg {
 
-template <class T>
-void eigh(T* a, int64_t items, int64_t n, char uplo, bool vectors, T* w, int32_t* infos) {
+template <class T> void eigh(T* a, int64_t items, int64_t n, char uplo, bool vectors, T* w, int32_t* infos) {
   if (items == 0 || n == 0) {
     std::fill(infos, infos + items, 0);
     return;

@@ -14,9 +14,8 @@ using namespace shimgen::rt::cpu::linalg;
 namespace {
 
 // P, L, U from column-major LU factors (m x n per item) and pivots (k per item, int32).
-template <class T>
-void unpack(const T* lu, const int32_t* piv, const std::vector<int64_t>& batch, int64_t m, int64_t n, int32_t dtype,
-            bool data, bool pivots, AtenTensorHandle* out) {
+template <class T> void unpack(const T* lu, const int32_t* piv, const std::vector<int64_t>& batch, int64_t m, int64_t n,
+                               int32_t dtype, bool data, bool pivots, AtenTensorHandle* out) {
   const int64_t k = std::min(m, n), items = count(batch);
   auto p = pivots ? row_major(with(batch, {m, m}), dtype) : not_computed(dtype);
   auto l = data ? row_major(with(batch, {m, k}), dtype) : not_computed(dtype);

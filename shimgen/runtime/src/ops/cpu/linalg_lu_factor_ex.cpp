@@ -11,8 +11,7 @@ using namespace shimgen::rt::cpu::linalg;
 
 namespace shimgen::rt::cpu::linalg {
 
-template <class T>
-Lu lu_factor(const Tensor& a, bool transpose, std::vector<T>* buf, const char* op) {
+template <class T> Lu lu_factor(const Tensor& a, bool transpose, std::vector<T>* buf, const char* op) {
   const std::vector<int64_t> batch = batch_of(a);
   const size_t r = a.sizes.size();
   const int64_t m = a.sizes[r - (transpose ? 1 : 2)], n = a.sizes[r - (transpose ? 2 : 1)];

@@ -11,8 +11,7 @@ using namespace shimgen::rt::cpu::linalg;
 
 namespace shimgen::rt::cpu::linalg {
 
-template <class T>
-void householder(T* a, int64_t items, int64_t m, int64_t n, T* tau, const char* op) {
+template <class T> void householder(T* a, int64_t items, int64_t m, int64_t n, T* tau, const char* op) {
   const int64_t k = std::min(m, n);
   if (items == 0 || k == 0) return;
   const lint lm = dim(m, op), ln = dim(n, op);

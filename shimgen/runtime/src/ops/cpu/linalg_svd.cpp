@@ -12,8 +12,7 @@ using namespace shimgen::rt::cpu::linalg;
 
 namespace shimgen::rt::cpu::linalg {
 
-template <class T>
-void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt, int32_t* infos) {
+template <class T> void svd(T* a, int64_t items, int64_t m, int64_t n, char jobz, T* s, T* u, T* vt, int32_t* infos) {
   const int64_t k = std::min(m, n);
   if (items == 0 || k == 0) {
     std::fill(infos, infos + items, 0);

@@ -12,8 +12,7 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void logcumsumexp_lines(const Tensor& in, Tensor& out, int64_t dim) {
+template <class T> void logcumsumexp_lines(const Tensor& in, Tensor& out, int64_t dim) {
   using Acc = acc_t<T>;
   const bool scalar = in.sizes.empty();
   const int64_t n = scalar ? 1 : in.sizes[dim];
@@ -27,10 +26,8 @@ void logcumsumexp_lines(const Tensor& in, Tensor& out, int64_t dim) {
       const Acc x = static_cast<Acc>(value_of(src[base[0] + i * in_step]));
       const Acc lo = std::isnan(acc) ? acc : std::min(x, acc);
       const Acc hi = std::isnan(acc) ? acc : std::max(x, acc);
-      if (lo != hi || std::isfinite(lo))
-        acc = std::log1p(std::exp(lo - hi)) + hi;
-      else
-        acc = x;
+      if (lo != hi || std::isfinite(lo)) acc = std::log1p(std::exp(lo - hi)) + hi;
+      else acc = x;
       dst[base[1] + i * out_step] = static_cast<T>(acc);
     }
   });

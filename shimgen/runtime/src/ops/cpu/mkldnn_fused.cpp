@@ -13,36 +13,22 @@ namespace {
 
 float load(const char* base, int64_t at, int32_t dtype) {
   switch (dtype) {
-    case kFloat32:
-      return reinterpret_cast<const float*>(base)[at];
-    case kBFloat16:
-      return static_cast<float>(reinterpret_cast<const BFloat16*>(base)[at]);
-    case kFloat16:
-      return static_cast<float>(reinterpret_cast<const Half*>(base)[at]);
-    case kFloat64:
-      return static_cast<float>(reinterpret_cast<const double*>(base)[at]);
-    default:
-      break;
+    case kFloat32: return reinterpret_cast<const float*>(base)[at];
+    case kBFloat16: return static_cast<float>(reinterpret_cast<const BFloat16*>(base)[at]);
+    case kFloat16: return static_cast<float>(reinterpret_cast<const Half*>(base)[at]);
+    case kFloat64: return static_cast<float>(reinterpret_cast<const double*>(base)[at]);
+    default: break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(dtype) + " is not a floating type");
 }
 
 void store(char* base, int64_t at, int32_t dtype, float v) {
   switch (dtype) {
-    case kFloat32:
-      reinterpret_cast<float*>(base)[at] = v;
-      return;
-    case kBFloat16:
-      reinterpret_cast<BFloat16*>(base)[at] = BFloat16(v);
-      return;
-    case kFloat16:
-      reinterpret_cast<Half*>(base)[at] = Half(v);
-      return;
-    case kFloat64:
-      reinterpret_cast<double*>(base)[at] = v;
-      return;
-    default:
-      break;
+    case kFloat32: reinterpret_cast<float*>(base)[at] = v; return;
+    case kBFloat16: reinterpret_cast<BFloat16*>(base)[at] = BFloat16(v); return;
+    case kFloat16: reinterpret_cast<Half*>(base)[at] = Half(v); return;
+    case kFloat64: reinterpret_cast<double*>(base)[at] = v; return;
+    default: break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "dtype code " + std::to_string(dtype) + " is not a floating type");
 }
@@ -50,42 +36,28 @@ void store(char* base, int64_t at, int32_t dtype, float v) {
 float apply(const Unary& u, float x) {
   const double v = x;
   switch (u.kind) {
-    case Unary::kNone:
-      return x;
-    case Unary::kRelu:
-      return x < 0.0f ? 0.0f : x;  // NaN passes, as torch.relu
-    case Unary::kSigmoid:
-      return static_cast<float>(1.0 / (1.0 + std::exp(-v)));
-    case Unary::kTanh:
-      return std::tanh(x);
-    case Unary::kHardswish:
-      return static_cast<float>(v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
-    case Unary::kHardsigmoid:
-      return static_cast<float>(std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
-    case Unary::kSwish:
-      return static_cast<float>(v / (1.0 + std::exp(-v)));
-    case Unary::kGeluErf:
-      return static_cast<float>(0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)));
+    case Unary::kNone: return x;
+    case Unary::kRelu: return x < 0.0f ? 0.0f : x;  // NaN passes, as torch.relu
+    case Unary::kSigmoid: return static_cast<float>(1.0 / (1.0 + std::exp(-v)));
+    case Unary::kTanh: return std::tanh(x);
+    case Unary::kHardswish: return static_cast<float>(v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
+    case Unary::kHardsigmoid: return static_cast<float>(std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0);
+    case Unary::kSwish: return static_cast<float>(v / (1.0 + std::exp(-v)));
+    case Unary::kGeluErf: return static_cast<float>(0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440)));
     case Unary::kGeluTanh:
       return static_cast<float>(0.5 * v * (1.0 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v))));
-    case Unary::kLeakyRelu:
-      return x > 0.0f ? x : static_cast<float>(v * u.a);
-    case Unary::kHardtanh:
-      return static_cast<float>(std::min(std::max(v, u.a), u.b));
+    case Unary::kLeakyRelu: return x > 0.0f ? x : static_cast<float>(v * u.a);
+    case Unary::kHardtanh: return static_cast<float>(std::min(std::max(v, u.a), u.b));
   }
   return x;
 }
 
 float combine(Binary b, float y, float o) {
   switch (b) {
-    case Binary::kAdd:
-      return y + o;
-    case Binary::kSub:
-      return y - o;
-    case Binary::kMul:
-      return y * o;
-    case Binary::kDiv:
-      return y / o;
+    case Binary::kAdd: return y + o;
+    case Binary::kSub: return y - o;
+    case Binary::kMul: return y * o;
+    case Binary::kDiv: return y / o;
   }
   return y;
 }
@@ -109,20 +81,13 @@ Unary parse_unary(const char* op, const char* attr, const double** scalars, int6
     return *scalars[i];
   };
   Unary u;
-  if (name == "none" || name.empty())
-    u.kind = Unary::kNone;
-  else if (name == "relu")
-    u.kind = Unary::kRelu;
-  else if (name == "sigmoid")
-    u.kind = Unary::kSigmoid;
-  else if (name == "tanh")
-    u.kind = Unary::kTanh;
-  else if (name == "hardswish")
-    u.kind = Unary::kHardswish;
-  else if (name == "hardsigmoid")
-    u.kind = Unary::kHardsigmoid;
-  else if (name == "swish")
-    u.kind = Unary::kSwish;
+  if (name == "none" || name.empty()) u.kind = Unary::kNone;
+  else if (name == "relu") u.kind = Unary::kRelu;
+  else if (name == "sigmoid") u.kind = Unary::kSigmoid;
+  else if (name == "tanh") u.kind = Unary::kTanh;
+  else if (name == "hardswish") u.kind = Unary::kHardswish;
+  else if (name == "hardsigmoid") u.kind = Unary::kHardsigmoid;
+  else if (name == "swish") u.kind = Unary::kSwish;
   else if (name == "gelu") {
     SHIMGEN_REQUIRE(algo.empty() || algo == "none" || algo == "tanh",
                     std::string(op) + ": gelu algorithm \"" + algo + "\" is not one of none, tanh");
@@ -263,8 +228,7 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
   // The input as a [M, K] matrix: in place when its leading dims collapse (2-d, or contiguous rows),
   // else a contiguous float32 copy.
   AsFloat fx;
-  if (x.dtype == kFloat32 && (x.sizes.size() == 2 || x.is_contiguous()))
-    fx.t = &x;
+  if (x.dtype == kFloat32 && (x.sizes.size() == 2 || x.is_contiguous())) fx.t = &x;
   else {
     fx.owned = float_copy(x, contiguous_strides_of(x.sizes));
     fx.t = fx.owned.get();
@@ -289,10 +253,8 @@ std::unique_ptr<Tensor> linear_float(const char* op, const Tensor& x, const Tens
       for (int64_t j = 0; j < n; ++j) c[i * n + j] = fused_bias.data[j * fused_bias.col_stride];
     beta = 1.0f;
   }
-  if (k > 0)
-    gemm(a, b, cm, 1.0f, beta);
-  else if (fb.t == nullptr)
-    std::fill(c, c + m * n, 0.0f);
+  if (k > 0) gemm(a, b, cm, 1.0f, beta);
+  else if (fb.t == nullptr) std::fill(c, c + m * n, 0.0f);
   return out;
 }
 

@@ -45,9 +45,8 @@ float apply_unary(const Unary& u, float x);
 float load_float(const char* base, int64_t at, int32_t dtype);
 
 // f(offset in a, offset in b) for every element of `sizes`, a and b with their own strides.
-template <class F>
-inline void walk2(const std::vector<int64_t>& sizes, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb,
-                  F&& f) {
+template <class F> inline void walk2(const std::vector<int64_t>& sizes, const std::vector<int64_t>& sa,
+                                     const std::vector<int64_t>& sb, F&& f) {
   const int64_t rank = static_cast<int64_t>(sizes.size());
   const int64_t last = rank == 0 ? -1 : rank - 1;
   const int64_t n = rank == 0 ? 1 : sizes[last];

@@ -30,10 +30,8 @@ void shimgen::rt::mode_on_host(AtenTensorHandle self, int64_t dim, int32_t keepd
     SHIMGEN_REQUIRE(n > 0, "mode(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
     std::vector<int64_t> out_sizes = in.sizes;
     if (rank > 0) {
-      if (keepdim != 0)
-        out_sizes[static_cast<size_t>(d)] = 1;
-      else
-        out_sizes.erase(out_sizes.begin() + d);
+      if (keepdim != 0) out_sizes[static_cast<size_t>(d)] = 1;
+      else out_sizes.erase(out_sizes.begin() + d);
     }
     auto values = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), in.dtype, kCPU, -1);
     auto indices = empty_tensor(out_sizes, contiguous_strides_of(out_sizes), kInt64, kCPU, -1);

@@ -22,10 +22,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_nanmedian(AtenTensorHa
       int64_t nans = in.numel();
       for_each_element(in, [&](int64_t at) {
         const auto v = value_of(src[at]);
-        if (v == v)
-          dst[numbers++] = src[at];
-        else
-          dst[--nans] = src[at];
+        if (v == v) dst[numbers++] = src[at];
+        else dst[--nans] = src[at];
       });
     });
     AtenTensorHandle whole = wrap(std::move(line)), values = nullptr, indices = nullptr;

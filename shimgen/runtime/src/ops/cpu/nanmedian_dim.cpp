@@ -24,10 +24,8 @@ void cpu_nanmedian_dim(AtenTensorHandle self, int64_t dim, bool keepdim, AtenTen
   SHIMGEN_REQUIRE(n > 0, "nanmedian(): Expected reduction dim " + std::to_string(d) + " to have non-zero size.");
   std::vector<int64_t> sizes;
   for (int64_t k = 0; k < rank; ++k)
-    if (k != d)
-      sizes.push_back(in.sizes[static_cast<size_t>(k)]);
-    else if (keepdim)
-      sizes.push_back(1);
+    if (k != d) sizes.push_back(in.sizes[static_cast<size_t>(k)]);
+    else if (keepdim) sizes.push_back(1);
   auto v = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
   auto ix = empty_tensor(sizes, contiguous_strides_of(sizes), kInt64, kCPU, -1);
   std::vector<int64_t> line_sizes = in.sizes;  // the output walk: self's shape with dim of size 1

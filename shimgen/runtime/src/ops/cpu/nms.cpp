@@ -16,26 +16,20 @@ using namespace shimgen::rt::cpu;
 namespace shimgen::rt::proxy_ops {
 namespace {
 
-template <class T>
-constexpr bool kRounded = false;
-template <int32_t D>
-constexpr bool kRounded<roi::Rounded<D>> = true;
+template <class T> constexpr bool kRounded = false;
+template <int32_t D> constexpr bool kRounded<roi::Rounded<D>> = true;
 
 // A score as the built-in type its comparisons take (a Rounded one as its float: NaN sorts first).
-template <class T>
-auto plain(T v) {
-  if constexpr (kRounded<T>)
-    return static_cast<float>(v);
-  else
-    return v;
+template <class T> auto plain(T v) {
+  if constexpr (kRounded<T>) return static_cast<float>(v);
+  else return v;
 }
 
 // Whether box b overlaps box a (a scored higher) with IoU above the threshold, as torchvision decides
 // it: in T for float and double (its CPU kernel, areas as given); for a 16-bit type as its CUDA kernel
 // decides on half boxes: the overlap's sides in half, their product, the areas and the ratio in float
 // (at::acc_type), each area's width widened before its subtraction and its height after.
-template <class T>
-bool suppresses(const T* a, const T* b, T area_a, T area_b, double threshold) {
+template <class T> bool suppresses(const T* a, const T* b, T area_a, T area_b, double threshold) {
   const T w = std::max(T{0}, std::min(a[2], b[2]) - std::max(a[0], b[0]));
   const T h = std::max(T{0}, std::min(a[3], b[3]) - std::max(a[1], b[1]));
   if constexpr (kRounded<T>) {

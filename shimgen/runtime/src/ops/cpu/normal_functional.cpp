@@ -26,10 +26,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_normal_functional(Aten
       std::lock_guard<std::mutex> lock(random_mutex());
       for_each_element(*out, [&](int64_t at) {
         const double v = mean + std * normal_double(random_engine());
-        if constexpr (std::is_same_v<T, double>)
-          dst[at] = v;
-        else
-          dst[at] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double>) dst[at] = v;
+        else dst[at] = T(static_cast<float>(v));
       });
     });
     *ret0 = wrap(std::move(out));

@@ -15,16 +15,11 @@ namespace {
 int64_t int_at(const Tensor& t, int64_t at) {
   const char* p = t.data();
   switch (t.dtype) {
-    case kUInt8:
-      return reinterpret_cast<const uint8_t*>(p)[at];
-    case kInt8:
-      return reinterpret_cast<const int8_t*>(p)[at];
-    case kInt32:
-      return reinterpret_cast<const int32_t*>(p)[at];
-    case kInt64:
-      return reinterpret_cast<const int64_t*>(p)[at];
-    default:
-      break;
+    case kUInt8: return reinterpret_cast<const uint8_t*>(p)[at];
+    case kInt8: return reinterpret_cast<const int8_t*>(p)[at];
+    case kInt32: return reinterpret_cast<const int32_t*>(p)[at];
+    case kInt64: return reinterpret_cast<const int64_t*>(p)[at];
+    default: break;
   }
   fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(scalar_type_name(t.dtype)) + " is not an integer type here");
 }
@@ -133,9 +128,8 @@ SHIMGEN_AVX512BW void gemm_by_columns_avx512bw(const int16_t* x, int64_t x_strid
 // interleaved (vpunpck{l,h}wd: each 32-bit lane one channel's pair), times the pair (x[i], x[i+1])
 // broadcast (vpmaddwd). Within each 128-bit lane the low half holds channels 0-3 and the high half
 // 4-7, so the two accumulators are put back in channel order when stored.
-template <int NR>
-SHIMGEN_AVX512BW void rows_block(const int16_t* x, int64_t x_stride, int64_t k, const int8_t* w, int64_t ld,
-                                 int32_t* acc, int64_t acc_stride) {
+template <int NR> SHIMGEN_AVX512BW void rows_block(const int16_t* x, int64_t x_stride, int64_t k, const int8_t* w,
+                                                   int64_t ld, int32_t* acc, int64_t acc_stride) {
   __m512i lo[NR], hi[NR];
   for (int q = 0; q < NR; ++q) lo[q] = hi[q] = _mm512_setzero_si512();
   for (int64_t i = 0; i < k; i += 2) {
@@ -295,10 +289,8 @@ void finish(const char* op, const std::vector<int32_t>& acc, const std::vector<i
       // Requantize: divide by the output scale, round half to even (the default rounding mode),
       // add the zero point, saturate.
       const float q = std::min(std::max(std::nearbyint(v / oscale) + static_cast<float>(e.output_zero_point), lo), hi);
-      if (dst.dtype == kUInt8)
-        reinterpret_cast<uint8_t*>(out)[j] = static_cast<uint8_t>(q);
-      else
-        reinterpret_cast<int8_t*>(out)[j] = static_cast<int8_t>(q);
+      if (dst.dtype == kUInt8) reinterpret_cast<uint8_t*>(out)[j] = static_cast<uint8_t>(q);
+      else reinterpret_cast<int8_t*>(out)[j] = static_cast<int8_t>(q);
     } else if (dst.dtype == kFloat32) {
       reinterpret_cast<float*>(out)[j] = v;
     } else {

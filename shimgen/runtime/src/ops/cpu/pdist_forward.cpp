@@ -33,10 +33,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__pdist_forward(AtenTen
             return std::abs(static_cast<double>(value_of(src[i * x.strides[0] + c * x.strides[1]])) -
                             static_cast<double>(value_of(src[j * x.strides[0] + c * x.strides[1]])));
           });
-          if constexpr (std::is_same_v<T, double>)
-            dst[k] = acc;
-          else
-            dst[k] = T(static_cast<float>(acc));
+          if constexpr (std::is_same_v<T, double>) dst[k] = acc;
+          else dst[k] = T(static_cast<float>(acc));
         }
     });
     *ret0 = wrap(std::move(out));

@@ -23,10 +23,8 @@ AtenTensorHandle cpu_poisson(AtenTensorHandle self) {
     for (size_t i = 0; i < rates.size(); ++i) {
       const double v =
           rates[i] > 0.0 ? static_cast<double>(std::poisson_distribution<int64_t>(rates[i])(random_engine())) : 0.0;
-      if constexpr (std::is_same_v<T, double>)
-        dst[i] = v;
-      else
-        dst[i] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, double>) dst[i] = v;
+      else dst[i] = T(static_cast<float>(v));
     }
   });
   return wrap(std::move(out));

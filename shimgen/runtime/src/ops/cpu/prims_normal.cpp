@@ -18,10 +18,8 @@ AtenTensorHandle cpu_normal(const std::vector<int64_t>& shape, double mean, doub
     std::lock_guard<std::mutex> lock(random_mutex());
     for (int64_t i = 0, n = out->numel(); i < n; ++i) {
       const double v = mean + std * normal_double(random_engine());
-      if constexpr (std::is_same_v<T, double>)
-        dst[i] = v;
-      else
-        dst[i] = T(static_cast<float>(v));
+      if constexpr (std::is_same_v<T, double>) dst[i] = v;
+      else dst[i] = T(static_cast<float>(v));
     }
   });
   return wrap(std::move(out));

@@ -21,32 +21,19 @@ constexpr int64_t kMaxValuesPrinted = 64;  // torch's AOTI_TORCH_MAX_NUMEL_TO_PR
 
 const char* dtype_name(int32_t dtype) {
   switch (dtype) {
-    case kUInt8:
-      return "unsigned char";
-    case kInt8:
-      return "signed char";
-    case kInt16:
-      return "short int";
-    case kInt32:
-      return "int";
-    case kInt64:
-      return "long int";
-    case kFloat16:
-      return "c10::Half";
-    case kFloat32:
-      return "float";
-    case kFloat64:
-      return "double";
-    case kComplex64:
-      return "c10::complex<float>";
-    case kComplex128:
-      return "c10::complex<double>";
-    case kBool:
-      return "bool";
-    case kBFloat16:
-      return "c10::BFloat16";
-    default:
-      return "(another dtype)";
+    case kUInt8: return "unsigned char";
+    case kInt8: return "signed char";
+    case kInt16: return "short int";
+    case kInt32: return "int";
+    case kInt64: return "long int";
+    case kFloat16: return "c10::Half";
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    case kComplex64: return "c10::complex<float>";
+    case kComplex128: return "c10::complex<double>";
+    case kBool: return "bool";
+    case kBFloat16: return "c10::BFloat16";
+    default: return "(another dtype)";
   }
 }
 
@@ -57,8 +44,7 @@ std::string list(const std::vector<int64_t>& values) {
 }
 
 // The tensor's values as doubles in row-major order (real dtypes), read from a host tensor.
-template <class T>
-std::vector<double> values_of(const Tensor& t) {
+template <class T> std::vector<double> values_of(const Tensor& t) {
   std::vector<double> out;
   out.reserve(static_cast<size_t>(t.numel()));
   const auto* base = reinterpret_cast<const T*>(t.data());

@@ -22,10 +22,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randn(const int64_t* s
       std::lock_guard<std::mutex> lock(random_mutex());
       for (int64_t i = 0, n = out->numel(); i < n; ++i) {
         const double v = normal_double(random_engine());
-        if constexpr (std::is_same_v<T, double>)
-          dst[i] = v;
-        else
-          dst[i] = T(static_cast<float>(v));
+        if constexpr (std::is_same_v<T, double>) dst[i] = v;
+        else dst[i] = T(static_cast<float>(v));
       }
     });
     *ret0 = wrap(std::move(out));

@@ -39,29 +39,22 @@ namespace {
 
 std::mt19937_64& engine() { return random_engine(); }
 
-template <class T>
-constexpr int kMantissaBits = 24;  // float
-template <>
-constexpr int kMantissaBits<double> = 53;
-template <>
-constexpr int kMantissaBits<BFloat16> = 8;
-template <>
-constexpr int kMantissaBits<Half> = 11;
+template <class T> constexpr int kMantissaBits = 24;  // float
+template <> constexpr int kMantissaBits<double> = 53;
+template <> constexpr int kMantissaBits<BFloat16> = 8;
+template <> constexpr int kMantissaBits<Half> = 11;
 
 // k random bits scaled by 2^-k, k the type's precision: every value is exact in T and lies in [0, 1),
 // as torch's uniform_ draws them.
-template <class T>
-void fill_uniform(Tensor& out) {
+template <class T> void fill_uniform(Tensor& out) {
   constexpr int bits = kMantissaBits<T>;
   constexpr double scale = 1.0 / static_cast<double>(uint64_t{1} << bits);
   auto* dst = reinterpret_cast<T*>(out.data());
   std::lock_guard<std::mutex> lock(random_mutex());
   for (int64_t i = 0, n = out.numel(); i < n; ++i) {
     const double v = static_cast<double>(engine()() >> (64 - bits)) * scale;
-    if constexpr (std::is_same_v<T, double>)
-      dst[i] = v;
-    else
-      dst[i] = static_cast<T>(static_cast<float>(v));
+    if constexpr (std::is_same_v<T, double>) dst[i] = v;
+    else dst[i] = static_cast<T>(static_cast<float>(v));
   }
 }
 
@@ -84,10 +77,8 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randint_low_out(AtenTensorHandle 
     std::lock_guard<std::mutex> lock(random_mutex());
     for (int64_t i = 0, n = out.numel(); i < n; ++i) {
       const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(low) + pick(engine()));
-      if (out.dtype == kInt64)
-        reinterpret_cast<int64_t*>(out.data())[i] = v;
-      else
-        reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(v);
+      if (out.dtype == kInt64) reinterpret_cast<int64_t*>(out.data())[i] = v;
+      else reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(v);
     }
   });
 }
@@ -102,18 +93,10 @@ AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_rand(const int64_t* size, int64_t
     const int32_t type = dtype != nullptr ? *dtype : kFloat32;
     auto out = new_random_tensor("rand", size, size_len_, dtype, layout, device);
     switch (type) {
-      case kFloat32:
-        fill_uniform<float>(*out);
-        break;
-      case kFloat64:
-        fill_uniform<double>(*out);
-        break;
-      case kBFloat16:
-        fill_uniform<BFloat16>(*out);
-        break;
-      case kFloat16:
-        fill_uniform<Half>(*out);
-        break;
+      case kFloat32: fill_uniform<float>(*out); break;
+      case kFloat64: fill_uniform<double>(*out); break;
+      case kBFloat16: fill_uniform<BFloat16>(*out); break;
+      case kFloat16: fill_uniform<Half>(*out); break;
       default:
         fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "rand: dtype code " + std::to_string(type) + " is not a floating type");
     }

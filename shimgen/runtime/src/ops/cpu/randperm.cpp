@@ -39,8 +39,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_randperm(int64_t n, in
       for (int64_t i = 0; i < n; ++i) {
         if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
           dst[i] = T(static_cast<float>(perm[static_cast<size_t>(i)]));
-        else
-          dst[i] = static_cast<T>(perm[static_cast<size_t>(i)]);
+        else dst[i] = static_cast<T>(perm[static_cast<size_t>(i)]);
       }
     });
     *ret0 = wrap(std::move(out));

@@ -33,10 +33,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_repeat_interleave_Tens
     int64_t k = 0;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < counts[static_cast<size_t>(i)]; ++j, ++k) {
-        if (r.dtype == kInt64)
-          reinterpret_cast<int64_t*>(out->data())[k] = i;
-        else
-          reinterpret_cast<int32_t*>(out->data())[k] = static_cast<int32_t>(i);
+        if (r.dtype == kInt64) reinterpret_cast<int64_t*>(out->data())[k] = i;
+        else reinterpret_cast<int32_t*>(out->data())[k] = static_cast<int32_t>(i);
       }
     *ret0 = wrap(std::move(out));
   });

@@ -18,16 +18,14 @@ namespace shimgen::rt::proxy_ops {
 namespace {
 
 // The box of one roi in feature-map coordinates and its bin sizes and sampling grid.
-template <class T>
-struct RoiBins {
+template <class T> struct RoiBins {
   int64_t batch_index;
   T start_h, start_w, bin_h, bin_w;
   int64_t grid_h, grid_w;
 };
 
-template <class T>
-RoiBins<T> bins_of(const T* roi, T spatial_scale, T offset, bool at_least_one, int64_t pooled_h, int64_t pooled_w,
-                   int64_t sampling_ratio) {
+template <class T> RoiBins<T> bins_of(const T* roi, T spatial_scale, T offset, bool at_least_one, int64_t pooled_h,
+                                      int64_t pooled_w, int64_t sampling_ratio) {
   RoiBins<T> b{};
   b.batch_index = roi::to_index(roi[0]);
   b.start_w = roi[1] * spatial_scale - offset;

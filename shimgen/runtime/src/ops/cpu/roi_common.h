@@ -18,8 +18,7 @@ namespace shimgen::rt::cpu::roi {
 
 // Calls f(T{}) for float32 (float) or float64 (double); any other dtype fails Unsupported in words
 // naming the op, as torchvision's "roi_pool only supports float and double types".
-template <class F>
-void dispatch_float_double(int32_t dtype, const char* op, F&& f) {
+template <class F> void dispatch_float_double(int32_t dtype, const char* op, F&& f) {
   if (dtype == kFloat32) {
     f(float{});
   } else if (dtype == kFloat64) {
@@ -37,18 +36,15 @@ void dispatch_float_double(int32_t dtype, const char* op, F&& f) {
 // and run a half input's RoI arithmetic in it: bin edges, sample counts and sample points follow that
 // rounding (29 / 7 rounded to half is 4.145, and 7 x that rounds to 29.016: ceil gives the next pixel,
 // where float32's 29.0 does not).
-template <int32_t D>
-struct Rounded {
+template <int32_t D> struct Rounded {
   float v;
   Rounded() = default;
-  template <class A, std::enable_if_t<std::is_arithmetic_v<A>, int> = 0>
-  Rounded(A a) : v(round(static_cast<float>(a))) {}  // NOLINT: implicit, like c10::Half
+  template <class A, std::enable_if_t<std::is_arithmetic_v<A>, int> = 0> Rounded(A a)
+      : v(round(static_cast<float>(a))) {}  // NOLINT: implicit, like c10::Half
   operator float() const { return v; }
   static float round(float f) {
-    if constexpr (D == kFloat16)
-      return static_cast<float>(Half(f));
-    else
-      return static_cast<float>(BFloat16(f));
+    if constexpr (D == kFloat16) return static_cast<float>(Half(f));
+    else return static_cast<float>(BFloat16(f));
   }
 };
 static_assert(sizeof(Rounded<kFloat16>) == sizeof(float), "Rounded reads a float32 buffer");
@@ -72,21 +68,14 @@ SHIMGEN_ROUNDED_OP(*)
 SHIMGEN_ROUNDED_OP(/)
 #undef SHIMGEN_ROUNDED_OP
 // clang-format on
-template <int32_t D>
-Rounded<D> operator-(Rounded<D> a) {
-  return Rounded<D>(-a.v);
-}
+template <int32_t D> Rounded<D> operator-(Rounded<D> a) { return Rounded<D>(-a.v); }
 
 // dispatch_float_double, except that a float32 tensor is computed as Rounded<rounding> when `rounding`
 // is a 16-bit float type: the dtype its arguments were widened from (proxy_executor.cpp's OnHost).
-template <class F>
-void dispatch_roi(int32_t dtype, int32_t rounding, const char* op, F&& f) {
-  if (dtype == kFloat32 && rounding == kFloat16)
-    f(Rounded<kFloat16>{});
-  else if (dtype == kFloat32 && rounding == kBFloat16)
-    f(Rounded<kBFloat16>{});
-  else
-    dispatch_float_double(dtype, op, f);
+template <class F> void dispatch_roi(int32_t dtype, int32_t rounding, const char* op, F&& f) {
+  if (dtype == kFloat32 && rounding == kFloat16) f(Rounded<kFloat16>{});
+  else if (dtype == kFloat32 && rounding == kBFloat16) f(Rounded<kBFloat16>{});
+  else dispatch_float_double(dtype, op, f);
 }
 
 // A 4-d input [N, C, H, W] and rois [K, 5] (batch index, x1, y1, x2, y2) of the input's dtype, both
@@ -107,17 +96,10 @@ struct RoiArgs {
     batch = input->sizes[0], channels = input->sizes[1], height = input->sizes[2], width = input->sizes[3];
     count = rois->sizes[0];
   }
-  template <class T>
-  const T* input_data() const {
-    return reinterpret_cast<const T*>(input->data());
-  }
-  template <class T>
-  const T* rois_data() const {
-    return reinterpret_cast<const T*>(rois->data());
-  }
+  template <class T> const T* input_data() const { return reinterpret_cast<const T*>(input->data()); }
+  template <class T> const T* rois_data() const { return reinterpret_cast<const T*>(rois->data()); }
   // Each roi's batch index (the float truncated, as torchvision's int conversion), checked in range.
-  template <class T>
-  void check_batch_indices() const {
+  template <class T> void check_batch_indices() const {
     const T* r = reinterpret_cast<const T*>(rois->data());
     for (int64_t n = 0; n < count; ++n) {
       const T b = r[n * 5];
@@ -131,8 +113,7 @@ struct RoiArgs {
 // The bilinear sample of roi_align and ps_roi_align at (y, x) of an H x W plane: zero beyond one pixel
 // outside the plane, clamped to its edge within it.
 // A NaN coordinate samples zero too (torchvision's kernels convert it to an index: undefined).
-template <class T>
-T roi_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
+template <class T> T roi_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
   if (!(y >= -1.0 && y <= height && x >= -1.0 && x <= width)) return 0;
   if (y <= 0) y = 0;
   if (x <= 0) x = 0;
@@ -158,8 +139,7 @@ T roi_bilinear(const T* plane, int64_t height, int64_t width, T y, T x) {
 
 // A float rounded or truncated to an index, clamped to +-2^40 first (NaN to 0): a box edge or sample
 // count from a wild roi stays a defined integer; every use clips it to the map or bounds it.
-template <class T>
-int64_t to_index(T v) {
+template <class T> int64_t to_index(T v) {
   constexpr double kLimit = 1099511627776.0;
   if (!(v == v)) return 0;
   return static_cast<int64_t>(std::max(-kLimit, std::min(kLimit, static_cast<double>(v))));
@@ -188,10 +168,7 @@ struct PsOutputs {
     values = zeros({a.count, channels_out, pooled_h, pooled_w}, a.input->dtype);
     channel_map = zeros({a.count, channels_out, pooled_h, pooled_w}, kInt32);
   }
-  template <class T>
-  T* values_data() const {
-    return reinterpret_cast<T*>(values->data());
-  }
+  template <class T> T* values_data() const { return reinterpret_cast<T*>(values->data()); }
   int32_t* map_data() const { return reinterpret_cast<int32_t*>(channel_map->data()); }
 };
 

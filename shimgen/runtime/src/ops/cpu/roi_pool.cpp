@@ -25,9 +25,8 @@ struct Bin {
 
 // Bin (ph, pw) of a box starting at (start_h, start_w) whose bins are bin_h x bin_w (computed in T),
 // clipped to [0, limit_h] x [0, limit_w].
-template <class T>
-Bin bin_of(int64_t ph, int64_t pw, T bin_h, T bin_w, int64_t start_h, int64_t start_w, int64_t limit_h,
-           int64_t limit_w) {
+template <class T> Bin bin_of(int64_t ph, int64_t pw, T bin_h, T bin_w, int64_t start_h, int64_t start_w,
+                              int64_t limit_h, int64_t limit_w) {
   auto clip = [](int64_t v, int64_t limit) { return std::min(std::max<int64_t>(v, 0), limit); };
   Bin b{};
   b.h0 = clip(roi::to_index(std::floor(static_cast<T>(ph) * bin_h)) + start_h, limit_h);
@@ -38,10 +37,7 @@ Bin bin_of(int64_t ph, int64_t pw, T bin_h, T bin_w, int64_t start_h, int64_t st
 }
 
 // A box edge scaled to the map and rounded half away from zero (std::round, torchvision's round).
-template <class T>
-int64_t edge(T value, T spatial_scale) {
-  return roi::to_index(std::round(value * spatial_scale));
-}
+template <class T> int64_t edge(T value, T spatial_scale) { return roi::to_index(std::round(value * spatial_scale)); }
 
 }  // namespace
 

@@ -36,10 +36,8 @@ AtenTensorHandle cpu_sample_dirichlet(AtenTensorHandle self) {
       for (int64_t j = 0; j < row; ++j) dst[start + j] = std::min(high, std::max(low, dst[start + j] / sum));
     }
   };
-  if (in.dtype == kFloat32)
-    draw(float{});
-  else
-    draw(double{});
+  if (in.dtype == kFloat32) draw(float{});
+  else draw(double{});
   return drawn;
 }
 

@@ -38,10 +38,8 @@ bool has_storage_class(int32_t dtype) {
     case kUInt8:
     case kBool:
     case kComplex64:
-    case kComplex128:
-      return true;
-    default:
-      return false;
+    case kComplex128: return true;
+    default: return false;
   }
 }
 

@@ -95,9 +95,8 @@ void softmax_rows(T* scores, int64_t L, int64_t S, const int64_t* visible, T* ls
   }
 }
 
-template <typename T>
-void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal, double scale,
-            const Tensor& out, const Tensor& lse) {
+template <typename T> void attend(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
+                                  double scale, const Tensor& out, const Tensor& lse) {
   if constexpr (std::is_same_v<T, float>) {
     // cpu_small_attention.cpp reads key/value head h for query head h: not for grouped heads.
     if (k.sizes[1] == q.sizes[1] && small_attention(q, k, v, mask, causal, scale, out, lse)) return;

@@ -71,14 +71,10 @@ const Float8& float8_format(int32_t dtype, const char* what) {
   static const Float8 e4m3fnuz = make_float8(4, 8, true, false);
   static const Float8 e5m2fnuz = make_float8(5, 16, true, false);
   switch (dtype) {
-    case kFloat8_e4m3fn:
-      return e4m3fn;
-    case kFloat8_e5m2:
-      return e5m2;
-    case kFloat8_e4m3fnuz:
-      return e4m3fnuz;
-    case kFloat8_e5m2fnuz:
-      return e5m2fnuz;
+    case kFloat8_e4m3fn: return e4m3fn;
+    case kFloat8_e5m2: return e5m2;
+    case kFloat8_e4m3fnuz: return e4m3fnuz;
+    case kFloat8_e5m2fnuz: return e5m2fnuz;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT,
            std::string("_scaled_mm: ") + what + " must be a float8 tensor, got " + scalar_type_name(dtype));

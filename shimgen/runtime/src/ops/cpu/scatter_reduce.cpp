@@ -29,9 +29,8 @@ Reduce parse_reduce(const char* reduce) {
   return Reduce::kSum;
 }
 
-template <class T, class I>
-void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor& out, int64_t dim, Reduce mode,
-             bool include_self) {
+template <class T, class I> void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor& out,
+                                         int64_t dim, Reduce mode, bool include_self) {
   using A = decltype(value_of(T{}));
   auto* dst = reinterpret_cast<T*>(out.data());
   const auto* self_data = reinterpret_cast<const T*>(self.data());
@@ -80,8 +79,7 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
       int32_t& slot = lookup[static_cast<size_t>(at)];
       if (slot < 0) {
         slot = static_cast<int32_t>(slots.size());
-        if (include_self)
-          slots.push_back({at, value_of(dst[at]), 1});
+        if (include_self) slots.push_back({at, value_of(dst[at]), 1});
         else {
           slots.push_back({at, v, 1});
           continue;
@@ -90,23 +88,17 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
       Slot& t = slots[static_cast<size_t>(slot)];
       switch (mode) {
         case Reduce::kSum:
-        case Reduce::kMean:
-          t.value = static_cast<A>(t.value + v);
-          break;
-        case Reduce::kProd:
-          t.value = static_cast<A>(t.value * v);
-          break;
+        case Reduce::kMean: t.value = static_cast<A>(t.value + v); break;
+        case Reduce::kProd: t.value = static_cast<A>(t.value * v); break;
         case Reduce::kMax:
           if constexpr (std::is_floating_point_v<A>)
             t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::max(t.value, v);
-          else
-            t.value = std::max(t.value, v);
+          else t.value = std::max(t.value, v);
           break;
         case Reduce::kMin:
           if constexpr (std::is_floating_point_v<A>)
             t.value = (std::isnan(t.value) || std::isnan(v)) ? NAN : std::min(t.value, v);
-          else
-            t.value = std::min(t.value, v);
+          else t.value = std::min(t.value, v);
           break;
       }
       ++t.count;
@@ -115,10 +107,8 @@ void scatter(const Tensor& self, const Tensor& index, const Tensor& src, Tensor&
   for (const Slot& t : slots) {
     A value = t.value;
     if (mode == Reduce::kMean) {
-      if constexpr (std::is_floating_point_v<A>)
-        value = value / static_cast<A>(t.count);
-      else
-        value = static_cast<A>((value >= 0 ? value : value - (t.count - 1)) / t.count);  // floor division
+      if constexpr (std::is_floating_point_v<A>) value = value / static_cast<A>(t.count);
+      else value = static_cast<A>((value >= 0 ? value : value - (t.count - 1)) / t.count);  // floor division
     }
     dst[t.offset] = static_cast<T>(value);
   }
@@ -154,10 +144,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
       using T = decltype(type);
       if constexpr (std::is_same_v<T, bool>)
         fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce: bool is not supported");
-      else if (index.dtype == kInt64)
-        scatter<T, int64_t>(self, index, src, target, d, mode, include_self != 0);
-      else
-        scatter<T, int32_t>(self, index, src, target, d, mode, include_self != 0);
+      else if (index.dtype == kInt64) scatter<T, int64_t>(self, index, src, target, d, mode, include_self != 0);
+      else scatter<T, int32_t>(self, index, src, target, d, mode, include_self != 0);
     });
   });
 }

@@ -29,16 +29,13 @@ int64_t bound(const S* line, int64_t step, int64_t n, const int64_t* order, int6
     const auto m = value_of(line[(order != nullptr ? order[mid * order_step] : mid) * step]);
     const auto x = value_of(v);
     const bool before = right ? !(m > x) : !(m >= x);
-    if (before)
-      lo = mid + 1;
-    else
-      hi = mid;
+    if (before) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
 }
 
-template <class S, class V>
-void search(const Query& q, const Tensor& values, const Tensor& out) {
+template <class S, class V> void search(const Query& q, const Tensor& values, const Tensor& out) {
   const Tensor& seq = *q.seq;
   const int64_t seq_rank = static_cast<int64_t>(seq.sizes.size());
   const int64_t n = seq.sizes[seq_rank - 1], step = seq.strides[seq_rank - 1];
@@ -47,10 +44,8 @@ void search(const Query& q, const Tensor& values, const Tensor& out) {
   const auto* order = q.sorter != nullptr ? reinterpret_cast<const int64_t*>(q.sorter->data()) : nullptr;
   const auto* v = reinterpret_cast<const V*>(values.data());
   auto put = [&](int64_t at, int64_t r) {
-    if (out.dtype == kInt32)
-      reinterpret_cast<int32_t*>(out.data())[at] = static_cast<int32_t>(r);
-    else
-      reinterpret_cast<int64_t*>(out.data())[at] = r;
+    if (out.dtype == kInt32) reinterpret_cast<int32_t*>(out.data())[at] = static_cast<int32_t>(r);
+    else reinterpret_cast<int64_t*>(out.data())[at] = r;
   };
   if (seq_rank == 1) {  // one boundary list for every value
     int64_t k = 0;

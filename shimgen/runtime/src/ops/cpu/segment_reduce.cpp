@@ -37,18 +37,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(
     SHIMGEN_REQUIRE(reduce != nullptr, "segment_reduce: reduce is null");
     const std::string how(reduce);
     Reduce r;
-    if (how == "sum")
-      r = Reduce::kSum;
-    else if (how == "prod")
-      r = Reduce::kProd;
-    else if (how == "max")
-      r = Reduce::kMax;
-    else if (how == "min")
-      r = Reduce::kMin;
-    else if (how == "mean")
-      r = Reduce::kMean;
-    else
-      fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "segment_reduce: reduction '" + how + "' is not supported");
+    if (how == "sum") r = Reduce::kSum;
+    else if (how == "prod") r = Reduce::kProd;
+    else if (how == "max") r = Reduce::kMax;
+    else if (how == "min") r = Reduce::kMin;
+    else if (how == "mean") r = Reduce::kMean;
+    else fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "segment_reduce: reduction '" + how + "' is not supported");
     if (indices != nullptr && *indices != nullptr)
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "segment_reduce: indices based reduction is not supported yet.");
     const bool by_lengths = lengths != nullptr && *lengths != nullptr;
@@ -126,48 +120,29 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_segment_reduce(
             const int64_t b = begin[static_cast<size_t>(o * S + s)], e = end[static_cast<size_t>(o * S + s)];
             A acc;
             switch (r) {
-              case Reduce::kProd:
-                acc = 1;
-                break;
-              case Reduce::kMax:
-                acc = -std::numeric_limits<A>::infinity();
-                break;
-              case Reduce::kMin:
-                acc = std::numeric_limits<A>::infinity();
-                break;
-              default:
-                acc = 0;
+              case Reduce::kProd: acc = 1; break;
+              case Reduce::kMax: acc = -std::numeric_limits<A>::infinity(); break;
+              case Reduce::kMin: acc = std::numeric_limits<A>::infinity(); break;
+              default: acc = 0;
             }
             if (initial != nullptr) acc = static_cast<A>(*initial);
             for (int64_t k = b; k < e; ++k) {
               const A v = static_cast<A>(value_of(src[off + k * sa]));
               switch (r) {
                 case Reduce::kSum:
-                case Reduce::kMean:
-                  acc += v;
-                  break;
-                case Reduce::kProd:
-                  acc *= v;
-                  break;
-                case Reduce::kMax:
-                  acc = (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc;
-                  break;
-                case Reduce::kMin:
-                  acc = (std::isnan(v) || v < acc) && !std::isnan(acc) ? v : acc;
-                  break;
+                case Reduce::kMean: acc += v; break;
+                case Reduce::kProd: acc *= v; break;
+                case Reduce::kMax: acc = (std::isnan(v) || v > acc) && !std::isnan(acc) ? v : acc; break;
+                case Reduce::kMin: acc = (std::isnan(v) || v < acc) && !std::isnan(acc) ? v : acc; break;
               }
             }
             if (r == Reduce::kMean) {
-              if (e > b)
-                acc /= static_cast<A>(e - b);
-              else if (initial == nullptr)
-                acc = std::numeric_limits<A>::quiet_NaN();
+              if (e > b) acc /= static_cast<A>(e - b);
+              else if (initial == nullptr) acc = std::numeric_limits<A>::quiet_NaN();
             }
             const int64_t at = (o * S + s) * inner + i;
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-              dst[at] = static_cast<T>(acc);
-            else
-              dst[at] = T(static_cast<float>(acc));
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) dst[at] = static_cast<T>(acc);
+            else dst[at] = T(static_cast<float>(acc));
           }
         }
       }

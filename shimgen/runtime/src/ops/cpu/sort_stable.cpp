@@ -15,20 +15,15 @@ using namespace shimgen::rt::cpu;
 
 namespace {
 
-template <class T>
-void sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, bool descending,
-                bool stable) {
+template <class T> void sort_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim,
+                                   bool descending, bool stable) {
   select_lines<T>(in, values, indices, dim, [&](std::vector<int64_t>& order, auto key) {
     auto sort = [&](auto before) {
-      if (stable)
-        std::stable_sort(order.begin(), order.end(), before);
-      else
-        std::sort(order.begin(), order.end(), before);
+      if (stable) std::stable_sort(order.begin(), order.end(), before);
+      else std::sort(order.begin(), order.end(), before);
     };
-    if (descending)
-      sort([&](int64_t a, int64_t b) { return nan_first_greater(key(a), key(b)); });
-    else
-      sort([&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
+    if (descending) sort([&](int64_t a, int64_t b) { return nan_first_greater(key(a), key(b)); });
+    else sort([&](int64_t a, int64_t b) { return nan_last_less(key(a), key(b)); });
     return static_cast<int64_t>(order.size());
   });
 }

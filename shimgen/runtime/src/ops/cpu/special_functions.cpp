@@ -87,9 +87,8 @@ const SpecialFunction kFunctions[] = {
 
 namespace {
 
-template <class T>
-void apply(const SpecialFunction& fn, int64_t n, const Tensor& a, const Tensor* b, const Tensor& out,
-           const std::vector<int64_t>& sizes) {
+template <class T> void apply(const SpecialFunction& fn, int64_t n, const Tensor& a, const Tensor* b, const Tensor& out,
+                              const std::vector<int64_t>& sizes) {
   const std::vector<int64_t> sa = cpu::elementwise::broadcast_strides(a, sizes);
   const std::vector<int64_t> sb = b != nullptr ? cpu::elementwise::broadcast_strides(*b, sizes) : sa;
   const std::vector<int64_t>* strides[3] = {&out.strides, &sa, &sb};
@@ -97,10 +96,8 @@ void apply(const SpecialFunction& fn, int64_t n, const Tensor& a, const Tensor* 
   const T* pb = reinterpret_cast<const T*>((b != nullptr ? b : &a)->data());
   T* po = reinterpret_cast<T*>(out.data());
   cpu::elementwise::for_each(sizes, strides, [&](const int64_t* at) {
-    if constexpr (std::is_same_v<T, double>)
-      po[at[0]] = fn.f64(n, pa[at[1]], pb[at[2]]);
-    else
-      po[at[0]] = T(fn.f32(n, static_cast<float>(pa[at[1]]), static_cast<float>(pb[at[2]])));
+    if constexpr (std::is_same_v<T, double>) po[at[0]] = fn.f64(n, pa[at[1]], pb[at[2]]);
+    else po[at[0]] = T(fn.f32(n, static_cast<float>(pa[at[1]]), static_cast<float>(pb[at[2]])));
   });
 }
 

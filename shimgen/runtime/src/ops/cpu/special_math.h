@@ -55,10 +55,8 @@ inline double digamma(double x) {
 inline double trigamma(double x, bool single = false) {
   if (x < 0.5) {
     double s;
-    if (single && x == std::floor(x))
-      s = std::sin(static_cast<float>(kPi) * static_cast<float>(x));
-    else
-      s = std::sin(kPi * x);
+    if (single && x == std::floor(x)) s = std::sin(static_cast<float>(kPi) * static_cast<float>(x));
+    else s = std::sin(kPi * x);
     return kPi * kPi / (s * s) - trigamma(1 - x);
   }
   if (x == kInf) return 0;
@@ -221,12 +219,9 @@ inline double i1e(double x) {
   if (std::isnan(x)) return kNaN;
   const double ax = std::fabs(x);
   double r;
-  if (ax < 25)
-    r = std::cyl_bessel_i(1.0, ax) * std::exp(-ax);
-  else if (ax == kInf)
-    r = 0;
-  else
-    r = bessel_asymptotic_sum(1, ax, -1) / std::sqrt(2 * kPi * ax);
+  if (ax < 25) r = std::cyl_bessel_i(1.0, ax) * std::exp(-ax);
+  else if (ax == kInf) r = 0;
+  else r = bessel_asymptotic_sum(1, ax, -1) / std::sqrt(2 * kPi * ax);
   return x < 0 ? -r : r;
 }
 
@@ -404,8 +399,7 @@ inline double igammac(double a, double x) {
 // recurrences p_{k+1} = next(k, p_k, p_{k-1}) from p_0 = 1 and the family's p_1. The degree is n
 // truncated toward zero; n < 0, NaN or inf -> 0 (torch's convention). Exact up to the rounding growth
 // of the recurrence (~1e-13 relative away from the zeros for degrees <= 25).
-template <class Next>
-double three_term(double n, double p1, Next next) {
+template <class Next> double three_term(double n, double p1, Next next) {
   if (!(n >= 0) || std::isinf(n)) return 0;
   const auto degree = static_cast<int64_t>(n);
   if (degree == 0) return 1;

@@ -15,13 +15,10 @@ using namespace shimgen::rt::cpu;
 namespace {
 
 // A Gamma(alpha, 1) draw kept at least T's smallest normal; the caller holds random_mutex().
-template <class T>
-T gamma_draw(double alpha, std::mt19937_64& engine) {
+template <class T> T gamma_draw(double alpha, std::mt19937_64& engine) {
   double v = 0.0;
-  if (alpha == std::numeric_limits<double>::infinity())
-    v = alpha;
-  else if (alpha > 0.0)
-    v = std::gamma_distribution<double>(alpha, 1.0)(engine);
+  if (alpha == std::numeric_limits<double>::infinity()) v = alpha;
+  else if (alpha > 0.0) v = std::gamma_distribution<double>(alpha, 1.0)(engine);
   const T drawn = static_cast<T>(v);
   return drawn > std::numeric_limits<T>::min() ? drawn : std::numeric_limits<T>::min();
 }
@@ -46,10 +43,8 @@ AtenTensorHandle cpu_standard_gamma(AtenTensorHandle self) {
     std::lock_guard<std::mutex> lock(random_mutex());
     for (size_t i = 0; i < alphas.size(); ++i) dst[i] = gamma_draw<T>(alphas[i], random_engine());
   };
-  if (in.dtype == kFloat32)
-    draw(float{});
-  else
-    draw(double{});
+  if (in.dtype == kFloat32) draw(float{});
+  else draw(double{});
   return wrap(std::move(out));
 }
 

@@ -16,9 +16,8 @@ namespace {
 // comparator looks at values only. Equal values (a zero-initialised MoE router scores every expert
 // alike) then come in whatever order those algorithms leave, so the same calls on the same initial
 // order (index order) with the same comparator give torch's indices exactly.
-template <class T>
-void topk_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim, int64_t k, bool largest,
-                bool sorted) {
+template <class T> void topk_lines(const Tensor& in, const Tensor& values, const Tensor& indices, int64_t dim,
+                                   int64_t k, bool largest, bool sorted) {
   select_lines<T>(in, values, indices, dim, [&](std::vector<int64_t>& order, auto key) {
     auto before = [&](int64_t a, int64_t b) {
       return largest ? nan_first_greater(key(a), key(b)) : nan_last_less(key(a), key(b));

@@ -114,10 +114,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu__trilinear(
           acc += static_cast<A>(value_of(p[0][at[0]])) * static_cast<A>(value_of(p[1][at[1]])) *
                  static_cast<A>(value_of(p[2][at[2]]));
         }
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>)
-          dst[o] = static_cast<T>(acc);
-        else
-          dst[o] = T(static_cast<float>(acc));
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) dst[o] = static_cast<T>(acc);
+        else dst[o] = T(static_cast<float>(acc));
       }
     });
     *ret0 = wrap(std::move(out));

@@ -22,28 +22,23 @@ namespace {
 
 // What check_uniform_bounds prints and uses for each element type: TypeMeta's name, c10's
 // ScalarType name, the largest finite value.
-template <class T>
-struct Kind;
-template <>
-struct Kind<float> {
+template <class T> struct Kind;
+template <> struct Kind<float> {
   static constexpr const char* meta = "float";
   static constexpr const char* scalar = "Float";
   static constexpr double max = 3.4028234663852886e38;
 };
-template <>
-struct Kind<double> {
+template <> struct Kind<double> {
   static constexpr const char* meta = "double";
   static constexpr const char* scalar = "Double";
   static constexpr double max = 1.7976931348623157e308;
 };
-template <>
-struct Kind<BFloat16> {
+template <> struct Kind<BFloat16> {
   static constexpr const char* meta = "c10::BFloat16";
   static constexpr const char* scalar = "BFloat16";
   static constexpr double max = 3.3895313892515355e38;
 };
-template <>
-struct Kind<Half> {
+template <> struct Kind<Half> {
   static constexpr const char* meta = "c10::Half";
   static constexpr const char* scalar = "Half";
   static constexpr double max = 65504.0;
@@ -55,8 +50,7 @@ std::string num(double v) {  // as torch's messages print a double (ostream defa
   return s.str();
 }
 
-template <class T>
-void check_bounds(double from, double to) {
+template <class T> void check_bounds(double from, double to) {
   const double max = Kind<T>::max;
   SHIMGEN_REQUIRE(from >= -max && from <= max, std::string("from is out of bounds for ") + Kind<T>::meta);
   SHIMGEN_REQUIRE(to >= -max && to <= max, std::string("to is out of bounds for ") + Kind<T>::meta);
@@ -68,8 +62,7 @@ void check_bounds(double from, double to) {
 }
 
 // Fills `parts` values of T per element of out (2: a complex tensor's real and imaginary parts).
-template <class T>
-void fill(const Tensor& out, int64_t parts, double from, double to) {
+template <class T> void fill(const Tensor& out, int64_t parts, double from, double to) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;  // torch's opmath type
   constexpr int digits = std::is_same_v<T, double> ? 53 : 24;
   constexpr A scale = static_cast<A>(1.0 / static_cast<double>(uint64_t{1} << digits));
@@ -86,9 +79,8 @@ void fill(const Tensor& out, int64_t parts, double from, double to) {
   });
 }
 
-template <class T>
-void draw(const Tensor& in, double from, double to, AtenGeneratorHandle* generator, int64_t parts,
-          AtenTensorHandle* ret0) {
+template <class T> void draw(const Tensor& in, double from, double to, AtenGeneratorHandle* generator, int64_t parts,
+                             AtenTensorHandle* ret0) {
   check_bounds<T>(from, to);
   if (generator != nullptr && *generator != nullptr)
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "uniform: an explicit generator is not supported");
@@ -108,24 +100,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_uniform(AtenTensorHand
     const Tensor& in = cpu_tensor(self, "self");
     require_out(ret0, "ret0");
     switch (in.dtype) {
-      case kFloat32:
-        draw<float>(in, from, to, generator, 1, ret0);
-        break;
-      case kFloat64:
-        draw<double>(in, from, to, generator, 1, ret0);
-        break;
-      case kBFloat16:
-        draw<BFloat16>(in, from, to, generator, 1, ret0);
-        break;
-      case kFloat16:
-        draw<Half>(in, from, to, generator, 1, ret0);
-        break;
-      case kComplex64:
-        draw<float>(in, from, to, generator, 2, ret0);
-        break;
-      case kComplex128:
-        draw<double>(in, from, to, generator, 2, ret0);
-        break;
+      case kFloat32: draw<float>(in, from, to, generator, 1, ret0); break;
+      case kFloat64: draw<double>(in, from, to, generator, 1, ret0); break;
+      case kBFloat16: draw<BFloat16>(in, from, to, generator, 1, ret0); break;
+      case kFloat16: draw<Half>(in, from, to, generator, 1, ret0); break;
+      case kComplex64: draw<float>(in, from, to, generator, 2, ret0); break;
+      case kComplex128: draw<double>(in, from, to, generator, 2, ret0); break;
       default:
         fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
              std::string("\"check_uniform_bounds\" not implemented for '") + scalar_type_name(in.dtype) + "'");

@@ -38,12 +38,9 @@ struct Taps {
 
 Taps taps_of(int64_t in, int64_t out, bool align_corners, double given_scale, bool bicubic) {
   double scale;
-  if (align_corners)
-    scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-  else if (given_scale > 0.0)
-    scale = 1.0 / given_scale;
-  else
-    scale = static_cast<double>(in) / static_cast<double>(out);
+  if (align_corners) scale = out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  else if (given_scale > 0.0) scale = 1.0 / given_scale;
+  else scale = static_cast<double>(in) / static_cast<double>(out);
   const double half = bicubic ? 2.0 : 1.0;
   const double support = scale >= 1.0 ? half * scale : half;
   const double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
@@ -112,12 +109,9 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
           for (size_t k = 0; k < w.size(); ++k)
             acc +=
                 w[k] * rows[static_cast<size_t>((th.first[static_cast<size_t>(y)] + static_cast<int64_t>(k)) * ow + x)];
-          if constexpr (std::is_same_v<T, double>)
-            o[y * ow + x] = acc;
-          else if constexpr (std::is_same_v<T, float>)
-            o[y * ow + x] = static_cast<float>(acc);
-          else
-            o[y * ow + x] = T(static_cast<float>(acc));
+          if constexpr (std::is_same_v<T, double>) o[y * ow + x] = acc;
+          else if constexpr (std::is_same_v<T, float>) o[y * ow + x] = static_cast<float>(acc);
+          else o[y * ow + x] = T(static_cast<float>(acc));
         }
     }
   });

@@ -180,8 +180,7 @@ constexpr double kErfSaturate = 4;
 
 namespace {
 
-template <size_t N>
-SHIMGEN_SLEEF_AVX512 inline __m512d horner(__m512d t, const double (&c)[N]) {
+template <size_t N> SHIMGEN_SLEEF_AVX512 inline __m512d horner(__m512d t, const double (&c)[N]) {
   __m512d p = _mm512_set1_pd(c[0]);
   for (size_t i = 1; i < N; ++i) p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(c[i]));
   return p;
@@ -190,9 +189,7 @@ SHIMGEN_SLEEF_AVX512 inline __m512d horner(__m512d t, const double (&c)[N]) {
 // e^y as 2^n (1 + em1), em1 = e^r - 1 kept apart so expm1 loses nothing to cancellation. |y| <= 20
 // here: one fma gives r = y - n ln2 to double rounding, and ln2's own rounding times |n| <= 29 is
 // ~2^-49, far below what float needs.
-struct ExpParts512 {
-  __m512d n, em1;
-};
+struct ExpParts512 { __m512d n, em1; };
 SHIMGEN_SLEEF_AVX512 inline ExpParts512 exp_parts(__m512d y) {
   const __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(y, _mm512_set1_pd(kLog2eD)), _MM_FROUND_TO_NEAREST_INT);
   const __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(kLn2), y);
@@ -224,8 +221,7 @@ SHIMGEN_SLEEF_AVX512 inline __m512d erf_nonnegative(__m512d a) {
 
 // An odd function of 16 floats through its double form on |x|: two halves of 8, each rounded once.
 // (AVX-512F alone: no AVX-512DQ extract or float bitwise ops, hence the casts.)
-template <__m512d (*F)(__m512d)>
-SHIMGEN_SLEEF_AVX512 inline __m512 odd_in_double(__m512 x) {
+template <__m512d (*F)(__m512d)> SHIMGEN_SLEEF_AVX512 inline __m512 odd_in_double(__m512 x) {
   const __m512 a = _mm512_abs_ps(x);
   const __m256 low = _mm512_castps512_ps256(a);
   const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1));
@@ -250,8 +246,7 @@ extern "C" AOTI_SHIM_EXPORT SHIMGEN_SLEEF_AVX512 __m512 Sleef_erff16_u10(__m512 
 
 namespace {
 
-template <size_t N>
-SHIMGEN_SLEEF_AVX2 inline __m256d horner(__m256d t, const double (&c)[N]) {
+template <size_t N> SHIMGEN_SLEEF_AVX2 inline __m256d horner(__m256d t, const double (&c)[N]) {
   __m256d p = _mm256_set1_pd(c[0]);
   for (size_t i = 1; i < N; ++i) p = _mm256_fmadd_pd(p, t, _mm256_set1_pd(c[i]));
   return p;
@@ -291,8 +286,7 @@ SHIMGEN_SLEEF_AVX2 inline __m256d erf_nonnegative(__m256d a) {
   return _mm256_blendv_pd(large, small, _mm256_cmp_pd(a, _mm256_set1_pd(kErfSmallEnd), _CMP_LT_OQ));
 }
 
-template <__m256d (*F)(__m256d)>
-SHIMGEN_SLEEF_AVX2 inline __m256 odd_in_double(__m256 x) {
+template <__m256d (*F)(__m256d)> SHIMGEN_SLEEF_AVX2 inline __m256 odd_in_double(__m256 x) {
   const __m256 sign = _mm256_set1_ps(-0.f);
   const __m256 a = _mm256_andnot_ps(sign, x);
   const __m128 low = _mm256_cvtpd_ps(F(_mm256_cvtps_pd(_mm256_castps256_ps128(a))));

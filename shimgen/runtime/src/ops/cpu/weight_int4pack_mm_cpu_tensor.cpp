@@ -28,8 +28,7 @@ struct Packed {
 };
 
 // The (scale, zero) pairs of group g for columns n0 .. n0+63, as float (zero past n).
-template <class T>
-void group_params(const Tensor& sz, int64_t g, int64_t n0, int64_t nb, float* scale, float* zero) {
+template <class T> void group_params(const Tensor& sz, int64_t g, int64_t n0, int64_t nb, float* scale, float* zero) {
   const auto* p = reinterpret_cast<const T*>(sz.data());
   for (int64_t j = 0; j < kTile; ++j) {
     const bool in = j < nb;
@@ -46,8 +45,7 @@ inline int code_at(const Packed& w, int64_t n0, int64_t nb, int64_t j, int64_t k
   return j % 2 == 0 ? (row[j / 2] & 15) : (row[j / 2] >> 4);
 }
 
-template <class T>
-void dequant_portable(const Packed& w, const Tensor& sz, int64_t n0, float* tile) {
+template <class T> void dequant_portable(const Packed& w, const Tensor& sz, int64_t n0, float* tile) {
   const int64_t nb = std::min(kTile, w.n - n0);
   float scale[kTile], zero[kTile];
   for (int64_t g = 0; g < w.k / w.group; ++g) {
@@ -90,8 +88,7 @@ SHIMGEN_AVX512 void dequant_block64_avx512(const Packed& w, const Tensor& sz, in
 }
 #endif
 
-template <class T>
-void int4pack_mm(const Tensor& a, const Packed& w, const Tensor& sz, const Tensor& out) {
+template <class T> void int4pack_mm(const Tensor& a, const Packed& w, const Tensor& sz, const Tensor& out) {
   woq::product<T>(
       a, out, w.n,
       [&](int64_t n0, float* tile) {

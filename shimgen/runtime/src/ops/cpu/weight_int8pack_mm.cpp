@@ -49,8 +49,7 @@ SHIMGEN_AVX512 void dequant_avx512(const int8_t* b, int64_t n, int64_t k, int64_
 }
 #endif
 
-template <class T>
-void int8pack_mm(const Tensor& a, const Tensor& b, const Tensor& scales, const Tensor& out) {
+template <class T> void int8pack_mm(const Tensor& a, const Tensor& b, const Tensor& scales, const Tensor& out) {
   const int64_t n = b.sizes[0], k = b.sizes[1];
   const auto* codes = reinterpret_cast<const int8_t*>(b.data());
   const auto* scale = reinterpret_cast<const T*>(scales.data());

@@ -30,8 +30,7 @@ struct FloatRows {
   int64_t ld = 0;
 };
 
-template <class T>
-void widen_rows(const Tensor& a, FloatRows& rows) {
+template <class T> void widen_rows(const Tensor& a, FloatRows& rows) {
   const int64_t m = a.sizes[0], k = a.sizes[1];
   const auto* src = reinterpret_cast<const T*>(a.data());
   if constexpr (std::is_same_v<T, float>) {
@@ -127,18 +126,11 @@ void product(const Tensor& a, const Tensor& out, int64_t n_total, Dequant&& dequ
 }
 
 // The float32/bfloat16/float16 dispatch both ops take (torch's CPU kernels refuse float64).
-template <class F>
-void dispatch_activation(int32_t dtype, const char* op, F&& f) {
+template <class F> void dispatch_activation(int32_t dtype, const char* op, F&& f) {
   switch (dtype) {
-    case kFloat32:
-      f(float{});
-      break;
-    case kBFloat16:
-      f(BFloat16{});
-      break;
-    case kFloat16:
-      f(Half{});
-      break;
+    case kFloat32: f(float{}); break;
+    case kBFloat16: f(BFloat16{}); break;
+    case kFloat16: f(Half{}); break;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
            std::string(op) + ": A has dtype code " + std::to_string(dtype) + "; expected float32, bfloat16 or float16");

@@ -28,8 +28,7 @@ double bessel_i0(double x) {
   return sum;
 }
 
-template <class F>
-AtenTensorHandle fill(const char* name, int64_t length, int32_t dtype, F&& value) {
+template <class F> AtenTensorHandle fill(const char* name, int64_t length, int32_t dtype, F&& value) {
   const int32_t type = dtype >= 0 ? dtype : kFloat32;
   if (!(type == kFloat32 || type == kFloat64 || type == kFloat16 || type == kBFloat16))
     fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, std::string(name) +
@@ -41,10 +40,8 @@ AtenTensorHandle fill(const char* name, int64_t length, int32_t dtype, F&& value
     auto* dst = reinterpret_cast<T*>(out->data());
     for (int64_t n = 0; n < length; ++n) {
       const double w = value(n);
-      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>)
-        dst[n] = T(static_cast<float>(w));
-      else
-        dst[n] = static_cast<T>(w);
+      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) dst[n] = T(static_cast<float>(w));
+      else dst[n] = static_cast<T>(w);
     }
   });
   return wrap(std::move(out));
@@ -70,12 +67,9 @@ AtenTensorHandle cpu_window(char kind, int64_t window_length, bool periodic, dou
   return fill(name, window_length, dtype, [&](int64_t n) {
     const double x = static_cast<double>(n);
     switch (kind) {
-      case 'h':
-        return alpha - beta * std::cos(2.0 * M_PI * x / m);
-      case 'b':
-        return 0.42 - 0.5 * std::cos(2.0 * M_PI * x / m) + 0.08 * std::cos(4.0 * M_PI * x / m);
-      case 't':
-        return n < first_half ? 2.0 * x / m : 2.0 - 2.0 * x / m;
+      case 'h': return alpha - beta * std::cos(2.0 * M_PI * x / m);
+      case 'b': return 0.42 - 0.5 * std::cos(2.0 * M_PI * x / m) + 0.08 * std::cos(4.0 * M_PI * x / m);
+      case 't': return n < first_half ? 2.0 * x / m : 2.0 - 2.0 * x / m;
       default: {
         const double r = (x - m / 2.0) / (m / 2.0);
         return bessel_i0(beta * std::sqrt(std::abs(1.0 - r * r))) / i0_beta;

@@ -10,8 +10,7 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 struct Abs {
-  template <typename R>
-  __device__ void operator()(const R* re, const R* im, R& out_re, R& out_im) const {
+  template <typename R> __device__ void operator()(const R* re, const R* im, R& out_re, R& out_im) const {
     out_re = hypot(re[0], im[0]);
     out_im = R(0);
   }

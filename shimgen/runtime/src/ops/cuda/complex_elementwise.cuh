@@ -24,13 +24,9 @@ struct Operand {
   double re = 0.0, im = 0.0;
 };
 
-template <int N>
-struct Operands {
-  Operand at[N];
-};
+template <int N> struct Operands { Operand at[N]; };
 
-template <typename R>
-__device__ inline void load(const Operand& o, int64_t i, R& re, R& im) {
+template <typename R> __device__ inline void load(const Operand& o, int64_t i, R& re, R& im) {
   if (o.data == nullptr) {
     re = static_cast<R>(o.re);
     im = static_cast<R>(o.im);
@@ -49,12 +45,8 @@ __device__ inline void load(const Operand& o, int64_t i, R& re, R& im) {
       im = static_cast<R>(v.y);
       return;
     }
-    case kFloat32:
-      re = static_cast<R>(reinterpret_cast<const float*>(o.data)[i]);
-      break;
-    default:
-      re = static_cast<R>(reinterpret_cast<const double*>(o.data)[i]);
-      break;
+    case kFloat32: re = static_cast<R>(reinterpret_cast<const float*>(o.data)[i]); break;
+    default: re = static_cast<R>(reinterpret_cast<const double*>(o.data)[i]); break;
   }
   im = R(0);
 }
@@ -89,25 +81,16 @@ inline Operand host_scalar(const Tensor& t) {
     o.im = v.imag();
   };
   switch (t.dtype) {
-    case kComplex64:
-      pair(std::complex<float>{});
-      break;
-    case kComplex128:
-      pair(std::complex<double>{});
-      break;
-    case kFloat32:
-      o.re = *reinterpret_cast<const float*>(t.data());
-      break;
-    default:
-      o.re = *reinterpret_cast<const double*>(t.data());
-      break;
+    case kComplex64: pair(std::complex<float>{}); break;
+    case kComplex128: pair(std::complex<double>{}); break;
+    case kFloat32: o.re = *reinterpret_cast<const float*>(t.data()); break;
+    default: o.re = *reinterpret_cast<const double*>(t.data()); break;
   }
   return o;
 }
 
 // The operands of one call: CUDA tensors on one device, or 0-d CPU tensors. Fixes the device.
-template <int N>
-struct Call {
+template <int N> struct Call {
   const Tensor* t[N];
   int32_t device = -1;
 
@@ -136,10 +119,8 @@ void launch(const Call<N>& call, int32_t out_dtype, Op op, AtenTensorHandle* ret
   std::vector<int64_t> sizes = call.t[0]->sizes;
   for (int i = 1; i < N; ++i) sizes = rules::broadcast_shape(sizes, call.t[i]->sizes);
   std::vector<int64_t> out_strides;
-  if constexpr (N == 1)
-    out_strides = rules::output_strides(sizes, {call.t[0]});
-  else
-    out_strides = rules::output_strides(sizes, {call.t[0], call.t[1]});
+  if constexpr (N == 1) out_strides = rules::output_strides(sizes, {call.t[0]});
+  else out_strides = rules::output_strides(sizes, {call.t[0], call.t[1]});
   std::vector<int64_t> strides[N];
   std::array<const int64_t*, N + 1> walk_strides{};
   walk_strides[0] = out_strides.data();
@@ -162,10 +143,8 @@ void launch(const Call<N>& call, int32_t out_dtype, Op op, AtenTensorHandle* ret
           walk, total, reinterpret_cast<R*>(out.get()->data()), in, op);
       check_cuda(cudaGetLastError(), "complex elementwise kernel launch");
     };
-    if (out_dtype == kComplex128 || out_dtype == kFloat64)
-      go(double{});
-    else
-      go(float{});
+    if (out_dtype == kComplex128 || out_dtype == kFloat64) go(double{});
+    else go(float{});
   }
   *ret0 = out.release();
 }

@@ -11,9 +11,9 @@ namespace shimgen::rt::cuda_ops {
 
 // *ret0 = cpu(host copy of self, &result) moved to the device in layout(self, dims) (dims: dim
 // wrapped and checked).
-template <typename Layout, typename Cpu>
-void staged_fft(const char* what, AtenTensorHandle self, const int64_t* dim, int64_t dim_len, AtenTensorHandle* ret0,
-                Layout&& layout, Cpu&& cpu) {
+template <typename Layout, typename Cpu> void staged_fft(const char* what, AtenTensorHandle self, const int64_t* dim,
+                                                         int64_t dim_len, AtenTensorHandle* ret0, Layout&& layout,
+                                                         Cpu&& cpu) {
   HostStaged s;
   require_cuda(self, "self");
   const Tensor& in = *unwrap(self, "self");

@@ -17,37 +17,19 @@ namespace {
 constexpr int kRangeThreads = 1024;
 
 // The arithmetic type of the binning: float for the 32- and 16-bit floats, double otherwise.
-template <typename T>
-struct Acc {
-  using type = double;
-};
-template <>
-struct Acc<float> {
-  using type = float;
-};
-template <>
-struct Acc<__half> {
-  using type = float;
-};
-template <>
-struct Acc<__nv_bfloat16> {
-  using type = float;
-};
+template <typename T> struct Acc { using type = double; };
+template <> struct Acc<float> { using type = float; };
+template <> struct Acc<__half> { using type = float; };
+template <> struct Acc<__nv_bfloat16> { using type = float; };
 
-template <typename T>
-__device__ inline typename Acc<T>::type acc_of(T v) {
-  if constexpr (std::is_same_v<typename Acc<T>::type, float>)
-    return to_float(v);
-  else
-    return static_cast<double>(v);
+template <typename T> __device__ inline typename Acc<T>::type acc_of(T v) {
+  if constexpr (std::is_same_v<typename Acc<T>::type, float>) return to_float(v);
+  else return static_cast<double>(v);
 }
 
-template <typename T>
-__device__ inline T count_as(unsigned long long count) {
-  if constexpr (std::is_same_v<typename Acc<T>::type, float>)
-    return from_float<T>(static_cast<float>(count));
-  else
-    return static_cast<T>(count);
+template <typename T> __device__ inline T count_as(unsigned long long count) {
+  if constexpr (std::is_same_v<typename Acc<T>::type, float>) return from_float<T>(static_cast<float>(count));
+  else return static_cast<T>(count);
 }
 
 // range[0], range[1] = the edges the histogram uses: [min, max] as given, else the data's range;
@@ -96,8 +78,7 @@ __global__ void count_kernel(const T* data, int64_t n, const A* range, int64_t b
   }
 }
 
-template <typename T>
-__global__ void store_kernel(const unsigned long long* counts, int64_t bins, T* out) {
+template <typename T> __global__ void store_kernel(const unsigned long long* counts, int64_t bins, T* out) {
   SHIMGEN_GRID_STRIDE_LOOP(i, bins) out[i] = count_as<T>(counts[i]);
 }
 
@@ -141,33 +122,15 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_histc(AtenTensorHandl
       check_cuda(cudaGetLastError(), "histc kernel launch");
     };
     switch (t.dtype) {
-      case kFloat32:
-        histogram(float{});
-        break;
-      case kFloat16:
-        histogram(__half{});
-        break;
-      case kBFloat16:
-        histogram(__nv_bfloat16{});
-        break;
-      case kFloat64:
-        histogram(double{});
-        break;
-      case kInt64:
-        histogram(int64_t{});
-        break;
-      case kInt32:
-        histogram(int32_t{});
-        break;
-      case kInt16:
-        histogram(int16_t{});
-        break;
-      case kInt8:
-        histogram(int8_t{});
-        break;
-      case kUInt8:
-        histogram(uint8_t{});
-        break;
+      case kFloat32: histogram(float{}); break;
+      case kFloat16: histogram(__half{}); break;
+      case kBFloat16: histogram(__nv_bfloat16{}); break;
+      case kFloat64: histogram(double{}); break;
+      case kInt64: histogram(int64_t{}); break;
+      case kInt32: histogram(int32_t{}); break;
+      case kInt16: histogram(int16_t{}); break;
+      case kInt8: histogram(int8_t{}); break;
+      case kUInt8: histogram(uint8_t{}); break;
       default:
         fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "histc of dtype code " + str(t.dtype) + " is not supported");
     }

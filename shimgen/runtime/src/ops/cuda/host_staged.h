@@ -61,8 +61,7 @@ class HostStaged {
   // The one shape of a host-staged op with results: `call(r)` runs the CPU op on host views (from
   // host()) and fills r[0..N) with new host tensors, returning its error code; each result becomes
   // a new tensor on the device in *outs[i], all or none (on any failure nothing is handed out).
-  template <size_t N, typename Call>
-  void run(const char* what, AtenTensorHandle* const (&outs)[N], Call&& call) {
+  template <size_t N, typename Call> void run(const char* what, AtenTensorHandle* const (&outs)[N], Call&& call) {
     for (AtenTensorHandle* o : outs) SHIMGEN_REQUIRE(o != nullptr, "an output pointer is null");
     AtenTensorHandle host_results[N] = {};
     const AOTITorchError code = call(host_results);

@@ -21,9 +21,8 @@ struct Bytes16 {  // a complex128 element, moved as it is
 
 // out[k] = self[self offset of k + point_offsets[(k / after) % points]] (index_plan::Plan's rule);
 // T: an element-sized type.
-template <typename T>
-__global__ void gather_kernel(Strided<2> walk, int64_t total, int64_t after, int64_t points,
-                              const int64_t* point_offsets, const T* self, T* out) {
+template <typename T> __global__ void gather_kernel(Strided<2> walk, int64_t total, int64_t after, int64_t points,
+                                                    const int64_t* point_offsets, const T* self, T* out) {
   SHIMGEN_GRID_STRIDE_LOOP(k, total) {
     int64_t at[2];
     walk.offsets(k, at);
@@ -66,23 +65,12 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTens
         check_cuda(cudaGetLastError(), "index gather kernel launch");
       };
       switch (in.itemsize()) {
-        case 1:
-          launch(uint8_t{});
-          break;
-        case 2:
-          launch(uint16_t{});
-          break;
-        case 4:
-          launch(uint32_t{});
-          break;
-        case 8:
-          launch(uint64_t{});
-          break;
-        case 16:
-          launch(Bytes16{});
-          break;
-        default:
-          fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: dtype code " + str(in.dtype) + " is not supported");
+        case 1: launch(uint8_t{}); break;
+        case 2: launch(uint16_t{}); break;
+        case 4: launch(uint32_t{}); break;
+        case 8: launch(uint64_t{}); break;
+        case 16: launch(Bytes16{}); break;
+        default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: dtype code " + str(in.dtype) + " is not supported");
       }
     }
     *ret0 = out.release();

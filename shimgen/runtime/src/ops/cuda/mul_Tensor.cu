@@ -11,8 +11,7 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 struct Mul {
-  template <typename R>
-  __device__ void operator()(const R* re, const R* im, R& out_re, R& out_im) const {
+  template <typename R> __device__ void operator()(const R* re, const R* im, R& out_re, R& out_im) const {
     out_re = re[0] * re[1] - im[0] * im[1];
     out_im = re[0] * im[1] + im[0] * re[1];
   }

@@ -29,10 +29,7 @@ class Scratch {
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   char* data() const { return data_; }
-  template <typename T>
-  T* as() const {
-    return reinterpret_cast<T*>(data_);
-  }
+  template <typename T> T* as() const { return reinterpret_cast<T*>(data_); }
 
  private:
   int32_t device_;
@@ -113,34 +110,17 @@ inline unsigned grid_for(int64_t total, int threads = 256) {
 __device__ inline float to_float(float v) { return v; }
 __device__ inline float to_float(__half v) { return __half2float(v); }
 __device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __half from_float<__half>(float v) {
-  return __float2half(v);
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16(v);
-}
+template <typename T> __device__ inline T from_float(float v);
+template <> __device__ inline float from_float<float>(float v) { return v; }
+template <> __device__ inline __half from_float<__half>(float v) { return __float2half(v); }
+template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
 
 // Calls fn(T{}) with T the C++ type of a floating dtype code (float, __half, __nv_bfloat16).
-template <typename Fn>
-void dispatch_floating(int32_t dtype, const char* what, Fn&& fn) {
+template <typename Fn> void dispatch_floating(int32_t dtype, const char* what, Fn&& fn) {
   switch (dtype) {
-    case kFloat32:
-      fn(float{});
-      return;
-    case kFloat16:
-      fn(__half{});
-      return;
-    case kBFloat16:
-      fn(__nv_bfloat16{});
-      return;
+    case kFloat32: fn(float{}); return;
+    case kFloat16: fn(__half{}); return;
+    case kBFloat16: fn(__nv_bfloat16{}); return;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, std::string(what) + " has dtype code " + str(dtype) +
                                                        "; float32 (6), float16 (5) and bfloat16 (15) are supported");

@@ -13,9 +13,8 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 
-template <typename T>
-__global__ void pdist_kernel(const T* x, int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride, double p,
-                             int64_t pairs, T* out) {
+template <typename T> __global__ void pdist_kernel(const T* x, int64_t rows, int64_t cols, int64_t row_stride,
+                                                   int64_t col_stride, double p, int64_t pairs, T* out) {
   SHIMGEN_GRID_STRIDE_LOOP(k, pairs) {
     // Row i's pairs start at i * N - i * (i + 1) / 2; a float estimate, then exact steps.
     const double n2 = static_cast<double>(rows) - 0.5;
@@ -30,25 +29,16 @@ __global__ void pdist_kernel(const T* x, int64_t rows, int64_t cols, int64_t row
     for (int64_t c = 0; c < cols; ++c) {
       const double d = fabs(load_as<double>(x[i * row_stride + c * col_stride]) -
                             load_as<double>(x[j * row_stride + c * col_stride]));
-      if (p == 0.0)
-        acc += d != 0.0 ? 1.0 : 0.0;
-      else if (isinf(p))
-        acc = fmax(acc, d);
-      else if (p == 1.0)
-        acc += d;
-      else if (p == 2.0)
-        acc += d * d;
-      else
-        acc += pow(d, p);
+      if (p == 0.0) acc += d != 0.0 ? 1.0 : 0.0;
+      else if (isinf(p)) acc = fmax(acc, d);
+      else if (p == 1.0) acc += d;
+      else if (p == 2.0) acc += d * d;
+      else acc += pow(d, p);
     }
-    if (p == 2.0)
-      acc = sqrt(acc);
-    else if (p != 0.0 && p != 1.0 && !isinf(p))
-      acc = pow(acc, 1.0 / p);
-    if constexpr (std::is_same_v<T, double>)
-      out[k] = acc;
-    else
-      out[k] = store_as<T>(static_cast<float>(acc));
+    if (p == 2.0) acc = sqrt(acc);
+    else if (p != 0.0 && p != 1.0 && !isinf(p)) acc = pow(acc, 1.0 / p);
+    if constexpr (std::is_same_v<T, double>) out[k] = acc;
+    else out[k] = store_as<T>(static_cast<float>(acc));
   }
 }
 
@@ -78,10 +68,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__pdist_forward(AtenTe
                                                            reinterpret_cast<T*>(out.get()->data()));
       check_cuda(cudaGetLastError(), "pdist kernel launch");
     };
-    if (x.dtype == kFloat64)
-      launch(double{});
-    else
-      dispatch_floating(x.dtype, "self", launch);
+    if (x.dtype == kFloat64) launch(double{});
+    else dispatch_floating(x.dtype, "self", launch);
     *ret0 = out.release();
   });
 }

@@ -10,8 +10,7 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 struct Polar {
-  template <typename R>
-  __device__ void operator()(const R* re, const R*, R& out_re, R& out_im) const {
+  template <typename R> __device__ void operator()(const R* re, const R*, R& out_re, R& out_im) const {
     out_re = re[0] * cos(re[1]);
     out_im = re[0] * sin(re[1]);
   }

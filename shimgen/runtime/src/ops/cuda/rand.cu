@@ -9,8 +9,7 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 
-template <typename T, int Bits>
-__global__ void uniform_kernel(T* out, int64_t n, uint64_t seed, uint64_t base) {
+template <typename T, int Bits> __global__ void uniform_kernel(T* out, int64_t n, uint64_t seed, uint64_t base) {
   SHIMGEN_GRID_STRIDE_LOOP(i, n) {
     const uint64_t r = random_bits(seed, base + static_cast<uint64_t>(i)) >> (64 - Bits);
     if constexpr (sizeof(T) == 8) {
@@ -60,8 +59,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_rand(const int64_t* s
           uniform_kernel<double, 53>
               <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<double*>(data), n, kDefaultSeed, base);
           break;
-        default:
-          fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "rand needs a floating dtype, not code " + str(type));
+        default: fail(SHIMGEN_RUNTIME_ERROR_INVALID_ARGUMENT, "rand needs a floating dtype, not code " + str(type));
       }
       check_cuda(cudaGetLastError(), "rand kernel launch");
     }

@@ -49,35 +49,16 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_randint_low_out(AtenT
           <<<grid_for(n), 256, 0, stream>>>(reinterpret_cast<T*>(t.data()), n, low, width, kDefaultSeed, base);
     };
     switch (t.dtype) {
-      case kInt64:
-        launch(int64_t{});
-        break;
-      case kInt32:
-        launch(int32_t{});
-        break;
-      case kInt16:
-        launch(int16_t{});
-        break;
-      case kInt8:
-        launch(int8_t{});
-        break;
-      case kUInt8:
-        launch(uint8_t{});
-        break;
-      case kFloat32:
-        launch(float{});
-        break;
-      case kFloat64:
-        launch(double{});
-        break;
-      case kFloat16:
-        launch(__half{});
-        break;
-      case kBFloat16:
-        launch(__nv_bfloat16{});
-        break;
-      default:
-        fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "randint into dtype code " + str(t.dtype) + " is not supported");
+      case kInt64: launch(int64_t{}); break;
+      case kInt32: launch(int32_t{}); break;
+      case kInt16: launch(int16_t{}); break;
+      case kInt8: launch(int8_t{}); break;
+      case kUInt8: launch(uint8_t{}); break;
+      case kFloat32: launch(float{}); break;
+      case kFloat64: launch(double{}); break;
+      case kFloat16: launch(__half{}); break;
+      case kBFloat16: launch(__nv_bfloat16{}); break;
+      default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "randint into dtype code " + str(t.dtype) + " is not supported");
     }
     check_cuda(cudaGetLastError(), "randint kernel launch");
   });

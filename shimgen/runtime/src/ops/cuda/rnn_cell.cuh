@@ -11,8 +11,7 @@
 namespace shimgen::rt::cuda_ops::rnn_cell {
 
 // A [rows, cols] operand (a bias: one row, row step 0); null data for an absent bias.
-template <typename T>
-struct Mat {
+template <typename T> struct Mat {
   const T* data = nullptr;
   int64_t row = 0, col = 0;
   __device__ acc_of_t<T> at(int64_t r, int64_t c) const {  // 0 for an absent bias
@@ -20,8 +19,7 @@ struct Mat {
   }
 };
 
-template <typename T>
-__device__ inline T sigmoid(T x) {  // torch's RNN.cu: one / (one + exp(-x))
+template <typename T> __device__ inline T sigmoid(T x) {  // torch's RNN.cu: one / (one + exp(-x))
   return T(1) / (T(1) + exp(-x));
 }
 
@@ -67,8 +65,7 @@ inline Args check_args(AtenTensorHandle input_gates, AtenTensorHandle hidden_gat
   return a;
 }
 
-template <typename T>
-Mat<T> mat(const Tensor* t) {
+template <typename T> Mat<T> mat(const Tensor* t) {
   if (t == nullptr) return {};
   if (t->sizes.size() == 1) return {reinterpret_cast<const T*>(t->data()), 0, t->strides[0]};
   return {reinterpret_cast<const T*>(t->data()), t->strides[0], t->strides[1]};
@@ -78,9 +75,9 @@ Mat<T> mat(const Tensor* t) {
 // empty_like with the legacy contiguous format): Outputs - 1 of the state's shape (hy; LSTM: hy,
 // cy), then the workspace [batch, workspace_chunks * hidden]. launch(T{}, n, stream, data) starts
 // the kernel over the n = batch * hidden state elements; data[i] is output i's. Stored in ret last.
-template <size_t Outputs, class Launch>
-void run_cell(const Args& a, int64_t workspace_chunks, AtenTensorHandle* const (&ret)[Outputs], const char* op,
-              Launch&& launch) {
+template <size_t Outputs, class Launch> void run_cell(const Args& a, int64_t workspace_chunks,
+                                                      AtenTensorHandle* const (&ret)[Outputs], const char* op,
+                                                      Launch&& launch) {
   for (AtenTensorHandle* r : ret) SHIMGEN_REQUIRE(r != nullptr, "an output pointer is null");
   const int32_t device = a.state->storage->device_index;
   dispatch_floating_all(a.state->dtype, op, [&](auto tag) {

@@ -17,8 +17,7 @@ namespace shimgen::rt::cuda_ops {
 
 // The lines of `sizes` along dim: `count` lines of `length` elements, element i of a line at
 // base + i * step[t] in tensor t.
-template <int N>
-struct Lines {
+template <int N> struct Lines {
   Strided<N> walk;
   int64_t count = 0;
   int64_t length = 0;
@@ -41,43 +40,25 @@ Lines<N> lines_of(const std::vector<int64_t>& sizes, int64_t dim, const std::arr
 }
 
 // In -> Out as torch's .to(): through float for the 16-bit floats, 0/1 for bool.
-template <typename Out, typename In>
-__device__ inline Out convert(In x) {
+template <typename Out, typename In> __device__ inline Out convert(In x) {
   return store_as<Out>(load_as<acc_of_t<In>>(x));
 }
 
 // The running accumulator of Out: int64 for integers, float for the 16-bit floats.
-template <typename Out>
-using scan_acc_t = std::conditional_t<std::is_integral_v<Out>, int64_t, acc_of_t<Out>>;
+template <typename Out> using scan_acc_t = std::conditional_t<std::is_integral_v<Out>, int64_t, acc_of_t<Out>>;
 
 struct AddOp {
-  template <typename A>
-  __device__ A start() const {
-    return A(0);
-  }
-  template <typename A>
-  __device__ A operator()(A acc, A x) const {
-    return static_cast<A>(acc + x);
-  }
+  template <typename A> __device__ A start() const { return A(0); }
+  template <typename A> __device__ A operator()(A acc, A x) const { return static_cast<A>(acc + x); }
 };
 struct MulOp {
-  template <typename A>
-  __device__ A start() const {
-    return A(1);
-  }
-  template <typename A>
-  __device__ A operator()(A acc, A x) const {
-    return static_cast<A>(acc * x);
-  }
+  template <typename A> __device__ A start() const { return A(1); }
+  template <typename A> __device__ A operator()(A acc, A x) const { return static_cast<A>(acc * x); }
 };
 // torch's log-add-exp recurrence: log1p(exp(min - max)) + max; equal infinities stay; NaN sticks.
 struct LogAddExpOp {
-  template <typename A>
-  __device__ A start() const {
-    return -INFINITY;
-  }
-  template <typename A>
-  __device__ A operator()(A acc, A x) const {
+  template <typename A> __device__ A start() const { return -INFINITY; }
+  template <typename A> __device__ A operator()(A acc, A x) const {
     const A lo = acc != acc ? acc : (x < acc ? x : acc);
     const A hi = acc != acc ? acc : (x < acc ? acc : x);
     if (lo != hi || isfinite(lo)) return log1p(exp(lo - hi)) + hi;

@@ -43,9 +43,9 @@ __global__ void winner_kernel(unsigned long long* winner, int64_t out_step, cons
 // Pass 2: only the winner writes, so duplicate targets get the last source element in serial order
 // (torch's CPU kernel's result, and its CUDA kernel's in practice). U: an unsigned type of the
 // element's size (assignment moves bits).
-template <typename U>
-__global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, const U* src, U value, Strided<3> walk,
-                              int64_t n, const unsigned long long* winner) {
+template <typename U> __global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, const U* src,
+                                                    U value, Strided<3> walk, int64_t n,
+                                                    const unsigned long long* winner) {
   SHIMGEN_GRID_STRIDE_LOOP(p, n) {
     int64_t o[3];
     walk.offsets(p, o);
@@ -55,8 +55,7 @@ __global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, co
 }
 
 // *address = f(*address), atomically, for 4- and 8-byte A.
-template <typename A, typename F>
-__device__ void atomic_update(A* address, F f) {
+template <typename A, typename F> __device__ void atomic_update(A* address, F f) {
   static_assert(sizeof(A) == 4 || sizeof(A) == 8, "4- or 8-byte accumulators");
   using Bits = std::conditional_t<sizeof(A) == 4, unsigned int, unsigned long long>;
   Bits* p = reinterpret_cast<Bits*>(address);
@@ -73,29 +72,21 @@ __device__ void atomic_update(A* address, F f) {
   } while (old != assumed);
 }
 
-template <typename A>
-__device__ inline A identity(ScatterMode mode) {
+template <typename A> __device__ inline A identity(ScatterMode mode) {
   switch (mode) {
-    case ScatterMode::kProd:
-      return A(1);
+    case ScatterMode::kProd: return A(1);
     case ScatterMode::kMax:
-      if constexpr (std::is_floating_point_v<A>)
-        return -INFINITY;
-      else
-        return A(INT64_MIN);  // A is int64_t
+      if constexpr (std::is_floating_point_v<A>) return -INFINITY;
+      else return A(INT64_MIN);  // A is int64_t
     case ScatterMode::kMin:
-      if constexpr (std::is_floating_point_v<A>)
-        return INFINITY;
-      else
-        return A(INT64_MAX);
-    default:
-      return A(0);
+      if constexpr (std::is_floating_point_v<A>) return INFINITY;
+      else return A(INT64_MAX);
+    default: return A(0);
   }
 }
 
-template <typename T, typename A>
-__global__ void init_kernel(const T* self, Strided<1> walk, int64_t numel, A* acc, int* count, ScatterMode mode,
-                            bool include_self) {
+template <typename T, typename A> __global__ void init_kernel(const T* self, Strided<1> walk, int64_t numel, A* acc,
+                                                              int* count, ScatterMode mode, bool include_self) {
   SHIMGEN_GRID_STRIDE_LOOP(k, numel) {
     int64_t o[1];
     walk.offsets(k, o);
@@ -104,9 +95,9 @@ __global__ void init_kernel(const T* self, Strided<1> walk, int64_t numel, A* ac
   }
 }
 
-template <typename T, typename A>
-__global__ void accumulate_kernel(A* acc, int* count, int64_t acc_step, const int64_t* index, const T* src,
-                                  Strided<3> walk, int64_t n, ScatterMode mode) {
+template <typename T, typename A> __global__ void accumulate_kernel(A* acc, int* count, int64_t acc_step,
+                                                                    const int64_t* index, const T* src, Strided<3> walk,
+                                                                    int64_t n, ScatterMode mode) {
   SHIMGEN_GRID_STRIDE_LOOP(p, n) {
     int64_t o[3];
     walk.offsets(p, o);
@@ -121,25 +112,21 @@ __global__ void accumulate_kernel(A* acc, int* count, int64_t acc_step, const in
           atomicAdd(acc + k, v);
         }
         break;
-      case ScatterMode::kProd:
-        atomic_update(acc + k, [v](A a) { return static_cast<A>(a * v); });
-        break;
+      case ScatterMode::kProd: atomic_update(acc + k, [v](A a) { return static_cast<A>(a * v); }); break;
       case ScatterMode::kMax:
         atomic_update(acc + k, [v](A a) { return is_nan(a) || is_nan(v) ? (is_nan(a) ? a : v) : (v > a ? v : a); });
         break;
       case ScatterMode::kMin:
         atomic_update(acc + k, [v](A a) { return is_nan(a) || is_nan(v) ? (is_nan(a) ? a : v) : (v < a ? v : a); });
         break;
-      default:
-        break;
+      default: break;
     }
     atomicAdd(count + k, 1);
   }
 }
 
-template <typename T, typename A>
-__global__ void finish_kernel(T* out, const T* self, Strided<2> walk, int64_t numel, const A* acc, const int* count,
-                              ScatterMode mode) {
+template <typename T, typename A> __global__ void finish_kernel(T* out, const T* self, Strided<2> walk, int64_t numel,
+                                                                const A* acc, const int* count, ScatterMode mode) {
   SHIMGEN_GRID_STRIDE_LOOP(k, numel) {
     int64_t o[2];
     walk.offsets(k, o);
@@ -167,38 +154,17 @@ unsigned long long value_bits(double value, int32_t dtype) {
   unsigned long long bits = 0;
   auto put = [&](auto v) { std::memcpy(&bits, &v, sizeof(v)); };
   switch (dtype) {
-    case kFloat32:
-      put(static_cast<float>(value));
-      break;
-    case kFloat64:
-      put(value);
-      break;
-    case kFloat16:
-      put(__float2half(static_cast<float>(value)));
-      break;
-    case kBFloat16:
-      put(__float2bfloat16(static_cast<float>(value)));
-      break;
-    case kInt64:
-      put(static_cast<int64_t>(value));
-      break;
-    case kInt32:
-      put(static_cast<int32_t>(value));
-      break;
-    case kInt16:
-      put(static_cast<int16_t>(value));
-      break;
-    case kInt8:
-      put(static_cast<int8_t>(value));
-      break;
-    case kUInt8:
-      put(static_cast<uint8_t>(value));
-      break;
-    case kBool:
-      put(static_cast<uint8_t>(value != 0.0 ? 1 : 0));
-      break;
-    default:
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(dtype) + " is not supported");
+    case kFloat32: put(static_cast<float>(value)); break;
+    case kFloat64: put(value); break;
+    case kFloat16: put(__float2half(static_cast<float>(value))); break;
+    case kBFloat16: put(__float2bfloat16(static_cast<float>(value))); break;
+    case kInt64: put(static_cast<int64_t>(value)); break;
+    case kInt32: put(static_cast<int32_t>(value)); break;
+    case kInt16: put(static_cast<int16_t>(value)); break;
+    case kInt8: put(static_cast<int8_t>(value)); break;
+    case kUInt8: put(static_cast<uint8_t>(value)); break;
+    case kBool: put(static_cast<uint8_t>(value != 0.0 ? 1 : 0)); break;
+    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(dtype) + " is not supported");
   }
   return bits;
 }
@@ -250,8 +216,7 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
   }
   const unsigned long long fill = src == nullptr ? value_bits(value, self.dtype) : 0;
   const size_t itemsize = self.itemsize();
-  if (mode != ScatterMode::kAssign)
-    dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
+  if (mode != ScatterMode::kAssign) dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
   else if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(self.dtype) + " is not supported");
   }
@@ -304,18 +269,10 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
           winner.as<const unsigned long long>());
     };
     switch (itemsize) {
-      case 1:
-        launch(uint8_t{});
-        break;
-      case 2:
-        launch(uint16_t{});
-        break;
-      case 4:
-        launch(uint32_t{});
-        break;
-      default:
-        launch(static_cast<unsigned long long>(0));
-        break;
+      case 1: launch(uint8_t{}); break;
+      case 2: launch(uint16_t{}); break;
+      case 4: launch(uint32_t{}); break;
+      default: launch(static_cast<unsigned long long>(0)); break;
     }
     check_cuda(cudaGetLastError(), "scatter kernel launch");
     return;

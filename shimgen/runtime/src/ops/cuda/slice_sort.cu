@@ -17,9 +17,9 @@ __global__ void offsets_kernel(int64_t* offsets, int64_t rows, int64_t n) {
   SHIMGEN_GRID_STRIDE_LOOP(i, rows + 1) offsets[i] = i * n;
 }
 
-template <typename Key>
-void segmented_sort(const Key* keys_in, Key* keys_out, const int64_t* values_in, int64_t* values_out, int64_t total,
-                    int64_t rows, const int64_t* offsets, bool descending, int32_t device, cudaStream_t stream) {
+template <typename Key> void segmented_sort(const Key* keys_in, Key* keys_out, const int64_t* values_in,
+                                            int64_t* values_out, int64_t total, int64_t rows, const int64_t* offsets,
+                                            bool descending, int32_t device, cudaStream_t stream) {
   const int items = static_cast<int>(total), segments = static_cast<int>(rows);
   size_t temp_bytes = 0;
   auto run = [&](void* temp) {
@@ -77,26 +77,13 @@ void sort_slices(const Tensor& self, const SliceLayout& layout, bool descending,
                         positions_out, total, layout.rows, offs, descending, device, stream);
   };
   switch (self.dtype) {
-    case kFloat32:
-      sort(float{});
-      break;
-    case kFloat16:
-      sort(__half{});
-      break;
-    case kBFloat16:
-      sort(__nv_bfloat16{});
-      break;
-    case kFloat64:
-      sort(double{});
-      break;
-    case kInt64:
-      sort(int64_t{});
-      break;
-    case kInt32:
-      sort(int32_t{});
-      break;
-    default:
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "sorting dtype code " + str(self.dtype) + " is not supported");
+    case kFloat32: sort(float{}); break;
+    case kFloat16: sort(__half{}); break;
+    case kBFloat16: sort(__nv_bfloat16{}); break;
+    case kFloat64: sort(double{}); break;
+    case kInt64: sort(int64_t{}); break;
+    case kInt32: sort(int32_t{}); break;
+    default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "sorting dtype code " + str(self.dtype) + " is not supported");
   }
 }
 

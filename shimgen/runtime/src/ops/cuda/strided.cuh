@@ -14,8 +14,7 @@ constexpr int kMaxDims = 12;
 
 // A row-major walk over `sizes` mapped to element offsets in N tensors (one stride list each),
 // passed to kernels by value. Dims of size 1 are dropped (their coordinate is always 0).
-template <int N>
-struct Strided {
+template <int N> struct Strided {
   int rank = 0;
   int64_t sizes[kMaxDims] = {};
   int64_t strides[N][kMaxDims] = {};
@@ -52,102 +51,53 @@ Strided<N> strided(const std::vector<int64_t>& sizes, const std::array<const int
 inline std::vector<int64_t> row_major(const std::vector<int64_t>& sizes) { return contiguous_strides_of(sizes); }
 
 // The arithmetic type a dtype accumulates in on the device: float for the 16-bit floats.
-template <typename T>
-struct AccOf {
-  using type = T;
-};
-template <>
-struct AccOf<__half> {
-  using type = float;
-};
-template <>
-struct AccOf<__nv_bfloat16> {
-  using type = float;
-};
-template <>
-struct AccOf<bool> {
-  using type = int64_t;
-};
-template <typename T>
-using acc_of_t = typename AccOf<T>::type;
+template <typename T> struct AccOf { using type = T; };
+template <> struct AccOf<__half> { using type = float; };
+template <> struct AccOf<__nv_bfloat16> { using type = float; };
+template <> struct AccOf<bool> { using type = int64_t; };
+template <typename T> using acc_of_t = typename AccOf<T>::type;
 
-template <typename T>
-constexpr bool is_16bit_float_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+template <typename T> constexpr bool is_16bit_float_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
-template <typename A, typename T>
-__device__ inline A load_as(T v) {
-  if constexpr (is_16bit_float_v<T>)
-    return static_cast<A>(to_float(v));
-  else if constexpr (std::is_same_v<T, bool>)
-    return static_cast<A>(v ? 1 : 0);
-  else
-    return static_cast<A>(v);
+template <typename A, typename T> __device__ inline A load_as(T v) {
+  if constexpr (is_16bit_float_v<T>) return static_cast<A>(to_float(v));
+  else if constexpr (std::is_same_v<T, bool>) return static_cast<A>(v ? 1 : 0);
+  else return static_cast<A>(v);
 }
 
-template <typename T, typename A>
-__device__ inline T store_as(A v) {
-  if constexpr (is_16bit_float_v<T>)
-    return from_float<T>(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>)
-    return v != A(0);
-  else
-    return static_cast<T>(v);
+template <typename T, typename A> __device__ inline T store_as(A v) {
+  if constexpr (is_16bit_float_v<T>) return from_float<T>(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bool>) return v != A(0);
+  else return static_cast<T>(v);
 }
 
-template <typename A>
-__device__ inline bool is_nan(A v) {
-  if constexpr (std::is_floating_point_v<A>)
-    return v != v;
-  else
-    return false;
+template <typename A> __device__ inline bool is_nan(A v) {
+  if constexpr (std::is_floating_point_v<A>) return v != v;
+  else return false;
 }
 
 // Calls fn(T{}) with T the C++ type of a real dtype (the floats, the integers, bool).
-template <typename Fn>
-void dispatch_real(int32_t dtype, const char* what, Fn&& fn) {
+template <typename Fn> void dispatch_real(int32_t dtype, const char* what, Fn&& fn) {
   switch (dtype) {
-    case kFloat32:
-      fn(float{});
-      return;
-    case kFloat16:
-      fn(__half{});
-      return;
-    case kBFloat16:
-      fn(__nv_bfloat16{});
-      return;
-    case kFloat64:
-      fn(double{});
-      return;
-    case kInt64:
-      fn(int64_t{});
-      return;
-    case kInt32:
-      fn(int32_t{});
-      return;
-    case kInt16:
-      fn(int16_t{});
-      return;
-    case kInt8:
-      fn(int8_t{});
-      return;
-    case kUInt8:
-      fn(uint8_t{});
-      return;
-    case kBool:
-      fn(bool{});
-      return;
+    case kFloat32: fn(float{}); return;
+    case kFloat16: fn(__half{}); return;
+    case kBFloat16: fn(__nv_bfloat16{}); return;
+    case kFloat64: fn(double{}); return;
+    case kInt64: fn(int64_t{}); return;
+    case kInt32: fn(int32_t{}); return;
+    case kInt16: fn(int16_t{}); return;
+    case kInt8: fn(int8_t{}); return;
+    case kUInt8: fn(uint8_t{}); return;
+    case kBool: fn(bool{}); return;
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, std::string(what) + " of dtype code " + str(dtype) + " is not supported");
   }
 }
 
 // Calls fn(T{}) with T the C++ type of a floating dtype, float64 included.
-template <typename Fn>
-void dispatch_floating_all(int32_t dtype, const char* what, Fn&& fn) {
-  if (dtype == kFloat64)
-    fn(double{});
-  else
-    dispatch_floating(dtype, what, fn);
+template <typename Fn> void dispatch_floating_all(int32_t dtype, const char* what, Fn&& fn) {
+  if (dtype == kFloat64) fn(double{});
+  else dispatch_floating(dtype, what, fn);
 }
 
 inline bool integral(int32_t dtype) {

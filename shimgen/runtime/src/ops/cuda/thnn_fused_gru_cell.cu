@@ -14,9 +14,8 @@ using namespace shimgen::rt::cuda_ops::rnn_cell;
 
 namespace {
 
-template <typename T>
-__global__ void gru_cell_kernel(Mat<T> ig, Mat<T> hg, Mat<T> b1, Mat<T> b2, Mat<T> hx, int64_t hidden, int64_t n, T* hy,
-                                T* workspace) {
+template <typename T> __global__ void gru_cell_kernel(Mat<T> ig, Mat<T> hg, Mat<T> b1, Mat<T> b2, Mat<T> hx,
+                                                      int64_t hidden, int64_t n, T* hy, T* workspace) {
   using A = acc_of_t<T>;
   SHIMGEN_GRID_STRIDE_LOOP(k, n) {
     const int64_t r = k / hidden, j = k % hidden;

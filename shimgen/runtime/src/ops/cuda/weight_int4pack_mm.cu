@@ -128,8 +128,7 @@ __device__ inline void dequant_mma_word(uint32_t word, __nv_bfloat162 sz, float 
   }
 }
 
-template <int InnerKTiles>
-__global__ void __launch_bounds__(kWarps * 32, 4)
+template <int InnerKTiles> __global__ void __launch_bounds__(kWarps * 32, 4)
     int4_mm_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, const int32_t* __restrict__ b, bool b_vector,
                    const __nv_bfloat16* __restrict__ qinfo, __nv_bfloat16* __restrict__ out, int64_t m, int64_t n,
                    int k, int group_shift) {
@@ -235,8 +234,7 @@ __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_group 0
 
 // kTiles column tiles per block share one staged copy of A (each tile's 8 warps split K as above):
 // every block reads all of A from L2, so fewer, wider blocks read less of it.
-template <int InnerKTiles, int kTiles>
-__global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
+template <int InnerKTiles, int kTiles> __global__ void __launch_bounds__(kTiles * kWarps * 32, 4 / kTiles)
     int4_mm_small_m_kernel(const __nv_bfloat16* __restrict__ a, int64_t lda, bool a_vector,
                            const int32_t* __restrict__ b, bool b_vector, const __nv_bfloat16* __restrict__ qinfo,
                            __nv_bfloat16* __restrict__ out, int m, int64_t n, int k, int group_shift) {
@@ -429,8 +427,7 @@ __global__ void __launch_bounds__(kWarpsPB * 32, kWarpsPB >= 32 ? 1 : 32 / kWarp
 // waits once, and multiplies reading the activation pairs from shared memory. A block owns kPairs
 // pairs of column tiles (sharing the staged copy); per pair, kWarpsPB warps split the step's K,
 // kChunkWords words (32 k each) a warp.
-template <int kChunkWords, int kWarpsPB>
-__host__ __device__ constexpr int swap_step_k() {
+template <int kChunkWords, int kWarpsPB> __host__ __device__ constexpr int swap_step_k() {
   return kChunkWords * 32 * kWarpsPB;
 }
 __host__ __device__ constexpr int swap_row_stride(int step_k) { return step_k + 8; }  // rows 4 banks apart
@@ -757,14 +754,11 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
     };
 #define SHIMGEN_INT4_SWAPS(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C>(mm)); }
 #define SHIMGEN_INT4_SWAPS16(P, W, C) [&](auto kern) { swap_staged(kern, P, W, swap_staged_bytes<P, W, C, 2>(mm)); }
-#define SHIMGEN_INT4_BY_INNER(CALL, KERNEL, ...) \
-  do {                                           \
-    if (inner == 2)                              \
-      CALL((KERNEL<2, ##__VA_ARGS__>));          \
-    else if (inner == 4)                         \
-      CALL((KERNEL<4, ##__VA_ARGS__>));          \
-    else                                         \
-      CALL((KERNEL<8, ##__VA_ARGS__>));          \
+#define SHIMGEN_INT4_BY_INNER(CALL, KERNEL, ...)           \
+  do {                                                     \
+    if (inner == 2) CALL((KERNEL<2, ##__VA_ARGS__>));      \
+    else if (inner == 4) CALL((KERNEL<4, ##__VA_ARGS__>)); \
+    else CALL((KERNEL<8, ##__VA_ARGS__>));                 \
   } while (0)
 #define SHIMGEN_INT4_GENERAL(K) general(K)
 #define SHIMGEN_INT4_STAGED1(K) staged(K, 1)
@@ -774,30 +768,14 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
 #define SHIMGEN_INT4_SWAP16(K) swap(K, 16)
 #define SHIMGEN_INT4_SWAP32(K) swap(K, 32)
     switch (variant) {
-      case Variant::kGeneral:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel);
-        break;
-      case Variant::kStaged1:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED1, int4_mm_small_m_kernel, 1);
-        break;
-      case Variant::kStaged2:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED2, int4_mm_small_m_kernel, 2);
-        break;
-      case Variant::kStaged4:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED4, int4_mm_small_m_kernel, 4);
-        break;
-      case Variant::kSwap8x4:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP8, int4_mm_swap_kernel, 8, 4);
-        break;
-      case Variant::kSwap16x2:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 2);
-        break;
-      case Variant::kSwap32x1:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP32, int4_mm_swap_kernel, 32, 1);
-        break;
-      case Variant::kSwap16x1:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 1);
-        break;
+      case Variant::kGeneral: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
+      case Variant::kStaged1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED1, int4_mm_small_m_kernel, 1); break;
+      case Variant::kStaged2: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED2, int4_mm_small_m_kernel, 2); break;
+      case Variant::kStaged4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_STAGED4, int4_mm_small_m_kernel, 4); break;
+      case Variant::kSwap8x4: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP8, int4_mm_swap_kernel, 8, 4); break;
+      case Variant::kSwap16x2: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 2); break;
+      case Variant::kSwap32x1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP32, int4_mm_swap_kernel, 32, 1); break;
+      case Variant::kSwap16x1: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAP16, int4_mm_swap_kernel, 16, 1); break;
       case Variant::kSwapS16x8:
         SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
         break;
@@ -829,18 +807,14 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda__weight_int4pack_mm(A
       case Variant::kSwapS16x8g:
         if (qGroupSize >= 128)
           SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8, false, 1, 4);
-        else
-          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
+        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 16, 8), int4_mm_swap_staged_kernel, 1, 16, 8);
         break;
       case Variant::kSwapS8x16g:
         if (qGroupSize >= 128)
           SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16, false, 1, 4);
-        else
-          SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16);
+        else SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_SWAPS(1, 8, 16), int4_mm_swap_staged_kernel, 1, 8, 16);
         break;
-      default:
-        SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel);
-        break;
+      default: SHIMGEN_INT4_BY_INNER(SHIMGEN_INT4_GENERAL, int4_mm_kernel); break;
     }
 #undef SHIMGEN_INT4_BY_INNER
 #undef SHIMGEN_INT4_GENERAL
