@@ -2009,10 +2009,11 @@ RING: dict[str, ZooModel] = {
     "whisper_fp16": _auto_bf16("whisper", "features:80x3000", atol=0.01, dtype="float16"),
     # ring-sample (2026-12-06, fifth session): families no entry had compared by value, drawn at random
     # (80 of the 568 model types no ring entry names; seed 1206), screened (24 lowered, 24 served) and
-    # compared here. Left out: sam_hq_vision_model (its outputs are ~0 at its default init; at 0.2, below),
-    # voxtral_realtime_encoder (its mel features need a size of their own: 128 x 64, below) and paligemma: torch.export's
-    # own ExportedProgram is 0.45 from eager (before inductor; the runtime equals torch's loader on the
-    # package within 1.2e-7), transformers builds its attention mask another way under tracing.
+    # compared here. Left out: sam_hq_vision_model (its outputs are ~0 at its default init; at 0.2,
+    # below), voxtral_realtime_encoder (its mel features need a size of their own: 128 x 64, below) and
+    # paligemma: torch.export's own ExportedProgram is 0.45 from eager (before inductor; the runtime
+    # equals torch's loader on the package within 1.2e-7), transformers builds its attention mask
+    # another way under tracing.
     "aria": _auto("aria"),
     "blenderbot_small": _auto("blenderbot-small", "seq2seq"),
     "chinese_clip_vision_model": _auto("chinese_clip_vision_model", "pixels"),
