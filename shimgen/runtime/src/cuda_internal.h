@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <string>
 
 #include "internal.h"
@@ -36,5 +37,23 @@ class DeviceScope {
  private:
   int previous_ = 0;
 };
+
+// An element of 16 bytes (complex128), moved as it is.
+struct Bytes16 { uint64_t lo, hi; };
+
+// Calls f with a value of the unsigned type of `itemsize` bytes (Bytes16 for 16): kernels that only move
+// elements (copies, gathers, scatters) need an element's size, not its dtype. Other sizes fail, naming `what`.
+template <typename F> void dispatch_bits(size_t itemsize, const char* what, F&& f) {
+  switch (itemsize) {
+    case 1: f(uint8_t{}); return;
+    case 2: f(uint16_t{}); return;
+    case 4: f(uint32_t{}); return;
+    case 8: f(uint64_t{}); return;
+    case 16: f(Bytes16{}); return;
+    default:
+      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
+           std::string(what) + ": element size " + std::to_string(itemsize) + " is not supported on CUDA");
+  }
+}
 
 }  // namespace shimgen::rt

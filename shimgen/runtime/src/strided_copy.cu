@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "internal.h"
+#include "cuda_internal.h"
 
 namespace shimgen::rt {
 namespace {
@@ -19,8 +19,6 @@ struct StridedArgs {
   int64_t dst_strides[kMaxDims];
   int64_t src_strides[kMaxDims];
 };
-
-struct Bytes16 { uint64_t lo, hi; };
 
 template <typename T> __global__ void strided_copy_kernel(T* dst, const T* src, StridedArgs args) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < args.numel;
@@ -58,15 +56,7 @@ void launch_strided_copy(char* dst, const int64_t* dst_strides, const char* src,
     args.numel *= sizes[i];
   }
   if (args.numel == 0) return;
-  switch (itemsize) {
-    case 1: launch<uint8_t>(dst, src, args, stream); break;
-    case 2: launch<uint16_t>(dst, src, args, stream); break;
-    case 4: launch<uint32_t>(dst, src, args, stream); break;
-    case 8: launch<uint64_t>(dst, src, args, stream); break;
-    case 16: launch<Bytes16>(dst, src, args, stream); break;
-    default:
-      fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "element size " + std::to_string(itemsize) + " not supported on CUDA");
-  }
+  dispatch_bits(itemsize, "strided copy", [&](auto tag) { launch<decltype(tag)>(dst, src, args, stream); });
   cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess)
     fail(SHIMGEN_RUNTIME_ERROR_CUDA, std::string("strided copy kernel launch: ") + cudaGetErrorString(status));

@@ -25,22 +25,27 @@ template <class T> auto plain(T v) {
   else return v;
 }
 
+// A box's area as torchvision computes it: in T for float and double (its CPU kernel); for a 16-bit
+// type as its CUDA kernel does on half boxes, in float (at::acc_type), the width widened before its
+// subtraction and the height after.
+template <class T> auto area_of(const T* box) {
+  if constexpr (kRounded<T>) {
+    return (static_cast<float>(box[2]) - static_cast<float>(box[0])) * static_cast<float>(box[3] - box[1]);
+  } else {
+    return (box[2] - box[0]) * (box[3] - box[1]);
+  }
+}
+
 // Whether box b overlaps box a (a scored higher) with IoU above the threshold, as torchvision decides
-// it: in T for float and double (its CPU kernel, areas as given); for a 16-bit type as its CUDA kernel
-// decides on half boxes: the overlap's sides in half, their product, the areas and the ratio in float
-// (at::acc_type), each area's width widened before its subtraction and its height after.
-template <class T> bool suppresses(const T* a, const T* b, T area_a, T area_b, double threshold) {
+// it, in area_of's type: for a 16-bit type the overlap's sides in half, their product, the ratio and
+// the threshold (its CUDA kernel takes it as float) in float.
+template <class T, class A> bool suppresses(const T* a, const T* b, A area_a, A area_b, double threshold) {
   const T w = std::max(T{0}, std::min(a[2], b[2]) - std::max(a[0], b[0]));
   const T h = std::max(T{0}, std::min(a[3], b[3]) - std::max(a[1], b[1]));
-  if constexpr (kRounded<T>) {
-    const float inter = static_cast<float>(w) * static_cast<float>(h);
-    const float sa = (static_cast<float>(a[2]) - static_cast<float>(a[0])) * static_cast<float>(a[3] - a[1]);
-    const float sb = (static_cast<float>(b[2]) - static_cast<float>(b[0])) * static_cast<float>(b[3] - b[1]);
-    return inter / (sa + sb - inter) > static_cast<float>(threshold);
-  } else {
-    const T inter = w * h;
-    return inter / (area_a + area_b - inter) > threshold;
-  }
+  const A inter = static_cast<A>(w) * static_cast<A>(h);
+  const A ratio = inter / (area_a + area_b - inter);
+  if constexpr (kRounded<T>) return ratio > static_cast<float>(threshold);
+  else return ratio > threshold;
 }
 
 }  // namespace
@@ -69,8 +74,8 @@ AtenTensorHandle cpu_nms(AtenTensorHandle dets_handle, AtenTensorHandle scores_h
     std::iota(order.begin(), order.end(), int64_t{0});
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t i, int64_t j) { return nan_first_greater(plain(score[i]), plain(score[j])); });
-    std::vector<T> area(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) area[i] = (box[i * 4 + 2] - box[i * 4]) * (box[i * 4 + 3] - box[i * 4 + 1]);
+    std::vector<decltype(area_of(box))> area(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) area[i] = area_of(box + i * 4);
     std::vector<char> suppressed(static_cast<size_t>(n), 0);
     for (int64_t a = 0; a < n; ++a) {
       const int64_t i = order[a];

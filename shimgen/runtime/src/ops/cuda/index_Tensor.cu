@@ -15,10 +15,6 @@ using namespace shimgen::rt::cuda_ops;
 
 namespace {
 
-struct Bytes16 {  // a complex128 element, moved as it is
-  uint64_t lo, hi;
-};
-
 // out[k] = self[self offset of k + point_offsets[(k / after) % points]] (index_plan::Plan's rule);
 // T: an element-sized type.
 template <typename T> __global__ void gather_kernel(Strided<2> walk, int64_t total, int64_t after, int64_t points,
@@ -64,14 +60,7 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cuda_index_Tensor(AtenTens
             reinterpret_cast<T*>(out.get()->data()));
         check_cuda(cudaGetLastError(), "index gather kernel launch");
       };
-      switch (in.itemsize()) {
-        case 1: launch(uint8_t{}); break;
-        case 2: launch(uint16_t{}); break;
-        case 4: launch(uint32_t{}); break;
-        case 8: launch(uint64_t{}); break;
-        case 16: launch(Bytes16{}); break;
-        default: fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "index: dtype code " + str(in.dtype) + " is not supported");
-      }
+      dispatch_bits(in.itemsize(), "index", launch);
     }
     *ret0 = out.release();
   });

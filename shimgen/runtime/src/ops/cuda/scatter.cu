@@ -217,9 +217,6 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
   const unsigned long long fill = src == nullptr ? value_bits(value, self.dtype) : 0;
   const size_t itemsize = self.itemsize();
   if (mode != ScatterMode::kAssign) dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
-  else if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8) {
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(self.dtype) + " is not supported");
-  }
 
   DeviceScope scope(device);
   cudaStream_t stream = stream_of(device);
@@ -261,19 +258,14 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
                                                                   walk, n);
     auto launch = [&](auto tag) {
       using U = decltype(tag);
-      U v;
-      std::memcpy(&v, &fill, sizeof(U));
+      U v{};  // the fill's bits (value_bits refuses the 16-byte complex128, so a fill is at most 8 bytes)
+      std::memcpy(&v, &fill, sizeof(U) < sizeof(fill) ? sizeof(U) : sizeof(fill));
       assign_kernel<U><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
           reinterpret_cast<U*>(out.data()), step, index_data,
           src != nullptr ? reinterpret_cast<const U*>(src->data()) : nullptr, v, walk, n,
           winner.as<const unsigned long long>());
     };
-    switch (itemsize) {
-      case 1: launch(uint8_t{}); break;
-      case 2: launch(uint16_t{}); break;
-      case 4: launch(uint32_t{}); break;
-      default: launch(static_cast<unsigned long long>(0)); break;
-    }
+    dispatch_bits(itemsize, "scatter", launch);
     check_cuda(cudaGetLastError(), "scatter kernel launch");
     return;
   }
