@@ -132,6 +132,10 @@ class UniqueRows(torch.nn.Module):
 
 
 class UpsampleAA(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 4, stride=4)  # a patch stem: inductor lays its output channels-last
+
     def forward(self, x: torch.Tensor, x64: torch.Tensor) -> tuple[torch.Tensor, ...]:
         def aa(t, mode, **kw):
             return torch.nn.functional.interpolate(t, mode=mode, antialias=True, **kw)
@@ -139,7 +143,10 @@ class UpsampleAA(torch.nn.Module):
         return (aa(x, "bilinear", size=(5, 7)), aa(x, "bicubic", size=(6, 5)), aa(x, "bilinear", size=(4, 4)),
                 aa(x, "bicubic", size=(21, 30)), aa(x, "bilinear", size=(7, 9), align_corners=True),
                 aa(x, "bicubic", size=(5, 8), align_corners=True), aa(x, "bilinear", scale_factor=0.4),
-                aa(x.transpose(2, 3), "bicubic", size=(9, 4)), aa(x64, "bicubic", size=(5, 3)))
+                aa(x.transpose(2, 3), "bicubic", size=(9, 4)), aa(x64, "bicubic", size=(5, 3)),
+                # a channels-last input (a conv stem's output, as in timm's NaFlexViT and SAM ViT) gives a
+                # channels-last result, whose strides the generated code checks
+                aa(self.stem(x), "bicubic", size=(5, 6)) + 1)
 
 
 aten = torch.ops.aten

@@ -17,7 +17,8 @@ by `shimgen prefix-imports` and run by `shimgen run` beside libtorch.
 - unique_rows: unique over rows and over a middle dim, unique_consecutive with a dim (aten::unique_dim,
   aten::unique_consecutive), nanmedian along a dim (aten::nanmedian.dim): equal to eager.
 - upsample_aa: antialiased bilinear and bicubic resizing (aten::_upsample_{bilinear,bicubic}2d_aa):
-  down and up, align_corners, a scale factor, strided, float64; every output near eager's.
+  down and up, align_corners, a scale factor, strided, float64, a channels-last input (its result
+  channels-last, as torch's meta function lays it out); every output near eager's.
 - custom_op: an op no runtime can know; `shimgen run` refuses the package with one line naming it
   (and the coverage table) and exit 2: the negative control.
 - linalg_checks: cholesky and inv through the proxy executor (linalg_cholesky_ex, linalg_inv_ex) and
@@ -151,7 +152,7 @@ def test_upsample_aa_matches_eager(models, cpu_runtime, tmp_path):
     completed = _run(models / "upsample_aa", cpu_runtime.library, tmp_path)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     expected = sorted((models / "upsample_aa").glob("out*.npy"), key=lambda p: int(p.stem[3:]))
-    assert len(expected) == 9
+    assert len(expected) == 10
     for k, path in enumerate(expected):
         got, want = np.load(tmp_path / f"output_{k}.npy"), np.load(path)
         assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)

@@ -182,6 +182,10 @@ std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes);
 // resolved as c10 does). Convolution's output layout follows it on both devices, and the generated
 // code indexes the result with the strides torch's meta function predicted from it.
 bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+// The channels-last strides of `sizes` (rank 3 or more: [N, C, spatial...]): C innermost, then the
+// spatial dims from last to first, then N; c10's get_channels_last_strides_2d/3d, size-0 dims counted
+// as 1 as contiguous_strides_of does. What torch's ops give a tensor whose input suggests channels-last.
+std::vector<int64_t> channels_last_strides_of(const std::vector<int64_t>& sizes);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
 // Two views of `sizes` that one flat copy of numel elements can move: the same stride on every

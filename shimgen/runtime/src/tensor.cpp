@@ -52,6 +52,21 @@ bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<
   return true;
 }
 
+std::vector<int64_t> channels_last_strides_of(const std::vector<int64_t>& sizes) {
+  const size_t n = sizes.size();
+  SHIMGEN_REQUIRE(n >= 3, "channels-last strides need [N, C, spatial...], got " + std::to_string(n) + " dims");
+  std::vector<int64_t> strides(n);
+  int64_t s = 1;
+  auto next = [&](size_t d) {
+    strides[d] = s;
+    s = checked_mul(s, sizes[d] > 0 ? sizes[d] : 1, "channels-last stride");
+  };
+  next(1);
+  for (size_t d = n; d-- > 2;) next(d);
+  next(0);
+  return strides;
+}
+
 std::vector<int64_t> contiguous_strides_of(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size());
   int64_t s = 1;

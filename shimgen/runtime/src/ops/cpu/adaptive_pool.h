@@ -51,14 +51,7 @@ inline AdaptivePool adaptive_pool_layout(const Tensor& in, const int64_t* output
         s >= 0, "Trying to create tensor with negative dimension " + std::to_string(s) + ": " + shape_str(pool.sizes));
   pool.strides = contiguous_strides_of(pool.sizes);
   if (spatial == 2 && rank == 4 && channels_last_strides(in.sizes, in.strides)) {  // C innermost, N outermost
-    int64_t s = 1;
-    pool.strides[1] = s;
-    s *= std::max<int64_t>(pool.sizes[1], 1);
-    for (size_t d = rank; d-- > 2;) {
-      pool.strides[d] = s;
-      s *= std::max<int64_t>(pool.sizes[d], 1);
-    }
-    pool.strides[0] = s;
+    pool.strides = channels_last_strides_of(pool.sizes);
   }
   return pool;
 }

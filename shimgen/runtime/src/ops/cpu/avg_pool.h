@@ -162,14 +162,7 @@ inline AtenTensorHandle avg_pool(const Tensor& in, const int64_t* kernel_size, i
 
   std::vector<int64_t> sizes(in.sizes.begin(), in.sizes.begin() + static_cast<std::ptrdiff_t>(lead));
   sizes.insert(sizes.end(), out_extent.begin(), out_extent.end());
-  std::vector<int64_t> strides = contiguous_strides_of(sizes);
-  if (channels_last) {  // C innermost, then W, H, N
-    int64_t step = 1;
-    for (size_t d : {size_t{1}, size_t{3}, size_t{2}, size_t{0}}) {
-      strides[d] = step;
-      step *= std::max<int64_t>(sizes[d], 1);
-    }
-  }
+  const std::vector<int64_t> strides = channels_last ? channels_last_strides_of(sizes) : contiguous_strides_of(sizes);
   auto out = empty_tensor(sizes, strides, in.dtype, kCPU, -1);
   int64_t planes = 1, cells = 1;
   for (size_t d = 0; d < lead; ++d) planes *= in.sizes[d];

@@ -15,22 +15,6 @@
 using namespace shimgen::rt;
 
 namespace shimgen::rt::proxy_ops {
-namespace {
-
-// Channels-last strides of a 4-d [N, C, H, W] (NHWC) or 5-d [N, C, D, H, W] (NDHWC) shape.
-std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> order =
-      sizes.size() == 4 ? std::vector<int64_t>{1, 3, 2, 0} : std::vector<int64_t>{1, 4, 3, 2, 0};
-  std::vector<int64_t> strides(sizes.size(), 0);
-  int64_t step = 1;
-  for (int64_t d : order) {
-    strides[static_cast<size_t>(d)] = step;
-    step = checked_mul(step, std::max<int64_t>(sizes[static_cast<size_t>(d)], 1), "channels-last stride");
-  }
-  return strides;
-}
-
-}  // namespace
 
 std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                    int64_t memory_format) {
@@ -39,10 +23,10 @@ std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std:
     case kContiguousFormat: return contiguous_strides_of(sizes);
     case kChannelsLast:
       SHIMGEN_REQUIRE(sizes.size() == 4, "required rank 4 tensor to use channels_last format");
-      return channels_last_of(sizes);
+      return channels_last_strides_of(sizes);
     case kChannelsLast3d:
       SHIMGEN_REQUIRE(sizes.size() == 5, "required rank 5 tensor to use channels_last_3d format");
-      return channels_last_of(sizes);
+      return channels_last_strides_of(sizes);
     default:
       fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED,
            "clone: memory format " + std::to_string(memory_format) +

@@ -35,20 +35,6 @@ Dims param(const int64_t* values, int64_t len, size_t spatial, int64_t fill, int
   return out;
 }
 
-std::vector<int64_t> channels_last_strides_for(const std::vector<int64_t>& sizes) {
-  const size_t n = sizes.size();
-  std::vector<int64_t> strides(n);
-  int64_t s = 1;
-  strides[1] = s;
-  s = checked_mul(s, std::max<int64_t>(sizes[1], 1), "output stride");
-  for (size_t d = n; d-- > 2;) {
-    strides[d] = s;
-    s = checked_mul(s, std::max<int64_t>(sizes[d], 1), "output stride");
-  }
-  strides[0] = s;
-  return strides;
-}
-
 // Sizes or strides of an [N, C, *spatial] tensor as a 3-D problem's (leading spatial dims filled).
 std::vector<int64_t> lift3(const std::vector<int64_t>& v, int64_t fill, size_t spatial) {
   std::vector<int64_t> r{v[0], v[1]};
@@ -270,7 +256,7 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
     // PyTorch's layout rule: channels-last output when the input or the weight is channels-last.
     const bool cl = channels_last_strides(x.sizes, x.strides) || channels_last_strides(w.sizes, w.strides);
     const std::vector<int64_t> out_strides =
-        cl ? channels_last_strides_for(out_sizes) : contiguous_strides_of(out_sizes);
+        cl ? channels_last_strides_of(out_sizes) : contiguous_strides_of(out_sizes);
     auto out = empty_tensor(out_sizes, out_strides, x.dtype, kCPU, 0);
     if (out->numel() > 0) {
       auto run = [&](auto type, const Tensor& xi, const Tensor& wi, const Tensor* bi, const Tensor& o) {

@@ -83,7 +83,12 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
   dispatch_floating(in.dtype, op, [&](auto) {});  // a dtype refused before anything is made
   const Taps th = taps_of(H, oh, align_corners, scale_h, bicubic), tw = taps_of(W, ow, align_corners, scale_w, bicubic);
   const std::vector<int64_t> sizes{N, C, oh, ow};
-  auto out = empty_tensor(sizes, contiguous_strides_of(sizes), in.dtype, kCPU, -1);
+  // torch's meta function: the input's suggested memory format (a channels-last input, as inductor
+  // lays out a conv stem's output, gives a channels-last result; the generated code checks the strides).
+  auto out = empty_tensor(
+      sizes,
+      channels_last_strides(in.sizes, in.strides) ? channels_last_strides_of(sizes) : contiguous_strides_of(sizes),
+      in.dtype, kCPU, -1);
   dispatch_floating(in.dtype, op, [&](auto t) {
     using T = decltype(t);
     const auto* src = reinterpret_cast<const T*>(in.data());
@@ -101,7 +106,7 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
                                     (tw.first[static_cast<size_t>(x)] + static_cast<int64_t>(k)) * in.strides[3]]));
           rows[static_cast<size_t>(y * ow + x)] = acc;
         }
-      T* o = dst + p * oh * ow;
+      T* o = dst + (p / C) * out->strides[0] + (p % C) * out->strides[1];
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t x = 0; x < ow; ++x) {
           double acc = 0.0;
@@ -109,9 +114,10 @@ AtenTensorHandle cpu_upsample_aa(AtenTensorHandle self, const std::vector<int64_
           for (size_t k = 0; k < w.size(); ++k)
             acc +=
                 w[k] * rows[static_cast<size_t>((th.first[static_cast<size_t>(y)] + static_cast<int64_t>(k)) * ow + x)];
-          if constexpr (std::is_same_v<T, double>) o[y * ow + x] = acc;
-          else if constexpr (std::is_same_v<T, float>) o[y * ow + x] = static_cast<float>(acc);
-          else o[y * ow + x] = T(static_cast<float>(acc));
+          T& cell = o[y * out->strides[2] + x * out->strides[3]];
+          if constexpr (std::is_same_v<T, double>) cell = acc;
+          else if constexpr (std::is_same_v<T, float>) cell = static_cast<float>(acc);
+          else cell = T(static_cast<float>(acc));
         }
     }
   });
