@@ -16,6 +16,15 @@ compare outputs with eager.
 served, and some ops lower to other shims there (transformers' MoE experts call torch._grouped_mm in
 bfloat16, its own op in float32).
 
+``--timm`` screens timm's model modules instead (timm 1.0.31: 98 of them, through tests/timm_models.py):
+for each module, or each module (or model name) given, one model, the one whose name reads smallest
+(``smallest_model``: "test"/"atto"/.../"tiny"/"small" first, then the smaller first number), built
+with ``create_model(name, num_classes=10)`` on 2 x 3 x 64 x 64 (``img_size=64`` where the constructor
+takes it; without it where it does not; at the model's own ``pretrained_cfg`` input size where
+neither runs 64 px), exported and lowered as above. Each row names the model and its input size.
+
+    python scripts/family_sweep.py --timm [--jobs N] [--json OUT] [MODULE_OR_MODEL...]
+
 Prints one row per family (lowered / served / missing names, or why it did not lower: config, build,
 export, lower) and, last, the missing names ranked by how many families need them. Exit status 0:
 the screen is a report, not a gate.
@@ -41,53 +50,102 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 
 # One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
 # line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
-CHILD = r'''
+# Its argv: source ("hf": a transformers model type, "timm": a timm model name), name, package path,
+# tests/, scripts/, dtype. Only building the model and its inputs depends on the source; running,
+# exporting and lowering are the same for both.
+CHILD = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
-model_type, out, tests, scripts, dtype_name = sys.argv[1:6]
+source, name, out, tests, scripts, dtype_name = sys.argv[1:7]
 sys.path.insert(0, tests)
+facts = {}
 
 
 def emit(stage, **extra):
-    print(json.dumps({"stage": stage, **extra}))
+    print(json.dumps({"stage": stage, **facts, **extra}))
     sys.exit(0)
+
+
+def hf_model():
+    # (model, inputs, call(model, **inputs))
+    import torch
+    import hf_auto
+    try:
+        config = hf_auto.tiny_config(name)
+    except Exception as e:
+        emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
+    try:
+        model = hf_auto.tiny_model(name)
+    except Exception as e:
+        emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
+    kind = facts["kind"] = hf_auto.input_kind(model)
+    inputs = {}
+    if kind == "tokens":
+        inputs["input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), hf_auto.TOKENS)
+        inputs["attention_mask"] = torch.ones(hf_auto.TOKENS, dtype=torch.long)
+    elif kind == "pixels":
+        vision = getattr(config, "vision_config", config)
+        inputs["pixel_values"] = torch.randn(2, getattr(vision, "num_channels", 3) or 3, 64, 64)
+    elif kind == "audio":
+        channels = getattr(config, "audio_channels", None)
+        inputs["input_values"] = torch.randn(2, *((channels,) if isinstance(channels, int) else ()),
+                                             hf_auto.AUDIO_SAMPLES)
+    elif kind == "features":
+        inputs["input_features"] = torch.randn(2, getattr(config, "num_mel_bins", 80),
+                                               3000 if "whisper" in name else 64)
+    else:
+        emit("inputs", error=f"main input {model.main_input_name!r} has no generic input here")
+    if getattr(config, "is_encoder_decoder", False):
+        inputs["decoder_input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), (2, 6))
+    return model, inputs, hf_auto.call
+
+
+def timm_model():
+    # 64 px (img_size=64 where the constructor takes it), else the model's own input size.
+    import torch
+    from timm_models import create, timm_module
+    try:
+        cfg = timm_module().models.get_pretrained_cfg(name)
+        native = tuple(getattr(cfg, "input_size", None) or (3, 224, 224))
+    except Exception as e:
+        emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
+
+    def call(m, x):
+        return m(x)
+
+    attempts = [({"img_size": 64}, (64, 64)), ({}, (64, 64))]
+    if tuple(native[-2:]) != (64, 64):
+        attempts.append(({}, tuple(native[-2:])))
+    for kwargs, size in attempts:
+        try:
+            model = create(name, num_classes=10, **kwargs)
+        except Exception as e:
+            failure = ("build", f"{type(e).__name__}: {str(e)[:200]}")
+            continue
+        x = torch.randn(2, native[0], *size)
+        try:
+            with torch.no_grad():
+                model(x)
+        except Exception as e:
+            failure = ("eager", f"{type(e).__name__}: {str(e)[:200]}")
+            continue
+        facts.update(model=name, input=list(x.shape), kwargs=kwargs)
+        return model, {"x": x}, call
+    emit(failure[0], error=failure[1])
 
 
 try:
     import torch
-    import hf_auto
-    config = hf_auto.tiny_config(model_type)
 except Exception as e:
     emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
-try:
-    model = hf_auto.tiny_model(model_type)
-except Exception as e:
-    emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
-
+model, inputs, call = {"hf": hf_model, "timm": timm_model}[source]()
 dtype = getattr(torch, dtype_name)
 if dtype != torch.float32:
     try:
         model = model.to(dtype)
     except Exception as e:
         emit("build", error=f"to({dtype_name}): {type(e).__name__}: {str(e)[:200]}")
-kind = hf_auto.input_kind(model)
-inputs = {}
-if kind == "tokens":
-    inputs["input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), hf_auto.TOKENS)
-    inputs["attention_mask"] = torch.ones(hf_auto.TOKENS, dtype=torch.long)
-elif kind == "pixels":
-    vision = getattr(config, "vision_config", config)
-    inputs["pixel_values"] = torch.randn(2, getattr(vision, "num_channels", 3) or 3, 64, 64)
-elif kind == "audio":
-    channels = getattr(config, "audio_channels", None)
-    inputs["input_values"] = torch.randn(2, *((channels,) if isinstance(channels, int) else ()), hf_auto.AUDIO_SAMPLES)
-elif kind == "features":
-    inputs["input_features"] = torch.randn(2, getattr(config, "num_mel_bins", 80), 3000 if "whisper" in model_type else 64)
-else:
-    emit("inputs", error=f"main input {model.main_input_name!r} has no generic input here")
 inputs = {k: v.to(dtype) if v.is_floating_point() else v for k, v in inputs.items()}
-if getattr(config, "is_encoder_decoder", False):
-    inputs["decoder_input_ids"] = torch.randint(3, hf_auto.vocab_bound(config), (2, 6))
 
 
 class Wrap(torch.nn.Module):
@@ -96,7 +154,7 @@ class Wrap(torch.nn.Module):
         self.m = m
 
     def forward(self, **kw):
-        return hf_auto.call(self.m, **kw)
+        return call(self.m, **kw)
 
 try:
     with torch.no_grad():
@@ -115,8 +173,45 @@ except Exception as e:
 sys.path.insert(0, scripts)
 from family_sweep import package_calls
 shims, proxy = package_calls(path)
-emit("lowered", kind=kind, shims=shims, proxy=proxy)
-'''
+emit("lowered", shims=shims, proxy=proxy)
+"""
+
+# timm: one small model per module, picked by name. Size words from smallest to largest; a token is
+# compared without its trailing digits (poolformerv2_s12: "s"), ties go to the smaller first number
+# in the name (resnet10t before resnet18), then the shorter name, then the name.
+SIZE_WORDS = ("test", "atto", "femto", "pico", "nano", "xxtiny", "xtiny", "micro", "tiny", "xxs", "xx", "xs",
+              "mini", "small", "s", "t", "lite", "little", "m", "medium", "b", "base", "l", "large")
+
+
+def size_key(name: str) -> tuple:
+    tokens = [t.rstrip("0123456789") for t in re.split(r"[_\-.]", name.lower())]
+    ranks = [SIZE_WORDS.index(t) for t in tokens if t in SIZE_WORDS]
+    numbers = re.findall(r"\d+", name)
+    return (min(ranks, default=len(SIZE_WORDS)), int(numbers[0]) if numbers else sys.maxsize, len(name), name)
+
+
+def smallest_model(names: list[str]) -> str:
+    """The model of a timm module to screen: the one whose name reads smallest (see size_key)."""
+    return min(names, key=size_key)
+
+
+def timm_targets(names: list[str]) -> dict[str, str]:
+    """{module: model} for timm's modules (all of them, or those named; a model name is taken as is)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import timm_models
+
+    timm = timm_models.timm_module()
+    modules = set(timm.list_modules())
+    models = set(timm.list_models())
+    targets = {}
+    for name in names or sorted(modules):
+        if name in modules:
+            targets[name] = smallest_model(timm.list_models(module=name))
+        elif name in models:
+            targets[name] = name
+        else:
+            raise SystemExit(f"not a timm module or model: {name}")
+    return targets
 
 
 def proxy_targets(sources: tuple[Path, ...] = PROXY_SOURCES) -> frozenset[str]:
@@ -166,10 +261,11 @@ def model_types() -> list[str]:
     return sorted(MODEL_MAPPING_NAMES)
 
 
-def screen(model_type: str, timeout: float, dtype: str = "float32") -> dict:
+def screen(model_type: str, timeout: float, dtype: str = "float32", source: str = "hf") -> dict:
+    """One family screened in a child: a transformers model type (source "hf") or a timm model name."""
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
-            done = subprocess.run([sys.executable, "-c", CHILD, model_type, str(Path(tmp) / "m.pt2"),
+            done = subprocess.run([sys.executable, "-c", CHILD, source, model_type, str(Path(tmp) / "m.pt2"),
                                    str(REPO / "tests"), str(REPO / "scripts"), dtype],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -183,7 +279,9 @@ def screen(model_type: str, timeout: float, dtype: str = "float32") -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model_types", nargs="*")
+    parser.add_argument("model_types", nargs="*", help="transformers model types, or with --timm timm modules "
+                        "(or model names); default: all")
+    parser.add_argument("--timm", action="store_true", help="screen timm's modules, one small model each")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--json", type=Path, help="write every row here")
@@ -194,14 +292,22 @@ def main(argv: list[str] | None = None) -> int:
     from shimgen.aoti.coverage import served_by_runtime
 
     served, proxied = served_by_runtime(), proxy_targets()
-    names = args.model_types or model_types()
+    if args.timm:
+        models = timm_targets(args.model_types)
+        names = list(models)
+    else:
+        names = args.model_types or model_types()
+        models = {n: n for n in names}
     rows: dict[str, dict] = {}
     missing_count: Counter[str] = Counter()
 
     def one(name: str) -> None:
-        row = judge(screen(name, args.timeout, args.dtype), served, proxied)
-        rows[name] = row
-        print(f"{name:32s} {status_of(row)}", flush=True)
+        row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf"), served, proxied)
+        rows[name] = row = {"model": models[name], **row} if args.timm else row
+        label = name
+        if args.timm:
+            label = f"{name} ({models[name]}" + (f", {row['input'][-1]} px)" if "input" in row else ")")
+        print(f"{label:32s} {status_of(row)}", flush=True)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(one, names))
@@ -209,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         missing_count.update(row.get("missing", ()))
     lowered = [n for n, r in rows.items() if r["stage"] == "lowered"]
     ok = [n for n in lowered if not rows[n]["missing"]]
-    print(f"\n{len(names)} families: {len(lowered)} lowered, {len(ok)} served, "
+    print(f"\n{len(names)} {'timm modules' if args.timm else 'families'}: {len(lowered)} lowered, {len(ok)} served, "
           f"{len(lowered) - len(ok)} need a name the runtime lacks")
     for name, count in missing_count.most_common():
         print(f"  {count:3d}  {name}")

@@ -1971,6 +1971,86 @@ RING: dict[str, ZooModel] = {
     "timm_mixer": _timm("mixer_s16_224", "img_size=64", size=64),
     "timm_gmlp": _timm("gmlp_ti16_224", "img_size=64", size=64),
     "timm_sequencer": _timm("sequencer2d_s", "layers=(1, 1, 1, 1)"),
+    # timm modules no entry above covers, each served by the runtime in scripts/family_sweep.py --timm
+    # (one small model per module, lowered without compiling) before it was compiled and compared here.
+    # CNNs: BoTNet (byoanet: MHSA with relative positions), ConvMixer, CPU-bone, CSATv2, CSPNeXt, DenseNet,
+    # FasterNet (partial convs), HGNet, InceptionNeXt, Inception-ResNet v2, Inception v4, LCNetV2, MambaOut,
+    # RDNet, RegNetY, RepGhost, RepViT, ResNeSt (split attention), ResNetV2-BiT (GroupNorm, StdConv),
+    # ReXNet, SelecSLS, legacy SE-ResNet, SKNet (selective kernels), StarNet, VGG, VoVNet, Xception
+    # (legacy and aligned).
+    "timm_botnet": _timm("botnet26t_256", "img_size=64", size=64),
+    "timm_convmixer": _timm("convmixer_768_32"),
+    "timm_cpubone": _timm("cpubone_nano", size=64),
+    "timm_csatv2": _timm("csatv2", size=64),
+    "timm_cspnext": _timm("cspnext_tiny", size=64),
+    "timm_densenet": _timm("densenet121"),
+    "timm_fasternet": _timm("fasternet_t0"),
+    "timm_hgnet": _timm("hgnet_tiny", size=64),
+    "timm_inception_next": _timm("inception_next_atto"),
+    "timm_inception_resnet_v2": _timm("inception_resnet_v2", size=75),
+    "timm_inception_v4": _timm("inception_v4", size=75),
+    "timm_lcnetv2": _timm("lcnetv2_small", size=64),
+    "timm_mambaout": _timm("mambaout_femto", size=64),
+    "timm_rdnet": _timm("rdnet_tiny", size=64),
+    "timm_regnet": _timm("regnety_002"),
+    "timm_repghost": _timm("repghostnet_050"),
+    "timm_repvit": _timm("repvit_m0_9", size=64),
+    "timm_resnest": _timm("resnest14d"),
+    # Not resnetv2_50x1_bit (BiT: weight-standardised convs and GroupNorm, 50 layers it cannot be made
+    # shallower): 1.14e-4 from eager on the runtime, 9.8e-5 under torch's own loader (features up to 3.3).
+    "timm_resnetv2": _timm("resnetv2_18"),
+    "timm_rexnet": _timm("rexnet_100"),
+    "timm_selecsls": _timm("selecsls42b"),
+    "timm_legacy_senet": _timm("legacy_seresnet18"),
+    "timm_sknet": _timm("skresnet18"),
+    "timm_starnet": _timm("starnet_s1"),
+    "timm_vgg": _timm("vgg11"),
+    "timm_vovnet": _timm("ese_vovnet19b_dw"),
+    "timm_xception": _timm("legacy_xception"),
+    "timm_xception_aligned": _timm("xception41"),
+    # transformers and hybrids: CoaT-Lite, DaViT, DeepSeek's and Gemma 4's and Qwen3's ViTs (shrunk),
+    # EfficientViM, EfficientViT (MIT and MSRA), FocalNet, SAM2's Hiera, iFormer, LowFormer, MViTv2,
+    # NaFlexViT, NesT, PiT, PVTv2, SHViT, SwiftFormer, Swin V2 CR, TinyViT, TNT, Twins, the
+    # ResNet-ViT hybrid, ViT with relative positions, SAM's ViT (windowed + global attention), ViTamin.
+    "timm_coat": _timm("coat_lite_tiny", "img_size=64", size=64),
+    "timm_davit": _timm("davit_tiny", "depths=(1, 1, 1, 1)", size=64),
+    "timm_deepseek_vit": _timm("deepseek_vit_412m", "img_size=56, depth=2, embed_dim=64, num_heads=4", size=56),
+    # EfficientViM's forward_features is a list (every stage's normalised hidden state and the last map),
+    # its head weighs one classifier per stage: each tensor of the list is an output.
+    "timm_efficientvim": ZooModel(_timm("efficientvim_m1", size=64).init,
+                                  "f = self.m.forward_features(x)\nreturn (*f, self.m.forward_head(f))",
+                                  (Input((2, 3, 64, 64)),), 1e-4),
+    "timm_efficientvit_mit": _timm("efficientvit_b0", size=64),
+    "timm_efficientvit_msra": _timm("efficientvit_m0", "img_size=64", size=64),
+    "timm_focalnet": _timm("focalnet_tiny_srf", size=64),
+    "timm_gemma4_vit": _timm("gemma4_vit_167m", "img_size=64, depth=2, embed_dim=64, num_heads=4", size=64),
+    "timm_sam2_hiera": _timm("sam2_hiera_tiny", size=64),
+    "timm_iformer": _timm("iformer_t", size=64),
+    "timm_lowformer": _timm("lowformer_b0", size=64),
+    "timm_mvitv2": _timm("mvitv2_tiny", "img_size=64", size=64),
+    # FAILS on the runtime (docs/aoti.md, the timm screen): the proxy executor's aten::_upsample_bicubic2d_aa
+    # returns other strides than the wrapper checks ("expected size 64==64, stride 16==1 at dim=1").
+    "timm_naflexvit": _timm("naflexvit_base_patch16_gap", "img_size=64, depth=2, embed_dim=64, num_heads=4",
+                            size=64),
+    "timm_nest": _timm("nest_tiny", "img_size=64", size=64),
+    "timm_pit": _timm("pit_ti_224", "img_size=64", size=64),
+    "timm_pvt_v2": _timm("pvt_v2_b0", size=64),
+    "timm_qwen3_vit": _timm("qwen3_vit_88m", "img_size=64, depth=2, embed_dim=64, num_heads=4", size=64),
+    "timm_shvit": _timm("shvit_s1", size=64),
+    "timm_swiftformer": _timm("swiftformer_xs", size=64),
+    "timm_swinv2_cr": _timm("swinv2_cr_tiny_224", "img_size=64, window_size=4, depths=(1, 1, 1, 1)", size=64),
+    "timm_tiny_vit": _timm("tiny_vit_5m_224", size=64),
+    "timm_tnt": _timm("tnt_s_patch16_224", "img_size=32, patch_size=8, depth=2"),
+    "timm_twins": _timm("twins_svt_small", "img_size=64, depths=(1, 1, 1, 1)", size=64),
+    # Not visformer_tiny (img_size=64): random BatchNorm statistics let its features grow to ~700 (logits
+    # ~180); the runtime is 2.7e-3 from eager (over atol 1e-4 + rtol 1e-5), torch's own loader 8.4e-3.
+    "timm_vit_hybrid": _timm("vit_tiny_r_s16_p8_224", "img_size=64", size=64),
+    "timm_vit_relpos": _timm("vit_relpos_small_patch16_224", "img_size=32, patch_size=8, depth=2"),
+    # FAILS on the runtime (docs/aoti.md, the timm screen): the proxy executor's aten::_upsample_bicubic2d_aa
+    # returns other strides than the wrapper checks ("expected size 64==64, stride 16==1 at dim=1").
+    "timm_samvit": _timm("samvit_base_patch16", "img_size=64, depth=2, embed_dim=64, num_heads=4,"
+                         " global_attn_indexes=(1,), window_size=2", size=64),
+    "timm_vitamin": _timm("vitamin_small_224", "img_size=64", size=64),
     # ring-bf16: families of the bfloat16 screen (scripts/family_sweep.py --dtype bfloat16) that no
     # bf16 entry compared by value: dense decoders and encoders, and MoEs (transformers' experts call
     # torch._grouped_mm in bfloat16: aoti_torch_cpu__grouped_mm, the grouping sorts unstably).
