@@ -22,6 +22,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
            for s in ("", "-inplace")),
          *(f"scatter-assign-{d}" for d in ("int64", "bool", "float32", "bfloat16")),
          *(f"scatter-duplicates-{d}" for d in ("float32", "int64", "bfloat16")),
+         "scatter-complex",
          *(f"fused-cells-{d}" for d in ("float32", "float64", "float16", "bfloat16")),
          "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",
@@ -59,3 +60,4 @@ def test_ring_cuda_op_matches_torch(results, case):
     assert row is not None, f"the case runner did not report {case}"
     print(f"{case}: {row['detail']}")
     assert row["ok"], row["detail"]
+
