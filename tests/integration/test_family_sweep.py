@@ -4,23 +4,16 @@ serves (measured on real lowered wrappers, not on fixtures)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import load_script
+
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 
 def _sweep():
-    spec = importlib.util.spec_from_file_location("family_sweep", REPO / "scripts" / "family_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["family_sweep"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("family_sweep")
 
 
 def test_proxy_targets_are_the_executor_tables():

@@ -4,19 +4,11 @@ screen lowers whatever it picks; a base or large model costs minutes and gigabyt
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support import load_script
 
 
 def _sweep():
-    spec = importlib.util.spec_from_file_location("family_sweep", REPO / "scripts" / "family_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["family_sweep"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("family_sweep")
 
 
 def test_the_smallest_size_word_wins():
