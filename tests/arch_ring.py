@@ -2051,6 +2051,12 @@ RING: dict[str, ZooModel] = {
     "timm_samvit": _timm("samvit_base_patch16", "img_size=64, depth=2, embed_dim=64, num_heads=4,"
                          " global_attn_indexes=(1,), window_size=2", size=64),
     "timm_vitamin": _timm("vitamin_small_224", "img_size=64", size=64),
+    # Gemma 3n's vision tower (MobileNetV5: universal inverted residuals, multi-query mobile attention,
+    # RMSNorm2d, the multi-scale fusion adapter) at a quarter of its channels (38M parameters, not 294M).
+    "timm_mobilenetv5": _timm("mobilenetv5_300m", "channel_multiplier=0.25", size=64),
+    # NASNet-A and PNASNet-5 (the screen's two large picks, 82-85M parameters: no width argument).
+    "timm_nasnet": _timm("nasnetalarge", size=75),
+    "timm_pnasnet": _timm("pnasnet5large", size=75),
     # ring-bf16: families of the bfloat16 screen (scripts/family_sweep.py --dtype bfloat16) that no
     # bf16 entry compared by value: dense decoders and encoders, and MoEs (transformers' experts call
     # torch._grouped_mm in bfloat16: aoti_torch_cpu__grouped_mm, the grouping sorts unstably).
