@@ -211,36 +211,35 @@ def scatter_assign(s: Shims, dtype):
 
 
 def scatter_complex(s: Shims):
-    """scatter_src_out of complex64 elements (8 bytes, moved as they are) equals torch's, in place and
-    into a strided out; complex128's and scatter_value_out of a complex self are refused (code 3) with
-    a message naming the dtype, their out untouched."""
-    self_ = torch.randn(6, 8, device=DEV, dtype=torch.complex64, generator=gen(60)).t()  # [8, 6] strided
-    perm = torch.stack([torch.randperm(8, device=DEV, generator=gen(61 + c)) for c in range(6)], 1)[:5]
-    src = torch.randn(5, 6, device=DEV, dtype=torch.complex64, generator=gen(70))
+    """scatter_src_out of complex64 (8-byte elements) and complex128 (16-byte, the shared dispatch's
+    Bytes16) equals torch's, in place and into a strided out; scatter_value_out of a complex self is
+    refused (code 3) with a message naming the dtype, its out untouched."""
     f = s.fn("aoti_torch_cuda_scatter_src_out", H, H, c_int64, H, H)
     g = s.fn("aoti_torch_cuda_scatter_value_out", H, H, c_int64, H, c_double)
-    target = self_.clone()
-    out = torch.empty(6, 8, device=DEV, dtype=torch.complex64).t()
-    wide, wide_src = self_.to(torch.complex128), src.to(torch.complex128)
-    ht, hi, hsrc, ho, hs_ = s.wrap(target), s.wrap(perm), s.wrap(src), s.wrap(out), s.wrap(self_)
-    hw, hws = s.wrap(wide), s.wrap(wide_src)
-    assert f(ht, ht, 0, hi, hsrc) == 0, s.rt.last_error()
-    assert f(ho, hs_, 0, hi, hsrc) == 0, s.rt.last_error()
-    torch.cuda.synchronize()
-    want = self_.scatter(0, perm, src)
-    assert torch.equal(target, want) and torch.equal(out, want), "scatter_src_out of complex64 differs from torch's"
-    refusals = []
-    for name, call, kept in (("value", lambda: g(ho, hs_, 0, hi, 2.0), out),
-                             ("complex128 src", lambda: f(hw, hw, 0, hi, hws), wide)):
-        before = kept.clone()
-        code = call()
+    perm = torch.stack([torch.randperm(8, device=DEV, generator=gen(61 + c)) for c in range(6)], 1)[:5]
+    hi = s.wrap(perm)
+    done = []
+    for dtype in (torch.complex64, torch.complex128):
+        self_ = torch.randn(6, 8, device=DEV, dtype=dtype, generator=gen(60)).t()  # [8, 6] strided
+        src = torch.randn(5, 6, device=DEV, dtype=dtype, generator=gen(70))
+        target = self_.clone()
+        out = torch.empty(6, 8, device=DEV, dtype=dtype).t()
+        ht, hsrc, ho, hs_ = s.wrap(target), s.wrap(src), s.wrap(out), s.wrap(self_)
+        assert f(ht, ht, 0, hi, hsrc) == 0, s.rt.last_error()
+        assert f(ho, hs_, 0, hi, hsrc) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        want = self_.scatter(0, perm, src)
+        assert torch.equal(target, want) and torch.equal(out, want), f"scatter_src_out of {dtype} differs from torch's"
+        before = out.clone()
+        code = g(ho, hs_, 0, hi, 2.0)
         torch.cuda.synchronize()
         error = s.rt.last_error()
-        assert code == 3 and "dtype code" in error, f"{name}: code {code}: {error}"
-        assert torch.equal(kept, before), f"a refused scatter ({name}) wrote its out"
-        refusals.append(f"{name}: {error}")
-    s.free(ht, hi, hsrc, ho, hs_, hw, hws)
-    return "complex64 scatter_src_out equals torch's; refused: " + "; ".join(refusals)
+        assert code == 3 and "dtype code" in error, f"value into {dtype}: code {code}: {error}"
+        assert torch.equal(out, before), f"a refused scatter_value_out of {dtype} wrote its out"
+        done.append(str(dtype).removeprefix("torch."))
+        s.free(ht, hsrc, ho, hs_)
+    s.free(hi)
+    return f"scatter_src_out of {' and '.join(done)} equals torch's; scatter_value_out of complex refused: {error}"
 
 
 def scatter_duplicates(s: Shims, dtype):

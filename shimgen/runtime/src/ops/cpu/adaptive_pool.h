@@ -12,7 +12,6 @@
 // Checks and messages are torch's (AdaptiveAveragePooling*.cpp, AdaptiveMaxPooling*.cpp).
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <vector>
 

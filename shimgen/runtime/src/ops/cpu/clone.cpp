@@ -5,7 +5,6 @@
 // dense strides in its dims' order (empty_like's infer_dense_strides); contiguous_format,
 // channels_last (4-d) and channels_last_3d (5-d) give those layouts. Any dtype (a copy of the
 // bytes), any device: a new tensor on self's device filled by a strided copy there.
-#include <algorithm>
 #include <cstring>
 #include <string>
 

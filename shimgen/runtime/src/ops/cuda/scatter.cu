@@ -217,9 +217,6 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
   const unsigned long long fill = src == nullptr ? value_bits(value, self.dtype) : 0;
   const size_t itemsize = self.itemsize();
   if (mode != ScatterMode::kAssign) dispatch_real(self.dtype, "scatter_reduce", [](auto) {});  // refuses early
-  else if (itemsize > 8) {  // complex128: refused until its assignment has run on a GPU (docs/aoti.md)
-    fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter of dtype code " + str(self.dtype) + " is not supported");
-  }
 
   DeviceScope scope(device);
   cudaStream_t stream = stream_of(device);
@@ -261,7 +258,7 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
                                                                   walk, n);
     auto launch = [&](auto tag) {
       using U = decltype(tag);
-      U v{};  // the fill's bits (value_bits refuses complex dtypes; a fill is at most 8 bytes)
+      U v{};  // the fill's bits (value_bits refuses complex dtypes, so a fill is at most 8 bytes)
       std::memcpy(&v, &fill, sizeof(U) < sizeof(fill) ? sizeof(U) : sizeof(fill));
       assign_kernel<U><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
           reinterpret_cast<U*>(out.data()), step, index_data,
