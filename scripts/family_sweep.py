@@ -16,6 +16,13 @@ compare outputs with eager.
 served, and some ops lower to other shims there (transformers' MoE experts call torch._grouped_mm in
 bfloat16, its own op in float32).
 
+``--head TASK`` screens a task model of each family instead of its base model (transformers' auto
+class for TASK, over the families its mapping lists, or those named): the heads add their own ops
+(a classifier's pooling, the last real token's logits, segmentation's upsampling, detection's box
+heads, x-vector statistics). ``--head list`` prints the tasks.
+
+    python scripts/family_sweep.py --head image-classification [--jobs N] [--json OUT] [MODEL_TYPE...]
+
 ``--timm`` screens timm's model modules instead (timm 1.0.31: 98 of them, through tests/timm_models.py):
 for each module, or each module (or model name) given, one model, the one whose name reads smallest
 (``smallest_model``: "test"/"atto"/.../"tiny"/"small" first, then the smaller first number), built
@@ -51,12 +58,12 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 # One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
 # line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
 # Its argv: source ("hf": a transformers model type, "timm": a timm model name), name, package path,
-# tests/, scripts/, dtype. Only building the model and its inputs depends on the source; running,
+# tests/, scripts/, dtype, transformers' auto class (AutoModel: the base model). Only building the model and its inputs depends on the source; running,
 # exporting and lowering are the same for both.
 CHILD = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
-source, name, out, tests, scripts, dtype_name = sys.argv[1:7]
+source, name, out, tests, scripts, dtype_name, head = sys.argv[1:8]
 sys.path.insert(0, tests)
 facts = {}
 
@@ -75,7 +82,7 @@ def hf_model():
     except Exception as e:
         emit("config", error=f"{type(e).__name__}: {str(e)[:200]}")
     try:
-        model = hf_auto.tiny_model(name)
+        model = hf_auto.tiny_model(name, head)
     except Exception as e:
         emit("build", error=f"{type(e).__name__}: {str(e)[:200]}")
     kind = facts["kind"] = hf_auto.input_kind(model)
@@ -88,8 +95,9 @@ def hf_model():
         inputs["pixel_values"] = torch.randn(2, getattr(vision, "num_channels", 3) or 3, 64, 64)
     elif kind == "audio":
         channels = getattr(config, "audio_channels", None)
-        inputs["input_values"] = torch.randn(2, *((channels,) if isinstance(channels, int) else ()),
-                                             hf_auto.AUDIO_SAMPLES)
+        # an x-vector head's TDNN spans 15 frames: five times the usual clip (1,600 samples, 4 frames)
+        samples = hf_auto.AUDIO_SAMPLES * (5 if head == "AutoModelForAudioXVector" else 1)
+        inputs["input_values"] = torch.randn(2, *((channels,) if isinstance(channels, int) else ()), samples)
     elif kind == "features":
         inputs["input_features"] = torch.randn(2, getattr(config, "num_mel_bins", 80),
                                                3000 if "whisper" in name else 64)
@@ -255,18 +263,47 @@ def package_calls(package: str | Path) -> tuple[list[str], list[str]]:
     return sorted(shims), sorted(proxy)
 
 
-def model_types() -> list[str]:
-    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+# --head's tasks: transformers' auto class and the mapping of the families that have one (policy as
+# data). Tasks whose inputs are not one of hf_auto's kinds (multiple choice, video, text with pixels)
+# are left out.
+HEADS = {
+    "sequence-classification": ("AutoModelForSequenceClassification", "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES"),
+    "token-classification": ("AutoModelForTokenClassification", "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES"),
+    "question-answering": ("AutoModelForQuestionAnswering", "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES"),
+    "causal-lm": ("AutoModelForCausalLM", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"),
+    "masked-lm": ("AutoModelForMaskedLM", "MODEL_FOR_MASKED_LM_MAPPING_NAMES"),
+    "seq2seq-lm": ("AutoModelForSeq2SeqLM", "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES"),
+    "image-classification": ("AutoModelForImageClassification", "MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES"),
+    "semantic-segmentation": ("AutoModelForSemanticSegmentation", "MODEL_FOR_SEMANTIC_SEGMENTATION_MAPPING_NAMES"),
+    "universal-segmentation": ("AutoModelForUniversalSegmentation", "MODEL_FOR_UNIVERSAL_SEGMENTATION_MAPPING_NAMES"),
+    "object-detection": ("AutoModelForObjectDetection", "MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES"),
+    "depth-estimation": ("AutoModelForDepthEstimation", "MODEL_FOR_DEPTH_ESTIMATION_MAPPING_NAMES"),
+    "masked-image-modeling": ("AutoModelForMaskedImageModeling", "MODEL_FOR_MASKED_IMAGE_MODELING_MAPPING_NAMES"),
+    "backbone": ("AutoBackbone", "MODEL_FOR_BACKBONE_MAPPING_NAMES"),
+    "ctc": ("AutoModelForCTC", "MODEL_FOR_CTC_MAPPING_NAMES"),
+    "audio-classification": ("AutoModelForAudioClassification", "MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES"),
+    "audio-frame-classification": ("AutoModelForAudioFrameClassification",
+                                   "MODEL_FOR_AUDIO_FRAME_CLASSIFICATION_MAPPING_NAMES"),
+    "audio-xvector": ("AutoModelForAudioXVector", "MODEL_FOR_AUDIO_XVECTOR_MAPPING_NAMES"),
+    "speech-seq2seq": ("AutoModelForSpeechSeq2Seq", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES"),
+}
 
-    return sorted(MODEL_MAPPING_NAMES)
+
+def model_types(head: str = "") -> list[str]:
+    """The families to screen: those with a base model, or with a model for ``head`` (a HEADS task)."""
+    from transformers.models.auto import modeling_auto
+
+    return sorted(getattr(modeling_auto, HEADS[head][1] if head else "MODEL_MAPPING_NAMES"))
 
 
-def screen(model_type: str, timeout: float, dtype: str = "float32", source: str = "hf") -> dict:
-    """One family screened in a child: a transformers model type (source "hf") or a timm model name."""
+def screen(model_type: str, timeout: float, dtype: str = "float32", source: str = "hf",
+           auto_class: str = "AutoModel") -> dict:
+    """One family screened in a child: a transformers model type (source "hf"; its ``auto_class``
+    model) or a timm model name."""
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
             done = subprocess.run([sys.executable, "-c", CHILD, source, model_type, str(Path(tmp) / "m.pt2"),
-                                   str(REPO / "tests"), str(REPO / "scripts"), dtype],
+                                   str(REPO / "tests"), str(REPO / "scripts"), dtype, auto_class],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}
@@ -282,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model_types", nargs="*", help="transformers model types, or with --timm timm modules "
                         "(or model names); default: all")
     parser.add_argument("--timm", action="store_true", help="screen timm's modules, one small model each")
+    parser.add_argument("--head", choices=(*HEADS, "list"), default="",
+                        help="screen each family's model for this task instead of its base model")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--json", type=Path, help="write every row here")
@@ -291,18 +330,26 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))
     from shimgen.aoti.coverage import served_by_runtime
 
+    if args.head == "list":
+        for task, (auto_class, _) in HEADS.items():
+            print(f"{task:28s} {auto_class} ({len(model_types(task))} families)")
+        return 0
+    if args.head and args.timm:
+        parser.error("--head screens transformers families, not timm's")
     served, proxied = served_by_runtime(), proxy_targets()
+    auto_class = HEADS[args.head][0] if args.head else "AutoModel"
     if args.timm:
         models = timm_targets(args.model_types)
         names = list(models)
     else:
-        names = args.model_types or model_types()
+        names = args.model_types or model_types(args.head)
         models = {n: n for n in names}
     rows: dict[str, dict] = {}
     missing_count: Counter[str] = Counter()
 
     def one(name: str) -> None:
-        row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf"), served, proxied)
+        row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf", auto_class),
+                    served, proxied)
         rows[name] = row = {"model": models[name], **row} if args.timm else row
         label = name
         if args.timm:
@@ -315,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         missing_count.update(row.get("missing", ()))
     lowered = [n for n, r in rows.items() if r["stage"] == "lowered"]
     ok = [n for n in lowered if not rows[n]["missing"]]
-    print(f"\n{len(names)} {'timm modules' if args.timm else 'families'}: {len(lowered)} lowered, {len(ok)} served, "
+    kind = "timm modules" if args.timm else f"families ({auto_class})" if args.head else "families"
+    print(f"\n{len(names)} {kind}: {len(lowered)} lowered, {len(ok)} served, "
           f"{len(lowered) - len(ok)} need a name the runtime lacks")
     for name, count in missing_count.most_common():
         print(f"  {count:3d}  {name}")

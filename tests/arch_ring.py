@@ -69,6 +69,25 @@ def _auto(model_type: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel
     return ZooModel(init, call + "input_features=x, decoder_input_ids=y)",
                     (Input((2, mel, frames)), Input((2, 6), "index:100")), atol)
 
+def _auto_head(model_type: str, head: str, kind: str = "tokens", atol: float = 1e-4) -> ZooModel:
+    """A family's task model (``head``: transformers' auto class; scripts/family_sweep.py --head screened
+    it), every tensor it returns compared. kind 'tokens': ids of 1..100 whose first row ends in three
+    padding ids (0, hf_auto's padding id where the family has none) under the matching mask, so a head
+    that pools each row's last real token pools different positions per row; 'pixels' (3 x 64 x 64) and
+    'audio:<samples>' as _auto."""
+    init = f"from hf_auto import tiny_model\nself.m = tiny_model({model_type!r}, {head!r})"
+    if kind == "tokens":
+        return ZooModel(init, "from hf_auto import call\nm = y.flip(-1)\n"
+                        "return call(self.m, input_ids=(x + 1) * m, attention_mask=m)",
+                        (Input((2, 12), "index:100"), Input((2, 12), "leftpad:3")), atol)
+    if kind == "pixels":
+        return ZooModel(init, "from hf_auto import call\nreturn call(self.m, pixel_values=x)",
+                        (Input((2, 3, 64, 64)),), atol)
+    samples = int(kind.removeprefix("audio:"))
+    return ZooModel(init, "from hf_auto import call\nreturn call(self.m, input_values=x)",
+                    (Input((2, samples)),), atol)
+
+
 def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_expert: bool = False,
                dtype: str = "bfloat16") -> ZooModel:
     """(ring-bf16) _auto's family cast to bfloat16 (or ``dtype``), as decoders are served: every
@@ -2269,6 +2288,27 @@ RING: dict[str, ZooModel] = {
                         "from hf_auto import call\nreturn call(self.m, pixel_values=x, noise=y)",
                         (Input((2, 3, 64, 64)), Input((2, 16))), 1e-4),
     "voxtral": _auto("voxtral"),
+    # Task heads (scripts/family_sweep.py --head, 2026-12-07): what each adds to its screened base model.
+    # A decoder's sequence classifier pools each row's last real token (argmax over the padding mask,
+    # then a gather); an encoder's pools the first token through a tanh pooler.
+    "head_gpt2_cls": _auto_head("gpt2", "AutoModelForSequenceClassification"),
+    "head_llama_cls": _auto_head("llama", "AutoModelForSequenceClassification"),
+    "head_qwen3_cls": _auto_head("qwen3", "AutoModelForSequenceClassification"),
+    "head_bert_cls": _auto_head("bert", "AutoModelForSequenceClassification"),
+    "head_llama_tokens": _auto_head("llama", "AutoModelForTokenClassification"),
+    "head_roberta_qa": _auto_head("roberta", "AutoModelForQuestionAnswering"),
+    # speech: CTC logits; an x-vector (TDNN over 15 frames: 8,000 samples, statistics pooling with a
+    # standard deviation, AM-softmax's normalised projection)
+    "head_wav2vec2_ctc": _auto_head("wav2vec2", "AutoModelForCTC", "audio:1600"),
+    "head_wavlm_xvector": _auto_head("wavlm", "AutoModelForAudioXVector", "audio:8000"),
+    "head_hubert_audio_cls": _auto_head("hubert", "AutoModelForAudioClassification", "audio:1600"),
+    # vision: semantic segmentation (decode heads, upsampled logits), detection (class and box heads),
+    # universal segmentation (class queries and mask logits)
+    "head_segformer_seg": _auto_head("segformer", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_upernet_seg": _auto_head("upernet", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_detr_det": _auto_head("detr", "AutoModelForObjectDetection", "pixels"),
+    "head_mask2former_seg": _auto_head("mask2former", "AutoModelForUniversalSegmentation", "pixels"),
+    "head_convnext_cls": _auto_head("convnext", "AutoModelForImageClassification", "pixels"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)

@@ -205,17 +205,21 @@ def tiny_config(model_type: str) -> Any:
     return config
 
 
-def tiny_model(model_type: str, **config_attributes: Any) -> Any:
-    """The family's base model (AutoModel) from its shrunk config with ``config_attributes`` set on
-    it, seeded, in eval mode."""
+def tiny_model(model_type: str, head: str = "AutoModel", **config_attributes: Any) -> Any:
+    """The family's model from its shrunk config with ``config_attributes`` set on it, seeded, in eval
+    mode: the base model, or with ``head`` a task model (an auto class of transformers'
+    "AutoModelFor..."). A head that picks each row's last real token needs a padding id: the
+    family's own, else 0 (ids start at 3, so no input token is padding)."""
     import torch
-    from transformers import AutoModel
+    import transformers
 
     config = tiny_config(model_type)
     for name, value in config_attributes.items():
         setattr(config, name, value)
+    if head != "AutoModel" and getattr(config, "pad_token_id", None) is None:
+        config.pad_token_id = 0
     torch.manual_seed(0)
-    return AutoModel.from_config(config).eval()
+    return getattr(transformers, head).from_config(config).eval()
 
 
 def vocab_bound(config: Any) -> int:

@@ -44,3 +44,45 @@ def test_a_moe_decoder_lowers_served_and_a_missing_shim_is_named():
 def test_a_family_that_does_not_build_is_a_row_not_a_crash():
     row = _sweep().screen("no_such_family_type", timeout=120)
     assert row["stage"] == "config" and "no_such_family_type" in row["error"]
+
+
+def test_every_head_is_an_auto_class_over_families_transformers_lists():
+    import transformers
+
+    sweep = _sweep()
+    for task, (auto_class, _mapping) in sweep.HEADS.items():
+        assert hasattr(transformers, auto_class), (task, auto_class)
+        families = sweep.model_types(task)
+        assert families and families == sorted(families), task
+    assert "llama" in sweep.model_types("sequence-classification")
+    assert "wav2vec2" in sweep.model_types("audio-xvector") and "llama" not in sweep.model_types("audio-xvector")
+
+
+def test_a_head_model_gets_a_padding_id_only_where_the_family_has_none():
+    import sys
+
+    from tests.support import REPO
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import hf_auto
+
+    classifier = hf_auto.tiny_model("llama", "AutoModelForSequenceClassification")
+    assert type(classifier).__name__ == "LlamaForSequenceClassification"
+    assert classifier.config.pad_token_id == 0  # Llama's default config has none
+    assert type(hf_auto.tiny_model("llama")).__name__ == "LlamaModel"
+    assert hf_auto.tiny_model("llama").config.pad_token_id is None  # the base model is left as it was
+
+
+@pytest.mark.slow
+def test_a_classifier_head_lowers_and_is_judged():
+    # GPT-2's classifier takes each row's last real token (an argmax over the padding mask, then a
+    # gather): its own ops beyond the base model's, lowered and judged like any family.
+    from shimgen.aoti.coverage import served_by_runtime
+
+    sweep = _sweep()
+    row = sweep.screen("gpt2", timeout=600, auto_class="AutoModelForSequenceClassification")
+    assert row["stage"] == "lowered", row
+    served, proxied = served_by_runtime(), sweep.proxy_targets()
+    assert sweep.judge(row, served, proxied)["missing"] == []
+    some_shim = sorted(row["shims"])[-1]
+    assert sweep.judge(row, served - {some_shim}, proxied)["missing"] == [some_shim]
