@@ -152,6 +152,44 @@ def test_convolution_channels_last_layout_and_errors(rt):
     assert code == INVALID and "larger than the padded input" in rt.lib.shimgen_runtime_last_error().decode()
 
 
+def _strided_array(t: torch.Tensor) -> np.ndarray:
+    """t's values as a numpy array with t's own strides (what the runtime's tensor then carries)."""
+    return np.lib.stride_tricks.as_strided(t.numpy(), t.shape, [s * t.element_size() for s in t.stride()])
+
+
+def _channels_last_like(t: torch.Tensor) -> torch.Tensor:
+    """t with its channels innermost, any rank ([N, C, L] too, which torch has no memory format for)."""
+    order = (0, *range(2, t.dim()), 1)
+    return t.permute(order).contiguous().permute(0, t.dim() - 1, *range(1, t.dim() - 1))
+
+
+@pytest.mark.parametrize("spatial", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("x_last, w_last", [(False, False), (True, False), (False, True), (True, True)])
+def test_convolution_layout_is_torchs_fake_kernels(rt, spatial, dtype, x_last, w_last):
+    # The generated code checks a fallback's result against the strides torch's fake kernel gives. For
+    # a 1-d convolution only the weight decides (WavLM's x-vector TDNN: a transposed Linear weight
+    # made a channels-last one, its output [N, F, L] strided (F*L, 1, F)); a 3-d one of float64 stays
+    # contiguous. The old rule (input or weight, 4-d and 5-d only) failed 1-d with a channels-last
+    # weight and 3-d float64 with either.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    gen = torch.Generator().manual_seed(spatial)
+    x = torch.randn(2, 6, *[7] * spatial, generator=gen, dtype=dtype)
+    w = torch.randn(4, 6, *[3] * spatial, generator=gen, dtype=dtype)
+    x, w = (_channels_last_like(x) if x_last else x), (_channels_last_like(w) if w_last else w)
+    args = ([1] * spatial, [1] * spatial, [2] * spatial, False, [0] * spatial, 1)
+    with FakeTensorMode() as mode:
+        predicted = torch.ops.aten.convolution(mode.from_tensor(x), mode.from_tensor(w), None, *args).stride()
+    code, out = conv(rt, _strided_array(x), _strided_array(w), None, *args[:3], 1)
+    assert code == 0, rt.lib.shimgen_runtime_last_error()
+    strides = (ctypes.POINTER(c_int64))()
+    shim(rt, "aoti_torch_get_strides")(h(out), byref(strides))
+    assert tuple(strides[i] for i in range(spatial + 2)) == predicted
+    expected = torch.ops.aten.convolution(x, w, None, *args)
+    assert np.allclose(rt.array_from_tensor(out), expected.numpy(), atol=1e-4, rtol=0)
+
+
 def sdpa(rt, q, k, v, causal, scale=None, mask=None, dropout=0.0):
     out, lse = c_void_p(), c_void_p()
     m = c_void_p(rt.tensor_from_array(mask).value) if mask is not None else None

@@ -315,11 +315,11 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   const int64_t OH = (H + 2 * p[0] - d[0] * (KH - 1) - 1) / s[0] + 1;
   const int64_t OW = (W + 2 * p[1] - d[1] * (KW - 1) - 1) / s[1] + 1;
   SHIMGEN_REQUIRE(OH > 0 && OW > 0, "the kernel (with dilation) is larger than the padded input");
-  // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output, and the
-  // generated code indexes the result with the strides its meta function predicted: follow it, size-1
-  // channels included (inductor's layout optimisation hands a 1-channel stem, AST's, channels-last).
-  const bool nhwc =
-      !one_d && (channels_last_strides(in.sizes, in.strides) || channels_last_strides(w.sizes, w.strides));
+  // PyTorch (cuDNN) answers a channels-last input or weight with a channels-last output (a 1-d one: a
+  // channels-last weight), and the generated code indexes the result with the strides its meta function
+  // predicted: follow it, size-1 channels included (inductor's layout optimisation hands a 1-channel
+  // stem, AST's, channels-last).
+  const bool nhwc = convolution_output_channels_last(in, w);
   const Tensor* bias = nullptr;
   if (bias_p != nullptr && *bias_p != nullptr) {
     bias = &cuda_tensor(*bias_p, "bias", 1);
@@ -333,7 +333,7 @@ void convolution(AtenTensorHandle input_h, AtenTensorHandle weight_h, AtenTensor
   out_sizes.push_back(OW);
   Owned out;
   const std::vector<int64_t> out_strides =
-      nhwc ? std::vector<int64_t>{F * OH * OW, 1, OW * F, F} : contiguous_strides_of(out_sizes);
+      nhwc ? channels_last_strides_of(out_sizes) : contiguous_strides_of(out_sizes);
   empty(out, out_sizes, out_strides, in.dtype, kCUDA, device);
   const int64_t HW = OH * OW, K = Cg * KH * KW, total = N * F * HW;
   if (total == 0) {

@@ -186,6 +186,13 @@ bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<
 // spatial dims from last to first, then N; c10's get_channels_last_strides_2d/3d, size-0 dims counted
 // as 1 as contiguous_strides_of does. What torch's ops give a tensor whose input suggests channels-last.
 std::vector<int64_t> channels_last_strides_of(const std::vector<int64_t>& sizes);
+// Whether torch lays a convolution's output channels-last (then channels_last_strides_of): as its fake
+// kernel decides, which is what the generated code checks the result's strides against. A 2-d or 3-d
+// convolution: the input or the weight suggests channels-last (a 3-d one of float64 never: only oneDNN,
+// which has no float64, lays 3-d convolutions channels-last on the CPU). A 1-d one: torch makes the
+// input contiguous and views both with a size-1 height, so only the weight, viewed [F, C, 1, K], counts
+// (WavLM's x-vector TDNN: a Linear's weight viewed and transposed into a convolution's).
+bool convolution_output_channels_last(const Tensor& input, const Tensor& weight);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
 // Two views of `sizes` that one flat copy of numel elements can move: the same stride on every

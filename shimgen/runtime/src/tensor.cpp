@@ -52,6 +52,16 @@ bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<
   return true;
 }
 
+bool convolution_output_channels_last(const Tensor& input, const Tensor& weight) {
+  const std::vector<int64_t>& w = weight.sizes;
+  if (w.size() == 3) {  // unsqueeze(2): a size-1 dim whose stride is the next dim's extent
+    return channels_last_strides({w[0], w[1], 1, w[2]},
+                                 {weight.strides[0], weight.strides[1], w[2] * weight.strides[2], weight.strides[2]});
+  }
+  if (w.size() == 5 && input.dtype == kFloat64) return false;
+  return channels_last_strides(input.sizes, input.strides) || channels_last_strides(w, weight.strides);
+}
+
 std::vector<int64_t> channels_last_strides_of(const std::vector<int64_t>& sizes) {
   const size_t n = sizes.size();
   SHIMGEN_REQUIRE(n >= 3, "channels-last strides need [N, C, spatial...], got " + std::to_string(n) + " dims");

@@ -253,8 +253,7 @@ AOTITorchError aoti_torch_cpu_convolution(AtenTensorHandle input, AtenTensorHand
                       "kernel " + shape_str(w.sizes) + " is larger than the padded input " + shape_str(x.sizes));
       out_sizes.push_back((extent - reach) / s[j] + 1);
     }
-    // PyTorch's layout rule: channels-last output when the input or the weight is channels-last.
-    const bool cl = channels_last_strides(x.sizes, x.strides) || channels_last_strides(w.sizes, w.strides);
+    const bool cl = convolution_output_channels_last(x, w);
     const std::vector<int64_t> out_strides =
         cl ? channels_last_strides_of(out_sizes) : contiguous_strides_of(out_sizes);
     auto out = empty_tensor(out_sizes, out_strides, x.dtype, kCPU, 0);
