@@ -426,7 +426,8 @@ def conv_layouts(s: Shims, dtype):
     """The output layout torch's meta function predicts (what inductor's generated code indexes the
     result with), for each input/weight layout: a 1-channel stem made channels-last by inductor's
     layout optimisation (AST's patch embedding, transposed input), a channels-last weight only, and
-    plain contiguous; values against torch's own CUDA convolution."""
+    plain contiguous; 1-d ones with a transposed input, weight or both; values against torch's own
+    CUDA convolution."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     cl = torch.channels_last
@@ -461,6 +462,26 @@ def conv_layouts(s: Shims, dtype):
         assert got.stride() == predicted, f"layout {k}: strides {got.stride()}, torch's meta predicts {predicted}"
         details.append(close(got.float(), want.float(), 1e-3 if dtype == torch.float32 else 0.15, 0.02))
         s.free(hx, hw, hb, out.value)
+    # 1-d: torch makes the input contiguous and views both with a size-1 height, so only the weight
+    # decides (WavLM's x-vector TDNN: a Linear's weight viewed [F, K, C] and transposed, the input a
+    # transposed [N, L, C]).
+    for k, (x_last, w_last) in enumerate(((True, False), (False, True), (True, True))):
+        x = torch.randn(2, 20, 12, device=DEV, generator=gen(90 + k)).to(dtype)
+        x = x.transpose(1, 2) if x_last else x.transpose(1, 2).contiguous()  # [2, 12, 20]
+        w = torch.randn(8, 5, 12, device=DEV, generator=gen(95 + k)).to(dtype)
+        w = w.transpose(1, 2) if w_last else w.transpose(1, 2).contiguous()  # [8, 12, 5]
+        with FakeTensorMode() as mode:
+            predicted = torch.ops.aten.convolution(mode.from_tensor(x), mode.from_tensor(w), None, [1], [0], [2],
+                                                   False, [0], 1).stride()
+        hx, hw, out = s.wrap(x), s.wrap(w), c_void_p()
+        assert f(hx, hw, None, int64_array([1]), 1, int64_array([0]), 1, int64_array([2]), 1, 0, int64_array([0]), 1, 1,
+                 byref(out)) == 0, s.rt.last_error()
+        got = on_device(s, out.value)
+        want = torch.ops.aten.convolution(x.double(), w.double(), None, [1], [0], [2], False, [0], 1).to(dtype)
+        assert got.stride() == predicted, f"1-d layout {k}: strides {got.stride()}, torch's meta predicts {predicted}"
+        details.append(f"1-d {tuple(got.stride())}: " + close(got.float(), want.float(),
+                                                             1e-3 if dtype == torch.float32 else 0.15, 0.02))
+        s.free(hx, hw, out.value)
     return "; ".join(details)
 
 
