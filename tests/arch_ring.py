@@ -1681,6 +1681,42 @@ RING: dict[str, ZooModel] = {
         " torch.nn.functional.adaptive_max_pool2d(z.half(), 3), o.float())\n"
         "return (*gemm, *conv, *att, *rest)",
         (Input((4, 8)), Input((4, 8)), Input((2, 3, 16, 16))), 2e-2, 1e-2),
+    # Fallbacks fed the layouts real models hand them (after the x-vector TDNN, whose transposed Linear
+    # weight made a 1-d convolution channels-last): transposed and channels-last inputs and weights into
+    # convolutions of every rank and dtype, pools, resizes, padding, attention over head-split views,
+    # selections and scans along a strided dim, an LSTM over a transposed sequence. The generated code
+    # checks each fallback's strides against torch's fake kernel, so a layout the runtime gets wrong
+    # fails the run.
+    "layouts": ZooModel(
+        "self.tdnn = torch.nn.Linear(24, 6)\n"
+        "self.wt = torch.nn.Parameter(torch.randn(8, 3, 5) * 0.3)\n"
+        "self.w2 = torch.nn.Parameter(torch.randn(4, 3, 3, 3) * 0.3)\n"
+        "self.w3 = torch.nn.Parameter(torch.randn(2, 3, 3, 3, 3) * 0.3)\n"
+        "self.c = torch.nn.Conv2d(3, 4, 3, padding=1)\n"
+        "self.lstm = torch.nn.LSTM(12, 5, batch_first=True)",
+        "cl = x.contiguous(memory_format=torch.channels_last)\n"
+        "seq = y.transpose(1, 2)\n"  # [2, 8, 12], channels innermost
+        "w1 = self.tdnn.weight.view(6, 3, 8).transpose(1, 2)\n"  # [6, 8, 3], channels innermost
+        "conv = (torch.nn.functional.conv1d(seq, w1, self.tdnn.bias, dilation=2),"
+        " torch.nn.functional.conv1d(seq.contiguous(), w1, None, padding=1),"
+        " torch.nn.functional.conv_transpose1d(seq, self.wt.transpose(1, 2), stride=2),"
+        " self.c(cl), torch.nn.functional.conv2d(x.double(), self.w2.double().contiguous(memory_format=torch.channels_last)).float(),"
+        " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).double().contiguous(memory_format=torch.channels_last_3d),"
+        " self.w3.double()).float(),"
+        " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).contiguous(memory_format=torch.channels_last_3d), self.w3))\n"
+        "pools = (torch.nn.functional.adaptive_max_pool2d(cl, 3), torch.nn.functional.adaptive_avg_pool2d(cl, 5),"
+        " torch.nn.functional.interpolate(cl, size=(7, 9), mode='bilinear', antialias=True),"
+        " torch.nn.functional.interpolate(cl, scale_factor=0.5, mode='bicubic', antialias=True),"
+        " torch.nn.functional.grid_sample(cl, torch.tanh(y[:, :, :4].reshape(2, 4, 6, 2)), align_corners=False),"
+        " torch.nn.functional.pad(cl, (1, 2, 2, 1), mode='reflect'), torch.cat([cl, cl * 2], 1))\n"
+        "q = y.reshape(2, 12, 2, 4).transpose(1, 2)\n"
+        "att = (torch.nn.functional.scaled_dot_product_attention(q, q * 0.5, q.flip(2), is_causal=True),)\n"
+        "t = seq[:, :, ::2]\n"
+        "sel = (*torch.topk(t, 3, dim=1), *torch.sort(t, dim=1, stable=True), t.cumsum(1), torch.cummax(t, 1)[0],"
+        " torch.logcumsumexp(t, 2), torch.kthvalue(t, 2, dim=1)[0])\n"
+        "o, (hn, cn) = self.lstm(seq)\n"
+        "return (*conv, *pools, *att, *sel, o, hn, cn)",
+        (Input((2, 3, 16, 16)), Input((2, 12, 8))), 1e-4),
     # torch.distributions' samplers (probe 5): Gamma (aten::_standard_gamma), Beta and Dirichlet
     # (aten::_sample_dirichlet), Binomial (aten::binomial), drawn through the proxy executor; statistics
     # of 8192 draws (rounded where the standard error is under a fiftieth of a step), as "noise" does.
