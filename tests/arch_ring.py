@@ -198,6 +198,39 @@ def _timm_bf16(name: str, kwargs: str = "", size: int = 32, atol: float = 0.05, 
                     "return f.float(), self.m.forward_head(f).float()", model.inputs, atol, rtol)
 
 
+# The layouts entries' modules and forward (the return apart): tests/arch_ring.py's "layouts".
+_LAYOUTS_INIT = (
+    "self.tdnn = torch.nn.Linear(24, 6)\n"
+    "self.wt = torch.nn.Parameter(torch.randn(8, 3, 5) * 0.3)\n"
+    "self.w2 = torch.nn.Parameter(torch.randn(4, 3, 3, 3) * 0.3)\n"
+    "self.w3 = torch.nn.Parameter(torch.randn(2, 3, 3, 3, 3) * 0.3)\n"
+    "self.c = torch.nn.Conv2d(3, 4, 3, padding=1)\n"
+    "self.lstm = torch.nn.LSTM(12, 5, batch_first=True)")
+_LAYOUTS_BODY = (
+    "cl = x.contiguous(memory_format=torch.channels_last)\n"
+    "seq = y.transpose(1, 2)\n"  # [2, 8, 12], channels innermost
+    "w1 = self.tdnn.weight.view(6, 3, 8).transpose(1, 2)\n"  # [6, 8, 3], channels innermost
+    "conv = (torch.nn.functional.conv1d(seq, w1, self.tdnn.bias, dilation=2),"
+    " torch.nn.functional.conv1d(seq.contiguous(), w1, None, padding=1),"
+    " torch.nn.functional.conv_transpose1d(seq, self.wt.transpose(1, 2), stride=2),"
+    " self.c(cl), torch.nn.functional.conv2d(x.double(), self.w2.double().contiguous(memory_format=torch.channels_last)).float(),"
+    " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).double().contiguous(memory_format=torch.channels_last_3d),"
+    " self.w3.double()).float(),"
+    " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).contiguous(memory_format=torch.channels_last_3d), self.w3))\n"
+    "pools = (torch.nn.functional.adaptive_max_pool2d(cl, 3), torch.nn.functional.adaptive_avg_pool2d(cl, 5),"
+    " torch.nn.functional.interpolate(cl, size=(7, 9), mode='bilinear', antialias=True),"
+    " torch.nn.functional.interpolate(cl, scale_factor=0.5, mode='bicubic', antialias=True),"
+    " torch.nn.functional.grid_sample(cl, torch.tanh(y[:, :, :4].reshape(2, 4, 6, 2)), align_corners=False),"
+    " torch.nn.functional.pad(cl, (1, 2, 2, 1), mode='reflect'), torch.cat([cl, cl * 2], 1))\n"
+    "q = y.reshape(2, 12, 2, 4).transpose(1, 2)\n"
+    "att = (torch.nn.functional.scaled_dot_product_attention(q, q * 0.5, q.flip(2), is_causal=True),)\n"
+    "t = seq[:, :, ::2]\n"
+    "sel = (*torch.topk(t, 3, dim=1), *torch.sort(t, dim=1, stable=True), t.cumsum(1), torch.cummax(t, 1)[0],"
+    " torch.logcumsumexp(t, 2), torch.kthvalue(t, 2, dim=1)[0])\n"
+    "o, (hn, cn) = self.lstm(seq)\n")
+_LAYOUTS_OUT = "(*conv, *pools, *att, *sel, o, hn, cn)"
+
+
 RING: dict[str, ZooModel] = {
     # ---- decoder LLMs (logits; attention mask given, as generate() passes it) ----
     "mistral": ZooModel(_lm("MistralConfig", "MistralForCausalLM", _DECODER + ", sliding_window=8"), _LM, _TOKENS, 1e-4),
@@ -1687,36 +1720,20 @@ RING: dict[str, ZooModel] = {
     # selections and scans along a strided dim, an LSTM over a transposed sequence. The generated code
     # checks each fallback's strides against torch's fake kernel, so a layout the runtime gets wrong
     # fails the run.
-    "layouts": ZooModel(
-        "self.tdnn = torch.nn.Linear(24, 6)\n"
-        "self.wt = torch.nn.Parameter(torch.randn(8, 3, 5) * 0.3)\n"
-        "self.w2 = torch.nn.Parameter(torch.randn(4, 3, 3, 3) * 0.3)\n"
-        "self.w3 = torch.nn.Parameter(torch.randn(2, 3, 3, 3, 3) * 0.3)\n"
-        "self.c = torch.nn.Conv2d(3, 4, 3, padding=1)\n"
-        "self.lstm = torch.nn.LSTM(12, 5, batch_first=True)",
-        "cl = x.contiguous(memory_format=torch.channels_last)\n"
-        "seq = y.transpose(1, 2)\n"  # [2, 8, 12], channels innermost
-        "w1 = self.tdnn.weight.view(6, 3, 8).transpose(1, 2)\n"  # [6, 8, 3], channels innermost
-        "conv = (torch.nn.functional.conv1d(seq, w1, self.tdnn.bias, dilation=2),"
-        " torch.nn.functional.conv1d(seq.contiguous(), w1, None, padding=1),"
-        " torch.nn.functional.conv_transpose1d(seq, self.wt.transpose(1, 2), stride=2),"
-        " self.c(cl), torch.nn.functional.conv2d(x.double(), self.w2.double().contiguous(memory_format=torch.channels_last)).float(),"
-        " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).double().contiguous(memory_format=torch.channels_last_3d),"
-        " self.w3.double()).float(),"
-        " torch.nn.functional.conv3d(x[:, :, None].repeat(1, 1, 4, 1, 1).contiguous(memory_format=torch.channels_last_3d), self.w3))\n"
-        "pools = (torch.nn.functional.adaptive_max_pool2d(cl, 3), torch.nn.functional.adaptive_avg_pool2d(cl, 5),"
-        " torch.nn.functional.interpolate(cl, size=(7, 9), mode='bilinear', antialias=True),"
-        " torch.nn.functional.interpolate(cl, scale_factor=0.5, mode='bicubic', antialias=True),"
-        " torch.nn.functional.grid_sample(cl, torch.tanh(y[:, :, :4].reshape(2, 4, 6, 2)), align_corners=False),"
-        " torch.nn.functional.pad(cl, (1, 2, 2, 1), mode='reflect'), torch.cat([cl, cl * 2], 1))\n"
-        "q = y.reshape(2, 12, 2, 4).transpose(1, 2)\n"
-        "att = (torch.nn.functional.scaled_dot_product_attention(q, q * 0.5, q.flip(2), is_causal=True),)\n"
-        "t = seq[:, :, ::2]\n"
-        "sel = (*torch.topk(t, 3, dim=1), *torch.sort(t, dim=1, stable=True), t.cumsum(1), torch.cummax(t, 1)[0],"
-        " torch.logcumsumexp(t, 2), torch.kthvalue(t, 2, dim=1)[0])\n"
-        "o, (hn, cn) = self.lstm(seq)\n"
-        "return (*conv, *pools, *att, *sel, o, hn, cn)",
-        (Input((2, 3, 16, 16)), Input((2, 12, 8))), 1e-4),
+    "layouts": ZooModel(_LAYOUTS_INIT, _LAYOUTS_BODY + "return " + _LAYOUTS_OUT,
+                        (Input((2, 3, 16, 16)), Input((2, 12, 8))), 1e-4),
+    # The same in bfloat16 (the float64 convolutions stay float64): the 16-bit paths, which compute in
+    # float32 and narrow into the output's layout. torch's CPU antialiased resize has no bfloat16 kernel
+    # ("compute_index_ranges_weights" not implemented), so those two resizes are plain here; grid_sample,
+    # which inductor lowers itself (no fallback), samples in float32: in bfloat16 inductor's own
+    # arithmetic is 0.12 from eager's kernel.
+    "layouts_bf16": ZooModel(_LAYOUTS_INIT + "\nself.to(torch.bfloat16)",
+                             "x = x.bfloat16()\ny = y.bfloat16()\n"
+                             + _LAYOUTS_BODY.replace(", antialias=True", "").replace(
+                                 "grid_sample(cl, torch.tanh(y[:, :, :4]",
+                                 "grid_sample(cl.float(), torch.tanh(y[:, :, :4].float()")
+                             + f"return tuple(t.float() if t.is_floating_point() else t for t in {_LAYOUTS_OUT})",
+                             (Input((2, 3, 16, 16)), Input((2, 12, 8))), 5e-2, 2e-2),
     # torch.distributions' samplers (probe 5): Gamma (aten::_standard_gamma), Beta and Dirichlet
     # (aten::_sample_dirichlet), Binomial (aten::binomial), drawn through the proxy executor; statistics
     # of 8192 draws (rounded where the standard error is under a fiftieth of a step), as "noise" does.
