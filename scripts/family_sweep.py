@@ -58,8 +58,8 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 # One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
 # line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
 # Its argv: source ("hf": a transformers model type, "timm": a timm model name), name, package path,
-# tests/, scripts/, dtype, transformers' auto class (AutoModel: the base model). Only building the model and its inputs depends on the source; running,
-# exporting and lowering are the same for both.
+# tests/, scripts/, dtype, transformers' auto class (AutoModel: the base model). Only building the
+# model and its inputs depends on the source; running, exporting and lowering are the same for both.
 CHILD = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
