@@ -14,7 +14,9 @@ compare outputs with eager.
 
 ``--dtype`` casts each model (and its float inputs) to that dtype first: bfloat16 is how decoders are
 served, and some ops lower to other shims there (transformers' MoE experts call torch._grouped_mm in
-bfloat16, its own op in float32).
+bfloat16, its own op in float32). ``--device cuda`` (on a GPU machine) lowers for CUDA instead, where
+inductor emits other fallbacks (attention through cuDNN or flash kernels, its CUDA extern kernels):
+bfloat16 on CUDA is how the H200 serves decoders.
 
 ``--head TASK`` screens a task model of each family instead of its base model (transformers' auto
 class for TASK, over the families its mapping lists, or those named): the heads add their own ops
@@ -58,12 +60,12 @@ PROXY_SOURCES = (REPO / "shimgen/runtime/src/proxy_executor.cpp",
 # One child per family (a model can hang, exhaust memory or abort the interpreter). It prints one JSON
 # line last: {"stage": ..., "error": ...} or {"stage": "lowered", "shims": [...], "proxy": [...]}.
 # Its argv: source ("hf": a transformers model type, "timm": a timm model name), name, package path,
-# tests/, scripts/, dtype, transformers' auto class (AutoModel: the base model). Only building the
+# tests/, scripts/, dtype, transformers' auto class (AutoModel: the base model), device. Only building the
 # model and its inputs depends on the source; running, exporting and lowering are the same for both.
 CHILD = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
-source, name, out, tests, scripts, dtype_name, head = sys.argv[1:8]
+source, name, out, tests, scripts, dtype_name, head, device = sys.argv[1:9]
 sys.path.insert(0, tests)
 facts = {}
 
@@ -154,6 +156,12 @@ if dtype != torch.float32:
     except Exception as e:
         emit("build", error=f"to({dtype_name}): {type(e).__name__}: {str(e)[:200]}")
 inputs = {k: v.to(dtype) if v.is_floating_point() else v for k, v in inputs.items()}
+if device != "cpu":
+    try:
+        model = model.to(device)
+    except Exception as e:
+        emit("build", error=f"to({device}): {type(e).__name__}: {str(e)[:200]}")
+    inputs = {k: v.to(device) for k, v in inputs.items()}
 
 
 class Wrap(torch.nn.Module):
@@ -297,13 +305,13 @@ def model_types(head: str = "") -> list[str]:
 
 
 def screen(model_type: str, timeout: float, dtype: str = "float32", source: str = "hf",
-           auto_class: str = "AutoModel") -> dict:
+           auto_class: str = "AutoModel", device: str = "cpu") -> dict:
     """One family screened in a child: a transformers model type (source "hf"; its ``auto_class``
-    model) or a timm model name."""
+    model) or a timm model name, lowered for ``device``."""
     with tempfile.TemporaryDirectory(prefix="sweep-") as tmp:
         try:
             done = subprocess.run([sys.executable, "-c", CHILD, source, model_type, str(Path(tmp) / "m.pt2"),
-                                   str(REPO / "tests"), str(REPO / "scripts"), dtype, auto_class],
+                                   str(REPO / "tests"), str(REPO / "scripts"), dtype, auto_class, device],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"stage": "timeout", "error": f"more than {timeout:.0f} s"}
@@ -325,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("--json", type=Path, help="write every row here")
     parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="lower for this device (cuda: on a GPU machine; inductor compiles its kernels)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
@@ -348,8 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     missing_count: Counter[str] = Counter()
 
     def one(name: str) -> None:
-        row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf", auto_class),
-                    served, proxied)
+        row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf", auto_class,
+                           args.device), served, proxied)
         rows[name] = row = {"model": models[name], **row} if args.timm else row
         label = name
         if args.timm:
