@@ -13,6 +13,8 @@
 #   PROBE=dtype            scripts/op_probe.py --device cuda --dtype dtype (float32, bfloat16, float16) in
 #                          the background, 6 shards, log probe.log and rows probe.json (the plain-torch calls
 #                          that fall back on CUDA, against what the runtime serves)
+#   SWEEP="args"           scripts/family_sweep.py --device cuda args in the background (e.g. "--head causal-lm
+#                          --dtype bfloat16 --jobs 6"), log sweep.log (a row per family as it ends), rows sweep.json
 #   BENCH=1                after everything else, on the idle GPU: benchmarks/int4_mm_cuda.py and
 #                          benchmarks/llm_decode_cuda.py against the same runtime (log bench.log), with
 #                          the library path the runtime needs (its libscipy_openblas, cuBLAS, cudart);
@@ -83,6 +85,10 @@ if [ -n "${PROBE:-}" ]; then
   ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 scripts/op_probe.py --device cuda --dtype "$PROBE" --jobs 6 \
       --json $OUT/probe.json > $OUT/probe.log 2>&1 ) &
 fi
+if [ -n "${SWEEP:-}" ]; then
+  ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 scripts/family_sweep.py --device cuda $SWEEP --json $OUT/sweep.json \
+      > $OUT/sweep.log 2>&1 ) &
+fi
 if [ -n "${OPS:-}" ]; then
   ( timeout -s INT -k 20 $(( $(left) - 20 )) python3 -m pytest -q -s -rfEs -p no:cacheprovider ${OPFILES:-tests/gpu/test_ring_cuda_ops.py tests/gpu/test_cuda_fallbacks.py \
       tests/gpu/test_cuda_renorm_model.py tests/gpu/test_runtime_cuda.py tests/gpu/test_dlpack_cuda.py} > $OUT/part1.log 2>&1 ) &
@@ -108,6 +114,7 @@ if [ -n "${BENCH:-}" ]; then  # last and alone: timings want an idle GPU
 fi
 for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
 for f in part1 special dynamic; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
+[ -f $OUT/sweep.log ] && { echo "== sweep: $(grep -c ' served$' $OUT/sweep.log) served"; grep -E "MISSING|timeout|crash" $OUT/sweep.log | head -30; tail -1 $OUT/sweep.log; }
 [ -f $OUT/bench.log ] && { echo "== bench"; tail -30 $OUT/bench.log; }
 [ -f $OUT/probe.log ] && { echo "== probe"; grep -E "MISSING" $OUT/probe.log | head -30; tail -1 $OUT/probe.log; }
 echo "== done after $(( $(date +%s) - start )) s"
