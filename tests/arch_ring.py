@@ -2362,6 +2362,19 @@ RING: dict[str, ZooModel] = {
     "head_detr_det": _auto_head("detr", "AutoModelForObjectDetection", "pixels"),
     "head_mask2former_seg": _auto_head("mask2former", "AutoModelForUniversalSegmentation", "pixels"),
     "head_convnext_cls": _auto_head("convnext", "AutoModelForImageClassification", "pixels"),
+    # backbones (AutoBackbone: every stage's feature map, as detectors and segmenters take them) and the
+    # language-model heads (a masked LM's transform and tied decoder, a protein LM's rotary attention, a
+    # text decoder with cross-attention run alone), screened 2026-12-07 (second round)
+    "head_dinov2_backbone": _auto_head("dinov2", "AutoBackbone", "pixels"),
+    "head_resnet_backbone": _auto_head("resnet", "AutoBackbone", "pixels"),
+    "head_rt_detr_resnet_backbone": _auto_head("rt_detr_resnet", "AutoBackbone", "pixels"),
+    "head_vitdet_backbone": _auto_head("vitdet", "AutoBackbone", "pixels"),
+    "head_bert_mlm": _auto_head("bert", "AutoModelForMaskedLM"),
+    "head_deberta_v2_mlm": _auto_head("deberta-v2", "AutoModelForMaskedLM"),
+    "head_modernbert_mlm": _auto_head("modernbert", "AutoModelForMaskedLM"),
+    "head_esm_mlm": _auto_head("esm", "AutoModelForMaskedLM"),
+    "head_trocr_causal": _auto_head("trocr", "AutoModelForCausalLM"),
+    "head_xlnet_causal": _auto_head("xlnet", "AutoModelForCausalLM"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)
