@@ -86,3 +86,15 @@ def test_a_classifier_head_lowers_and_is_judged():
     assert sweep.judge(row, served, proxied)["missing"] == []
     some_shim = sorted(row["shims"])[-1]
     assert sweep.judge(row, served - {some_shim}, proxied)["missing"] == [some_shim]
+
+
+def test_the_device_reaches_the_child():
+    # --device cuda moves the model to CUDA before export (a GPU machine's screen, run there by
+    # scripts/gpu_ring_batches.sh SWEEP=...). Here, with no GPU, the move itself must fail in the child
+    # and come back as a row naming the device: proof the argument got there.
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: the CUDA screen would lower instead (gpu_ring_batches.sh SWEEP runs it)")
+    row = _sweep().screen("gpt2", timeout=300, auto_class="AutoModelForCausalLM", device="cuda")
+    assert row["stage"] == "build" and row["error"].startswith("to(cuda): "), row
