@@ -160,10 +160,23 @@ def test_int_mm_out_matches_torch(rt, hs):
         out = torch.full((17, 24), 5, dtype=torch.int32)
         assert shim(rt, "aoti_torch_cpu__int_mm_out")(hs.of(out), hs.of(x), hs.of(y)) == 0, last_error(rt)
         assert torch.equal(out, torch._int_mm(x, y))
+    # uint8 activations (u8s8: inductor's asymmetric activations on a CPU with AVX512-VNNI), as torch's
+    # CPU kernel takes them; 255 * -128 * 64 is the largest product sum
+    u = torch.randint(0, 256, (17, 64), generator=gen(20), dtype=torch.uint8)
+    u[0] = 255
+    for x, y in ((u, b), (strided(u), b.t().contiguous().t())):
+        out = torch.full((17, 24), 5, dtype=torch.int32)
+        assert shim(rt, "aoti_torch_cpu__int_mm_out")(hs.of(out), hs.of(x), hs.of(y)) == 0, last_error(rt)
+        assert torch.equal(out, torch._int_mm(x, y))
     for bad_out in (torch.zeros(17, 24, dtype=torch.int64), torch.zeros(16, 24, dtype=torch.int32)):
         before = bad_out.clone()
         assert shim(rt, "aoti_torch_cpu__int_mm_out")(hs.of(bad_out), hs.of(a), hs.of(b)) == INVALID
         assert torch.equal(bad_out, before)
+    # torch refuses a uint8 mat2 and an int16 self: so does the runtime, out untouched
+    for x, y in ((u, torch.randint(0, 256, (64, 24), generator=gen(21), dtype=torch.uint8)), (a.to(torch.int16), b)):
+        out = torch.full((17, 24), 5, dtype=torch.int32)
+        assert shim(rt, "aoti_torch_cpu__int_mm_out")(hs.of(out), hs.of(x), hs.of(y)) == INVALID
+        assert torch.equal(out, torch.full((17, 24), 5, dtype=torch.int32))
 
 
 @pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
