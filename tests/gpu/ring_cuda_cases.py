@@ -597,6 +597,14 @@ def host_staged_generated(s: Shims):
     assert s.fn("aoti_torch_cuda__int_mm_out", H, H, H)(hdst, h1, h2) == 0, s.rt.last_error()
     assert torch.equal(dst, torch._int_mm(m1, m2)), "_int_mm_out: out differs from torch's"
     s.free(hdst, h1, h2)
+    # A uint8 self (torchao's u8s8 form): the host-staged op serves it as torch's CPU kernel does; torch's
+    # cuBLAS kernel refuses it, so the reference is the exact product in int64.
+    u1 = torch.randint(0, 256, (17, 64), device=DEV, generator=gen(126), dtype=torch.uint8)
+    hdst, h1, h2 = s.wrap(dst), s.wrap(u1), s.wrap(m2)
+    assert s.fn("aoti_torch_cuda__int_mm_out", H, H, H)(hdst, h1, h2) == 0, s.rt.last_error()
+    exact = (u1.cpu().to(torch.int64) @ m2.cpu().to(torch.int64)).to(torch.int32)
+    assert torch.equal(dst.cpu(), exact), "_int_mm_out: a uint8 self differs from the exact product"
+    s.free(hdst, h1, h2)
     z = torch.randn(3, 4, dtype=torch.complex64, device=DEV, generator=gen(128))
     w = torch.randn(4, dtype=torch.complex64, device=DEV, generator=gen(129))
     hz, hw = s.wrap(z), s.wrap(w)
