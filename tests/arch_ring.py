@@ -74,15 +74,29 @@ def _auto_head(model_type: str, head: str, kind: str = "tokens", atol: float = 1
     it), every tensor it returns compared. kind 'tokens': ids of 1..100 whose first row ends in three
     padding ids (0, hf_auto's padding id where the family has none) under the matching mask, so a head
     that pools each row's last real token pools different positions per row; 'pixels' (3 x 64 x 64) and
-    'audio:<samples>' as _auto."""
+    'audio:<samples>' as _auto; 'seq2seq' (the padded tokens and 2 x 6 decoder ids), 'features:AxB' and
+    'values:AxB' (a 2 x A x B spectrogram as input_features or input_values, with decoder ids that an
+    encoder-only head's forward leaves out), 'audio-seq2seq:<samples>' (samples and decoder ids)."""
     init = f"from hf_auto import tiny_model\nself.m = tiny_model({model_type!r}, {head!r})"
     if kind == "tokens":
         return ZooModel(init, "from hf_auto import call\nm = y.flip(-1)\n"
                         "return call(self.m, input_ids=(x + 1) * m, attention_mask=m)",
                         (Input((2, 12), "index:100"), Input((2, 12), "leftpad:3")), atol)
+    if kind == "seq2seq":  # the padded source as 'tokens', decoder ids beside
+        return ZooModel(init, "from hf_auto import call\nm = y.flip(-1)\n"
+                        "return call(self.m, input_ids=(x + 1) * m, attention_mask=m, decoder_input_ids=z)",
+                        (Input((2, 12), "index:100"), Input((2, 12), "leftpad:3"), Input((2, 6), "index:100")), atol)
     if kind == "pixels":
         return ZooModel(init, "from hf_auto import call\nreturn call(self.m, pixel_values=x)",
                         (Input((2, 3, 64, 64)),), atol)
+    if kind.startswith(("features:", "values:")):  # a 2 x A x B spectrogram; decoder ids for the models that take them
+        name, dims = kind.split(":")
+        size = tuple(int(n) for n in dims.split("x"))
+        return ZooModel(init, f"from hf_auto import call\nreturn call(self.m, input_{name}=x, decoder_input_ids=y)",
+                        (Input((2, *size)), Input((2, 6), "index:100")), atol)
+    if kind.startswith("audio-seq2seq:"):
+        return ZooModel(init, "from hf_auto import call\nreturn call(self.m, input_values=x, decoder_input_ids=y)",
+                        (Input((2, int(kind.split(":")[1]))), Input((2, 6), "index:100")), atol)
     samples = int(kind.removeprefix("audio:"))
     return ZooModel(init, "from hf_auto import call\nreturn call(self.m, input_values=x)",
                     (Input((2, samples)),), atol)
@@ -2375,6 +2389,77 @@ RING: dict[str, ZooModel] = {
     "head_esm_mlm": _auto_head("esm", "AutoModelForMaskedLM"),
     "head_trocr_causal": _auto_head("trocr", "AutoModelForCausalLM"),
     "head_xlnet_causal": _auto_head("xlnet", "AutoModelForCausalLM"),
+    # Task heads, third round (2026-12-07, fourth session): a head of each task over families whose base
+    # model the ring runs, compared with eager (served had been screened; these are run).
+    "head_xlnet_cls": _auto_head("xlnet", "AutoModelForSequenceClassification"),
+    "head_deberta_v2_cls": _auto_head("deberta-v2", "AutoModelForSequenceClassification"),
+    "head_electra_cls": _auto_head("electra", "AutoModelForSequenceClassification"),
+    "head_bloom_cls": _auto_head("bloom", "AutoModelForSequenceClassification"),
+    "head_mpt_cls": _auto_head("mpt", "AutoModelForSequenceClassification"),
+    "head_funnel_cls": _auto_head("funnel", "AutoModelForSequenceClassification"),
+    "head_big_bird_cls": _auto_head("big_bird", "AutoModelForSequenceClassification"),
+    "head_deberta_tokens": _auto_head("deberta", "AutoModelForTokenClassification"),
+    "head_gpt_bigcode_tokens": _auto_head("gpt_bigcode", "AutoModelForTokenClassification"),
+    "head_llama_qa": _auto_head("llama", "AutoModelForQuestionAnswering"),
+    "head_xlnet_qa": _auto_head("xlnet", "AutoModelForQuestionAnswering"),
+    "head_bloom_qa": _auto_head("bloom", "AutoModelForQuestionAnswering"),
+    "head_albert_mlm": _auto_head("albert", "AutoModelForMaskedLM"),
+    "head_xlm_mlm": _auto_head("xlm", "AutoModelForMaskedLM"),
+    "head_rembert_mlm": _auto_head("rembert", "AutoModelForMaskedLM"),
+    "head_big_bird_mlm": _auto_head("big_bird", "AutoModelForMaskedLM"),
+    "head_mra_mlm": _auto_head("mra", "AutoModelForMaskedLM"),
+    "head_t5_s2s": _auto_head("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_switch_transformers_s2s": _auto_head("switch_transformers", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_nllb_moe_s2s": _auto_head("nllb-moe", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_prophetnet_s2s": _auto_head("prophetnet", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_longt5_s2s": _auto_head("longt5", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_bigbird_pegasus_s2s": _auto_head("bigbird_pegasus", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_umt5_s2s": _auto_head("umt5", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_pegasus_x_s2s": _auto_head("pegasus_x", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_bart_s2s": _auto_head("bart", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_whisper_s2s": _auto_head("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000"),
+    "head_speech_to_text_s2s": _auto_head("speech_to_text", "AutoModelForSpeechSeq2Seq", "features:64x80"),
+    "head_moonshine_s2s": _auto_head("moonshine", "AutoModelForSpeechSeq2Seq", "audio-seq2seq:1600"),
+    "head_efficientnet_cls": _auto_head("efficientnet", "AutoModelForImageClassification", "pixels"),
+    "head_levit_cls": _auto_head("levit", "AutoModelForImageClassification", "pixels"),
+    "head_mobilevitv2_cls": _auto_head("mobilevitv2", "AutoModelForImageClassification", "pixels"),
+    "head_swiftformer_cls": _auto_head("swiftformer", "AutoModelForImageClassification", "pixels"),
+    "head_hiera_cls": _auto_head("hiera", "AutoModelForImageClassification", "pixels"),
+    "head_poolformer_cls": _auto_head("poolformer", "AutoModelForImageClassification", "pixels"),
+    "head_beit_cls": _auto_head("beit", "AutoModelForImageClassification", "pixels"),
+    "head_focalnet_cls": _auto_head("focalnet", "AutoModelForImageClassification", "pixels"),
+    "head_bit_cls": _auto_head("bit", "AutoModelForImageClassification", "pixels"),
+    "head_imagegpt_cls": _auto_head("imagegpt", "AutoModelForImageClassification"),
+    "head_beit_seg": _auto_head("beit", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_mobilevit_seg": _auto_head("mobilevit", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_dpt_seg": _auto_head("dpt", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_mobilenet_v2_seg": _auto_head("mobilenet_v2", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_conditional_detr_det": _auto_head("conditional_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_deformable_detr_det": _auto_head("deformable_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_yolos_det": _auto_head("yolos", "AutoModelForObjectDetection", "pixels"),
+    "head_table_transformer_det": _auto_head("table-transformer", "AutoModelForObjectDetection", "pixels"),
+    "head_sew_d_ctc": _auto_head("sew-d", "AutoModelForCTC", "audio:1600"),
+    "head_unispeech_sat_ctc": _auto_head("unispeech-sat", "AutoModelForCTC", "audio:1600"),
+    "head_wav2vec2_conformer_ctc": _auto_head("wav2vec2-conformer", "AutoModelForCTC", "audio:1600"),
+    "head_data2vec_audio_ctc": _auto_head("data2vec-audio", "AutoModelForCTC", "audio:1600"),
+    "head_wav2vec2_bert_ctc": _auto_head("wav2vec2-bert", "AutoModelForCTC", "features:20x160"),
+    "head_whisper_audio_cls": _auto_head("whisper", "AutoModelForAudioClassification", "features:80x3000"),
+    "head_audio_spectrogram_transformer_audio_cls": _auto_head("audio-spectrogram-transformer", "AutoModelForAudioClassification", "values:1024x128"),
+    "head_wav2vec2_frames": _auto_head("wav2vec2", "AutoModelForAudioFrameClassification", "audio:1600"),
+    "head_data2vec_audio_frames": _auto_head("data2vec-audio", "AutoModelForAudioFrameClassification", "audio:1600"),
+    "head_unispeech_sat_xvector": _auto_head("unispeech-sat", "AutoModelForAudioXVector", "audio:8000"),
+    "head_wav2vec2_conformer_xvector": _auto_head("wav2vec2-conformer", "AutoModelForAudioXVector", "audio:8000"),
+    "head_vit_mim": _auto_head("vit", "AutoModelForMaskedImageModeling", "pixels"),
+    "head_swin_mim": _auto_head("swin", "AutoModelForMaskedImageModeling", "pixels"),
+    "head_maskformer_useg": _auto_head("maskformer", "AutoModelForUniversalSegmentation", "pixels"),
+    "head_glpn_depth": _auto_head("glpn", "AutoModelForDepthEstimation", "pixels"),
+    "head_depth_anything_depth": _auto_head("depth_anything", "AutoModelForDepthEstimation", "pixels"),
+    "head_zoedepth_depth": _auto_head("zoedepth", "AutoModelForDepthEstimation", "pixels"),
+    "head_swin_backbone": _auto_head("swin", "AutoBackbone", "pixels"),
+    "head_focalnet_backbone": _auto_head("focalnet", "AutoBackbone", "pixels"),
+    "head_hiera_backbone": _auto_head("hiera", "AutoBackbone", "pixels"),
+    "head_textnet_backbone": _auto_head("textnet", "AutoBackbone", "pixels"),
+    "head_vitpose_backbone_backbone": _auto_head("vitpose_backbone", "AutoBackbone", "pixels"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)

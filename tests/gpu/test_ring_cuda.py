@@ -134,7 +134,9 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
     got = _outputs(entry.out, len(expected))
     for index, (g, w) in enumerate(zip(got, expected)):
         if g.shape == w.shape:
-            print(f"{name} output {index}: max |shimgen - eager| = {max_difference(g, w, model.rtol):.3g}"
+            # with an rtol, what is printed is the excess over the relative part (it can be negative)
+            measure = "max |shimgen - eager|" + (f" - {model.rtol:g} * |eager|" if model.rtol else "")
+            print(f"{name} output {index}: {measure} = {max_difference(g, w, model.rtol):.3g}"
                   f" (tolerance {tolerance:g} + {model.rtol:g} * |eager|)")
     differs = _mismatch(got, expected, tolerance, model.rtol)
     if differs is None:
