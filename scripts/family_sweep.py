@@ -47,6 +47,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -322,6 +323,13 @@ def screen(model_type: str, timeout: float, dtype: str = "float32", source: str 
     return {"stage": "crash", "error": f"exit {done.returncode}: {tail[:200]}"}
 
 
+def write_rows(path: Path, rows: dict[str, dict]) -> None:
+    """Every row so far, replacing the file whole (a reader never sees half of it)."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    part.replace(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model_types", nargs="*", help="transformers model types, or with --timm timm modules "
@@ -331,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="screen each family's model for this task instead of its base model")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=240)
-    parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--json", type=Path, help="write every row here (rewritten as each family ends)")
     parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
                         help="lower for this device (cuda: on a GPU machine; inductor compiles its kernels)")
@@ -356,11 +364,15 @@ def main(argv: list[str] | None = None) -> int:
         models = {n: n for n in names}
     rows: dict[str, dict] = {}
     missing_count: Counter[str] = Counter()
+    written = threading.Lock()
 
     def one(name: str) -> None:
         row = judge(screen(models[name], args.timeout, args.dtype, "timm" if args.timm else "hf", auto_class,
                            args.device), served, proxied)
-        rows[name] = row = {"model": models[name], **row} if args.timm else row
+        with written:
+            rows[name] = row = {"model": models[name], **row} if args.timm else row
+            if args.json:  # after every row: a screen cut off (a GPU call's limit) keeps what it reached
+                write_rows(args.json, rows)
         label = name
         if args.timm:
             label = f"{name} ({models[name]}" + (f", {row['input'][-1]} px)" if "input" in row else ")")
@@ -377,8 +389,6 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(lowered) - len(ok)} need a name the runtime lacks")
     for name, count in missing_count.most_common():
         print(f"  {count:3d}  {name}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
 
 

@@ -14,7 +14,7 @@
 #                          the background, 6 shards, log probe.log and rows probe.json (the plain-torch calls
 #                          that fall back on CUDA, against what the runtime serves)
 #   SWEEP="args"           scripts/family_sweep.py --device cuda args in the background (e.g. "--head causal-lm
-#                          --dtype bfloat16 --jobs 6"), log sweep.log (a row per family as it ends), rows sweep.json (only when it ends before LIMIT)
+#                          --dtype bfloat16 --jobs 6"), log sweep.log (a row per family as it ends), rows sweep.json (rewritten as each family ends)
 #   BENCH=1                after everything else, on the idle GPU: benchmarks/int4_mm_cuda.py and
 #                          benchmarks/llm_decode_cuda.py against the same runtime (log bench.log), with
 #                          the library path the runtime needs (its libscipy_openblas, cuBLAS, cudart);

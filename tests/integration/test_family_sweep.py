@@ -98,3 +98,24 @@ def test_the_device_reaches_the_child():
         pytest.skip("a GPU is present: the CUDA screen would lower instead (gpu_ring_batches.sh SWEEP runs it)")
     row = _sweep().screen("gpt2", timeout=300, auto_class="AutoModelForCausalLM", device="cuda")
     assert row["stage"] == "build" and row["error"].startswith("to(cuda): "), row
+
+
+def test_the_json_holds_each_row_as_its_family_ends(tmp_path, monkeypatch):
+    # A GPU call's limit interrupts the screen: the rows reached must be on disk already, not only at
+    # the end. The second family's screen reads the file the first one's row was written to.
+    import json
+
+    sweep = _sweep()
+    out = tmp_path / "rows.json"
+    seen_by_second: list[dict] = []
+
+    def screen(name, *args, **kwargs):
+        if name == "second":
+            seen_by_second.append(json.loads(out.read_text()))
+        return {"stage": "build", "error": f"{name} not built"}
+
+    monkeypatch.setattr(sweep, "screen", screen)
+    assert sweep.main(["--jobs", "1", "--json", str(out), "first", "second"]) == 0
+    assert seen_by_second == [{"first": {"stage": "build", "error": "first not built"}}]
+    assert set(json.loads(out.read_text())) == {"first", "second"}
+    assert not (tmp_path / "rows.json.part").exists()
