@@ -2390,7 +2390,9 @@ RING: dict[str, ZooModel] = {
     "head_trocr_causal": _auto_head("trocr", "AutoModelForCausalLM"),
     "head_xlnet_causal": _auto_head("xlnet", "AutoModelForCausalLM"),
     # Task heads, third round (2026-12-07, fourth session): a head of each task over families whose base
-    # model the ring runs, compared with eager (served had been screened; these are run).
+    # model the ring runs, compared with eager (served had been screened; these are run). Left out:
+    # Switch Transformers' seq2seq LM, whose router casts its classifier in forward ("_apply(): Couldn't
+    # swap Linear.weight" under torch.export).
     "head_xlnet_cls": _auto_head("xlnet", "AutoModelForSequenceClassification"),
     "head_deberta_v2_cls": _auto_head("deberta-v2", "AutoModelForSequenceClassification"),
     "head_electra_cls": _auto_head("electra", "AutoModelForSequenceClassification"),
@@ -2409,7 +2411,6 @@ RING: dict[str, ZooModel] = {
     "head_big_bird_mlm": _auto_head("big_bird", "AutoModelForMaskedLM"),
     "head_mra_mlm": _auto_head("mra", "AutoModelForMaskedLM"),
     "head_t5_s2s": _auto_head("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
-    "head_switch_transformers_s2s": _auto_head("switch_transformers", "AutoModelForSeq2SeqLM", "seq2seq"),
     "head_nllb_moe_s2s": _auto_head("nllb-moe", "AutoModelForSeq2SeqLM", "seq2seq"),
     "head_prophetnet_s2s": _auto_head("prophetnet", "AutoModelForSeq2SeqLM", "seq2seq"),
     "head_longt5_s2s": _auto_head("longt5", "AutoModelForSeq2SeqLM", "seq2seq"),

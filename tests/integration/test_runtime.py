@@ -152,6 +152,40 @@ def test_error_paths_leave_nothing_behind(built, case, tmp_path):
     assert not list(scratch.iterdir())
 
 
+_OPEN_UNDER_A_FILE_SIZE_LIMIT = """
+import ctypes, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+rt = ctypes.CDLL(sys.argv[1])
+rt.shimgen_model_last_error.restype = ctypes.c_char_p
+model = ctypes.c_void_p()
+rc = rt.shimgen_model_open(sys.argv[2].encode(), None, None, 0, ctypes.byref(model))
+print(rc, rt.shimgen_model_last_error().decode())
+"""
+
+
+def test_a_model_that_cannot_be_written_out_leaves_no_part_behind(built, tmp_path):
+    """The loader copies a model's .so into a private directory; when the disk is full (here: a 4 KiB
+    file size limit, so the 15 KB .so's copy fails part way), the open is refused naming the write, and
+    the part written is removed with the directory. A model of gigabytes left half-copied in /tmp (as a
+    full disk did to the ring's run on 2026-12-07) fills it for everything after. Control: the same open
+    without the limit succeeds, so the refusal is the write's."""
+    model = _tests_listing(built.build_dir)["fake_model"]
+    assert Path(model).stat().st_size > 8192
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    runtime = str(built.artifacts[0].path)
+    completed = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_FILE_SIZE_LIMIT, runtime, model],
+                               capture_output=True, text=True, timeout=60, env={**os.environ, "TMPDIR": str(scratch)})
+    rc, _, message = completed.stdout.strip().partition(" ")
+    assert rc not in ("", "0") and "cannot write" in message and "model.so" in message, completed
+    assert not list(scratch.iterdir()), [str(p.relative_to(scratch)) for p in scratch.rglob("*")]
+    unlimited = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_FILE_SIZE_LIMIT.replace(
+        "resource.setrlimit", "# resource.setrlimit"), runtime, model], capture_output=True, text=True,
+        timeout=60, env={**os.environ, "TMPDIR": str(scratch)})
+    assert unlimited.stdout.startswith("0 "), unlimited
+
+
 def test_c_consumer(built):
     program = _tests_listing(built.build_dir)["c_consumer"]
     completed = subprocess.run([program], capture_output=True, text=True, timeout=60)

@@ -215,11 +215,16 @@ std::string write_private(const std::string& path, const unsigned char* data, si
       if (errno == EINTR) continue;
       const std::string problem = path + ": cannot write: " + errno_text();
       close(fd);
+      unlink(path.c_str());  // a part of a model (a full disk: gigabytes) is of no use to anyone
       return problem;
     }
     done += size_t(w);
   }
-  if (close(fd) != 0) return path + ": cannot write: " + errno_text();
+  if (close(fd) != 0) {
+    const std::string problem = path + ": cannot write: " + errno_text();
+    unlink(path.c_str());
+    return problem;
+  }
   return {};
 }
 
