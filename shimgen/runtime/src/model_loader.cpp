@@ -208,24 +208,18 @@ std::string write_private(const std::string& path, const unsigned char* data, si
   // O_EXCL in a directory only we can enter: nobody else can have created or swapped this file.
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
   if (fd < 0) return path + ": cannot create: " + errno_text();
-  size_t done = 0;
-  while (done < size) {
+  std::string problem;
+  for (size_t done = 0; done < size && problem.empty();) {
     const ssize_t w = write(fd, data + done, size - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      const std::string problem = path + ": cannot write: " + errno_text();
-      close(fd);
-      unlink(path.c_str());  // a part of a model (a full disk: gigabytes) is of no use to anyone
-      return problem;
+    if (w >= 0) {
+      done += size_t(w);
+    } else if (errno != EINTR) {
+      problem = path + ": cannot write: " + errno_text();
     }
-    done += size_t(w);
   }
-  if (close(fd) != 0) {
-    const std::string problem = path + ": cannot write: " + errno_text();
-    unlink(path.c_str());
-    return problem;
-  }
-  return {};
+  if (close(fd) != 0 && problem.empty()) problem = path + ": cannot write: " + errno_text();
+  if (!problem.empty()) unlink(path.c_str());  // a part of a model (a full disk: gigabytes) is of no use
+  return problem;
 }
 
 // Makes this library's symbols global, so a model .so loaded RTLD_LOCAL finds the prefixed shims
