@@ -104,6 +104,19 @@ def _auto_head(model_type: str, head: str, kind: str = "tokens", atol: float = 1
                     (Input((2, samples)),), atol)
 
 
+def _auto_head_bf16(model_type: str, head: str, kind: str = "tokens", atol: float = 0.05, rtol: float = 0.02,
+                    config: str = "") -> ZooModel:
+    """_auto_head's task model in bfloat16, as it is served: float inputs cast, every floating output
+    compared in float32 (atol + rtol * |eager|: a box or a logit of 10 is 0.06 per bfloat16 unit)."""
+    model = _auto_head(model_type, head, kind, atol, config)
+    body, call = model.forward.rsplit("return ", 1)
+    cast = "".join(f"{name} = {name}.to(torch.bfloat16) if {name}.is_floating_point() else {name}\n"
+                   for name in "xyz"[:len(model.inputs)])
+    return ZooModel(model.init + ".to(torch.bfloat16)",
+                    cast + body + f"return tuple(t.float() if t.is_floating_point() else t for t in {call})",
+                    model.inputs, atol, rtol)
+
+
 def _auto_bf16(model_type: str, kind: str = "tokens", atol: float = 0.05, every_expert: bool = False,
                dtype: str = "bfloat16") -> ZooModel:
     """(ring-bf16) _auto's family cast to bfloat16 (or ``dtype``), as decoders are served: every
@@ -2456,6 +2469,23 @@ RING: dict[str, ZooModel] = {
     "head_maskformer_useg": _auto_head("maskformer", "AutoModelForUniversalSegmentation", "pixels"),
     "head_glpn_depth": _auto_head("glpn", "AutoModelForDepthEstimation", "pixels"),
     "head_textnet_backbone": _auto_head("textnet", "AutoBackbone", "pixels"),
+    # The same heads in bfloat16 (2026-12-07, fourth session): ALiBi's baddbmm and cumsum positions,
+    # relative attention biases, 1-d convolution stems, a TDNN, detection and segmentation decoders.
+    "head_bloom_cls_bf16": _auto_head_bf16("bloom", "AutoModelForSequenceClassification"),
+    "head_mpt_cls_bf16": _auto_head_bf16("mpt", "AutoModelForSequenceClassification"),
+    "head_llama_qa_bf16": _auto_head_bf16("llama", "AutoModelForQuestionAnswering"),
+    "head_t5_s2s_bf16": _auto_head_bf16("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_bart_s2s_bf16": _auto_head_bf16("bart", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_whisper_s2s_bf16": _auto_head_bf16("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000"),
+    "head_moonshine_s2s_bf16": _auto_head_bf16("moonshine", "AutoModelForSpeechSeq2Seq", "audio-seq2seq:1600"),
+    "head_conditional_detr_det_bf16": _auto_head_bf16("conditional_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_deformable_detr_det_bf16": _auto_head_bf16("deformable_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_sew_d_ctc_bf16": _auto_head_bf16("sew-d", "AutoModelForCTC", "audio:1600"),
+    "head_unispeech_sat_xvector_bf16": _auto_head_bf16("unispeech-sat", "AutoModelForAudioXVector", "audio:8000"),
+    # mask logits up to 10.4, summed over 100 queries: torch's own loader is 0.20 from eager here too
+    "head_maskformer_useg_bf16": _auto_head_bf16("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
+    "head_glpn_depth_bf16": _auto_head_bf16("glpn", "AutoModelForDepthEstimation", "pixels"),
+    "head_beit_cls_bf16": _auto_head_bf16("beit", "AutoModelForImageClassification", "pixels"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)
