@@ -116,6 +116,24 @@ DYNAMIC: dict[str, ZooModel] = {
                           dims=(B, Dim("H", 32, 128), Dim("W", 32, 128)),
                           runs=(at(B=1, H=64, W=48), at(B=3, H=37, W=101), at(B=2, H=32, W=32 + 96))),
     "dyn_swin": _batch(RING["swin"]),
+    # ---- task heads (arch_ring's head_*, 2026-12-07): a classifier pools each row's last real token at
+    # every shape (its rows right-padded: the head's argmax over the mask), span logits, a seq2seq LM,
+    # CTC over any audio length, detection and segmentation heads over a dynamic batch ----
+    "dyn_head_llama_cls": _tokens(RING["head_llama_cls"], kinds=("index:100", "leftpad:3")),
+    "dyn_head_gpt2_cls": _tokens(RING["head_gpt2_cls"], kinds=("index:100", "leftpad:3")),
+    "dyn_head_bloom_cls": _tokens(RING["head_bloom_cls"], kinds=("index:100", "leftpad:3")),  # ALiBi
+    "dyn_head_bert_cls": _tokens(RING["head_bert_cls"], kinds=("index:100", "leftpad:3")),
+    "dyn_head_llama_qa": _tokens(RING["head_llama_qa"], kinds=("index:100", "leftpad:3")),
+    "dyn_head_t5_s2s": replace(RING["head_t5_s2s"], inputs=(Input((2, 12), "index:100", _BS),
+                                                            Input((2, 12), "leftpad:3", _BS),
+                                                            Input((2, 6), "index:100", ((0, "B"), (1, "T")))),
+                               dims=(B, S, T), runs=(at(B=3, S=20, T=9), at(B=1, S=5, T=2), at(B=4, S=33, T=17))),
+    # (its seven-layer feature extractor needs 720 samples at least: export's own bound)
+    "dyn_head_wav2vec2_ctc": replace(RING["head_wav2vec2_ctc"], inputs=(Input((2, 1600), dynamic=((0, "B"), (1, "N"))),),
+                                     dims=(B, Dim("N", 720, 4000)),
+                                     runs=(at(B=1, N=1000), at(B=3, N=2213), at(B=2, N=721))),
+    "dyn_head_detr_det": _batch(RING["head_detr_det"]),
+    "dyn_head_segformer_seg": _batch(RING["head_segformer_seg"]),
     # ---- plain torch ----
     # A 2-layer LSTM over a dynamic batch. Its sequence length cannot be dynamic: torch 2.13's export
     # keeps aten.lstm whole but specializes the length to the example's ("Constraints violated (S)!
