@@ -105,14 +105,15 @@ def _auto_head(model_type: str, head: str, kind: str = "tokens", atol: float = 1
 
 
 def _auto_head_bf16(model_type: str, head: str, kind: str = "tokens", atol: float = 0.05, rtol: float = 0.02,
-                    config: str = "") -> ZooModel:
-    """_auto_head's task model in bfloat16, as it is served: float inputs cast, every floating output
-    compared in float32 (atol + rtol * |eager|: a box or a logit of 10 is 0.06 per bfloat16 unit)."""
+                    config: str = "", dtype: str = "bfloat16") -> ZooModel:
+    """_auto_head's task model in bfloat16 (or ``dtype``), as it is served: float inputs cast, every
+    floating output compared in float32 (atol + rtol * |eager|: a box or a logit of 10 is 0.06 per
+    bfloat16 unit, 0.008 per float16 unit)."""
     model = _auto_head(model_type, head, kind, atol, config)
     body, call = model.forward.rsplit("return ", 1)
-    cast = "".join(f"{name} = {name}.to(torch.bfloat16) if {name}.is_floating_point() else {name}\n"
+    cast = "".join(f"{name} = {name}.to(torch.{dtype}) if {name}.is_floating_point() else {name}\n"
                    for name in "xyz"[:len(model.inputs)])
-    return ZooModel(model.init + ".to(torch.bfloat16)",
+    return ZooModel(model.init + f".to(torch.{dtype})",
                     cast + body + f"return tuple(t.float() if t.is_floating_point() else t for t in {call})",
                     model.inputs, atol, rtol)
 
@@ -2486,6 +2487,18 @@ RING: dict[str, ZooModel] = {
     "head_maskformer_useg_bf16": _auto_head_bf16("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
     "head_glpn_depth_bf16": _auto_head_bf16("glpn", "AutoModelForDepthEstimation", "pixels"),
     "head_beit_cls_bf16": _auto_head_bf16("beit", "AutoModelForImageClassification", "pixels"),
+    # and in float16 (CPU inference in half precision: the runtime's 16-bit paths narrow float32 results)
+    "head_llama_cls_fp16": _auto_head_bf16("llama", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
+                                           dtype="float16"),
+    "head_bert_cls_fp16": _auto_head_bf16("bert", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
+                                          dtype="float16"),
+    "head_whisper_s2s_fp16": _auto_head_bf16("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000", 0.01, 0.005,
+                                             dtype="float16"),
+    "head_wavlm_xvector_fp16": _auto_head_bf16("wavlm", "AutoModelForAudioXVector", "audio:8000", 0.01, 0.005,
+                                               dtype="float16"),
+    "head_detr_det_fp16": _auto_head_bf16("detr", "AutoModelForObjectDetection", "pixels", 0.01, 0.005, dtype="float16"),
+    "head_segformer_seg_fp16": _auto_head_bf16("segformer", "AutoModelForSemanticSegmentation", "pixels", 0.01, 0.005,
+                                               dtype="float16"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
     # loader 0.27.)
