@@ -104,7 +104,7 @@ def _auto_head(model_type: str, head: str, kind: str = "tokens", atol: float = 1
                     (Input((2, samples)),), atol)
 
 
-def _auto_head_bf16(model_type: str, head: str, kind: str = "tokens", atol: float = 0.05, rtol: float = 0.02,
+def _auto_head_half(model_type: str, head: str, kind: str = "tokens", atol: float = 0.05, rtol: float = 0.02,
                     config: str = "", dtype: str = "bfloat16") -> ZooModel:
     """_auto_head's task model in bfloat16 (or ``dtype``), as it is served: float inputs cast, every
     floating output compared in float32 (atol + rtol * |eager|: a box or a logit of 10 is 0.06 per
@@ -2472,32 +2472,32 @@ RING: dict[str, ZooModel] = {
     "head_textnet_backbone": _auto_head("textnet", "AutoBackbone", "pixels"),
     # The same heads in bfloat16 (2026-12-07, fourth session): ALiBi's baddbmm and cumsum positions,
     # relative attention biases, 1-d convolution stems, a TDNN, detection and segmentation decoders.
-    "head_bloom_cls_bf16": _auto_head_bf16("bloom", "AutoModelForSequenceClassification"),
-    "head_mpt_cls_bf16": _auto_head_bf16("mpt", "AutoModelForSequenceClassification"),
-    "head_llama_qa_bf16": _auto_head_bf16("llama", "AutoModelForQuestionAnswering"),
-    "head_t5_s2s_bf16": _auto_head_bf16("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
-    "head_bart_s2s_bf16": _auto_head_bf16("bart", "AutoModelForSeq2SeqLM", "seq2seq"),
-    "head_whisper_s2s_bf16": _auto_head_bf16("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000"),
-    "head_moonshine_s2s_bf16": _auto_head_bf16("moonshine", "AutoModelForSpeechSeq2Seq", "audio-seq2seq:1600"),
-    "head_conditional_detr_det_bf16": _auto_head_bf16("conditional_detr", "AutoModelForObjectDetection", "pixels"),
-    "head_deformable_detr_det_bf16": _auto_head_bf16("deformable_detr", "AutoModelForObjectDetection", "pixels"),
-    "head_sew_d_ctc_bf16": _auto_head_bf16("sew-d", "AutoModelForCTC", "audio:1600"),
-    "head_unispeech_sat_xvector_bf16": _auto_head_bf16("unispeech-sat", "AutoModelForAudioXVector", "audio:8000"),
+    "head_bloom_cls_bf16": _auto_head_half("bloom", "AutoModelForSequenceClassification"),
+    "head_mpt_cls_bf16": _auto_head_half("mpt", "AutoModelForSequenceClassification"),
+    "head_llama_qa_bf16": _auto_head_half("llama", "AutoModelForQuestionAnswering"),
+    "head_t5_s2s_bf16": _auto_head_half("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_bart_s2s_bf16": _auto_head_half("bart", "AutoModelForSeq2SeqLM", "seq2seq"),
+    "head_whisper_s2s_bf16": _auto_head_half("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000"),
+    "head_moonshine_s2s_bf16": _auto_head_half("moonshine", "AutoModelForSpeechSeq2Seq", "audio-seq2seq:1600"),
+    "head_conditional_detr_det_bf16": _auto_head_half("conditional_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_deformable_detr_det_bf16": _auto_head_half("deformable_detr", "AutoModelForObjectDetection", "pixels"),
+    "head_sew_d_ctc_bf16": _auto_head_half("sew-d", "AutoModelForCTC", "audio:1600"),
+    "head_unispeech_sat_xvector_bf16": _auto_head_half("unispeech-sat", "AutoModelForAudioXVector", "audio:8000"),
     # mask logits up to 10.4, summed over 100 queries: torch's own loader is 0.20 from eager here too
-    "head_maskformer_useg_bf16": _auto_head_bf16("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
-    "head_glpn_depth_bf16": _auto_head_bf16("glpn", "AutoModelForDepthEstimation", "pixels"),
-    "head_beit_cls_bf16": _auto_head_bf16("beit", "AutoModelForImageClassification", "pixels"),
+    "head_maskformer_useg_bf16": _auto_head_half("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
+    "head_glpn_depth_bf16": _auto_head_half("glpn", "AutoModelForDepthEstimation", "pixels"),
+    "head_beit_cls_bf16": _auto_head_half("beit", "AutoModelForImageClassification", "pixels"),
     # and in float16 (CPU inference in half precision: the runtime's 16-bit paths narrow float32 results)
-    "head_llama_cls_fp16": _auto_head_bf16("llama", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
+    "head_llama_cls_fp16": _auto_head_half("llama", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
                                            dtype="float16"),
-    "head_bert_cls_fp16": _auto_head_bf16("bert", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
+    "head_bert_cls_fp16": _auto_head_half("bert", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
                                           dtype="float16"),
-    "head_whisper_s2s_fp16": _auto_head_bf16("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000", 0.01, 0.005,
+    "head_whisper_s2s_fp16": _auto_head_half("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000", 0.01, 0.005,
                                              dtype="float16"),
-    "head_wavlm_xvector_fp16": _auto_head_bf16("wavlm", "AutoModelForAudioXVector", "audio:8000", 0.01, 0.005,
+    "head_wavlm_xvector_fp16": _auto_head_half("wavlm", "AutoModelForAudioXVector", "audio:8000", 0.01, 0.005,
                                                dtype="float16"),
-    "head_detr_det_fp16": _auto_head_bf16("detr", "AutoModelForObjectDetection", "pixels", 0.01, 0.005, dtype="float16"),
-    "head_segformer_seg_fp16": _auto_head_bf16("segformer", "AutoModelForSemanticSegmentation", "pixels", 0.01, 0.005,
+    "head_detr_det_fp16": _auto_head_half("detr", "AutoModelForObjectDetection", "pixels", 0.01, 0.005, dtype="float16"),
+    "head_segformer_seg_fp16": _auto_head_half("segformer", "AutoModelForSemanticSegmentation", "pixels", 0.01, 0.005,
                                                dtype="float16"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own
