@@ -262,6 +262,31 @@ _LAYOUTS_OUT = "(*conv, *pools, *att, *sel, o, hn, cn)"
 
 
 RING: dict[str, ZooModel] = {
+    # A decoder layer's KV cache as module buffers, as a serving step mutates them: a prefill of 8
+    # tokens written with index_copy_, one decode token written by slice assignment at position 8, each
+    # attending over the whole 16-slot cache under a mask of the slots written so far (the buffers are
+    # zero first: a stale or unwritten slot would show). Buffer mutation in place, read back in the
+    # same graph; the cache's final contents are outputs too.
+    "kv_cache_step": ZooModel(
+        "self.qkv = torch.nn.Linear(32, 96)\nself.o = torch.nn.Linear(32, 32)\n"
+        "self.register_buffer('k', torch.zeros(1, 4, 16, 8))\nself.register_buffer('v', torch.zeros(1, 4, 16, 8))",
+        "F = torch.nn.functional\n"
+        "def step(h, pos, n):\n"
+        "    q, k, v = self.qkv(h).view(1, -1, 3, 4, 8).permute(2, 0, 3, 1, 4)\n"
+        "    if n > 1:\n"
+        "        self.k.index_copy_(2, pos, k)\n"
+        "        self.v.index_copy_(2, pos, v)\n"
+        "    else:\n"
+        "        self.k[:, :, 8:9] = k\n"
+        "        self.v[:, :, 8:9] = v\n"
+        "    slots = torch.arange(16, device=h.device)\n"
+        "    mask = slots[None, :] <= pos[:, None]\n"
+        "    a = F.scaled_dot_product_attention(q, self.k, self.v, attn_mask=mask)\n"
+        "    return self.o(a.transpose(1, 2).reshape(1, -1, 32))\n"
+        "p = step(x[:, :8], torch.arange(8, device=x.device), 8)\n"
+        "d = step(x[:, 8:], torch.tensor([8], device=x.device), 1)\n"
+        "return p, d, self.k.clone(), self.v.clone()",
+        (Input((1, 9, 32)),), 1e-5),
     # ---- decoder LLMs (logits; attention mask given, as generate() passes it) ----
     "mistral": ZooModel(_lm("MistralConfig", "MistralForCausalLM", _DECODER + ", sliding_window=8"), _LM, _TOKENS, 1e-4),
     "phi": ZooModel(_lm("PhiConfig", "PhiForCausalLM", _DECODER), _LM, _TOKENS, 1e-4),
