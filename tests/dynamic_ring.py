@@ -47,6 +47,8 @@ def _batch(base: ZooModel, runs: tuple = (at(B=1), at(B=3), at(B=5))) -> ZooMode
 
 
 _PIXELS = "return self.m(pixel_values=x).pooler_output"
+# arch_ring's _auto_head token inputs (ids 0..99, a mask its forward flips into right padding)
+_HEAD_TOKENS = ("index:100", "leftpad:3")
 
 DYNAMIC: dict[str, ZooModel] = {
     # ---- decoder LLMs: logits, left-padded masks ----
@@ -119,11 +121,11 @@ DYNAMIC: dict[str, ZooModel] = {
     # ---- task heads (arch_ring's head_*, 2026-12-07): a classifier pools each row's last real token at
     # every shape (its rows right-padded: the head's argmax over the mask), span logits, a seq2seq LM,
     # CTC over any audio length, detection and segmentation heads over a dynamic batch ----
-    "dyn_head_llama_cls": _tokens(RING["head_llama_cls"], kinds=("index:100", "leftpad:3")),
-    "dyn_head_gpt2_cls": _tokens(RING["head_gpt2_cls"], kinds=("index:100", "leftpad:3")),
-    "dyn_head_bloom_cls": _tokens(RING["head_bloom_cls"], kinds=("index:100", "leftpad:3")),  # ALiBi
-    "dyn_head_bert_cls": _tokens(RING["head_bert_cls"], kinds=("index:100", "leftpad:3")),
-    "dyn_head_llama_qa": _tokens(RING["head_llama_qa"], kinds=("index:100", "leftpad:3")),
+    "dyn_head_llama_cls": _tokens(RING["head_llama_cls"], kinds=_HEAD_TOKENS),
+    "dyn_head_gpt2_cls": _tokens(RING["head_gpt2_cls"], kinds=_HEAD_TOKENS),
+    "dyn_head_bloom_cls": _tokens(RING["head_bloom_cls"], kinds=_HEAD_TOKENS),  # ALiBi
+    "dyn_head_bert_cls": _tokens(RING["head_bert_cls"], kinds=_HEAD_TOKENS),
+    "dyn_head_llama_qa": _tokens(RING["head_llama_qa"], kinds=_HEAD_TOKENS),
     "dyn_head_t5_s2s": replace(RING["head_t5_s2s"], inputs=(Input((2, 12), "index:100", _BS),
                                                             Input((2, 12), "leftpad:3", _BS),
                                                             Input((2, 6), "index:100", ((0, "B"), (1, "T")))),

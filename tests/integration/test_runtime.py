@@ -154,13 +154,16 @@ def test_error_paths_leave_nothing_behind(built, case, tmp_path):
 
 _OPEN_UNDER_A_FILE_SIZE_LIMIT = """
 import ctypes, resource, signal, sys
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
-resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+limit = int(sys.argv[3])  # bytes; 0: no limit
+if limit:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 rt = ctypes.CDLL(sys.argv[1])
 rt.shimgen_model_last_error.restype = ctypes.c_char_p
 model = ctypes.c_void_p()
 rc = rt.shimgen_model_open(sys.argv[2].encode(), None, None, 0, ctypes.byref(model))
 print(rc, rt.shimgen_model_last_error().decode())
+rt.shimgen_model_close(model)
 """
 
 
@@ -174,15 +177,17 @@ def test_a_model_that_cannot_be_written_out_leaves_no_part_behind(built, tmp_pat
     assert Path(model).stat().st_size > 8192
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    runtime = str(built.artifacts[0].path)
-    completed = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_FILE_SIZE_LIMIT, runtime, model],
-                               capture_output=True, text=True, timeout=60, env={**os.environ, "TMPDIR": str(scratch)})
+
+    def open_model(limit: int) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_FILE_SIZE_LIMIT, str(built.artifacts[0].path),
+                               model, str(limit)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "TMPDIR": str(scratch)})
+
+    completed = open_model(4096)
     rc, _, message = completed.stdout.strip().partition(" ")
     assert rc not in ("", "0") and "cannot write" in message and "model.so" in message, completed
     assert not list(scratch.iterdir()), [str(p.relative_to(scratch)) for p in scratch.rglob("*")]
-    unlimited = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_FILE_SIZE_LIMIT.replace(
-        "resource.setrlimit", "# resource.setrlimit"), runtime, model], capture_output=True, text=True,
-        timeout=60, env={**os.environ, "TMPDIR": str(scratch)})
+    unlimited = open_model(0)
     assert unlimited.stdout.startswith("0 "), unlimited
 
 
