@@ -2495,6 +2495,28 @@ RING: dict[str, ZooModel] = {
     "head_maskformer_useg": _auto_head("maskformer", "AutoModelForUniversalSegmentation", "pixels"),
     "head_glpn_depth": _auto_head("glpn", "AutoModelForDepthEstimation", "pixels"),
     "head_textnet_backbone": _auto_head("textnet", "AutoBackbone", "pixels"),
+    # Fourth round (2026-12-07, fifth session): the heads the generic shrink had broken, with
+    # tests/hf_auto.py's OVERRIDES for their families (or, where only the head needs it, config text).
+    "head_deberta_v2_cls": _auto_head("deberta-v2", "AutoModelForSequenceClassification"),
+    "head_levit_cls": _auto_head("levit", "LevitForImageClassificationWithTeacher", "pixels"),  # the auto class maps two
+    "head_hiera_cls": _auto_head("hiera", "AutoModelForImageClassification", "pixels"),
+    "head_beit_seg": _auto_head("beit", "AutoModelForSemanticSegmentation", "pixels",
+                                config="num_hidden_layers=4, out_indices=[1, 2, 3, 4]"),  # its neck reads four layers
+    "head_dpt_seg": _auto_head("dpt", "AutoModelForSemanticSegmentation", "pixels"),
+    "head_dpt_depth": _auto_head("dpt", "AutoModelForDepthEstimation", "pixels"),
+    "head_depth_anything_depth": _auto_head("depth_anything", "AutoModelForDepthEstimation", "pixels"),
+    "head_zoedepth_depth": _auto_head("zoedepth", "AutoModelForDepthEstimation", "pixels"),
+    "head_swin_cls": _auto_head("swin", "AutoModelForImageClassification", "pixels"),
+    "head_swin_mim": _auto_head("swin", "AutoModelForMaskedImageModeling", "pixels"),
+    "head_swin_backbone": _auto_head("swin", "AutoBackbone", "pixels"),
+    "head_swinv2_cls": _auto_head("swinv2", "AutoModelForImageClassification", "pixels"),
+    "head_focalnet_backbone": _auto_head("focalnet", "AutoBackbone", "pixels"),
+    "head_vitpose_pose": _auto_head("vitpose", "AutoModelForPoseEstimation", "pixels"),
+    # CTC heads want a vocabulary (these families have none by default); as config text, since the
+    # base wav2vec2-BERT model the ring runs changes with it
+    "head_wav2vec2_conformer_ctc": _auto_head("wav2vec2-conformer", "AutoModelForCTC", "audio:1600",
+                                              config="vocab_size=32"),
+    "head_wav2vec2_bert_ctc": _auto_head("wav2vec2-bert", "AutoModelForCTC", "features:20x160", config="vocab_size=32"),
     # The same heads in bfloat16 (2026-12-07, fourth session): ALiBi's baddbmm and cumsum positions,
     # relative attention biases, 1-d convolution stems, a TDNN, detection and segmentation decoders.
     "head_bloom_cls_bf16": _auto_head_half("bloom", "AutoModelForSequenceClassification"),

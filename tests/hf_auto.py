@@ -133,6 +133,8 @@ BUILD: dict[str, dict[str, Any]] = {
                   "scaled_images_feature_dims": [64, 64, 32], "fusion_hidden_size": 32},
 }
 BUILD.update(TEXT_BUILD)
+# A backbone config read at four stages (the neck of DPT-style depth heads takes four feature maps).
+_STAGES4 = {"out_features": ["stage1", "stage2", "stage3", "stage4"], "out_indices": [1, 2, 3, 4]}
 OVERRIDES: dict[str, dict[str, Any]] = {
     "siglip": {"text_config.projection_size": 64},
     "detr": {"num_queries": 20}, "conditional_detr": {"num_queries": 20}, "deformable_detr": {"num_queries": 20},
@@ -183,6 +185,31 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "hgnet_v2": {"initializer_range": 0.08}, "mobilenet_v1": {"initializer_range": 0.2},
     # their default is 1e-10: outputs ~4e-20
     "sam_vision_model": {"initializer_range": 0.2}, "sam_hq_vision_model": {"initializer_range": 0.2},
+    # Task heads the shrink left inconsistent (fourth round). None of these changes a model the ring already
+    # ran from these families (their outputs compared equal before and after): a pooler sized for the
+    # full width (DeBERTa-v2's classifier); LeViT's per-stage lists (as the ring's own "levit");
+    # Hiera's list image size and mask units; DPT-style necks that read four hidden states of two
+    # layers; FocalNet's backbone widths (a tuple it concatenates to a list; embed_dim * 2^i, the
+    # last kept); ViTPose's 256 x 192 image and a stage past the shrunk depth; Swin's heads (3 per
+    # 64 channels) and windows (2 divides every stage's 16, 8, 4, 2), num_layers (the shrink's 2 made
+    # the MIM decoder's width that of two stages)
+    "deberta-v2": {"pooler_hidden_size": 64},
+    "levit": {"hidden_sizes": [32, 48], "num_attention_heads": [2, 3], "depths": [1, 1], "key_dim": [8, 8],
+              "mlp_ratio": [2, 2], "attention_ratio": [2, 2], "down_ops": [["Subsample", 8, 4, 4, 2, 2]],
+              "initializer_range": 0.2},
+    "hiera": {"image_size": [64, 64], "masked_unit_size": [4, 4]},
+    "dpt": {"num_hidden_layers": 4, "backbone_out_indices": [0, 1, 2, 3], "neck_hidden_sizes": [16, 32, 64, 64],
+            "fusion_hidden_size": 32, "head_hidden_size": 16, "initializer_range": 0.1},  # 0.02: depth ~7e-8
+    "depth_anything": {"backbone_config.num_hidden_layers": 4, **{f"backbone_config.{k}": v for k, v in _STAGES4.items()},
+                       "neck_hidden_sizes": [16, 32, 64, 64], "fusion_hidden_size": 32, "head_hidden_size": 16,
+                       "reassemble_hidden_size": 64, "initializer_range": 0.12},  # 0.02: ~6e-7; 0.1: 0.04
+    "zoedepth": {"backbone_config.num_hidden_layers": 4, **{f"backbone_config.{k}": v for k, v in _STAGES4.items()},
+                 "neck_hidden_sizes": [16, 32, 64, 64], "fusion_hidden_size": 32, "bottleneck_features": 32},
+    "focalnet": {"hidden_sizes": [128, 256, 512, 512]},
+    "vitpose": {"backbone_config.image_size": [64, 64], "backbone_config.out_features": ["stage2"],
+                "backbone_config.out_indices": [2]},
+    "swin": {"num_heads": [2, 4, 8, 16], "window_size": 2, "num_layers": 4},
+    "swinv2": {"num_heads": [2, 4, 8, 16], "window_size": 4},
 }
 
 
@@ -219,7 +246,8 @@ def tiny_model(model_type: str, head: str = "AutoModel", **config_attributes: An
     if head != "AutoModel" and getattr(config, "pad_token_id", None) is None:
         config.pad_token_id = 0
     torch.manual_seed(0)
-    return getattr(transformers, head).from_config(config).eval()
+    cls = getattr(transformers, head)
+    return (cls.from_config(config) if head.startswith("Auto") else cls(config)).eval()
 
 
 def vocab_bound(config: Any) -> int:
