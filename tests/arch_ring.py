@@ -2534,6 +2534,12 @@ RING: dict[str, ZooModel] = {
     "head_maskformer_useg_bf16": _auto_head_half("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
     "head_glpn_depth_bf16": _auto_head_half("glpn", "AutoModelForDepthEstimation", "pixels"),
     "head_beit_cls_bf16": _auto_head_half("beit", "AutoModelForImageClassification", "pixels"),
+    # (fourth round) shifted windows, a DPT neck, ZoeDepth's bin attractors, a Conformer's convolution module
+    "head_swin_cls_bf16": _auto_head_half("swin", "AutoModelForImageClassification", "pixels"),
+    "head_dpt_depth_bf16": _auto_head_half("dpt", "AutoModelForDepthEstimation", "pixels"),
+    "head_zoedepth_depth_bf16": _auto_head_half("zoedepth", "AutoModelForDepthEstimation", "pixels"),
+    "head_wav2vec2_conformer_ctc_bf16": _auto_head_half("wav2vec2-conformer", "AutoModelForCTC", "audio:1600",
+                                                        config="vocab_size=32"),
     # and in float16 (CPU inference in half precision: the runtime's 16-bit paths narrow float32 results)
     "head_llama_cls_fp16": _auto_head_half("llama", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
                                            dtype="float16"),
