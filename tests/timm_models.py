@@ -91,3 +91,45 @@ def timm_module():
 def create(name: str, **kwargs):
     """``timm.create_model(name, pretrained=False, **kwargs)`` in eval mode (random weights)."""
     return timm_module().create_model(name, pretrained=False, **kwargs).eval()
+
+
+def unit_scale(model, shape: tuple[int, ...], seed: int = 0):
+    """``model`` with every convolution's and linear layer's weight rescaled, in the order one forward
+    calls them, so that its input-dependent part is of order one on a random batch of ``shape``;
+    returns ``model``.
+
+    Deep networks at their random initialisation can lose the input: each layer's default init
+    shrinks what varies with the input (a ReLU network at PyTorch's default conv init keeps about half
+    of it per layer), while biases and norm shifts add constants, so after 32 ConvMixer blocks the
+    outputs are the same for every image (1e-8 apart) and a ring comparison tests nothing. The
+    difference of two batch rows cancels every bias (W x0 + b - (W x1 + b) = W (x0 - x1)), so its
+    spread measures exactly the part of a layer's output that depends on the input: each weight is
+    divided by it (biases kept), and the pass continues with the rescaled output, so later layers are
+    measured on what they will see. A module called more than once is scaled at its first call."""
+    import torch
+
+    layers = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Linear)
+    done: set[int] = set()
+
+    def rescale(module, _inputs, output):
+        if id(module) in done or not isinstance(output, torch.Tensor) or output.shape[0] < 2:
+            return None
+        done.add(id(module))
+        spread = float((output[0] - output[1]).std()) / 2 ** 0.5
+        if not spread > 0:  # a layer that ignores its input (or a NaN): left as it is
+            return None
+        bias = 0 if module.bias is None else module.bias if isinstance(module, torch.nn.Linear) else \
+            module.bias.reshape(-1, *[1] * (output.dim() - 2))  # channels last for a linear, at dim 1 for a conv
+        with torch.no_grad():
+            module.weight.div_(spread)
+        return (output - bias) / spread + bias
+
+    hooks = [m.register_forward_hook(rescale) for m in model.modules() if isinstance(m, layers)]
+    try:
+        generator = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            model(torch.randn(shape, generator=generator))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return model
