@@ -229,10 +229,9 @@ def _timm(name: str, kwargs: str = "", size: int = 32, atol: float = 1e-4, rtol:
                     (Input((2, 3, size, size)),), atol, rtol)
 
 
-def _timm_bf16(name: str, kwargs: str = "", size: int = 32, atol: float = 0.05, rtol: float = 0.02,
-               scale: bool = False) -> ZooModel:
+def _timm_bf16(name: str, kwargs: str = "", size: int = 32, atol: float = 0.05, rtol: float = 0.02) -> ZooModel:
     """(ring-bf16) _timm's model and input in bfloat16, its features and logits compared in float32."""
-    model = _timm(name, kwargs, size, scale=scale)
+    model = _timm(name, kwargs, size)
     return ZooModel(model.init + "\nself.m = self.m.to(torch.bfloat16)",
                     "x = x.to(torch.bfloat16)\nf = self.m.forward_features(x)\n"
                     "return f.float(), self.m.forward_head(f).float()", model.inputs, atol, rtol)
