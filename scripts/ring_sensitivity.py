@@ -1,6 +1,6 @@
 """Which ring entries compare something: each model's eager outputs for two draws of its inputs.
 
-    python scripts/ring_sensitivity.py [--ring] [--jobs N] [NAME ...]
+    python scripts/ring_sensitivity.py [--ring | --table NAME] [--jobs N] [NAME ...]
 
 A ring entry is judged by comparing the runtime's outputs with eager's at the entry's tolerance. That
 proves nothing where the outputs hardly depend on the inputs: a deep network whose random
@@ -13,7 +13,8 @@ only (no compile, a few minutes for the whole ring) and prints, per model:
                  first draw's: a runtime that computed them for other inputs would pass
     ok           some output moves past the tolerance
 
-Exit status 1 if any model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
+A dynamic-shape model (tests/dynamic_ring.py) is judged at every shape it declares, each a line
+``name@run`` where it has more than one. Exit status 1 if any model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
 """
 
 from __future__ import annotations
@@ -29,7 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "scripts")]
 
 # Entries whose outputs are meant not to depend on their inputs (a generator under a fixed seed).
-INPUT_FREE = {"randperm": "torch.randperm under a fixed seed; its input only fixes the device"}
+INPUT_FREE = {"randperm": "torch.randperm under a fixed seed; its input only fixes the device",
+              "random": "statistics of torch.rand / torch.randint draws (tests/arch_zoo.py); the input only"
+                        " joins the graph"}
+
+
+def free(label: str) -> bool:
+    """Whether a result's label (``name`` or ``name@run``) is one of INPUT_FREE's models."""
+    return label.split("@")[0] in INPUT_FREE
 
 
 def verdict(first: list[np.ndarray], second: list[np.ndarray], atol: float, rtol: float) -> str:
@@ -49,52 +57,69 @@ def verdict(first: list[np.ndarray], second: list[np.ndarray], atol: float, rtol
     return "INSENSITIVE"
 
 
-def outputs(name: str, seed: int, module) -> list[np.ndarray]:
+def outputs(name: str, seed: int, module, run: int = 0) -> list[np.ndarray]:
     """The model's eager outputs as the compiling child saves them (tests/aoti_zoo.py: the forward's
-    tuple, or its one tensor), for inputs drawn under ``seed``."""
+    tuple, or its one tensor), for inputs drawn under ``seed`` at the shapes of ``run``."""
     import aoti_zoo
     import torch
 
     torch.manual_seed(seed)
-    inputs = aoti_zoo._make_inputs(aoti_zoo.models()[name], "cpu")
+    inputs = aoti_zoo._make_inputs(aoti_zoo.models()[name], "cpu", run)
     with torch.no_grad():
         result = module(*inputs)
     return [t.detach().numpy() for t in (result if isinstance(result, tuple) else (result,))]
 
 
-def judge(name: str) -> tuple[str, str]:
-    """(name, verdict), or (name, 'error: ...') where eager itself fails (a library absent)."""
+def judge(name: str) -> list[tuple[str, str]]:
+    """(label, verdict) per shape the model declares (label ``name``, or ``name@run`` for a dynamic
+    model's shapes), or (name, 'error: ...') where eager itself fails (a library absent)."""
     import aoti_zoo
 
     try:
         module = aoti_zoo.eager_module(name, "cpu")
         model = aoti_zoo.models()[name]
-        return name, verdict(outputs(name, 1, module), outputs(name, 2, module), model.atol, model.rtol)
+        shapes = aoti_zoo.run_count(model)
+        return [(name if shapes == 1 else f"{name}@{run}",
+                 verdict(outputs(name, 1, module, run), outputs(name, 2, module, run), model.atol, model.rtol))
+                for run in range(shapes)]
     except Exception as error:  # an optional library absent, an eager failure: reported, not judged
-        return name, f"error: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
+        return [(name, f"error: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}")]
+
+
+def table(which: str) -> list[str]:
+    """The names of one of tests/'s model tables."""
+    import importlib
+
+    module, attribute = TABLES[which]
+    return list(getattr(importlib.import_module(module), attribute))
+
+
+TABLES = {"ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"), "frozen": ("frozen_zoo", "FROZEN"),
+          "torchao": ("torchao_zoo", "TORCHAO"), "arch": ("arch_zoo", "ARCH"), "torchvision": ("torchvision_zoo", "TORCHVISION")}
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*")
-    parser.add_argument("--ring", action="store_true", help="every model of tests/arch_ring.py")
+    parser.add_argument("--ring", action="store_true", help="every model of tests/arch_ring.py (--table ring)")
+    parser.add_argument("--table", choices=sorted(TABLES), help="every model of one of tests/'s tables")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    import arch_ring
-
-    names = list(args.names) or (list(arch_ring.RING) if args.ring else [])
+    which = "ring" if args.ring else args.table
+    names = list(args.names) or (table(which) if which else [])
     if not names:
-        parser.error("name models, or pass --ring")
+        parser.error("name models, or pass --ring or --table")
     results = {}
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        for name, result in pool.map(judge, names, chunksize=4):
-            results[name] = result
-            if result != "ok":
-                print(f"{name:<40}  {result}", flush=True)
-    flagged = [n for n, r in results.items() if r in ("EMPTY", "INSENSITIVE") and n not in INPUT_FREE]
+        for rows in pool.map(judge, names, chunksize=4):
+            for label, result in rows:
+                results[label] = result
+                if result != "ok":
+                    print(f"{label:<40}  {result}", flush=True)
+    flagged = [n for n, r in results.items() if r in ("EMPTY", "INSENSITIVE") and not free(n)]
     errors = [n for n, r in results.items() if r.startswith("error")]
     print(f"{len(results) - len(flagged) - len(errors)}/{len(results)} compare something"
-          f" ({len(flagged)} flagged, {len(errors)} not run, {sum(n in INPUT_FREE for n in results)} input-free by design)")
+          f" ({len(flagged)} flagged, {len(errors)} not run, {sum(free(n) for n in results)} input-free by design)")
     return 1 if flagged else 0
 
 

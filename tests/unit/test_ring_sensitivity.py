@@ -66,3 +66,22 @@ def test_unit_scale_is_deterministic():
 
     a, b = (unit_scale(_deep_relu_stack(torch, 8), (2, 3, 8, 8)) for _ in range(2))
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_a_dynamic_model_is_judged_at_every_shape_it_declares():
+    pytest.importorskip("torch")
+    script = load_script("ring_sensitivity")
+    import aoti_zoo
+
+    rows = script.judge("dyn_conv1d")
+    shapes = aoti_zoo.run_count(aoti_zoo.models()["dyn_conv1d"])
+    assert shapes > 1
+    assert rows == [(f"dyn_conv1d@{run}", "ok") for run in range(shapes)]
+
+
+def test_an_input_free_model_is_flagged_and_excused_by_name():
+    pytest.importorskip("torch")
+    script = load_script("ring_sensitivity")
+    # the control: its outputs are statistics of random draws, the same for any input
+    assert script.judge("random") == [("random", "INSENSITIVE")]
+    assert script.free("random") and script.free("randperm@1") and not script.free("dyn_conv1d@0")
