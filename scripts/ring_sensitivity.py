@@ -94,7 +94,7 @@ def table(which: str) -> list[str]:
     return list(getattr(importlib.import_module(module), attribute))
 
 
-TABLES = {"ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"), "frozen": ("frozen_zoo", "FROZEN"),
+TABLES = {"zoo": ("aoti_zoo", "ZOO"), "ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"), "frozen": ("frozen_zoo", "FROZEN"),
           "torchao": ("torchao_zoo", "TORCHAO"), "arch": ("arch_zoo", "ARCH"), "torchvision": ("torchvision_zoo", "TORCHVISION")}
 
 
