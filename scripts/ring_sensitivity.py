@@ -13,8 +13,9 @@ only (no compile, a few minutes for the whole ring) and prints, per model:
                  first draw's: a runtime that computed them for other inputs would pass
     ok           some output moves past the tolerance
 
-A dynamic-shape model (tests/dynamic_ring.py) is judged at every shape it declares, each a line
-``name@run`` where it has more than one. Exit status 1 if any model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
+A dynamic-shape model (tests/dynamic_ring.py) is judged at every shape it declares, labelled as
+scripts/zoo_cpu.py labels them (``name@run`` past the example's). scripts/zoo_cpu.py applies the same
+judgement to every model that passed (its verdicts INSENSITIVE and EMPTY). Exit status 1 if any model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
 """
 
 from __future__ import annotations
@@ -71,15 +72,17 @@ def outputs(name: str, seed: int, module, run: int = 0) -> list[np.ndarray]:
 
 
 def judge(name: str) -> list[tuple[str, str]]:
-    """(label, verdict) per shape the model declares (label ``name``, or ``name@run`` for a dynamic
-    model's shapes), or (name, 'error: ...') where eager itself fails (a library absent)."""
+    """(label, verdict) per shape the model declares (labelled as scripts/zoo_cpu.py's rows: ``name``
+    for the example's, ``name@run`` for a dynamic model's further shapes), or (name, 'error: ...')
+    where eager itself fails (a library absent)."""
     import aoti_zoo
+    from aoti_helpers import run_label
 
     try:
         module = aoti_zoo.eager_module(name, "cpu")
         model = aoti_zoo.models()[name]
         shapes = aoti_zoo.run_count(model)
-        return [(name if shapes == 1 else f"{name}@{run}",
+        return [(run_label(name, run),
                  verdict(outputs(name, 1, module, run), outputs(name, 2, module, run), model.atol, model.rtol))
                 for run in range(shapes)]
     except Exception as error:  # an optional library absent, an eager failure: reported, not judged

@@ -16,6 +16,9 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
                                                               # shape, NAME@<run> past the example's
     python scripts/zoo_cpu.py --write-coverage                # also record the fallbacks measured
                                                               # into shimgen/aoti/fallbacks.json
+A model that passes is also run in eager on a second draw of its inputs: if its outputs move no more
+than its tolerance it is INSENSITIVE (any runtime result for any input would pass), EMPTY if it returns
+no tensor; both fail (scripts/ring_sensitivity.py; --no-sensitivity skips it).
 Exit status 1 when any model fails.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -31,13 +35,14 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "scripts")]
 
 import aoti_zoo
 from arch_ring import RING
 from arch_zoo import ARCH
 from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
+from ring_sensitivity import free
 from torchao_zoo import TORCHAO
 
 from shimgen.aoti import coverage
@@ -115,6 +120,18 @@ def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess,
     return verdict, f"{worst:.2e}"
 
 
+def sensitivities(names: list[str]) -> dict[str, str]:
+    """scripts/ring_sensitivity.py's verdict for each shape of each model (eager on two draws of its
+    inputs), by run label, in SHIMGEN_ZOO_JOBS processes."""
+    import concurrent.futures
+
+    from ring_sensitivity import judge as sensitivity_of
+
+    jobs = max(1, int(os.environ.get("SHIMGEN_ZOO_JOBS", "2")))
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        return {label: result for rows in pool.map(sensitivity_of, names, chunksize=4) for label, result in rows}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
@@ -126,6 +143,9 @@ def main(argv: list[str]) -> int:
                         help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
     parser.add_argument("--write-coverage", action="store_true", help="record the measured fallbacks")
+    parser.add_argument("--no-sensitivity", action="store_true",
+                        help="skip the second eager run that fails a passing model whose outputs do not depend"
+                             " on its inputs (INSENSITIVE, EMPTY: scripts/ring_sensitivity.py)")
     args = parser.parse_args(argv)
     if args.ring + args.frozen + args.dynamic + args.torchao > 1:
         parser.error("--ring, --frozen, --torchao and --dynamic name different tables: give one")
@@ -169,6 +189,8 @@ def main(argv: list[str]) -> int:
                 run_inputs[name] = [aoti_zoo.inputs_of(dirs[name], run) for run in range(runs[name])]
         child = run_beside_libtorch(models, runtime, work, timeout=3600, sequences=sequences, run_inputs=run_inputs)
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
+        judged = [name for name in names if name not in unexported and name not in refused]
+        sensitivity = {} if args.no_sensitivity else sensitivities(judged)
         rows, failed = [], 0
         served = coverage.served_by_runtime()
         skipped = 0
@@ -193,6 +215,8 @@ def main(argv: list[str]) -> int:
             for run in range(runs[name]):
                 label = run_label(name, run)
                 verdict, err = judge(name, run, report, child, work, dirs[name], table[name])
+                if verdict == "pass" and sensitivity.get(label) in ("EMPTY", "INSENSITIVE") and not free(label):
+                    verdict = sensitivity[label]  # it passed, but eager gives the same outputs for any input
                 failed += verdict != "pass"
                 shapes = ", ".join("x".join(map(str, s)) for s in aoti_zoo.shapes_at(table[name], run))
                 rows.append((label, verdict, err, shapes if args.dynamic else
