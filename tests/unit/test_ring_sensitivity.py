@@ -22,14 +22,17 @@ def test_outputs_within_the_tolerance_of_the_other_draw_are_insensitive():
     first = [np.array([1.0, 2.0], dtype=np.float32)]
     assert _verdict()(first, [first[0] + 5e-5], 1e-4, 0.0) == "INSENSITIVE"
     assert _verdict()(first, [first[0] + 5e-3], 1e-4, 0.0) == "ok"
+    assert _verdict()(first, [first[0] + 5e-4], 1e-4, 0.0) == "WEAK (5x its tolerance)"
     # the relative part counts as in the ring's comparison: 0.02 x 2 covers a move of 0.03, 0.02 x 1 not
     assert _verdict()(first, [first[0] + np.float32([0.01, 0.03])], 1e-4, 0.02) == "INSENSITIVE"
-    assert _verdict()(first, [first[0] + np.float32([0.03, 0.03])], 1e-4, 0.02) == "ok"
+    assert _verdict()(first, [first[0] + np.float32([0.03, 0.03])], 1e-4, 0.02).startswith("WEAK")
+    assert _verdict()(first, [first[0] + np.float32([0.3, 0.03])], 1e-4, 0.02) == "ok"
 
 
 def test_a_changed_integer_output_is_enough():
     same = [np.ones(3, dtype=np.float32)]
     assert _verdict()([*same, np.array([0, 1])], [*same, np.array([1, 0])], 1e-4, 0.0) == "ok"
+    assert _verdict()([np.zeros(2, np.float32)], [np.float32([0, 1e-9])], 0.0, 0.0) == "ok"  # exact entries
     assert _verdict()([*same, np.array([0, 1])], [*same, np.array([0, 1])], 1e-4, 0.0) == "INSENSITIVE"
 
 
