@@ -26,6 +26,7 @@ from arch_ring import CI, RING  # noqa: E402
 
 from shimgen.aoti import coverage  # noqa: E402
 from tests.aoti_helpers import assert_zoo_model_matches_eager, run_with_torch_loader, run_zoo_beside_libtorch  # noqa: E402
+from tests.support import load_script  # noqa: E402
 
 # What each CI model is here for (measured, torch 2.13 CPU): fallbacks the runtime must serve.
 EXPECTED_FALLBACKS = {
@@ -77,6 +78,16 @@ def test_ring_model_matches_eager_beside_libtorch(ring, ring_run, cpu_runtime, n
     report, work = ring_run
     assert_zoo_model_matches_eager(name, ring[name], report, work, cpu_runtime.library, RING[name].atol,
                                    RING[name].rtol)
+
+
+@pytest.mark.parametrize("name", CI)
+def test_ring_model_outputs_depend_on_its_inputs(name):
+    """What the match above is worth: eager's outputs for a second draw of the inputs move past the
+    entry's tolerance (scripts/ring_sensitivity.py), so a runtime that got the input-dependent part
+    wrong would not pass. Eager only; no package needed."""
+    sensitivity = load_script("ring_sensitivity")
+    for label, verdict in sensitivity.judge(name):
+        assert sensitivity.free(label) or verdict == "ok" or verdict.startswith("WEAK"), (label, verdict)
 
 
 def test_torch_loader_arbiter_runs_a_ring_package(ring, tmp_path):
