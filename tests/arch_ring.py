@@ -2225,7 +2225,7 @@ RING: dict[str, ZooModel] = {
     "timm_levit_bf16": _timm_bf16("levit_128s", "img_size=64", size=64, atol=0.11, scale=True),
     "timm_mobilevit_bf16": _timm_bf16("mobilevit_xxs", size=64),
     "timm_maxvit_bf16": _timm_bf16("maxvit_rmlp_pico_rw_256", "img_size=64", size=64),
-    "timm_fastvit_bf16": _timm_bf16("fastvit_t8", size=64),
+    "timm_fastvit_bf16": _timm_bf16("fastvit_t8", size=64, atol=6.6e-3),
     "timm_sequencer_bf16": _timm_bf16("sequencer2d_s", "layers=(1, 1, 1, 1)"),
     # float16 (ring-fp16): the same shapes in the other half type
     "qwen3_fp16": _auto_bf16("qwen3", atol=0.01, dtype="float16"),
@@ -2534,9 +2534,13 @@ RING: dict[str, ZooModel] = {
     "head_wav2vec2_bert_ctc": _auto_head("wav2vec2-bert", "AutoModelForCTC", "features:20x160", config="vocab_size=32"),
     # The same heads in bfloat16 (2026-12-07, fourth session): ALiBi's baddbmm and cumsum positions,
     # relative attention biases, 1-d convolution stems, a TDNN, detection and segmentation decoders.
-    "head_bloom_cls_bf16": _auto_head_half("bloom", "AutoModelForSequenceClassification"),
-    "head_mpt_cls_bf16": _auto_head_half("mpt", "AutoModelForSequenceClassification"),
-    "head_llama_qa_bf16": _auto_head_half("llama", "AutoModelForQuestionAnswering"),
+    # Where an atol is given, it is five times the runtime's distance from eager measured on this CPU
+    # (2026-12-07): at the generic 0.05 (0.01 in float16) a second input draw moved the outputs only 1.8 to
+    # 10 tolerances (scripts/ring_sensitivity.py's WEAK). tests/gpu/test_ring_cuda.py keeps the generic
+    # atols for them on CUDA (CUDA_TOLERANCE) until measured there.
+    "head_bloom_cls_bf16": _auto_head_half("bloom", "AutoModelForSequenceClassification", atol=6.7e-3),
+    "head_mpt_cls_bf16": _auto_head_half("mpt", "AutoModelForSequenceClassification", atol=0.019),
+    "head_llama_qa_bf16": _auto_head_half("llama", "AutoModelForQuestionAnswering", atol=9.8e-3),
     "head_t5_s2s_bf16": _auto_head_half("t5", "AutoModelForSeq2SeqLM", "seq2seq"),
     "head_bart_s2s_bf16": _auto_head_half("bart", "AutoModelForSeq2SeqLM", "seq2seq"),
     "head_whisper_s2s_bf16": _auto_head_half("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000"),
@@ -2545,13 +2549,13 @@ RING: dict[str, ZooModel] = {
     "head_deformable_detr_det_bf16": _auto_head_half("deformable_detr", "AutoModelForObjectDetection", "pixels"),
     # (outputs below the default atol, 0.03 and 0.004, and moving less than it between inputs: scaled
     # atols, so that outputs computed for other audio would fail; scripts/ring_sensitivity.py)
-    "head_sew_d_ctc_bf16": _auto_head_half("sew-d", "AutoModelForCTC", "audio:1600", atol=0.005),
+    "head_sew_d_ctc_bf16": _auto_head_half("sew-d", "AutoModelForCTC", "audio:1600", atol=2.3e-3),
     "head_unispeech_sat_xvector_bf16": _auto_head_half("unispeech-sat", "AutoModelForAudioXVector", "audio:8000",
-                                                       atol=5e-4),
+                                                       atol=3.1e-4),
     # mask logits up to 10.4, summed over 100 queries: torch's own loader is 0.20 from eager here too
     "head_maskformer_useg_bf16": _auto_head_half("maskformer", "AutoModelForUniversalSegmentation", "pixels", 0.25),
     "head_glpn_depth_bf16": _auto_head_half("glpn", "AutoModelForDepthEstimation", "pixels"),
-    "head_beit_cls_bf16": _auto_head_half("beit", "AutoModelForImageClassification", "pixels"),
+    "head_beit_cls_bf16": _auto_head_half("beit", "AutoModelForImageClassification", "pixels", atol=4.9e-3),
     # (fourth round) shifted windows, a DPT neck, ZoeDepth's bin attractors, a Conformer's convolution module
     "head_swin_cls_bf16": _auto_head_half("swin", "AutoModelForImageClassification", "pixels"),
     "head_dpt_depth_bf16": _auto_head_half("dpt", "AutoModelForDepthEstimation", "pixels"),
@@ -2561,14 +2565,14 @@ RING: dict[str, ZooModel] = {
     # and in float16 (CPU inference in half precision: the runtime's 16-bit paths narrow float32 results)
     "head_llama_cls_fp16": _auto_head_half("llama", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
                                            dtype="float16"),
-    "head_bert_cls_fp16": _auto_head_half("bert", "AutoModelForSequenceClassification", atol=0.01, rtol=0.005,
+    "head_bert_cls_fp16": _auto_head_half("bert", "AutoModelForSequenceClassification", atol=2.1e-4, rtol=0.005,
                                           dtype="float16"),
     "head_whisper_s2s_fp16": _auto_head_half("whisper", "AutoModelForSpeechSeq2Seq", "features:80x3000", 0.01, 0.005,
                                              dtype="float16"),
-    "head_wavlm_xvector_fp16": _auto_head_half("wavlm", "AutoModelForAudioXVector", "audio:8000", 2e-4, 0.005,
+    "head_wavlm_xvector_fp16": _auto_head_half("wavlm", "AutoModelForAudioXVector", "audio:8000", 4.3e-5, 0.005,
                                                dtype="float16"),  # embeddings of 0.004: atol scaled as above
     "head_detr_det_fp16": _auto_head_half("detr", "AutoModelForObjectDetection", "pixels", 0.01, 0.005, dtype="float16"),
-    "head_segformer_seg_fp16": _auto_head_half("segformer", "AutoModelForSemanticSegmentation", "pixels", 0.01, 0.005,
+    "head_segformer_seg_fp16": _auto_head_half("segformer", "AutoModelForSemanticSegmentation", "pixels", 4.6e-4, 0.005,
                                                dtype="float16"),
     # (phimoe left out: its sparsemixer router takes two experts whatever num_experts_per_tok says; in
     # bfloat16 eager's margins flip under any other kernels: the runtime 0.13 from eager, torch's own

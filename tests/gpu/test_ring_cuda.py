@@ -48,7 +48,15 @@ CUDA_ATOL = 5e-5
 # convolutions and batch norms with random weights), measured against eager CUDA with TF32 off:
 # EfficientNet (initializer_range 0.65, outputs up to 1.8) 1.4e-4 on the H200, LeViT 1.1e-4 on an
 # H100 (cuBLAS im2col against cuDNN, both float32).
-CUDA_TOLERANCE = {"efficientnet": 1e-3, "levit": 1e-3}
+CUDA_TOLERANCE = {"efficientnet": 1e-3, "levit": 1e-3,
+                  # atols tightened from CPU measurements (tests/arch_ring.py, 2026-12-07: five times the
+                  # runtime's distance from eager there), kept at what they were on CUDA until measured
+                  "head_bloom_cls_bf16": 0.05, "head_mpt_cls_bf16": 0.05, "head_llama_qa_bf16": 0.05,
+                  "head_sew_d_ctc_bf16": 0.005, "head_unispeech_sat_xvector_bf16": 5e-4, "head_beit_cls_bf16": 0.05,
+                  "timm_fastvit_bf16": 0.05, "head_bert_cls_fp16": 0.01, "head_wavlm_xvector_fp16": 2e-4,
+                  "head_segformer_seg_fp16": 0.01, "head_whisper_audio_cls": 1e-4, "head_swiftformer_cls": 1e-4,
+                  "head_wavlm_xvector": 1e-4, "head_unispeech_sat_xvector": 1e-4,
+                  "head_wav2vec2_conformer_xvector": 1e-4}
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names (of the ring, or any model of
 # aoti_zoo.models(): tests/arch_zoo.py's mixtral_bf16, say), instead of the set above: the
 # GPU session's wider sweep. Each model is then one row: refused (the shims prefix-imports names),
