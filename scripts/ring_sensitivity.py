@@ -146,7 +146,7 @@ def main(argv: list[str]) -> int:
     errors = [n for n, r in results.items() if r.startswith("error")]
     weak = [n for n, r in results.items() if r.startswith("WEAK") and not free(n)]
     print(f"{len(results) - len(flagged) - len(errors)}/{len(results)} compare something"
-          f" ({len(flagged)} flagged, {len(weak)} of them weakly, {len(errors)} not run,"
+          f" ({len(flagged)} flagged, {len(weak)} more weakly, {len(errors)} not run,"
           f" {sum(free(n) for n in results)} input-free by design)")
     return 1 if flagged else 0
 

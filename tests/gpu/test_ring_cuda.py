@@ -56,7 +56,13 @@ CUDA_TOLERANCE = {"efficientnet": 1e-3, "levit": 1e-3,
                   "timm_fastvit_bf16": 0.05, "head_bert_cls_fp16": 0.01, "head_wavlm_xvector_fp16": 2e-4,
                   "head_segformer_seg_fp16": 0.01, "head_whisper_audio_cls": 1e-4, "head_swiftformer_cls": 1e-4,
                   "head_wavlm_xvector": 1e-4, "head_unispeech_sat_xvector": 1e-4,
-                  "head_wav2vec2_conformer_xvector": 1e-4}
+                  "head_wav2vec2_conformer_xvector": 1e-4,
+                  # DPT's bfloat16 depth (up to 2.2): the runtime's attention keeps its probabilities in
+                  # float32 where cuDNN's rounds them to bfloat16. Measured on an H100 (2026-12-07): the
+                  # runtime 0.061 past 0.05 + 0.02 x |eager|, torch's own loader (cuDNN) within it; on the
+                  # CPU, eager bfloat16 with only its attention computed in float32 moves 0.0625 from
+                  # eager bfloat16 (0.050 past the same bound) and comes closer to float32 eager.
+                  "head_dpt_depth_bf16": 0.12}
 # SHIMGEN_RING_CUDA_NAMES: "all" (every model of the ring) or names (of the ring, or any model of
 # aoti_zoo.models(): tests/arch_zoo.py's mixtral_bf16, say), instead of the set above: the
 # GPU session's wider sweep. Each model is then one row: refused (the shims prefix-imports names),
