@@ -16,7 +16,8 @@ only (no compile, a few minutes for the whole ring) and prints, per model:
 
 A dynamic-shape model (tests/dynamic_ring.py) is judged at every shape it declares, labelled as
 scripts/zoo_cpu.py labels them (``name@run`` past the example's). scripts/zoo_cpu.py applies the same
-judgement to every model that passed (its verdicts INSENSITIVE and EMPTY). Exit status 1 if any model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
+judgement to every model that passed (its verdicts INSENSITIVE and EMPTY). Exit status 1 if any
+model other than those in INPUT_FREE is EMPTY or INSENSITIVE.
 """
 
 from __future__ import annotations
@@ -120,8 +121,10 @@ def table(which: str) -> list[str]:
     return list(getattr(importlib.import_module(module), attribute))
 
 
-TABLES = {"zoo": ("aoti_zoo", "ZOO"), "ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"), "frozen": ("frozen_zoo", "FROZEN"),
-          "torchao": ("torchao_zoo", "TORCHAO"), "arch": ("arch_zoo", "ARCH"), "torchvision": ("torchvision_zoo", "TORCHVISION")}
+# --table's choices: the module of tests/ and its table of models.
+TABLES = {"zoo": ("aoti_zoo", "ZOO"), "ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"),
+          "frozen": ("frozen_zoo", "FROZEN"), "torchao": ("torchao_zoo", "TORCHAO"), "arch": ("arch_zoo", "ARCH"),
+          "torchvision": ("torchvision_zoo", "TORCHVISION")}
 
 
 def main(argv: list[str]) -> int:
