@@ -28,3 +28,18 @@ def test_every_case_a_driver_runs_is_checked(driver, test, monkeypatch):
     assert sorted(checked - ran) == [], f"{test}.py checks cases that {driver}.py does not run"
     for name in (driver, test):
         sys.modules.pop(name, None)
+
+
+def test_every_cuda_tolerance_names_a_model(monkeypatch):
+    """tests/gpu/test_ring_cuda.py's per-model CUDA tolerances are looked up by name: a misspelt key would
+    leave its model at the default without a word."""
+    pytest.importorskip("torch")
+    monkeypatch.syspath_prepend(str(GPU_TESTS))
+    monkeypatch.syspath_prepend(str(GPU_TESTS.parent))
+    import aoti_zoo
+
+    ring_cuda = importlib.import_module("test_ring_cuda")
+    try:
+        assert sorted(set(ring_cuda.CUDA_TOLERANCE) - set(aoti_zoo.models())) == []
+    finally:
+        sys.modules.pop("test_ring_cuda", None)
