@@ -119,6 +119,28 @@ def max_difference(got: np.ndarray, expected: np.ndarray, rtol: float = 0.0) -> 
     return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
 
 
+# How much closer to torch's own loader shimgen must be than the loader is to eager for a mismatch to be
+# the compiled model's own where the two do not agree within the tolerance: a model that amplifies
+# rounding (the rescaled Inception-v4 on an H100: both loaders 1.2e4 from eager) differs run to run.
+CLOSER_TO_LOADER = 100.0
+
+
+def compiled_model_differs(got: list[np.ndarray], loader: list[np.ndarray], expected: list[np.ndarray],
+                           tolerance: float, rtol: float) -> bool:
+    """Whether shimgen's mismatch with eager is the compiled package's own (upstream): torch's own loader
+    on the same package mismatches eager too, and shimgen gives the loader's outputs, within the
+    tolerance or CLOSER_TO_LOADER times nearer to them than they are to eager."""
+    if _mismatch(loader, expected, tolerance, rtol) is None:
+        return False  # torch's loader matches eager: the difference is shimgen's
+    if _mismatch(got, loader, tolerance, rtol) is None:
+        return True
+    if any(g.shape != w.shape or g.dtype != w.dtype for g, w in zip(got, loader)):
+        return False
+    apart = max((max_difference(g, w) for g, w in zip(got, loader)), default=0.0)
+    off = max((max_difference(w, e) for w, e in zip(loader, expected)), default=0.0)
+    return apart * CLOSER_TO_LOADER <= off
+
+
 def _outputs(folder: Path, count: int) -> list[np.ndarray]:
     return [np.load(folder / f"output_{i}.npy") for i in range(count)]
 
@@ -166,7 +188,6 @@ def test_ring_model_matches_eager_on_cuda(ring, name, tmp_path):
         pytest.fail(f"{name}: shimgen {differs}; torch's own loader did not finish within 90 s:\n{stack[-1500:]}")
     assert completed.returncode == 0, f"{name}: shimgen {differs}; torch's loader failed: {completed.stderr[-2000:]}"
     loader = _outputs(tmp_path, len(expected))
-    if _mismatch(loader, expected, tolerance, model.rtol) is not None and \
-            _mismatch(got, loader, tolerance, model.rtol) is None:
+    if compiled_model_differs(got, loader, expected, tolerance, model.rtol):
         pytest.xfail(f"{name}: {differs}, and torch's own AOTI loader gives shimgen's outputs (upstream)")
     pytest.fail(f"{name}: shimgen {differs}; torch's own loader: {_mismatch(loader, expected, tolerance, model.rtol)}")
