@@ -52,7 +52,7 @@ def move(first: list[np.ndarray], second: list[np.ndarray], atol: float, rtol: f
     """How far the second draw's outputs move from the first's, in units of the entry's tolerance
     (atol + rtol * |first|): the largest over every element of every floating output; infinite where a
     shape, dtype or integer output changes, or a float moves where the tolerance is 0; 0 for none."""
-    from zoo_cpu import differences
+    from zoo_cpu import bound, differences
 
     largest = 0.0
     for a, b in zip(first, second):
@@ -64,10 +64,9 @@ def move(first: list[np.ndarray], second: list[np.ndarray], atol: float, rtol: f
             continue
         if not a.size:
             continue
-        bound = atol + rtol * np.abs(np.nan_to_num(a.astype(np.float64)))
         diff = differences(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(diff == 0, 0.0, diff / bound)
+            ratio = np.where(diff == 0, 0.0, diff / bound(a, atol, rtol))
         largest = max(largest, float(ratio.max()))
     return largest
 
@@ -113,6 +112,13 @@ def judge(name: str) -> list[tuple[str, str]]:
         return [(name, f"error: {type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}")]
 
 
+def judge_all(names: list[str], jobs: int):
+    """judge() over ``names`` in ``jobs`` processes: (label, verdict) pairs as they come."""
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        for rows in pool.map(judge, names, chunksize=4):
+            yield from rows
+
+
 def table(which: str) -> list[str]:
     """The names of one of tests/'s model tables."""
     import importlib
@@ -139,12 +145,10 @@ def main(argv: list[str]) -> int:
     if not names:
         parser.error("name models, or pass --ring or --table")
     results = {}
-    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        for rows in pool.map(judge, names, chunksize=4):
-            for label, result in rows:
-                results[label] = result
-                if result != "ok":
-                    print(f"{label:<40}  {result}", flush=True)
+    for label, result in judge_all(names, args.jobs):
+        results[label] = result
+        if result != "ok":
+            print(f"{label:<40}  {result}", flush=True)
     flagged = [n for n, r in results.items() if r in ("EMPTY", "INSENSITIVE") and not free(n)]
     errors = [n for n, r in results.items() if r.startswith("error")]
     weak = [n for n, r in results.items() if r.startswith("WEAK") and not free(n)]

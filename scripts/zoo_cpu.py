@@ -42,7 +42,7 @@ from arch_ring import RING
 from arch_zoo import ARCH
 from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
-from ring_sensitivity import free
+from ring_sensitivity import free, judge_all
 from torchao_zoo import TORCHAO
 
 from shimgen.aoti import coverage
@@ -79,10 +79,14 @@ def vacuous(expected: list[np.ndarray], floor: float = 1e-6) -> bool:
     return bool(floats) and all(float(np.abs(np.nan_to_num(e)).max()) < floor for e in floats)
 
 
+def bound(expected: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """The tolerance at each element: atol + rtol * |expected|."""
+    return atol + rtol * np.abs(np.nan_to_num(expected.astype(np.float64)))
+
+
 def within(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> bool:
-    """Every difference at most atol + rtol * |expected|."""
-    bound = atol + rtol * np.abs(np.nan_to_num(expected.astype(np.float64)))
-    return bool((differences(got, expected) <= bound).all())
+    """Every difference at most bound(expected, atol, rtol)."""
+    return bool((differences(got, expected) <= bound(expected, atol, rtol)).all())
 
 
 def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess, work: Path, directory: Path,
@@ -118,18 +122,6 @@ def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess,
     if ok and vacuous(expected):
         verdict = "VACUOUS"  # every float output ~0: any tolerance passes, nothing is tested
     return verdict, f"{worst:.2e}"
-
-
-def sensitivities(names: list[str]) -> dict[str, str]:
-    """scripts/ring_sensitivity.py's verdict for each shape of each model (eager on two draws of its
-    inputs), by run label, in SHIMGEN_ZOO_JOBS processes."""
-    import concurrent.futures
-
-    from ring_sensitivity import judge as sensitivity_of
-
-    jobs = max(1, int(os.environ.get("SHIMGEN_ZOO_JOBS", "2")))
-    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-        return {label: result for rows in pool.map(sensitivity_of, names, chunksize=4) for label, result in rows}
 
 
 def main(argv: list[str]) -> int:
@@ -190,7 +182,8 @@ def main(argv: list[str]) -> int:
         child = run_beside_libtorch(models, runtime, work, timeout=3600, sequences=sequences, run_inputs=run_inputs)
         report = json.loads(child.stdout.strip().splitlines()[-1]) if child.returncode == 0 else {}
         judged = [name for name in names if name not in unexported and name not in refused]
-        sensitivity = {} if args.no_sensitivity else sensitivities(judged)
+        jobs = max(1, int(os.environ.get("SHIMGEN_ZOO_JOBS", "2")))
+        sensitivity = {} if args.no_sensitivity else dict(judge_all(judged, jobs))
         rows, failed = [], 0
         served = coverage.served_by_runtime()
         skipped = 0

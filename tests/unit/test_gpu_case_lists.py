@@ -30,39 +30,36 @@ def test_every_case_a_driver_runs_is_checked(driver, test, monkeypatch):
         sys.modules.pop(name, None)
 
 
-def test_every_cuda_tolerance_names_a_model(monkeypatch):
-    """tests/gpu/test_ring_cuda.py's per-model CUDA tolerances are looked up by name: a misspelt key would
-    leave its model at the default without a word."""
+@pytest.fixture
+def ring_cuda(monkeypatch):
+    """tests/gpu/test_ring_cuda.py as a module (it imports on any machine; its tests skip without a GPU)."""
     pytest.importorskip("torch")
     monkeypatch.syspath_prepend(str(GPU_TESTS))
     monkeypatch.syspath_prepend(str(GPU_TESTS.parent))
+    yield importlib.import_module("test_ring_cuda")
+    sys.modules.pop("test_ring_cuda", None)
+
+
+def test_every_cuda_tolerance_names_a_model(ring_cuda):
+    """tests/gpu/test_ring_cuda.py's per-model CUDA tolerances are looked up by name: a misspelt key would
+    leave its model at the default without a word."""
     import aoti_zoo
 
-    ring_cuda = importlib.import_module("test_ring_cuda")
-    try:
-        assert sorted(set(ring_cuda.CUDA_TOLERANCE) - set(aoti_zoo.models())) == []
-    finally:
-        sys.modules.pop("test_ring_cuda", None)
+    assert sorted(set(ring_cuda.CUDA_TOLERANCE) - set(aoti_zoo.models())) == []
 
 
-def test_a_mismatch_is_upstream_only_where_torchs_loader_gives_shimgens_outputs(monkeypatch):
+def test_a_mismatch_is_upstream_only_where_torchs_loader_gives_shimgens_outputs(ring_cuda):
     """tests/gpu/test_ring_cuda.py's arbitration, on plain arrays: an expected failure only where torch's
     own loader also misses eager and shimgen is within the tolerance of the loader, or far nearer to it
     than it is to eager (a model that amplifies rounding); a failure otherwise."""
-    np = pytest.importorskip("numpy")
-    pytest.importorskip("torch")
-    monkeypatch.syspath_prepend(str(GPU_TESTS))
-    monkeypatch.syspath_prepend(str(GPU_TESTS.parent))
-    ring_cuda = importlib.import_module("test_ring_cuda")
-    try:
-        differs = ring_cuda.compiled_model_differs
-        eager = [np.zeros(4, np.float32)]
-        far = [np.full(4, 1e4, np.float32)]
-        assert differs(far, far, eager, 1e-3, 0.0)  # shimgen equals the loader, both far from eager
-        assert differs([far[0] + 50], far, eager, 1e-3, 0.0)  # 50 apart, 200x nearer the loader than eager
-        assert not differs([far[0] + 500], far, eager, 1e-3, 0.0)  # only 20x nearer: shimgen's difference
-        assert not differs(far, eager, eager, 1e-3, 0.0)  # the loader matches eager
-        assert not differs([np.full(4, np.nan, np.float32)], far, eager, 1e-3, 0.0)  # NaN where the loader is not
-        assert not differs([far[0][:2]], far, eager, 1e-3, 0.0)  # another shape
-    finally:
-        sys.modules.pop("test_ring_cuda", None)
+    import numpy as np
+
+    differs = ring_cuda.compiled_model_differs
+    eager = [np.zeros(4, np.float32)]
+    far = [np.full(4, 1e4, np.float32)]
+    assert differs(far, far, eager, 1e-3, 0.0)  # shimgen equals the loader, both far from eager
+    assert differs([far[0] + 50], far, eager, 1e-3, 0.0)  # 50 apart, 200x nearer the loader than eager
+    assert not differs([far[0] + 500], far, eager, 1e-3, 0.0)  # only 20x nearer: shimgen's difference
+    assert not differs(far, eager, eager, 1e-3, 0.0)  # the loader matches eager
+    assert not differs([np.full(4, np.nan, np.float32)], far, eager, 1e-3, 0.0)  # NaN where the loader is not
+    assert not differs([far[0][:2]], far, eager, 1e-3, 0.0)  # another shape
