@@ -1815,6 +1815,59 @@ RING: dict[str, ZooModel] = {
         "return (g.mean() * 2).round(), (b.mean() * 20).round(), k.mean().round(), (w.mean(0) * 16).round(),"
         " (g > 0).all() & (b > 0).all() & (b < 1).all(), x * 2",
         (Input((2, 4)),), 0.0),
+    # ---- round 5, plain torch: shapes no table had (2026-12-07, seventh session) ----
+    # (a packed, variable-length LSTM left out: torch 2.13's export refuses pad_packed_sequence, "zeros():
+    # argument 'size' ... got FakeTensor", its padded length from the batch sizes tensor)
+    # Volumetric resampling and pooling (3-d U-Nets, video): nearest and trilinear upsampling, max
+    # pooling with its indices, adaptive pools
+    "volumetric": ZooModel(
+        "",
+        "F = torch.nn.functional\n"
+        "m, i = F.max_pool3d(x, 2, stride=2, return_indices=True)\n"
+        "return (F.interpolate(x, scale_factor=2, mode='nearest'), F.interpolate(x, size=(5, 7, 9), mode='trilinear'),"
+        " F.interpolate(x, size=(5, 7, 9), mode='trilinear', align_corners=True), m, i, F.max_unpool3d(m, i, 2),"
+        " F.adaptive_avg_pool3d(x, (3, 2, 5)), F.adaptive_max_pool3d(x, (3, 2, 5)), F.avg_pool3d(x, 3, 1, 1))",
+        (Input((2, 3, 4, 6, 8)),), 1e-5),
+    # A transformer encoder stack with a key padding mask, in eval mode (torch's fast path where it
+    # applies) and norm_first, gelu; a decoder layer over it with a causal mask (tgt_is_causal given: torch
+    # would otherwise compare the mask with a causal one, a data-dependent guard export refuses)
+    "transformer_encoder": ZooModel(
+        "layer = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, norm_first=True,"
+        " activation='gelu')\n"
+        "self.e = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()\n"
+        "self.d = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0,"
+        " batch_first=True), 1).eval()\n"
+        "self.register_buffer('pad', torch.tensor([[False] * 6, [False] * 4 + [True] * 2]))",
+        "mem = self.e(x, src_key_padding_mask=self.pad)\n"
+        "causal = torch.nn.Transformer.generate_square_subsequent_mask(6, device=x.device)\n"
+        "return mem, self.d(x, mem, tgt_mask=causal, tgt_is_causal=True, memory_key_padding_mask=self.pad)",
+        (Input((2, 6, 16)),), 1e-5),
+    # CTC greedy decoding's tensor part and a segment mean (speech recognisers after their acoustic
+    # model): argmax over frames, repeats collapsed, blanks dropped (data-dependent lengths)
+    "ctc_greedy": ZooModel(
+        "",
+        "ids = x.argmax(-1)[0]\n"
+        "u, counts = torch.unique_consecutive(ids, return_counts=True)\n"
+        "keep = u[u != 0]\n"
+        "return keep, counts, x.log_softmax(-1).amax(-1)",
+        (Input((1, 24, 5)),), 1e-5),
+    # The calls no table named: a 3-d transposed convolution (volumetric decoders), int4 codes
+    # unpacked by shifts and masks (weight-only quantized checkpoints read by hand), PReLU and
+    # hardshrink, select_scatter and diag_embed
+    "op_shapes_r5": ZooModel(
+        "self.up = torch.nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1, output_padding=1, groups=1)\n"
+        "self.prelu = torch.nn.PReLU(3)\n"
+        "self.register_buffer('codes', torch.randint(-128, 128, (6, 4), dtype=torch.int8))",
+        "F = torch.nn.functional\n"
+        "lo = torch.bitwise_and(self.codes, 15).to(torch.int32)\n"
+        "hi = torch.bitwise_right_shift(self.codes.to(torch.int32), 4)\n"
+        "w = (torch.stack([lo, hi], -1).flatten(1).to(x.dtype) - 8.0) * 0.1\n"
+        "packed = torch.bitwise_or(torch.bitwise_left_shift(hi & 15, 4), lo)\n"
+        "v = x.flatten(2).movedim(1, -1)\n"
+        "d = torch.diag_embed(v[0, :3, :5], offset=1)\n"
+        "return (self.up(x), self.prelu(x), F.hardshrink(x, 0.3), w, packed, v.unflatten(1, (4, 12)) @ w[:3, :3],"
+        " torch.select_scatter(x, x[:, 0] * 2, 1, 1), d)",
+        (Input((2, 3, 4, 6, 2)),), 1e-5),
     # ---- diffusion models (diffusers; helpers above) ----
     # a pixel-space DDPM UNet with self-attention blocks
     "diffusers_unet2d": _diffusers(
