@@ -1868,6 +1868,20 @@ RING: dict[str, ZooModel] = {
         "return (self.up(x), self.prelu(x), F.hardshrink(x, 0.3), w, packed, v.unflatten(1, (4, 12)) @ w[:3, :3],"
         " torch.select_scatter(x, x[:, 0] * 2, 1, 1), d)",
         (Input((2, 3, 4, 6, 2)),), 1e-5),
+    # Mixed precision inside forward: a block under torch.autocast in bfloat16 (its matmuls and convs
+    # cast, its softmax kept in float32 by autocast's policy), and rotary angles computed with autocast
+    # turned off (the pattern Llama-style models use to keep them in float32)
+    "autocast_block": ZooModel(
+        "self.q = torch.nn.Linear(16, 16)\nself.k = torch.nn.Linear(16, 16)\nself.c = torch.nn.Conv1d(16, 16, 3, padding=1)\n"
+        "self.register_buffer('inv', 1.0 / 10000 ** (torch.arange(0, 8, 2).float() / 8))",
+        "with torch.autocast(x.device.type, dtype=torch.bfloat16):\n"
+        "    a = torch.softmax(self.q(x) @ self.k(x).transpose(1, 2) / 4, -1)\n"
+        "    h = self.c(x.transpose(1, 2)).transpose(1, 2)\n"
+        "with torch.autocast(x.device.type, enabled=False):\n"
+        "    ang = torch.arange(x.shape[1], device=x.device).float()[:, None] * self.inv\n"
+        "    rot = torch.cat([ang.cos(), ang.sin()], -1)\n"
+        "return a.float(), h.float(), (a.float() @ x) * rot.repeat(1, 2)",
+        (Input((2, 6, 16)),), 0.01, 0.01),  # a bfloat16 ulp near 1 is 0.0078
     # ---- diffusion models (diffusers; helpers above) ----
     # a pixel-space DDPM UNet with self-attention blocks
     "diffusers_unet2d": _diffusers(
