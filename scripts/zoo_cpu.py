@@ -11,6 +11,9 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
                                                               # export is a row, not an abort)
     python scripts/zoo_cpu.py --frozen [--runtime LIB] [NAME...]  # tests/frozen_zoo.py (freezing=True)
     python scripts/zoo_cpu.py --torchao [--runtime LIB] [NAME...]  # tests/torchao_zoo.py (quantize_)
+    python scripts/zoo_cpu.py --torchvision [--runtime LIB] [NAME...]  # tests/torchvision_zoo.py, where
+                                                              # torchvision imports (its library absent:
+                                                              # every row SKIPPED)
     python scripts/zoo_cpu.py --dynamic [--runtime LIB] [NAME...]  # the dynamic ring
                                                               # (tests/dynamic_ring.py): a row per
                                                               # shape, NAME@<run> past the example's
@@ -44,6 +47,7 @@ from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
 from ring_sensitivity import free, judge_all
 from torchao_zoo import TORCHAO
+from torchvision_zoo import TORCHVISION
 
 from shimgen.aoti import coverage
 from tests.aoti_helpers import run_beside_libtorch, run_label, sequence_label
@@ -131,6 +135,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--frozen", action="store_true", help="the freezing=True models of tests/frozen_zoo.py")
     parser.add_argument("--torchao", action="store_true",
                         help="the models of tests/torchao_zoo.py (torchao's quantize_ configs)")
+    parser.add_argument("--torchvision", action="store_true",
+                        help="torchvision's models and operators (tests/torchvision_zoo.py)")
     parser.add_argument("--dynamic", action="store_true",
                         help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")
@@ -139,10 +145,10 @@ def main(argv: list[str]) -> int:
                         help="skip the second eager run that fails a passing model whose outputs do not depend"
                              " on its inputs (INSENSITIVE, EMPTY: scripts/ring_sensitivity.py)")
     args = parser.parse_args(argv)
-    if args.ring + args.frozen + args.dynamic + args.torchao > 1:
-        parser.error("--ring, --frozen, --torchao and --dynamic name different tables: give one")
+    if args.ring + args.frozen + args.dynamic + args.torchao + args.torchvision > 1:
+        parser.error("--ring, --frozen, --torchao, --torchvision and --dynamic name different tables: give one")
     table = (DYNAMIC if args.dynamic else RING if args.ring else FROZEN if args.frozen
-             else TORCHAO if args.torchao else ARCH)
+             else TORCHAO if args.torchao else TORCHVISION if args.torchvision else ARCH)
     names = args.names or list(table)
     unknown = [name for name in names if name not in table]
     if unknown:

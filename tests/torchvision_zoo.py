@@ -21,13 +21,16 @@ _ATOL = 1e-4
 
 
 def _model(module: str, builder: str, forward: str, inputs: tuple[Input, ...], atol: float, rtol: float,
-           scale: tuple[int, ...] | None) -> ZooModel:
+           scale: tuple[int, ...] | None, redraw: bool = False) -> ZooModel:
     """``torchvision.<module>.<builder>``. ``scale``: a batch shape for tests/timm_models.py's
     unit_scale (in eval mode: batch norm's running statistics, no dropout), for the networks whose
     random initialisation loses the input (scripts/ring_sensitivity.py --table torchvision flagged
     them INSENSITIVE or WEAK); their outputs then grow to tens, so the tolerances become timm's
-    rescaled ones, atol at least 1e-3 and rtol 1e-5."""
+    rescaled ones, atol at least 1e-3 and rtol 1e-5. ``redraw``: every all-zero parameter drawn anew
+    first (std 0.05), for a zero-initialised head (torchvision's ViT), which unit_scale cannot scale."""
     init = f"import torchvision\nself.m = torchvision.{module}.{builder}"
+    if redraw:
+        init += "\nfor p in self.m.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)"
     if scale:
         init += f"\nfrom timm_models import unit_scale\nunit_scale(self.m.eval(), {scale})"
         atol, rtol = max(atol, 1e-3), 1e-5
@@ -35,10 +38,11 @@ def _model(module: str, builder: str, forward: str, inputs: tuple[Input, ...], a
 
 
 def _classifier(builder: str, size: int = 64, atol: float = _ATOL, rtol: float = 1e-4,
-                scale: bool = False) -> ZooModel:
+                scale: bool = False, redraw: bool = False) -> ZooModel:
     """``torchvision.models.<builder>`` (weights=None) on 2 x 3 x size x size; the logits."""
     shape = (2, 3, size, size)
-    return _model("models", builder, "return self.m(x)", (Input(shape),), atol, rtol, shape if scale else None)
+    return _model("models", builder, "return self.m(x)", (Input(shape),), atol, rtol, shape if scale else None,
+                  redraw)
 
 
 def _segmenter(builder: str, scale: bool = False) -> ZooModel:
@@ -102,9 +106,10 @@ TORCHVISION: dict[str, ZooModel] = {
     # MaxViT's layout at a small width (maxvit_t's partition of 7 needs 224 px inputs): partitions of 4
     "tv_maxvit": _classifier("MaxVit(input_size=(64, 64), stem_channels=16, partition_size=4, block_channels=[16, 32],"
                              " block_layers=[1, 1], head_dim=8, stochastic_depth_prob=0.0, num_classes=10)", scale=True),
-    # ViT-B's layout at a small width: patches of 8 over 32 px, 2 layers, 4 heads
+    # ViT-B's layout at a small width: patches of 8 over 32 px, 2 layers, 4 heads (its head is
+    # zero-initialised: redrawn, or the logits are 0 for every image)
     "tv_vit": _classifier("VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,"
-                          " hidden_dim=64, mlp_dim=128, num_classes=10)", size=32, scale=True),
+                          " hidden_dim=64, mlp_dim=128, num_classes=10)", size=32, scale=True, redraw=True),
     # ---- segmentation (dilated backbones, ASPP, bilinear upsampling) ----
     "tv_fcn_resnet50": _segmenter("fcn_resnet50(weights=None, weights_backbone=None, num_classes=5)"),
     "tv_deeplabv3_mobilenet": _segmenter(
