@@ -128,6 +128,13 @@ def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess,
     return verdict, f"{worst:.2e}"
 
 
+# The tables other than the default (tests/arch_zoo.py's ARCH), by their flag: the models and where
+# they are defined.
+TABLES = {"ring": (RING, "tests/arch_ring.py"), "frozen": (FROZEN, "tests/frozen_zoo.py"),
+          "torchao": (TORCHAO, "tests/torchao_zoo.py"), "torchvision": (TORCHVISION, "tests/torchvision_zoo.py"),
+          "dynamic": (DYNAMIC, "tests/dynamic_ring.py")}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"models (default: all of {', '.join(ARCH)})")
@@ -145,16 +152,16 @@ def main(argv: list[str]) -> int:
                         help="skip the second eager run that fails a passing model whose outputs do not depend"
                              " on its inputs (INSENSITIVE, EMPTY: scripts/ring_sensitivity.py)")
     args = parser.parse_args(argv)
-    if args.ring + args.frozen + args.dynamic + args.torchao + args.torchvision > 1:
-        parser.error("--ring, --frozen, --torchao, --torchvision and --dynamic name different tables: give one")
-    table = (DYNAMIC if args.dynamic else RING if args.ring else FROZEN if args.frozen
-             else TORCHAO if args.torchao else TORCHVISION if args.torchvision else ARCH)
+    chosen = [flag for flag in TABLES if getattr(args, flag)]
+    if len(chosen) > 1:
+        parser.error(f"{', '.join('--' + flag for flag in chosen)} name different tables: give one")
+    table, where = TABLES[chosen[0]] if chosen else (ARCH, "tests/arch_zoo.py")
     names = args.names or list(table)
     unknown = [name for name in names if name not in table]
     if unknown:
-        where = "tests/dynamic_ring.py" if args.dynamic else "tests/arch_ring.py" if args.ring else "the zoo"
+        elsewhere = [f"--{flag}" for flag, (other, _) in TABLES.items() if set(unknown) <= set(other)]
         parser.error(f"no model named {', '.join(unknown)} in {where}"
-                     + ("" if args.ring or args.dynamic else " (ring models need --ring, dynamic ones --dynamic)"))
+                     + (f" (they are in {' or '.join(elsewhere)}'s table)" if elsewhere else ""))
     dirs = aoti_zoo.ensure_compiled(names, timeout=7200, keep_going=True)
     with tempfile.TemporaryDirectory(prefix="zoo-cpu-") as scratch:
         work = Path(scratch)
