@@ -1842,8 +1842,8 @@ RING: dict[str, ZooModel] = {
         "causal = torch.nn.Transformer.generate_square_subsequent_mask(6, device=x.device)\n"
         "return mem, self.d(x, mem, tgt_mask=causal, tgt_is_causal=True, memory_key_padding_mask=self.pad)",
         (Input((2, 6, 16)),), 1e-5),
-    # CTC greedy decoding's tensor part and a segment mean (speech recognisers after their acoustic
-    # model): argmax over frames, repeats collapsed, blanks dropped (data-dependent lengths)
+    # CTC greedy decoding's tensor part (speech recognisers after their acoustic model): argmax over
+    # frames, repeats collapsed with their counts, blanks dropped (data-dependent lengths)
     "ctc_greedy": ZooModel(
         "",
         "ids = x.argmax(-1)[0]\n"

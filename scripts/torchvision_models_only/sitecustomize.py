@@ -7,8 +7,8 @@ PyPI's torchvision wheels are CUDA builds: their ``_C`` extension does not load 
 operators that ``_C`` defines. This module stands in for ``_meta_registrations``: when torchvision
 imports it, torchvision's operators are registered from tests/torchvision_stand_in.py instead
 (torchvision's schemas, tests/torchvision_reference.py's loops as kernels, torchvision's output
-shapes as fake kernels) and torchvision is told it has its ops, so the detectors and the operator
-models run too, against those loops.
+shapes as fake kernels) and torchvision is told it has its ops, so the operator models run too,
+against those loops, and the detectors reach torch's export.
 """
 
 import importlib.abc
