@@ -136,6 +136,28 @@ TORCHVISION: dict[str, ZooModel] = {
                             " score_thresh=0.0)", scale=True),
     "tv_fcos": _detector("fcos_resnet50_fpn(weights=None, weights_backbone=None, num_classes=5,"
                          " score_thresh=0.0, min_size=96, max_size=96)"),
+    # ---- libraries built on torchvision ----
+    # Meta's Segment Anything (segment_anything 1.0 on PyPI, which imports torchvision's transforms at
+    # import time), at a small width: the windowed ViT image encoder with relative positions and one
+    # global block, the prompt encoder on two points, the two-way mask decoder (three masks and their
+    # IoU scores). Zero-initialised parameters are redrawn. transformers' own SAM is in the ring
+    # ("sam"); this is the original code.
+    "sam_meta": ZooModel(
+        "from functools import partial\n"
+        "from segment_anything.modeling import ImageEncoderViT, PromptEncoder, MaskDecoder, TwoWayTransformer\n"
+        "self.enc = ImageEncoderViT(img_size=64, patch_size=8, embed_dim=48, depth=2, num_heads=2, out_chans=32,"
+        " norm_layer=partial(torch.nn.LayerNorm, eps=1e-6), window_size=4, global_attn_indexes=(1,), use_rel_pos=True)\n"
+        "self.pe = PromptEncoder(embed_dim=32, image_embedding_size=(8, 8), input_image_size=(64, 64), mask_in_chans=8)\n"
+        "self.md = MaskDecoder(num_multimask_outputs=3, transformer=TwoWayTransformer(depth=2, embedding_dim=32,"
+        " mlp_dim=64, num_heads=2), transformer_dim=32, iou_head_depth=3, iou_head_hidden_dim=32)\n"
+        "for p in self.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)",
+        "emb = self.enc(x)\ncoords = y.sigmoid() * 64\n"
+        "labels = torch.ones(coords.shape[:2], dtype=torch.int64, device=x.device)\n"
+        "sparse, dense = self.pe(points=(coords, labels), boxes=None, masks=None)\n"
+        "masks, iou = self.md(image_embeddings=emb, image_pe=self.pe.get_dense_pe(), sparse_prompt_embeddings=sparse,"
+        " dense_prompt_embeddings=dense, multimask_output=True)\n"
+        "return emb, masks, iou",
+        (Input((1, 3, 64, 64)), Input((1, 2, 2))), _ATOL, 1e-4),
     # ---- torchvision's operators (custom ops: the proxy executor) ----
     # RoI pooling in each of its forms, over a 2-image feature map and rois drawn inside it
     "tv_roi_ops": ZooModel(
