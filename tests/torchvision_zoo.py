@@ -158,6 +158,14 @@ TORCHVISION: dict[str, ZooModel] = {
         " dense_prompt_embeddings=dense, multimask_output=True)\n"
         "return emb, masks, iou",
         (Input((1, 3, 64, 64)), Input((1, 2, 2))), _ATOL, 1e-4),
+    # Ultralytics YOLOv8-n from its own model file (ultralytics 8.4 from PyPI, which imports torchvision
+    # and OpenCV), five classes, on one 64 x 64 image: the C2f/SPPF backbone, the PAN neck and the
+    # decoupled anchor-free head with its DFL box decoding; the decoded boxes and class scores
+    "yolov8_ultralytics": ZooModel(
+        "from ultralytics.nn.tasks import DetectionModel\n"
+        "self.m = DetectionModel('yolov8n.yaml', nc=5, verbose=False)\n"
+        "from timm_models import unit_scale\nunit_scale(self.m.eval(), (2, 3, 64, 64))",
+        "return self.m(x)[0]", (Input((1, 3, 64, 64)),), 1e-3, 1e-5),
     # ---- torchvision's operators (custom ops: the proxy executor) ----
     # RoI pooling in each of its forms, over a 2-image feature map and rois drawn inside it
     "tv_roi_ops": ZooModel(
