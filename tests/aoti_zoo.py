@@ -107,6 +107,12 @@ class ZooModel:
     and eager computes the expected outputs at it in the compiling process."""
 
 
+# Appended to a model's source whose network is ``self.m``: every all-zero parameter (zero-initialised
+# heads, layer-scale and adaLN-style gates) drawn anew, so that it takes part in what a ring compares
+# (tests/arch_ring.py's timm and diffusers entries, tests/torchvision_zoo.py's ViT).
+REDRAW_ZEROS = "\nfor p in self.m.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)"
+
+
 def at(**sizes: int) -> tuple[tuple[str, int], ...]:
     """A run of a dynamic model: its dims' sizes (``at(B=3, S=20)``), as hashable data."""
     return tuple(sorted(sizes.items()))

@@ -15,7 +15,7 @@ thousands of draws, rounded; ranges), or draw from distributions with all mass o
 
 from __future__ import annotations
 
-from aoti_zoo import Input, ZooModel
+from aoti_zoo import REDRAW_ZEROS, Input, ZooModel
 
 _TOKENS = (Input((2, 12), "index:128"), Input((2, 12), "ones"))
 _PADDED = (Input((2, 12), "index:128"), Input((2, 12), "leftpad:3"))
@@ -187,7 +187,6 @@ _Q4 = "torch.ops.aten._weight_int4pack_mm_for_cpu"
 # compiling child, from the model's source text). Every all-zero parameter (ControlNet's zero
 # convolutions, adaLN-zero and norm biases) is redrawn small first, so no output is trivially zero.
 # Timesteps come in as integers in [0, 1000) ('index:1000'); models that take a float time scale them.
-_REDRAW_ZEROS = ("\nfor p in self.m.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)")
 _UNET_SMALL = ("block_out_channels=(32, 64), layers_per_block=1, norm_num_groups=8, cross_attention_dim=32,"
                " attention_head_dim=8")
 _UNET_COND = ("UNet2DConditionModel(" + _UNET_SMALL + ", down_block_types=('CrossAttnDownBlock2D', 'DownBlock2D'),"
@@ -200,7 +199,7 @@ _PROMPT = Input((2, 7, 32))
 def _diffusers(names: str, model: str, forward: str, inputs: tuple, extra: str = "", atol: float = 1e-4,
                rtol: float = 0.0) -> ZooModel:
     """A diffusers model ``self.m = <model>`` (its zero parameters redrawn), then ``extra`` lines."""
-    return ZooModel(f"from diffusers import {names}\nself.m = {model}.eval(){_REDRAW_ZEROS}{extra}", forward, inputs,
+    return ZooModel(f"from diffusers import {names}\nself.m = {model}.eval(){REDRAW_ZEROS}{extra}", forward, inputs,
                     atol, rtol)
 
 
@@ -220,13 +219,13 @@ def _timm(name: str, kwargs: str = "", size: int = 32, atol: float = 1e-4, rtol:
     (scripts/ring_sensitivity.py flags them INSENSITIVE). Their outputs are then of order 10 to 150,
     where the compiled model's float32 rounding reaches 5e-4 (torch's own loader too): atol at least
     1e-3 (1e-5 of that scale) and rtol 1e-5 unless given. ``redraw``: zero-initialised parameters drawn
-    anew (_REDRAW_ZEROS), so that biases and zero-init gains take part; off where those draws drown the
+    anew (REDRAW_ZEROS), so that biases and zero-init gains take part; off where those draws drown the
     input (TinyViT's 0.05 biases over 0.02-init linears: outputs 1e-6 apart for any two images)."""
     extra = f", {kwargs}" if kwargs else ""
     if scale:
         atol, rtol = max(atol, 1e-3), rtol or 1e-5
     scaled = f"\nfrom timm_models import unit_scale\nunit_scale(self.m, (2, 3, {size}, {size}))" if scale else ""
-    return ZooModel(f"from timm_models import create\nself.m = create({name!r}, num_classes=10{extra}){_REDRAW_ZEROS if redraw else ''}{scaled}",
+    return ZooModel(f"from timm_models import create\nself.m = create({name!r}, num_classes=10{extra}){REDRAW_ZEROS if redraw else ''}{scaled}",
                     "f = self.m.forward_features(x)\nreturn f, self.m.forward_head(f)",
                     (Input((2, 3, size, size)),), atol, rtol)
 

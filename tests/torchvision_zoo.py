@@ -14,7 +14,7 @@ keeps its architecture's own layers (shifted windows, channel shuffle, deformabl
 
 from __future__ import annotations
 
-from aoti_zoo import Input, ZooModel
+from aoti_zoo import REDRAW_ZEROS, Input, ZooModel
 
 _IMAGE = (Input((2, 3, 64, 64)),)
 _ATOL = 1e-4
@@ -30,11 +30,17 @@ def _model(module: str, builder: str, forward: str, inputs: tuple[Input, ...], a
     first (std 0.05), for a zero-initialised head (torchvision's ViT), which unit_scale cannot scale."""
     init = f"import torchvision\nself.m = torchvision.{module}.{builder}"
     if redraw:
-        init += "\nfor p in self.m.parameters():\n    if not p.any():\n        torch.nn.init.normal_(p, std=0.05)"
+        init += REDRAW_ZEROS
     if scale:
-        init += f"\nfrom timm_models import unit_scale\nunit_scale(self.m.eval(), {scale})"
+        init += _rescaled(scale)
         atol, rtol = max(atol, 1e-3), 1e-5
     return ZooModel(init, forward, inputs, atol, rtol)
+
+
+def _rescaled(shape: tuple[int, ...]) -> str:
+    """Source appended to a model whose network is ``self.m``: tests/timm_models.py's unit_scale on a
+    batch of ``shape``, in eval mode."""
+    return f"\nfrom timm_models import unit_scale\nunit_scale(self.m.eval(), {shape})"
 
 
 def _classifier(builder: str, size: int = 64, atol: float = _ATOL, rtol: float = 1e-4,
@@ -163,8 +169,7 @@ TORCHVISION: dict[str, ZooModel] = {
     # decoupled anchor-free head with its DFL box decoding; the decoded boxes and class scores
     "yolov8_ultralytics": ZooModel(
         "from ultralytics.nn.tasks import DetectionModel\n"
-        "self.m = DetectionModel('yolov8n.yaml', nc=5, verbose=False)\n"
-        "from timm_models import unit_scale\nunit_scale(self.m.eval(), (2, 3, 64, 64))",
+        "self.m = DetectionModel('yolov8n.yaml', nc=5, verbose=False)" + _rescaled((2, 3, 64, 64)),
         "return self.m(x)[0]", (Input((1, 3, 64, 64)),), 1e-3, 1e-5),
     # ---- torchvision's operators (custom ops: the proxy executor) ----
     # RoI pooling in each of its forms, over a 2-image feature map and rois drawn inside it
