@@ -25,6 +25,8 @@
 #                          torch 2.11 cannot compile a bf16 MoE for CUDA (its wrapper calls the shim,
 #                          "was not declared in this scope"). The GPU machine is thrown away after.
 #   JOBS=n                 compiling children (default 8)
+#   ARBITRATE="names"      after the batches, on the idle GPU: scripts/cuda_arbiter.py on those models (shimgen,
+#                          torch's loader, eager CUDA and a float64 reference side by side), log arbiter.log
 # The CUDA runtime: .gpu/pre if present (built elsewhere with SHIMGEN_RUNTIME_BUILD_TESTS=ON: its
 # library, shimgen-*.txt and tests/ binaries), else built here. Wheels in .whl/ (LIEF, scipy-openblas32,
 # platformdirs) are installed first. Logs under $OUT: part1.log, special.log, ring.log, compile.log,
@@ -107,6 +109,10 @@ for i in "${!batches[@]}"; do
   grep -E "^(FAILED|ERROR)|passed|failed" /tmp/ringlogs/$i.log | tail -6
 done
 wait
+if [ -n "${ARBITRATE:-}" ]; then
+  timeout -s INT -k 10 $(( $(left) + 120 )) python3 scripts/cuda_arbiter.py \
+    --runtime "${SHIMGEN_GPU_PREBUILT:-/tmp/gpubuild}/libshimgen_runtime.so" $ARBITRATE > $OUT/arbiter.log 2>&1
+fi
 if [ -n "${BENCH:-}" ]; then  # last and alone: timings want an idle GPU
   runtime=${SHIMGEN_GPU_PREBUILT:-/tmp/gpubuild}/libshimgen_runtime.so
   { timeout -s INT -k 10 90 python3 benchmarks/int4_mm_cuda.py --runtime "$runtime"
@@ -115,6 +121,7 @@ fi
 for i in "${!batches[@]}"; do cat "/tmp/ringlogs/$i.log" 2>/dev/null; done > $OUT/ring.log  # in batch order
 for f in part1 special dynamic; do [ -f $OUT/$f.log ] && { echo "== $f"; grep -E "^(FAILED|ERROR)" $OUT/$f.log | head -30; tail -3 $OUT/$f.log; }; done
 [ -f $OUT/sweep.log ] && { echo "== sweep: $(grep -c ' served$' $OUT/sweep.log) served"; grep -E "MISSING|timeout|crash" $OUT/sweep.log | head -30; tail -1 $OUT/sweep.log; }
+[ -f $OUT/arbiter.log ] && { echo "== arbiter"; tail -40 $OUT/arbiter.log; }
 [ -f $OUT/bench.log ] && { echo "== bench"; tail -30 $OUT/bench.log; }
 [ -f $OUT/probe.log ] && { echo "== probe"; grep -E "MISSING" $OUT/probe.log | head -30; tail -1 $OUT/probe.log; }
 echo "== done after $(( $(date +%s) - start )) s"

@@ -149,7 +149,10 @@ def run_with_torch_loader(package: Path, inputs: list[Path], out: Path, *, devic
     (its stderr then holds the Python stack from faulthandler, dumped 20 s before)."""
     import os
 
-    env = {**os.environ, "SHIMGEN_LOADER_STACK_AFTER": str(max(1.0, timeout - 20))}
+    # torch's loader checks the CPU's vector ISA on every load (`_load_aoti` -> `pick_vec_isa`) by
+    # compiling and dlopen-ing a probe per ISA, only to warn on a mismatch with the package's metadata:
+    # on a GPU machine busy compiling the next batch that took past 70 s (2026-12-07). Declared valid.
+    env = {"TORCHINDUCTOR_VEC_ISA_OK": "1", **os.environ, "SHIMGEN_LOADER_STACK_AFTER": str(max(1.0, timeout - 20))}
     if not libtorch_global:
         env["SHIMGEN_LOADER_LOCAL"] = "1"
     return subprocess.run([sys.executable, "-c", _TORCH_LOADER, str(package), device, str(out), *map(str, inputs)],
