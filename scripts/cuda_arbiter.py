@@ -26,17 +26,14 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 import aoti_zoo
+from distance import max_difference
 
 from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, run_with_torch_loader
 
 
 def largest(a: np.ndarray, b: np.ndarray) -> float:
-    """max |a - b| in float64, NaN equal to NaN; inf where the shapes differ."""
-    if a.shape != b.shape:
-        return float("inf")
-    x, y = a.astype(np.float64), b.astype(np.float64)
-    diff = np.where((x == y) | (np.isnan(x) & np.isnan(y)), 0.0, np.abs(x - y))
-    return float(np.nan_to_num(diff, nan=np.inf).max()) if diff.size else 0.0
+    """max |a - b| (tests/distance.py); inf where the shapes differ."""
+    return max_difference(a, b) if a.shape == b.shape else float("inf")
 
 
 def _loaded(folder: Path, count: int) -> list[np.ndarray] | None:

@@ -52,7 +52,8 @@ def move(first: list[np.ndarray], second: list[np.ndarray], atol: float, rtol: f
     """How far the second draw's outputs move from the first's, in units of the entry's tolerance
     (atol + rtol * |first|): the largest over every element of every floating output; infinite where a
     shape, dtype or integer output changes, or a float moves where the tolerance is 0; 0 for none."""
-    from zoo_cpu import bound, differences
+    from distance import differences
+    from zoo_cpu import bound
 
     largest = 0.0
     for a, b in zip(first, second):

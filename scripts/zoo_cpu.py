@@ -43,6 +43,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "scripts")]
 import aoti_zoo
 from arch_ring import RING
 from arch_zoo import ARCH
+from distance import differences, max_difference
 from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
 from ring_sensitivity import free, judge_all
@@ -60,20 +61,6 @@ def build_runtime(work: Path) -> Path:
 
     result = build(load_config(default_config()), BuildOptions(work / "runtime", cuda="off", jobs=2))
     return result.artifacts[0].path
-
-
-def differences(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """|got - expected| elementwise, where equal values (infinities included) and NaN against NaN count 0
-    and any other NaN counts as infinite."""
-    g, e = got.astype(np.float64), expected.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        diff = np.where((g == e) | (np.isnan(g) & np.isnan(e)), 0.0, np.abs(g - e))
-    return np.nan_to_num(diff, nan=np.inf)
-
-
-def max_difference(got: np.ndarray, expected: np.ndarray) -> float:
-    """Largest of differences(got, expected)."""
-    return float(differences(got, expected).max())
 
 
 def vacuous(expected: list[np.ndarray], floor: float = 1e-6) -> bool:

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, run_with_torch_loader, torch_lib_dir
-from tests.gpu.test_ring_cuda import CUDA_ATOL, max_difference
+from tests.distance import max_difference
+from tests.gpu.test_ring_cuda import CUDA_ATOL
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
