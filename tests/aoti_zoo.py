@@ -256,16 +256,17 @@ CPU_IMPORTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 def models() -> dict[str, ZooModel]:
     """The six models above, the real architectures of tests/arch_zoo.py, the wider ring of
     tests/arch_ring.py, the frozen models of tests/frozen_zoo.py, the dynamic-shape ring of
-    tests/dynamic_ring.py, the torchao-quantized models of tests/torchao_zoo.py and torchvision's
-    models and ops of tests/torchvision_zoo.py, by name."""
+    tests/dynamic_ring.py, the torchao-quantized models of tests/torchao_zoo.py, torchvision's
+    models and ops of tests/torchvision_zoo.py and torchaudio's models of tests/torchaudio_zoo.py, by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC
     from frozen_zoo import FROZEN
     from torchao_zoo import TORCHAO
+    from torchaudio_zoo import TORCHAUDIO
     from torchvision_zoo import TORCHVISION
 
-    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC, **TORCHAO, **TORCHVISION}
+    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC, **TORCHAO, **TORCHVISION, **TORCHAUDIO}
 
 
 def source(name: str) -> str:

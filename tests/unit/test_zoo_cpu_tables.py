@@ -28,9 +28,13 @@ def test_a_name_the_table_lacks_is_refused_with_the_table_that_has_it(capsys):
         _refusal(capsys, ["--torchvision", "volumetric"])
     assert _refusal(capsys, ["--torchvision", "no_such_model"]).endswith(
         "no model named no_such_model in tests/torchvision_zoo.py")
+    assert "no model named ta_wavlm in tests/torchvision_zoo.py (they are in --torchaudio's table)" in \
+        _refusal(capsys, ["--torchvision", "ta_wavlm"])
+    assert "--torchvision, --torchaudio name different tables" in _refusal(capsys, ["--torchvision", "--torchaudio"])
 
 
 def test_each_flag_names_its_table():
     tables = load_script("zoo_cpu").TABLES
-    assert {"ring", "frozen", "torchao", "torchvision", "dynamic"} == set(tables)
+    assert {"ring", "frozen", "torchao", "torchvision", "torchaudio", "dynamic"} == set(tables)
     assert "tv_vit" in tables["torchvision"][0] and "volumetric" in tables["ring"][0]
+    assert "ta_conformer" in tables["torchaudio"][0]
