@@ -131,7 +131,8 @@ def table(which: str) -> list[str]:
 # --table's choices: the module of tests/ and its table of models.
 TABLES = {"zoo": ("aoti_zoo", "ZOO"), "ring": ("arch_ring", "RING"), "dynamic": ("dynamic_ring", "DYNAMIC"),
           "frozen": ("frozen_zoo", "FROZEN"), "torchao": ("torchao_zoo", "TORCHAO"), "arch": ("arch_zoo", "ARCH"),
-          "torchvision": ("torchvision_zoo", "TORCHVISION"), "torchaudio": ("torchaudio_zoo", "TORCHAUDIO")}
+          "torchvision": ("torchvision_zoo", "TORCHVISION"), "torchaudio": ("torchaudio_zoo", "TORCHAUDIO"),
+          "libs": ("libs_zoo", "LIBS")}
 
 
 def main(argv: list[str]) -> int:

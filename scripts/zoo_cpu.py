@@ -16,6 +16,8 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
                                                               # every row SKIPPED)
     python scripts/zoo_cpu.py --torchaudio [--runtime LIB] [NAME...]  # tests/torchaudio_zoo.py, the same
                                                               # way (scripts/torchaudio_models_only/)
+    python scripts/zoo_cpu.py --libs [--runtime LIB] [NAME...]  # tests/libs_zoo.py: torch_geometric,
+                                                              # kornia, x-transformers (the same way)
     python scripts/zoo_cpu.py --dynamic [--runtime LIB] [NAME...]  # the dynamic ring
                                                               # (tests/dynamic_ring.py): a row per
                                                               # shape, NAME@<run> past the example's
@@ -48,6 +50,7 @@ from arch_zoo import ARCH
 from distance import differences, max_difference
 from dynamic_ring import DYNAMIC
 from frozen_zoo import FROZEN
+from libs_zoo import LIBS
 from ring_sensitivity import free, judge_all
 from torchao_zoo import TORCHAO
 from torchaudio_zoo import TORCHAUDIO
@@ -122,7 +125,8 @@ def judge(name: str, run: int, report: dict, child: subprocess.CompletedProcess,
 # they are defined.
 TABLES = {"ring": (RING, "tests/arch_ring.py"), "frozen": (FROZEN, "tests/frozen_zoo.py"),
           "torchao": (TORCHAO, "tests/torchao_zoo.py"), "torchvision": (TORCHVISION, "tests/torchvision_zoo.py"),
-          "torchaudio": (TORCHAUDIO, "tests/torchaudio_zoo.py"), "dynamic": (DYNAMIC, "tests/dynamic_ring.py")}
+          "torchaudio": (TORCHAUDIO, "tests/torchaudio_zoo.py"), "dynamic": (DYNAMIC, "tests/dynamic_ring.py"),
+          "libs": (LIBS, "tests/libs_zoo.py")}
 
 
 def main(argv: list[str]) -> int:
@@ -135,6 +139,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--torchvision", action="store_true",
                         help="torchvision's models and operators (tests/torchvision_zoo.py)")
     parser.add_argument("--torchaudio", action="store_true", help="torchaudio's models (tests/torchaudio_zoo.py)")
+    parser.add_argument("--libs", action="store_true",
+                        help="torch_geometric's, kornia's and x-transformers' models (tests/libs_zoo.py)")
     parser.add_argument("--dynamic", action="store_true",
                         help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")

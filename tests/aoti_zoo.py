@@ -262,11 +262,12 @@ def models() -> dict[str, ZooModel]:
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC
     from frozen_zoo import FROZEN
+    from libs_zoo import LIBS
     from torchao_zoo import TORCHAO
     from torchaudio_zoo import TORCHAUDIO
     from torchvision_zoo import TORCHVISION
 
-    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC, **TORCHAO, **TORCHVISION, **TORCHAUDIO}
+    return {**ZOO, **ARCH, **RING, **FROZEN, **DYNAMIC, **TORCHAO, **TORCHVISION, **TORCHAUDIO, **LIBS}
 
 
 def source(name: str) -> str:

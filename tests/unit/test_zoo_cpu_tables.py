@@ -31,10 +31,14 @@ def test_a_name_the_table_lacks_is_refused_with_the_table_that_has_it(capsys):
     assert "no model named ta_wavlm in tests/torchvision_zoo.py (they are in --torchaudio's table)" in \
         _refusal(capsys, ["--torchvision", "ta_wavlm"])
     assert "--torchvision, --torchaudio name different tables" in _refusal(capsys, ["--torchvision", "--torchaudio"])
+    assert "no model named pyg_gcn in tests/torchaudio_zoo.py (they are in --libs's table)" in \
+        _refusal(capsys, ["--torchaudio", "pyg_gcn"])
+    assert "--torchaudio, --libs name different tables" in _refusal(capsys, ["--torchaudio", "--libs"])
 
 
 def test_each_flag_names_its_table():
     tables = load_script("zoo_cpu").TABLES
-    assert {"ring", "frozen", "torchao", "torchvision", "torchaudio", "dynamic"} == set(tables)
+    assert {"ring", "frozen", "torchao", "torchvision", "torchaudio", "dynamic", "libs"} == set(tables)
     assert "tv_vit" in tables["torchvision"][0] and "volumetric" in tables["ring"][0]
     assert "ta_conformer" in tables["torchaudio"][0]
+    assert {"pyg_gcn", "kn_warp_perspective", "xt_vit"} <= set(tables["libs"][0])

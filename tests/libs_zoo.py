@@ -1,0 +1,156 @@
+"""Three more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
+torch_geometric 2.8 (message passing: gathers over an edge list, then scatter/index_add/scatter_reduce
+per node), kornia 0.9's geometric and image operators and feature networks, and x-transformers 2.31's
+transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), at small sizes
+with random weights (no download).
+
+The libraries are imported only by the compiling child, from the model's source text. None is in the
+venv: they are installed beside it with ``pip install --no-deps --target DIR`` (torch_geometric needs
+xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict, loguru and
+torch-einops-utils; kornia needs kornia_rs) and put on PYTHONPATH. Where a library is absent every
+entry's compile is recorded as its absence and its row is SKIPPED.
+
+Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
+images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
+tokens. Left out, upstream: torch_geometric's SchNet/DimeNet (radius_graph needs pyg-lib) and
+DynamicEdgeConv (knn needs torch_cluster); kornia's SOLD2 (export refuses a data-dependent size: "Could
+not extract specialized integer from data-dependent expression u0", torch 2.13) and DISK's forward
+(its DISKFeatures output is no pytree type export knows; its dense heads are kept below).
+"""
+
+from __future__ import annotations
+
+from aoti_zoo import Input, ZooModel
+from torchvision_zoo import _rescaled
+
+_ATOL = 1e-4
+_RTOL = 1e-5
+# 20 nodes of 16 features and 60 directed edges (sources in row 0, targets in row 1)
+_GRAPH = (Input((20, 16)), Input((2, 60), "index:20"))
+_PYG = "import torch_geometric.nn as gnn\n"
+_IMAGE = (Input((2, 3, 32, 32)),)
+_K = "import kornia as K\nx = torch.sigmoid(x)\n"
+_TOKENS = (Input((2, 16), "index:64"),)
+_XT = "import x_transformers as xt\n"
+_WRAPPER = "self.m = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=xt.{}(dim=32, depth=2, heads=4, {}))"
+
+
+def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
+    """Two message-passing layers of one kind on the graph (node features, edge index)."""
+    return ZooModel(_PYG + f"self.c1 = gnn.{layer}\nself.c2 = gnn.{second}", forward, _GRAPH, _ATOL, _RTOL)
+
+
+LIBS: dict[str, ZooModel] = {
+    # ---- torch_geometric: message passing ----
+    # GCN: add_remaining_self_loops, symmetric degree normalisation (scatter_add of edge weights), sum
+    "pyg_gcn": _conv("GCNConv(16, 32)", "GCNConv(32, 8)"),
+    # GAT and GATv2: per-edge attention logits, softmax over each node's incoming edges (scatter_reduce
+    # amax, then a scatter sum), 4 heads concatenated, then averaged
+    "pyg_gat": _conv("GATConv(16, 8, heads=4)", "GATConv(32, 8, heads=4, concat=False)"),
+    "pyg_gatv2": _conv("GATv2Conv(16, 8, heads=4)", "GATv2Conv(32, 8, heads=4, concat=False)"),
+    # GraphSAGE: mean, then max aggregation of neighbours
+    "pyg_sage": _conv("SAGEConv(16, 32, aggr='mean')", "SAGEConv(32, 8, aggr='max')"),
+    # TransformerConv with edge features (its third input: 8 per edge) and a gated root weight
+    "pyg_transformer": ZooModel(
+        _PYG + "self.c1 = gnn.TransformerConv(16, 8, heads=4, edge_dim=8, beta=True)\n"
+        "self.c2 = gnn.TransformerConv(32, 8, heads=2, edge_dim=8, concat=False)",
+        "h = self.c1(x, y, z).relu()\nreturn self.c2(h, y, z)",
+        (*_GRAPH, Input((60, 8))), _ATOL, _RTOL),
+    # EdgeConv (DGCNN's layer on a fixed graph): an MLP on [x_i, x_j - x_i] per edge, max per node
+    "pyg_edgeconv": _conv(
+        "EdgeConv(torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32)), aggr='max')",
+        "EdgeConv(torch.nn.Sequential(torch.nn.Linear(64, 8)), aggr='mean')"),
+    # graph classification: two graphs of ten nodes (each edge list within its graph), torch_geometric's
+    # GIN model (3 layers, batch norm in its MLPs: running statistics in eval mode), sum, mean and max
+    # readouts per graph (size given: the batch's largest index is otherwise read with .item()), a head.
+    # Inductor scatters the sum and max readouts straight into strided column slices of the cat's
+    # buffer ((2, 32), strides (96, 1)): docs/aoti.md says what the runtime made of that.
+    "pyg_gin_graph": ZooModel(
+        _PYG + "self.gin = gnn.models.GIN(16, 32, num_layers=3, norm='batch_norm')\n"
+        "self.head = torch.nn.Linear(96, 4)",
+        "import torch_geometric.nn as gnn\n"
+        "edges = torch.cat([y[:, :30], y[:, 30:] + 10], dim=1)\n"
+        "batch = torch.arange(20, device=x.device) // 10\n"
+        "h = self.gin(x, edges)\n"
+        "pooled = [pool(h, batch, size=2) for pool in (gnn.global_add_pool, gnn.global_mean_pool, gnn.global_max_pool)]\n"
+        "return self.head(torch.cat(pooled, dim=1))",
+        (Input((20, 16)), Input((2, 60), "index:10")), _ATOL, _RTOL),
+    # ---- kornia: geometry ----
+    # a homography from four corner moves (get_perspective_transform: a batched linalg solve of 8 x 8),
+    # warp_perspective with it (bilinear grid_sample); the image and the matrix
+    "kn_warp_perspective": ZooModel(
+        "",
+        _K + "src = torch.tensor([[[0.0, 0.0], [31.0, 0.0], [31.0, 31.0], [0.0, 31.0]]], device=x.device).expand(2, 4, 2)\n"
+        "m = K.geometry.transform.get_perspective_transform(src, src + y)\n"
+        "return K.geometry.transform.warp_perspective(x, m, (32, 32)), m",
+        (*_IMAGE, Input((2, 4, 2))), _ATOL, _RTOL),
+    # a rotation about the centre by an input angle (get_rotation_matrix2d), warp_affine; remap by a
+    # displacement field (align_corners)
+    "kn_warp_affine_remap": ZooModel(
+        "",
+        _K + "m = K.geometry.transform.get_rotation_matrix2d(torch.full((2, 2), 16.0, device=x.device), 30 * y,"
+        " torch.ones(2, 2, device=x.device))\n"
+        "gy, gx = torch.meshgrid(torch.arange(32.0, device=x.device), torch.arange(32.0, device=x.device), indexing='ij')\n"
+        "moved = K.geometry.transform.remap(x, gx + z[:, 0], gy + z[:, 1], align_corners=True)\n"
+        "return K.geometry.transform.warp_affine(x, m, (32, 32)), moved",
+        (*_IMAGE, Input((2,)), Input((2, 2, 32, 32))), _ATOL, _RTOL),
+    # ---- kornia: filters, edges, colour ----
+    "kn_filters": ZooModel(
+        "",
+        _K + "return (K.filters.gaussian_blur2d(x, (5, 5), (1.5, 1.5)), K.filters.median_blur(x, (3, 3)),"
+        " K.filters.bilateral_blur(x, (5, 5), 0.1, (1.5, 1.5)), K.filters.sobel(x),"
+        " K.filters.laplacian(x, 3), K.filters.box_blur(x, (3, 3)))",
+        _IMAGE, _ATOL, _RTOL),
+    # Canny: grey, Gaussian, Sobel magnitude and angle, non-maximum suppression, hysteresis (iterated
+    # to a fixed point): the magnitude and the 0/1 edge map
+    "kn_canny": ZooModel("", _K + "return K.filters.canny(x)", _IMAGE, _ATOL, _RTOL),
+    # RGB to HSV, Lab (sRGB linearisation, XYZ, cube roots: L in [0, 100]) and YCbCr, and back
+    "kn_color": ZooModel(
+        "",
+        _K + "hsv = K.color.rgb_to_hsv(x)\nlab = K.color.rgb_to_lab(x)\n"
+        "return hsv, lab, K.color.rgb_to_ycbcr(x), K.color.hsv_to_rgb(hsv), K.color.lab_to_rgb(lab)",
+        _IMAGE, _ATOL, _RTOL),
+    # normalisation, resize and centre crop as kornia.augmentation's modules in eval mode (deterministic)
+    "kn_augment": ZooModel(
+        "import kornia as K\nA = K.augmentation\n"
+        "self.m = A.AugmentationSequential(A.Normalize(torch.tensor([0.5, 0.4, 0.3]), torch.tensor([0.2, 0.25, 0.3])),"
+        " A.Resize((24, 24)), A.CenterCrop(20))",
+        "return self.m(torch.sigmoid(x))", _IMAGE, _ATOL, _RTOL),
+    # ---- kornia: feature networks (random weights) ----
+    # KeyNet's response map (handcrafted derivative features, learned multi-scale convolutions),
+    # rescaled: at its random init the last convolution's ReLU zeroes the whole map (INSENSITIVE); after
+    # unit_scale 44% of it is positive, up to 0.5
+    "kn_keynet": ZooModel("import kornia as K\nself.m = K.feature.KeyNet(pretrained=False)" + _rescaled((2, 1, 32, 32)),
+                          "return self.m(torch.sigmoid(x))", (Input((1, 1, 32, 32)),), _ATOL, _RTOL),
+    # DISK's U-Net: the keypoint heatmap and dense 128-d descriptors its forward detects from
+    "kn_disk_dense": ZooModel("import kornia as K\nself.m = K.feature.DISK()",
+                              "return self.m.heatmap_and_dense_descriptors(torch.sigmoid(x))",
+                              (Input((1, 3, 32, 32)),), _ATOL, _RTOL),
+    # HardNet's 128-d descriptors of four 32 x 32 patches (instance-normalised input, L2-normalised out)
+    "kn_hardnet": ZooModel("import kornia as K\nself.m = K.feature.HardNet(pretrained=False)",
+                           "return self.m(x)", (Input((4, 1, 32, 32)),), _ATOL, _RTOL),
+    # ---- x-transformers ----
+    # decoder-only language model, rotary positions, causal attention in x-transformers' own einsum path
+    "xt_decoder_rotary": ZooModel(_XT + _WRAPPER.format("Decoder", "rotary_pos_emb=True, attn_flash=False"),
+                                  "return self.m(x)", _TOKENS, _ATOL, _RTOL),
+    # ALiBi biases, GLU feed-forward, RMSNorm
+    "xt_decoder_alibi": ZooModel(_XT + _WRAPPER.format("Decoder", "alibi_pos_bias=True, ff_glu=True, use_rmsnorm=True"),
+                                 "return self.m(x)", _TOKENS, _ATOL, _RTOL),
+    # encoder with T5's bucketed relative position bias and a padding mask from per-sequence lengths
+    "xt_encoder_masked": ZooModel(
+        _XT + _WRAPPER.format("Encoder", "rel_pos_bias=True"),
+        "return self.m(x, mask=torch.arange(16, device=x.device)[None] < (16 - y)[:, None])",
+        (*_TOKENS, Input((2,), "index:5")), _ATOL, _RTOL),
+    # ViT: 8 x 8 patches by einops rearrange, encoder, mean pool, class head
+    "xt_vit": ZooModel(
+        _XT + "self.m = xt.ViTransformerWrapper(image_size=32, patch_size=8, num_classes=10,"
+        " attn_layers=xt.Encoder(dim=32, depth=2, heads=4))",
+        "return self.m(x)", _IMAGE, _ATOL, _RTOL),
+    # XTransformer encoder-decoder: the decoder's logits (cross-attention to the encoder's embeddings);
+    # its forward returns only the teacher-forced loss
+    "xt_encoder_decoder": ZooModel(
+        _XT + "self.m = xt.XTransformer(dim=32, enc_num_tokens=64, enc_depth=2, enc_heads=4, enc_max_seq_len=32,"
+        " dec_num_tokens=64, dec_depth=2, dec_heads=4, dec_max_seq_len=32, tie_token_emb=True)",
+        "enc = self.m.encoder(x, return_embeddings=True)\nreturn self.m.decoder.net(y, context=enc)",
+        (*_TOKENS, Input((2, 12), "index:64")), _ATOL, _RTOL),
+}
