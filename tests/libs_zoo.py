@@ -64,7 +64,7 @@ LIBS: dict[str, ZooModel] = {
     # GIN model (3 layers, batch norm in its MLPs: running statistics in eval mode), sum, mean and max
     # readouts per graph (size given: the batch's largest index is otherwise read with .item()), a head.
     # Inductor scatters the sum and max readouts straight into strided column slices of the cat's
-    # buffer ((2, 32), strides (96, 1)): docs/aoti.md says what the runtime made of that.
+    # buffer ((2, 32), strides (96, 1)); the runtime refused such an out, unchecked (docs/aoti.md).
     "pyg_gin_graph": ZooModel(
         _PYG + "self.gin = gnn.models.GIN(16, 32, num_layers=3, norm='batch_norm')\n"
         "self.head = torch.nn.Linear(96, 4)",

@@ -3,7 +3,8 @@
 // reduce: sum, prod, mean, amax, amin; include_self=0 starts each written position from src alone.
 // Accumulation follows index order along dim, as torch's CPU kernel; mean of integers floors. The
 // index is int64 or int32, as torch takes it (inductor hands an int32 index to scatter_add when it
-// computed the index in int32 itself).
+// computed the index in int32 itself). out and self may have any strides (a view into a larger
+// buffer), out with no dim of several elements at stride 0.
 #include <algorithm>
 #include <cstring>
 
@@ -137,8 +138,14 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
       SHIMGEN_REQUIRE(k == d || index.sizes[k] <= self.sizes[k],
                       "index is larger than self in dim " + std::to_string(k));
     }
-    SHIMGEN_REQUIRE(non_overlapping_and_dense(out.sizes, out.strides) || out.numel() == 0,
-                    "out must be non-overlapping and dense");
+    // out may be strided: inductor scatters straight into a slice of a torch.cat's buffer (torch_geometric's
+    // sum and max readouts, (2, 32) at strides (96, 1)), and leaves this call's error code unchecked.
+    // Refused only where ATen's assert_no_internal_overlap refuses: a dim of more than one element at
+    // stride 0 (more than one element would be written to one place).
+    for (int64_t k = 0; k < rank; ++k)
+      SHIMGEN_REQUIRE(out.sizes[k] <= 1 || out.strides[k] != 0,
+                      "unsupported operation: more than one element of the written-to tensor refers to a single "
+                      "memory location. Please clone() the tensor before performing the operation.");
     Tensor& target = const_cast<Tensor&>(out);
     dispatch_real(self.dtype, "scatter_reduce", [&](auto type) {
       using T = decltype(type);
