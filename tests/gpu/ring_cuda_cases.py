@@ -270,6 +270,50 @@ def scatter_duplicates(s: Shims, dtype):
     return f"{dtype}: 4096 writes onto 24 targets, last writer wins in 3 runs, equal to torch CPU"
 
 
+def scatter_into_slices(s: Shims, dtype):
+    """Scatters into column slices of one buffer, as inductor writes torch_geometric's sum and max graph
+    readouts straight into a torch.cat's output ((2, 32) at strides (96, 1), offsets 0 and 64) without
+    checking the call's error code: every reduce path and the assignment path write the slice through
+    its strides, and the columns between the slices (the fill, 7) stay untouched. Negative control: an
+    out with a stride-0 dim of two elements is refused (code 2), as ATen refuses it."""
+    rows = torch.randint(0, 2, (20,), device=DEV, generator=gen(80))
+    index = rows[:, None].expand(20, 32)  # strides (1, 0), PyG's scatter of node rows onto graphs
+    src = (torch.randn(20, 32, device=DEV, generator=gen(81)) * 3).to(dtype)
+    f = s.fn("aoti_torch_cuda_scatter_reduce_two_out", H, H, c_int64, H, H, c_char_p, c_int32)
+    g = s.fn("aoti_torch_cuda_scatter_src_out", H, H, c_int64, H, H)
+    buf = torch.full((2, 96), 7, device=DEV, dtype=dtype)
+    hi, hsrc = s.wrap(index), s.wrap(src)
+    zero = torch.zeros(2, 32, device=DEV, dtype=dtype)
+    for lo, reduce, include_self in ((0, "sum", 1), (64, "amax", 0)):
+        view = buf[:, lo:lo + 32]
+        view.zero_()
+        hv = s.wrap(view)
+        assert f(hv, hv, 0, hi, hsrc, reduce.encode(), include_self) == 0, s.rt.last_error()
+        torch.cuda.synchronize()
+        want = zero.scatter_reduce(0, index, src, reduce, include_self=bool(include_self))
+        assert torch.allclose(view.double(), want.double(), rtol=1e-2, atol=1e-2 if dtype != torch.float32 else 1e-5), \
+            f"{reduce} into columns {lo}..{lo + 31}: {view} != {want}"
+        s.free(hv)
+    assert bool((buf[:, 32:64] == 7).all()), "a scatter into a slice wrote outside it"
+    # the assignment path (scatter_src_out) into a third, strided slice of another buffer
+    other = torch.full((4, 96), 7, device=DEV, dtype=dtype)
+    view = other[1:3, 32:64]
+    perm = torch.stack([torch.randperm(2, device=DEV, generator=gen(82 + c)) for c in range(32)], 1)
+    hv, hp, hs2 = s.wrap(view), s.wrap(perm), s.wrap(src[:2])
+    assert g(hv, hv, 0, hp, hs2) == 0, s.rt.last_error()
+    torch.cuda.synchronize()
+    assert torch.equal(view, torch.full((2, 32), 7, device=DEV, dtype=dtype).scatter(0, perm, src[:2])), \
+        "scatter_src_out into a strided slice"
+    assert bool((other[0] == 7).all()) and bool((other[3] == 7).all()) and bool((other[1:3, :32] == 7).all()), \
+        "scatter_src_out into a slice wrote outside it"
+    overlapping = torch.zeros(1, 32, device=DEV, dtype=dtype).expand(2, 32)  # stride 0 along dim 0
+    ho = s.wrap(overlapping)
+    code = f(ho, hv, 0, hi, hsrc, b"sum", 1)
+    assert code == 2 and "memory location" in s.rt.last_error(), f"an overlapping out: code {code}"
+    s.free(hi, hsrc, hv, hp, hs2, ho)
+    return f"{dtype}: sum and amax into (2, 32) slices at strides (96, 1), scatter_src_out into [1:3, 32:64]"
+
+
 def fused_cells(s: Shims, dtype):
     """_thnn_fused_lstm_cell and _thnn_fused_gru_cell (LSTMCell / GRUCell's pointwise half) against
     torch's own CUDA kernels: hy, cy and the workspace, with and without biases, transposed gates
@@ -1201,6 +1245,8 @@ CASES = {
     **{f"scatter-assign-{n}": (lambda s, d=d: scatter_assign(s, d))
        for n, d in (("int64", torch.int64), ("bool", torch.bool), ("float32", torch.float32), ("bfloat16", torch.bfloat16))},
     "scatter-complex": scatter_complex,
+    **{f"scatter-slices-{n}": (lambda s, d=d: scatter_into_slices(s, d))
+       for n, d in (("float32", torch.float32), ("bfloat16", torch.bfloat16))},
     **{f"scatter-duplicates-{n}": (lambda s, d=d: scatter_duplicates(s, d))
        for n, d in (("float32", torch.float32), ("int64", torch.int64), ("bfloat16", torch.bfloat16))},
     **{f"fused-cells-{n}": (lambda s, d=d: fused_cells(s, d))

@@ -22,7 +22,7 @@ CASES = ["scans-float32", "scans-bfloat16", "scans-device-float32", "scans-devic
            for s in ("", "-inplace")),
          *(f"scatter-assign-{d}" for d in ("int64", "bool", "float32", "bfloat16")),
          *(f"scatter-duplicates-{d}" for d in ("float32", "int64", "bfloat16")),
-         "scatter-complex",
+         "scatter-complex", "scatter-slices-float32", "scatter-slices-bfloat16",
          *(f"fused-cells-{d}" for d in ("float32", "float64", "float16", "bfloat16")),
          "kthvalue-median", "searchsorted-int64", "searchsorted-int32", "cdist",
          "embedding-bag-sum", "embedding-bag-mean", "embedding-bag-max", "baddbmm-float32", "baddbmm-bfloat16",

@@ -191,6 +191,40 @@ def test_a_model_that_cannot_be_written_out_leaves_no_part_behind(built, tmp_pat
     assert unlimited.stdout.startswith("0 "), unlimited
 
 
+_RUN_THE_FAKE_MODEL = """
+import ctypes, sys
+rt = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # the model finds the runtime's shims in the process
+rt.shimgen_model_last_error.restype = ctypes.c_char_p
+model = ctypes.c_void_p()
+assert rt.shimgen_model_open(sys.argv[2].encode(), None, None, 0, ctypes.byref(model)) == 0
+rc = rt.shimgen_model_run(model, None, 0, None, 0, None)
+print(rc, rt.shimgen_model_last_error().decode() if rc else "")
+rt.shimgen_model_close(model)
+"""
+
+
+def test_a_run_that_went_on_after_a_failed_shim_call_fails(built):
+    """torch's generated code leaves some shim calls' error codes unchecked (torch 2.13's scatter into a
+    slice of a cat's buffer: torch_geometric's readouts came back zero, docs/aoti.md). A run whose model
+    reports success after such a failure fails, naming the shim and its error, instead of handing out
+    outputs the failed call never wrote. Control: the same model, run without the failing call, succeeds."""
+    model = _tests_listing(built.build_dir)["fake_model"]
+    shim = next(s.prefixed for s in resolve_shims(load_config(default_config())).shims
+                if s.prefixed.endswith("_aoti_torch_get_numel"))
+
+    def run(env: dict[str, str]) -> tuple[str, str]:
+        completed = subprocess.run([sys.executable, "-c", _RUN_THE_FAKE_MODEL, str(built.artifacts[0].path), model],
+                                   capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+        assert completed.returncode == 0, completed.stderr
+        rc, _, message = completed.stdout.strip().partition(" ")
+        return rc, message
+
+    assert run({}) == ("0", "")
+    rc, message = run({"SHIMGEN_FAKE_MODEL_IGNORE": shim})
+    assert rc != "0", "a run that went on after a failed shim call was reported as successful"
+    assert "does not check that call's error code" in message and "aoti_torch_get_numel" in message, message
+
+
 def test_c_consumer(built):
     program = _tests_listing(built.build_dir)["c_consumer"]
     completed = subprocess.run([program], capture_output=True, text=True, timeout=60)

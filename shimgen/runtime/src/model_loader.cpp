@@ -665,6 +665,22 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
     return fail("the model failed" + model->model_error() + (shim_error.empty() ? "" : " (" + shim_error + ")"),
                 SHIMGEN_RUNTIME_ERROR_INTERNAL);
   }
+  // torch's wrapper does not check every shim call's error code (torch 2.13 writes scatter_reduce_two_out
+  // unchecked when it scatters into a slice of a cat's buffer): a shim that failed inside a run the model
+  // then reports as successful left its output unwritten, so the outputs are wrong. Its failure is
+  // still this thread's last error (cleared before the run): the run fails, naming it.
+  const std::string ignored = shimgen_runtime_last_error();
+  if (!ignored.empty()) {
+    for (size_t i = 0; i < num_outputs; ++i) {
+      bool repeated = false;
+      for (size_t j = 0; j < i && !repeated; ++j) repeated = outputs[j] == outputs[i];
+      if (outputs[i] != nullptr && !repeated) aoti_torch_delete_tensor_object(outputs[i]);
+    }
+    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+    return fail("the model went on after a shim call failed (its generated code does not check that call's "
+                "error code), so its outputs would be wrong: " + ignored,
+                SHIMGEN_RUNTIME_ERROR_INTERNAL);
+  }
   // A model returning one tensor as two outputs writes the same handle to both slots (the generated
   // code's `output_handles[1] = output_handles[0];`, e.g. an encoder-decoder's last hidden state and
   // its decoder's): torch's runner steals such a handle once. Each slot here is the caller's to free,

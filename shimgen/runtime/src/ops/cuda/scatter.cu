@@ -30,27 +30,30 @@ __global__ void check_kernel(const int64_t* index, Strided<1> walk, int64_t n, i
 }
 
 // Assignment, pass 1: winner[target] = 1 + the largest position (row-major over index) that writes
-// it. out is non-overlapping and dense, so its element offsets are 0..numel-1 and index the buffer.
-__global__ void winner_kernel(unsigned long long* winner, int64_t out_step, const int64_t* index, Strided<3> walk,
+// it. winner has out's shape, row-major (offsets o[2] + index * dense_step): out itself may be a strided
+// view (offsets o[3] + index * out_step), whose offsets need not be 0..numel-1.
+__global__ void winner_kernel(unsigned long long* winner, int64_t dense_step, const int64_t* index, Strided<4> walk,
                               int64_t n) {
   SHIMGEN_GRID_STRIDE_LOOP(p, n) {
-    int64_t o[3];
+    int64_t o[4];
     walk.offsets(p, o);
-    atomicMax(winner + o[2] + index[o[0]] * out_step, static_cast<unsigned long long>(p) + 1);
+    atomicMax(winner + o[2] + index[o[0]] * dense_step, static_cast<unsigned long long>(p) + 1);
   }
 }
 
 // Pass 2: only the winner writes, so duplicate targets get the last source element in serial order
 // (torch's CPU kernel's result, and its CUDA kernel's in practice). U: an unsigned type of the
 // element's size (assignment moves bits).
-template <typename U> __global__ void assign_kernel(U* out, int64_t out_step, const int64_t* index, const U* src,
-                                                    U value, Strided<3> walk, int64_t n,
+template <typename U> __global__ void assign_kernel(U* out, int64_t dense_step, int64_t out_step, const int64_t* index,
+                                                    const U* src, U value, Strided<4> walk, int64_t n,
                                                     const unsigned long long* winner) {
   SHIMGEN_GRID_STRIDE_LOOP(p, n) {
-    int64_t o[3];
+    int64_t o[4];
     walk.offsets(p, o);
-    const int64_t k = o[2] + index[o[0]] * out_step;
-    if (winner[k] == static_cast<unsigned long long>(p) + 1) out[k] = src != nullptr ? src[o[1]] : value;
+    const int64_t j = index[o[0]];
+    if (winner[o[2] + j * dense_step] == static_cast<unsigned long long>(p) + 1) {
+      out[o[3] + j * out_step] = src != nullptr ? src[o[1]] : value;
+    }
   }
 }
 
@@ -208,8 +211,13 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
     SHIMGEN_REQUIRE(src == nullptr || index.sizes[k] <= src->sizes[k],
                     "index is larger than src in dim " + str(static_cast<int64_t>(k)));
   }
-  SHIMGEN_REQUIRE(out.numel() == 0 || non_overlapping_and_dense(out.sizes, out.strides),
-                  "out must be non-overlapping and dense");
+  // out may be a strided view (inductor scatters into a slice of a torch.cat's buffer and does not
+  // check this call's error code: a refusal would leave the slice unwritten). Refused only where ATen's
+  // assert_no_internal_overlap refuses: a dim of more than one element at stride 0.
+  for (size_t k = 0; k < rank; ++k)
+    SHIMGEN_REQUIRE(out.sizes[k] <= 1 || out.strides[k] != 0,
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.");
   SHIMGEN_REQUIRE(src != nullptr || mode == ScatterMode::kAssign, "src is null");
   if (mode != ScatterMode::kAssign && self.dtype == kBool) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce of bool is not supported");
@@ -248,20 +256,23 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
       copy_strided(out.data(), out.strides.data(), self.data(), self.strides.data(), self.sizes, itemsize, device);
     }
     if (n == 0) return;
-    const std::vector<int64_t> to = target_strides(out.strides);
-    const Strided<3> walk = strided<3>(index.sizes, {index.strides.data(), src_strides, to.data()});
+    const std::vector<int64_t> dense = row_major(self.sizes);
+    const std::vector<int64_t> to_dense = target_strides(dense), to_out = target_strides(out.strides);
+    const Strided<4> walk =
+        strided<4>(index.sizes, {index.strides.data(), src_strides, to_dense.data(), to_out.data()});
+    const int64_t dense_step = rank == 0 ? 0 : dense[static_cast<size_t>(d)];
     const int64_t step = rank == 0 ? 0 : out.strides[static_cast<size_t>(d)];
     Scratch winner(device, static_cast<size_t>(out.numel()) * sizeof(unsigned long long));
     check_cuda(cudaMemsetAsync(winner.data(), 0, static_cast<size_t>(out.numel()) * sizeof(unsigned long long), stream),
                "cudaMemsetAsync");
-    winner_kernel<<<grid_for(n, kThreads), kThreads, 0, stream>>>(winner.as<unsigned long long>(), step, index_data,
-                                                                  walk, n);
+    winner_kernel<<<grid_for(n, kThreads), kThreads, 0, stream>>>(winner.as<unsigned long long>(), dense_step,
+                                                                  index_data, walk, n);
     auto launch = [&](auto tag) {
       using U = decltype(tag);
       U v{};  // the fill's bits (value_bits refuses complex dtypes, so a fill is at most 8 bytes)
       std::memcpy(&v, &fill, sizeof(U) < sizeof(fill) ? sizeof(U) : sizeof(fill));
       assign_kernel<U><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
-          reinterpret_cast<U*>(out.data()), step, index_data,
+          reinterpret_cast<U*>(out.data()), dense_step, step, index_data,
           src != nullptr ? reinterpret_cast<const U*>(src->data()) : nullptr, v, walk, n,
           winner.as<const unsigned long long>());
     };
