@@ -677,9 +677,10 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
       if (outputs[i] != nullptr && !repeated) aoti_torch_delete_tensor_object(outputs[i]);
     }
     for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
-    return fail("the model went on after a shim call failed (its generated code does not check that call's "
-                "error code), so its outputs would be wrong: " + ignored,
-                SHIMGEN_RUNTIME_ERROR_INTERNAL);
+    const std::string why =
+        "the model went on after a shim call failed (its generated code does not check that "
+        "call's error code), so its outputs would be wrong: ";
+    return fail(why + ignored, SHIMGEN_RUNTIME_ERROR_INTERNAL);
   }
   // A model returning one tensor as two outputs writes the same handle to both slots (the generated
   // code's `output_handles[1] = output_handles[0];`, e.g. an encoder-decoder's last hidden state and
