@@ -8,6 +8,9 @@ models were compiled (scripts/gpu_ring_batches.sh ARBITRATE="names" does so, wit
 
     python scripts/cuda_arbiter.py --runtime .gpu/pre/libshimgen_runtime.so NAME...
 
+``--device cpu`` does the same for CPU packages (beside libtorch, as scripts/zoo_cpu.py runs them): the
+script's own check where no GPU is at hand.
+
 One block per model: max |a - b| for each pair against float64, and shimgen against the loader and
 eager. Exit status 0: a report, not a gate (tests/gpu/test_ring_cuda.py is the gate).
 """
@@ -28,7 +31,12 @@ sys.path.insert(0, str(REPO / "tests"))
 import aoti_zoo
 from distance import max_difference
 
-from tests.aoti_helpers import prefix_imports_cli, run_on_cuda_beside_libtorch, run_with_torch_loader
+from tests.aoti_helpers import (
+    prefix_imports_cli,
+    run_beside_libtorch,
+    run_on_cuda_beside_libtorch,
+    run_with_torch_loader,
+)
 
 
 def largest(a: np.ndarray, b: np.ndarray) -> float:
@@ -65,8 +73,8 @@ def _eager(name: str, inputs: list[np.ndarray], device: str, *, double: bool = F
     return [o.detach().cpu().numpy() for o in outs]
 
 
-def arbitrate(name: str, runtime: Path, work: Path) -> None:
-    directory = aoti_zoo.ensure_compiled([name], device="cuda", keep_going=True, timeout=900)[name]
+def arbitrate(name: str, runtime: Path, work: Path, device: str = "cuda") -> None:
+    directory = aoti_zoo.ensure_compiled([name], device=device, keep_going=True, timeout=900)[name]
     if not (directory / "meta.json").is_file():
         print(f"{name}: not compiled: {aoti_zoo.error_of(directory).read_text().strip()[-300:]}")
         return
@@ -74,14 +82,17 @@ def arbitrate(name: str, runtime: Path, work: Path) -> None:
     expected = [np.load(p) for p in aoti_zoo.expected_of(directory)]
     target = work / f"{name}.prefixed.pt2"
     prefix_imports_cli(directory / "model.pt2", target)
-    ran = run_on_cuda_beside_libtorch(target, inputs, runtime, work / name / "shimgen")
-    loader = run_with_torch_loader(directory / "model.pt2", inputs, _fresh(work / name / "loader"), device="cuda",
+    if device == "cuda":
+        ran = run_on_cuda_beside_libtorch(target, inputs, runtime, work / name / "shimgen")
+    else:  # outputs in work/name/shimgen/, as the CUDA run writes them
+        ran = run_beside_libtorch({"shimgen": (target, inputs)}, runtime, _fresh(work / name))
+    loader = run_with_torch_loader(directory / "model.pt2", inputs, _fresh(work / name / "loader"), device=device,
                                    timeout=300)
     arrays = [np.load(p) for p in inputs]
     rows = {"shimgen": _loaded(work / name / "shimgen", len(expected)) if ran.returncode == 0 else None,
             "torch loader": _loaded(work / name / "loader", len(expected)) if loader.returncode == 0 else None,
             "eager (recorded)": expected,
-            "eager, no MHA fast path": _eager(name, arrays, "cuda", fastpath=False)}
+            "eager, no MHA fast path": _eager(name, arrays, device, fastpath=False)}
     reference = _eager(name, arrays, "cpu", double=True)
     print(f"{name}: shimgen rc {ran.returncode}, loader rc {loader.returncode}")
     for index in range(len(expected)):
@@ -104,11 +115,12 @@ def _fresh(folder: Path) -> Path:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runtime", type=Path, required=True)
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     parser.add_argument("names", nargs="+")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="shimgen-arbiter-") as work:
         for name in args.names:
-            arbitrate(name, args.runtime, Path(work))
+            arbitrate(name, args.runtime, Path(work), args.device)
     return 0
 
 
