@@ -513,6 +513,17 @@ std::string load_external_weights(shimgen_model* model, const ExternalWeights& w
   return {};
 }
 
+// Frees each distinct handle among a run's outputs once (a model may write one handle to several
+// slots) and nulls every slot: the outputs of a run that is failed after the model returned.
+void free_outputs(AtenTensorHandle* outputs, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    bool seen = outputs[i] == nullptr;
+    for (size_t j = 0; j < i && !seen; ++j) seen = outputs[j] == outputs[i];
+    if (!seen) aoti_torch_delete_tensor_object(outputs[i]);
+  }
+  for (size_t i = 0; i < count; ++i) outputs[i] = nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -671,12 +682,7 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
   // still this thread's last error (cleared before the run): the run fails, naming it.
   const std::string ignored = shimgen_runtime_last_error();
   if (!ignored.empty()) {
-    for (size_t i = 0; i < num_outputs; ++i) {
-      bool repeated = false;
-      for (size_t j = 0; j < i && !repeated; ++j) repeated = outputs[j] == outputs[i];
-      if (outputs[i] != nullptr && !repeated) aoti_torch_delete_tensor_object(outputs[i]);
-    }
-    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = nullptr;
+    free_outputs(outputs, num_outputs);
     const std::string why =
         "the model went on after a shim call failed (its generated code does not check that "
         "call's error code), so its outputs would be wrong: ";
@@ -691,12 +697,7 @@ int32_t shimgen_model_run(shimgen_model* model, const AtenTensorHandle* inputs, 
       if (outputs[i] == nullptr || outputs[j] != outputs[i]) continue;
       if (aoti_torch_new_tensor_handle(outputs[j], &outputs[i]) != 0) {
         outputs[i] = nullptr;  // the earlier slots still own theirs; free them and every later one
-        for (size_t k = 0; k < num_outputs; ++k) {
-          bool seen = outputs[k] == nullptr;
-          for (size_t m = 0; m < k && !seen; ++m) seen = outputs[m] == outputs[k];
-          if (!seen) aoti_torch_delete_tensor_object(outputs[k]);
-        }
-        for (size_t k = 0; k < num_outputs; ++k) outputs[k] = nullptr;
+        free_outputs(outputs, num_outputs);
         return fail("shimgen_model_run: cannot hand out output " + std::to_string(i) +
                         " (the model returned the handle of output " + std::to_string(j) + " again)",
                     SHIMGEN_RUNTIME_ERROR_INTERNAL);
