@@ -66,11 +66,12 @@ def test_op_tests(built):
     assert "0 failed expectations" in completed.stdout and "cumsum: ok" in completed.stdout
 
 
-@pytest.mark.parametrize("case", ["same_dense_layout", "fft_cuda_layout", "packed_weight_cache",
+@pytest.mark.parametrize("case", ["same_dense_layout", "internal_overlap", "fft_cuda_layout", "packed_weight_cache",
                                   "packed_weight_immutable", "small_attention", "free_lists", "int8_gemms"])
 def test_internal_helpers(built, case):
     """The runtime's internal helpers, native (shimgen/runtime/tests/internal_tests.cpp, internal_cpu_tests.cpp):
-    the CUDA copy fast path's layout test; the CUDA FFT ops' result layouts against torch's meta
+    the CUDA copy fast path's layout test; ATen's internal-overlap rule (what scatter refuses to write
+    to, and clone copies element by element); the CUDA FFT ops' result layouts against torch's meta
     function (cuFFT's staged plan; control: the CPU layout differs); the small GEMM's packed-weight cache (a weight changed in
     place is repacked; negative control: a cache trusting the address serves the stale copy), and its
     trust in an open model's parameters (ended by the model's close; control: without that, stale); the

@@ -195,6 +195,11 @@ std::vector<int64_t> channels_last_strides_of(const std::vector<int64_t>& sizes)
 bool convolution_output_channels_last(const Tensor& input, const Tensor& weight);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const int64_t* strides);
+// ATen's has_internal_overlap == Yes: not dense, and a dim of more than one element at stride 0 (more
+// than one element in one place). require_no_internal_overlap refuses a tensor an op writes to with
+// ATen's assert_no_internal_overlap message.
+bool has_internal_overlap(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+void require_no_internal_overlap(const Tensor& written);
 // Two views of `sizes` that one flat copy of numel elements can move: the same stride on every
 // dimension that has more than one element, and that layout non-overlapping and dense (a permuted
 // contiguous block: no gap, no element twice, no broadcast). The CUDA backend's copy fast path.

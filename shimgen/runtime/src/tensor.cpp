@@ -91,6 +91,19 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const std::vec
   return non_overlapping_and_dense(sizes, strides.data());
 }
 
+bool has_internal_overlap(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  if (non_overlapping_and_dense(sizes, strides)) return false;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1 && strides[i] == 0) return true;
+  return false;
+}
+
+void require_no_internal_overlap(const Tensor& written) {
+  SHIMGEN_REQUIRE(!has_internal_overlap(written.sizes, written.strides),
+                  "unsupported operation: more than one element of the written-to tensor refers to a single "
+                  "memory location. Please clone() the tensor before performing the operation.");
+}
+
 bool same_dense_layout(const int64_t* dst_strides, const int64_t* src_strides, const std::vector<int64_t>& sizes) {
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] != 1 && dst_strides[i] != src_strides[i]) return false;

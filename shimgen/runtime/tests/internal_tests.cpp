@@ -43,6 +43,18 @@ void same_dense_layout() {
   EXPECT(non_overlapping_and_dense(Dims{}, Dims{}));  // 0-d: one element
 }
 
+// ATen's has_internal_overlap == Yes, which writers (scatter on both devices) refuse and clone copies.
+void internal_overlap() {
+  using shimgen::rt::has_internal_overlap;
+  EXPECT(has_internal_overlap(Dims{2, 3}, Dims{0, 1}));  // a row broadcast: two elements per place
+  EXPECT(has_internal_overlap(Dims{3, 2}, Dims{1, 0}));
+  EXPECT(!has_internal_overlap(Dims{1, 3}, Dims{0, 1}));  // one element at stride 0
+  EXPECT(!has_internal_overlap(Dims{0, 3}, Dims{0, 0}));  // empty: dense, as ATen says
+  EXPECT(!has_internal_overlap(Dims{2, 2}, Dims{4, 1}));  // a gapped slice (ATen: TooHard, accepted)
+  EXPECT(!has_internal_overlap(Dims{2, 2}, Dims{1, 1}));  // overlapping rows ATen cannot prove (TooHard)
+  EXPECT(!has_internal_overlap(Dims{2, 3}, Dims{3, 1}));
+}
+
 // The CUDA FFT ops' result layouts (ops/cpu/fft.h) against torch's meta function on a CUDA fake
 // tensor (torch/_meta_registrations.py meta_fft_c2c / meta_fft_r2c, values printed by torch 2.13):
 // cuFFT's staged plan, which the host-staged CUDA ops copy their results into.
@@ -133,13 +145,15 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: %s "
-                 "same_dense_layout|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_cache|packed_weight_"
+                 "same_dense_layout|internal_overlap|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_"
+                 "cache|packed_weight_"
                  "immutable|small_attention|free_lists\n",
                  argv[0]);
     return 2;
   }
   const std::string name = argv[1];
   if (name == "same_dense_layout") same_dense_layout();
+  else if (name == "internal_overlap") internal_overlap();
   else if (name == "fft_cuda_layout") fft_cuda_layout();
   else if (name == "cuda_mode_rows") cuda_mode_rows();
   else if (name == "cuda_renorm_rows") cuda_renorm_rows();

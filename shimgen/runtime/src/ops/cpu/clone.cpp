@@ -34,11 +34,7 @@ std::vector<int64_t> clone_strides(const std::vector<int64_t>& sizes, const std:
 }
 
 std::unique_ptr<Tensor> clone_preserve_strides(const Tensor& self) {
-  // ATen's has_internal_overlap == Yes: not dense, and a dim of more than one element at stride 0.
-  bool overlaps = false;
-  if (!non_overlapping_and_dense(self.sizes, self.strides))
-    for (size_t i = 0; i < self.sizes.size(); ++i) overlaps |= self.strides[i] == 0 && self.sizes[i] > 1;
-  if (overlaps) {
+  if (has_internal_overlap(self.sizes, self.strides)) {
     auto out = empty_tensor(self.sizes, clone_strides(self.sizes, self.strides, kPreserveFormat), self.dtype, kCPU, -1);
     if (self.numel() > 0)
       host_strided_copy(out->data(), out->strides.data(), self.data(), self.strides.data(), self.sizes,

@@ -140,12 +140,8 @@ extern "C" AOTI_SHIM_EXPORT AOTITorchError aoti_torch_cpu_scatter_reduce_two_out
     }
     // out may be strided: inductor scatters straight into a slice of a torch.cat's buffer (torch_geometric's
     // sum and max readouts, (2, 32) at strides (96, 1)), and leaves this call's error code unchecked.
-    // Refused only where ATen's assert_no_internal_overlap refuses: a dim of more than one element at
-    // stride 0 (more than one element would be written to one place).
-    for (int64_t k = 0; k < rank; ++k)
-      SHIMGEN_REQUIRE(out.sizes[k] <= 1 || out.strides[k] != 0,
-                      "unsupported operation: more than one element of the written-to tensor refers to a single "
-                      "memory location. Please clone() the tensor before performing the operation.");
+    // Refused only where ATen's assert_no_internal_overlap refuses.
+    require_no_internal_overlap(out);
     Tensor& target = const_cast<Tensor&>(out);
     dispatch_real(self.dtype, "scatter_reduce", [&](auto type) {
       using T = decltype(type);

@@ -213,11 +213,8 @@ void scatter_device(AtenTensorHandle out_h, AtenTensorHandle self_h, int64_t dim
   }
   // out may be a strided view (inductor scatters into a slice of a torch.cat's buffer and does not
   // check this call's error code: a refusal would leave the slice unwritten). Refused only where ATen's
-  // assert_no_internal_overlap refuses: a dim of more than one element at stride 0.
-  for (size_t k = 0; k < rank; ++k)
-    SHIMGEN_REQUIRE(out.sizes[k] <= 1 || out.strides[k] != 0,
-                    "unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation.");
+  // assert_no_internal_overlap refuses.
+  require_no_internal_overlap(out);
   SHIMGEN_REQUIRE(src != nullptr || mode == ScatterMode::kAssign, "src is null");
   if (mode != ScatterMode::kAssign && self.dtype == kBool) {
     fail(SHIMGEN_RUNTIME_ERROR_UNSUPPORTED, "scatter_reduce of bool is not supported");
