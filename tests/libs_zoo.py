@@ -1,14 +1,17 @@
-"""Three more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
+"""Four more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
 torch_geometric 2.8 (message passing: gathers over an edge list, then scatter/index_add/scatter_reduce
-per node), kornia 0.9's geometric and image operators and feature networks, and x-transformers 2.31's
-transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), at small sizes
-with random weights (no download).
+per node), kornia 0.9's geometric and image operators and feature networks, x-transformers 2.31's
+transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), and open_clip
+3.3's CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, at
+small sizes with random weights (no download).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
 venv: they are installed beside it with ``pip install --no-deps --target DIR`` (torch_geometric needs
 xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict, loguru and
-torch-einops-utils; kornia needs kornia_rs) and put on PYTHONPATH. Where a library is absent every
-entry's compile is recorded as its absence and its row is SKIPPED.
+torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm, and timm
+needs torchvision: scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision) and put on
+PYTHONPATH. Where a library is absent every entry's compile is recorded as its absence and its row is
+SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -33,6 +36,16 @@ _K = "import kornia as K\nx = torch.sigmoid(x)\n"
 _TOKENS = (Input((2, 16), "index:64"),)
 _XT = "import x_transformers as xt\n"
 _WRAPPER = "self.m = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=xt.{}(dim=32, depth=2, heads=4, {}))"
+
+_OC = "from open_clip.model import CLIP, CLIPTextCfg as T, CLIPVisionCfg as V\n"
+_OC_TEXT = "T(context_length=16, vocab_size=64, width=32, heads=4, layers=2{})"
+
+
+def _clip(vision: str, image: int = 32, text: str = "") -> ZooModel:
+    """An open_clip CLIP of one vision tower with a small text tower: both normalised embeddings."""
+    return ZooModel(_OC + f"self.m = CLIP(32, {vision}, {_OC_TEXT.format(', ' + text if text else '')})",
+                    "return self.m.encode_image(x, normalize=True), self.m.encode_text(y, normalize=True)",
+                    (Input((2, 3, image, image)), Input((2, 16), "index:64")), _ATOL, _RTOL)
 
 
 def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
@@ -153,4 +166,37 @@ LIBS: dict[str, ZooModel] = {
         " dec_num_tokens=64, dec_depth=2, dec_heads=4, dec_max_seq_len=32, tie_token_emb=True)",
         "enc = self.m.encoder(x, return_embeddings=True)\nreturn self.m.decoder.net(y, context=enc)",
         (*_TOKENS, Input((2, 12), "index:64")), _ATOL, _RTOL),
+    # ---- open_clip ----
+    # CLIP: a ViT image tower (8 x 8 patches, class token) and a causal text tower (pooled at the
+    # end-of-text token, the argmax id), both projected and L2-normalised
+    "oc_clip_vit": _clip("V(layers=2, width=64, head_width=16, patch_size=8, image_size=32)"),
+    # CLIP's ModifiedResNet (RN50's layout at width 16: three-conv stem, anti-aliased strided blocks,
+    # attention pooling through F.multi_head_attention_forward) on 64 x 64 images
+    "oc_clip_resnet": _clip("V(layers=(1, 1, 1, 1), width=16, head_width=16, image_size=64)", image=64),
+    # open_clip's custom block: q/k LayerNorm, per-head logit scales, LayerNorm on the attention context
+    # and in the MLP; 2-d sin-cos positions, mean pooling then LayerNorm; a text tower without a causal
+    # mask pooled at the last token
+    "oc_clip_custom_block": _clip(
+        "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, qk_norm=True, scale_heads=True,"
+        " scale_attn_inner=True, scale_fc=True, pos_embed_type='sin_cos_2d', pool_type='avg',"
+        " final_ln_after_pool=True)",
+        text="no_causal_mask=True, pool_type='last'"),
+    # an attentional pooler (learned queries cross-attending to the image tokens) and layer scale.
+    # (scaled_cosine_attn=True fails in eager in open_clip 3.3: a 4-d torch.bmm.)
+    "oc_clip_pooler": _clip(
+        "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, ls_init_value=0.5,"
+        " attentional_pool=True, attn_pooler_queries=4, attn_pooler_heads=4)"),
+    # CoCa (coca_ViT-B-32.json's layout, small): the CLIP towers giving their tokens too (a text tower
+    # with a learned class token), and a multimodal text decoder (causal self-attention, cross-attention
+    # to the attentional pooler's image tokens); its image and text embeddings and caption logits
+    "oc_coca": ZooModel(
+        _OC + "from open_clip.coca_model import CoCa, MultimodalCfg\n"
+        f"self.m = CoCa(32, MultimodalCfg(context_length=16, vocab_size=64, width=32, heads=4, layers=1,"
+        f" attn_pooler_heads=4), {_OC_TEXT.format(', embed_cls=True, output_tokens=True')},"
+        " V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, attentional_pool=True,"
+        " attn_pooler_queries=8, attn_pooler_heads=4, output_tokens=True))\n"
+        # its text_projection is left torch.empty (open_clip 3.3's init_parameters for it fails)
+        "torch.nn.init.normal_(self.m.text_decoder.text_projection, std=32 ** -0.5)",
+        "out = self.m(x, y)\nreturn out['image_features'], out['text_features'], out['logits']",
+        (*_IMAGE, Input((2, 16), "index:64")), _ATOL, _RTOL),
 }
