@@ -191,7 +191,7 @@ LIBS: dict[str, ZooModel] = {
     # to the attentional pooler's image tokens); its image and text embeddings and caption logits
     "oc_coca": ZooModel(
         _OC + "from open_clip.coca_model import CoCa, MultimodalCfg\n"
-        f"self.m = CoCa(32, MultimodalCfg(context_length=16, vocab_size=64, width=32, heads=4, layers=1,"
+        "self.m = CoCa(32, MultimodalCfg(context_length=16, vocab_size=64, width=32, heads=4, layers=1,"
         f" attn_pooler_heads=4), {_OC_TEXT.format(', embed_cls=True, output_tokens=True')},"
         " V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, attentional_pool=True,"
         " attn_pooler_queries=8, attn_pooler_heads=4, output_tokens=True))\n"

@@ -144,10 +144,8 @@ bool run_cpu_case(const std::string& name);
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
-                 "usage: %s "
-                 "same_dense_layout|internal_overlap|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|packed_weight_"
-                 "cache|packed_weight_"
-                 "immutable|small_attention|free_lists\n",
+                 "usage: %s same_dense_layout|internal_overlap|fft_cuda_layout|cuda_mode_rows|cuda_renorm_rows|"
+                 "packed_weight_cache|packed_weight_immutable|small_attention|free_lists\n",
                  argv[0]);
     return 2;
   }
