@@ -39,6 +39,7 @@ _WRAPPER = "self.m = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_l
 
 _OC = "from open_clip.model import CLIP, CLIPTextCfg as T, CLIPVisionCfg as V\n"
 _OC_TEXT = "T(context_length=16, vocab_size=64, width=32, heads=4, layers=2{})"
+_OC_VIT = "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32{})"  # 4 x 4 patches of 8 x 8
 
 
 def _clip(vision: str, image: int = 32, text: str = "") -> ZooModel:
@@ -169,7 +170,7 @@ LIBS: dict[str, ZooModel] = {
     # ---- open_clip ----
     # CLIP: a ViT image tower (8 x 8 patches, class token) and a causal text tower (pooled at the
     # end-of-text token, the argmax id), both projected and L2-normalised
-    "oc_clip_vit": _clip("V(layers=2, width=64, head_width=16, patch_size=8, image_size=32)"),
+    "oc_clip_vit": _clip(_OC_VIT.format("")),
     # CLIP's ModifiedResNet (RN50's layout at width 16: three-conv stem, anti-aliased strided blocks,
     # attention pooling through F.multi_head_attention_forward) on 64 x 64 images
     "oc_clip_resnet": _clip("V(layers=(1, 1, 1, 1), width=16, head_width=16, image_size=64)", image=64),
@@ -177,24 +178,22 @@ LIBS: dict[str, ZooModel] = {
     # and in the MLP; 2-d sin-cos positions, mean pooling then LayerNorm; a text tower without a causal
     # mask pooled at the last token
     "oc_clip_custom_block": _clip(
-        "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, qk_norm=True, scale_heads=True,"
-        " scale_attn_inner=True, scale_fc=True, pos_embed_type='sin_cos_2d', pool_type='avg',"
-        " final_ln_after_pool=True)",
+        _OC_VIT.format(", qk_norm=True, scale_heads=True, scale_attn_inner=True, scale_fc=True,"
+                       " pos_embed_type='sin_cos_2d', pool_type='avg', final_ln_after_pool=True"),
         text="no_causal_mask=True, pool_type='last'"),
     # an attentional pooler (learned queries cross-attending to the image tokens) and layer scale.
     # (scaled_cosine_attn=True fails in eager in open_clip 3.3: a 4-d torch.bmm.)
     "oc_clip_pooler": _clip(
-        "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, ls_init_value=0.5,"
-        " attentional_pool=True, attn_pooler_queries=4, attn_pooler_heads=4)"),
+        _OC_VIT.format(", ls_init_value=0.5, attentional_pool=True, attn_pooler_queries=4, attn_pooler_heads=4")),
     # CoCa (coca_ViT-B-32.json's layout, small): the CLIP towers giving their tokens too (a text tower
     # with a learned class token), and a multimodal text decoder (causal self-attention, cross-attention
     # to the attentional pooler's image tokens); its image and text embeddings and caption logits
     "oc_coca": ZooModel(
         _OC + "from open_clip.coca_model import CoCa, MultimodalCfg\n"
         "self.m = CoCa(32, MultimodalCfg(context_length=16, vocab_size=64, width=32, heads=4, layers=1,"
-        f" attn_pooler_heads=4), {_OC_TEXT.format(', embed_cls=True, output_tokens=True')},"
-        " V(layers=2, width=64, head_width=16, patch_size=8, image_size=32, attentional_pool=True,"
-        " attn_pooler_queries=8, attn_pooler_heads=4, output_tokens=True))\n"
+        f" attn_pooler_heads=4), {_OC_TEXT.format(', embed_cls=True, output_tokens=True')}, "
+        + _OC_VIT.format(", attentional_pool=True, attn_pooler_queries=8, attn_pooler_heads=4, output_tokens=True")
+        + ")\n"
         # its text_projection is left torch.empty (open_clip 3.3's init_parameters for it fails)
         "torch.nn.init.normal_(self.m.text_decoder.text_projection, std=32 ** -0.5)",
         "out = self.m(x, y)\nreturn out['image_features'], out['text_features'], out['logits']",
