@@ -258,7 +258,7 @@ def models() -> dict[str, ZooModel]:
     tests/arch_ring.py, the frozen models of tests/frozen_zoo.py, the dynamic-shape ring of
     tests/dynamic_ring.py, the torchao-quantized models of tests/torchao_zoo.py, torchvision's
     models and ops of tests/torchvision_zoo.py, torchaudio's models of tests/torchaudio_zoo.py and
-    torch_geometric's, kornia's, x-transformers' and open_clip's of tests/libs_zoo.py, by name."""
+    torch_geometric's, kornia's, x-transformers', open_clip's and MONAI's of tests/libs_zoo.py, by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC

@@ -1,17 +1,18 @@
-"""Four more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
+"""Five more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
 torch_geometric 2.8 (message passing: gathers over an edge list, then scatter/index_add/scatter_reduce
 per node), kornia 0.9's geometric and image operators and feature networks, x-transformers 2.31's
-transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), and open_clip
-3.3's CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, at
-small sizes with random weights (no download).
+transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), open_clip 3.3's
+CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, and MONAI
+1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet), at small sizes
+with random weights (no download).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
 venv: they are installed beside it with ``pip install --no-deps --target DIR`` (torch_geometric needs
 xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict, loguru and
 torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm, and timm
-needs torchvision: scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision) and put on
-PYTHONPATH. Where a library is absent every entry's compile is recorded as its absence and its row is
-SKIPPED.
+needs torchvision: scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision; MONAI needs
+einops) and put on PYTHONPATH. Where a library is absent every entry's compile is recorded as its
+absence and its row is SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -37,6 +38,7 @@ _TOKENS = (Input((2, 16), "index:64"),)
 _XT = "import x_transformers as xt\n"
 _WRAPPER = "self.m = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=xt.{}(dim=32, depth=2, heads=4, {}))"
 
+_VOLUME = (1, 1, 16, 16, 16)
 _OC = "from open_clip.model import CLIP, CLIPTextCfg as T, CLIPVisionCfg as V\n"
 _OC_TEXT = "T(context_length=16, vocab_size=64, width=32, heads=4, layers=2{})"
 _OC_VIT = "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32{})"  # 4 x 4 patches of 8 x 8
@@ -47,6 +49,12 @@ def _clip(vision: str, image: int = 32, text: str = "") -> ZooModel:
     return ZooModel(_OC + f"self.m = CLIP(32, {vision}, {_OC_TEXT.format(', ' + text if text else '')})",
                     "return self.m.encode_image(x, normalize=True), self.m.encode_text(y, normalize=True)",
                     (Input((2, 3, image, image)), Input((2, 16), "index:64")), _ATOL, _RTOL)
+
+
+def _monai(net: str, shape: tuple[int, ...]) -> ZooModel:
+    """One of MONAI's networks (monai.networks.nets) on one random volume or batch of slices."""
+    return ZooModel(f"from monai.networks.nets import {net.split('(')[0]}\nself.m = {net}", "return self.m(x)",
+                    (Input(shape),), _ATOL, _RTOL)
 
 
 def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
@@ -198,4 +206,34 @@ LIBS: dict[str, ZooModel] = {
         "torch.nn.init.normal_(self.m.text_decoder.text_projection, std=32 ** -0.5)",
         "out = self.m(x, y)\nreturn out['image_features'], out['text_features'], out['logits']",
         (*_IMAGE, Input((2, 16), "index:64")), _ATOL, _RTOL),
+    # ---- MONAI (medical imaging: 3-d volumes of one channel, 2-d slices) ----
+    # residual UNet: strided 3-d convs, transposed convs, instance norm, PReLU, skip concatenation
+    "mn_unet": _monai("UNet(spatial_dims=3, in_channels=1, out_channels=2, channels=(8, 16, 32), strides=(2, 2),"
+                      " num_res_units=1)", _VOLUME),
+    # SegResNet: group norm, pre-activation residual blocks, trilinear upsampling added to the skips
+    "mn_segresnet": _monai("SegResNet(spatial_dims=3, init_filters=8, in_channels=1, out_channels=2,"
+                           " blocks_down=(1, 2, 2), blocks_up=(1, 1))", _VOLUME),
+    # SwinUNETR: 3-d shifted windows (roll, window partition, attention masks), patch merging, a conv
+    # decoder; 64^3 so that the 32x-downsampled bottleneck keeps 2^3 voxels for its instance norm
+    "mn_swin_unetr": _monai("SwinUNETR(in_channels=1, out_channels=2, feature_size=12, depths=(1, 1, 1, 1),"
+                            " num_heads=(1, 1, 2, 2))", (1, 1, 64, 64, 64)),
+    # SwinUNETR v2 on 2-d slices: a residual conv block before every Swin stage
+    "mn_swin_unetr_v2_2d": _monai("SwinUNETR(in_channels=1, out_channels=2, feature_size=12, depths=(1, 1, 1, 1),"
+                                  " num_heads=(1, 1, 2, 2), use_v2=True, spatial_dims=2)", (2, 1, 64, 64)),
+    # UNETR: a ViT encoder on 16^3 patches (einops rearranges), its hidden states reshaped back to
+    # volumes and decoded by transposed convs
+    "mn_unetr": _monai("UNETR(in_channels=1, out_channels=2, img_size=(32, 32, 32), feature_size=8, hidden_size=64,"
+                       " mlp_dim=128, num_heads=4)", (1, 1, 32, 32, 32)),
+    # DynUNet (nnU-Net's layout) on 2-d slices: per-level kernels and strides, leaky ReLU, instance norm
+    "mn_dynunet_2d": _monai("DynUNet(spatial_dims=2, in_channels=1, out_channels=2, kernel_size=[3, 3, 3],"
+                            " strides=[1, 2, 2], upsample_kernel_size=[2, 2])", (2, 1, 32, 32)),
+    # Attention UNet: additive attention gates on the skips (sigmoid gates, upsampled gating)
+    "mn_attention_unet_2d": _monai("AttentionUnet(spatial_dims=2, in_channels=1, out_channels=2, channels=(8, 16, 32),"
+                                   " strides=(2, 2))", (2, 1, 32, 32)),
+    # 3-d DenseNet classifier: dense concatenation, transitions with average pooling, adaptive pooling
+    "mn_densenet_3d": _monai("DenseNet(spatial_dims=3, in_channels=1, out_channels=2, init_features=8, growth_rate=4,"
+                             " block_config=(2, 2))", _VOLUME),
+    # BasicUNet: two convs per level, max pooling, transposed-conv upsampling, leaky ReLU, instance norm
+    "mn_basic_unet": _monai("BasicUNet(spatial_dims=3, in_channels=1, out_channels=2, features=(4, 4, 8, 8, 16, 4))",
+                            (1, 1, 32, 32, 32)),
 }
