@@ -1,9 +1,10 @@
-"""Five more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
+"""Six more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
 torch_geometric 2.8 (message passing: gathers over an edge list, then scatter/index_add/scatter_reduce
 per node), kornia 0.9's geometric and image operators and feature networks, x-transformers 2.31's
 transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), open_clip 3.3's
-CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, and MONAI
-1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet), at small sizes
+CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, MONAI
+1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet) and e3nn 0.6's
+equivariant blocks (tensor products, spherical harmonics, gates: NequIP's and MACE's), at small sizes
 with random weights (no download).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
@@ -11,8 +12,8 @@ venv: they are installed beside it with ``pip install --no-deps --target DIR`` (
 xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict, loguru and
 torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm, and timm
 needs torchvision: scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision; MONAI needs
-einops) and put on PYTHONPATH. Where a library is absent every entry's compile is recorded as its
-absence and its row is SKIPPED.
+einops; e3nn needs opt_einsum and opt_einsum_fx) and put on PYTHONPATH. Where a library is absent
+every entry's compile is recorded as its absence and its row is SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -39,6 +40,7 @@ _XT = "import x_transformers as xt\n"
 _WRAPPER = "self.m = xt.TransformerWrapper(num_tokens=64, max_seq_len=32, attn_layers=xt.{}(dim=32, depth=2, heads=4, {}))"
 
 _VOLUME = (1, 1, 16, 16, 16)
+_E3 = "from e3nn import o3, nn as enn\n"
 _OC = "from open_clip.model import CLIP, CLIPTextCfg as T, CLIPVisionCfg as V\n"
 _OC_TEXT = "T(context_length=16, vocab_size=64, width=32, heads=4, layers=2{})"
 _OC_VIT = "V(layers=2, width=64, head_width=16, patch_size=8, image_size=32{})"  # 4 x 4 patches of 8 x 8
@@ -236,4 +238,44 @@ LIBS: dict[str, ZooModel] = {
     # BasicUNet: two convs per level, max pooling, transposed-conv upsampling, leaky ReLU, instance norm
     "mn_basic_unet": _monai("BasicUNet(spatial_dims=3, in_channels=1, out_channels=2, features=(4, 4, 8, 8, 16, 4))",
                             (1, 1, 32, 32, 32)),
+    # ---- e3nn (E(3)-equivariant networks: NequIP's and MACE's building blocks) ----
+    # a NequIP-style interaction on a 20-atom graph without self-loops: edge vectors from positions,
+    # spherical harmonics up to l = 2, a smooth radial basis with cutoff through an MLP giving the
+    # per-edge weights of a fully connected tensor product, index_add onto the atoms, a gated
+    # nonlinearity and a self-interaction (o3.Linear)
+    "e3_interaction": ZooModel(
+        _E3 + "self.sh = o3.Irreps.spherical_harmonics(2)\nnode = o3.Irreps('8x0e + 4x1o')\n"
+        "self.gate = enn.Gate('8x0e', [torch.nn.functional.silu], '4x0e', [torch.sigmoid], '4x1o')\n"
+        "self.tp = o3.FullyConnectedTensorProduct(node, self.sh, self.gate.irreps_in, shared_weights=False)\n"
+        "self.fc = enn.FullyConnectedNet([8, 16, self.tp.weight_numel], torch.nn.functional.silu)\n"
+        "self.lin = o3.Linear(self.gate.irreps_out, node)\nself.embed = o3.Linear('16x0e', node)",
+        _E3 + "from e3nn.math import soft_one_hot_linspace\n"
+        "src = y[0]\ndst = (y[0] + 1 + y[1] % 19) % 20\nh = self.embed(x)\nvec = z[dst] - z[src]\n"
+        "sh = o3.spherical_harmonics(self.sh, vec, normalize=True, normalization='component')\n"
+        "radial = soft_one_hot_linspace(vec.norm(dim=1), 0.0, 6.0, 8, basis='smooth_finite', cutoff=True)\n"
+        "msg = self.tp(h[src], sh, self.fc(radial))\n"
+        "return h + self.lin(self.gate(torch.zeros(20, msg.shape[1]).index_add(0, dst, msg)))",
+        (Input((20, 16)), Input((2, 60), "index:20"), Input((20, 3))), _ATOL, _RTOL),
+    # spherical harmonics up to l = 4, angles of vectors (atan2, acos), a fixed Wigner D rotation (built
+    # in __init__: its construction asserts on data, which export refuses), the element-wise tensor
+    # product, per-irrep norms and a tensor square
+    "e3_tensor_ops": ZooModel(
+        _E3 + "self.irreps = o3.Irreps('4x0e + 4x1o + 2x2e')\n"
+        "self.sq = o3.TensorSquare('2x0e + 2x1o', '4x0e + 2x1e + 2x2e')\n"
+        "self.ew = o3.ElementwiseTensorProduct(self.irreps, self.irreps)\nself.norm = o3.Norm(self.irreps)\n"
+        "self.register_buffer('D', self.irreps.D_from_angles(torch.tensor(0.3), torch.tensor(1.1),"
+        " torch.tensor(-0.7)))",
+        _E3 + "sh = o3.spherical_harmonics([0, 1, 2, 3, 4], y, normalize=True)\na, b = o3.xyz_to_angles(y)\n"
+        "xr = x @ self.D.T\nreturn sh, torch.stack([a, b], 1), self.ew(x, xr), self.norm(xr), self.sq(x[:, :8])",
+        (Input((8, 26)), Input((8, 3))), _ATOL, _RTOL),
+    # equivariant batch norm (eval: running statistics set away from their defaults), a norm
+    # activation, and an activation on the sphere (S2Activation: to a 12-point grid, tanh, back)
+    "e3_activations": ZooModel(
+        _E3 + "irreps = o3.Irreps('8x0e + 4x1o + 2x2e')\nself.bn = enn.BatchNorm(irreps)\n"
+        "self.na = enn.NormActivation(irreps, torch.sigmoid)\n"
+        "self.s2 = enn.S2Activation(o3.Irreps.spherical_harmonics(3), torch.tanh, res=12)\n"
+        "self.to_sh = o3.Linear(irreps, o3.Irreps.spherical_harmonics(3))\n"
+        "with torch.no_grad():\n    self.bn.running_mean.uniform_(-0.5, 0.5)\n"
+        "    self.bn.running_var.uniform_(0.5, 2.0)",
+        "h = self.na(self.bn(x))\nreturn h, self.s2(self.to_sh(h))", (Input((6, 30)),), _ATOL, _RTOL),
 }
