@@ -1,19 +1,26 @@
-"""Six more libraries' models for the zoo (tests/aoti_zoo.py): graph neural networks of
-torch_geometric 2.8 (message passing: gathers over an edge list, then scatter/index_add/scatter_reduce
-per node), kornia 0.9's geometric and image operators and feature networks, x-transformers 2.31's
-transformer building blocks (rotary, ALiBi, T5 relative bias, ViT, encoder-decoder), open_clip 3.3's
-CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling) and CoCa, MONAI
-1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet) and e3nn 0.6's
-equivariant blocks (tensor products, spherical harmonics, gates: NequIP's and MACE's), at small sizes
-with random weights (no download).
+"""Seven more libraries' models for the zoo (tests/aoti_zoo.py), at small sizes with random weights
+(no download):
+
+- torch_geometric 2.8's graph neural networks (message passing: gathers over an edge list, then
+  scatter/index_add/scatter_reduce per node);
+- kornia 0.9's geometric and image operators and feature networks;
+- x-transformers 2.31's transformer building blocks (rotary, ALiBi, T5 relative bias, ViT,
+  encoder-decoder);
+- open_clip 3.3's CLIP towers (ViT, ModifiedResNet, its custom attention block, attentional pooling)
+  and CoCa;
+- MONAI 1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet);
+- e3nn 0.6's equivariant blocks (tensor products, spherical harmonics, gates: NequIP's and MACE's);
+- SpeechBrain 1.1's speech models (ECAPA-TDNN, CRDNN, light GRU, Conformer ASR, SepFormer).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
-venv: they are installed beside it with ``pip install --no-deps --target DIR`` (torch_geometric needs
-xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict, loguru and
-torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm, and timm
-needs torchvision: scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision; MONAI needs
-einops; e3nn needs opt_einsum and opt_einsum_fx) and put on PYTHONPATH. Where a library is absent
-every entry's compile is recorded as its absence and its row is SKIPPED.
+venv: they are installed beside it with ``pip install --no-deps --target DIR`` and put on PYTHONPATH.
+torch_geometric needs xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict,
+loguru and torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm,
+and timm needs torchvision (scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision); MONAI
+needs einops; e3nn needs opt_einsum and opt_einsum_fx; SpeechBrain needs hyperpyyaml, ruamel.yaml,
+sentencepiece, joblib and torchaudio (scripts/torchaudio_models_only/ beside a ``--no-deps``
+torchaudio). Where a library is absent every entry's compile is recorded as its absence and its row is
+SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -57,6 +64,13 @@ def _monai(net: str, shape: tuple[int, ...]) -> ZooModel:
     """One of MONAI's networks (monai.networks.nets) on one random volume or batch of slices."""
     return ZooModel(f"from monai.networks.nets import {net.split('(')[0]}\nself.m = {net}", "return self.m(x)",
                     (Input(shape),), _ATOL, _RTOL)
+
+
+def _speechbrain(name: str, net: str, module: str = "") -> ZooModel:
+    """One of SpeechBrain's networks on 26 frames of 40 filterbank features (by default from
+    speechbrain.lobes.models.<name>)."""
+    return ZooModel(f"from {module or 'speechbrain.lobes.models.' + name} import {name}\nself.m = {net}",
+                    "return self.m(x)", (Input((2, 26, 40)),), _ATOL, _RTOL)
 
 
 def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
@@ -278,4 +292,39 @@ LIBS: dict[str, ZooModel] = {
         "with torch.no_grad():\n    self.bn.running_mean.uniform_(-0.5, 0.5)\n"
         "    self.bn.running_var.uniform_(0.5, 2.0)",
         "h = self.na(self.bn(x))\nreturn h, self.s2(self.to_sh(h))", (Input((6, 30)),), _ATOL, _RTOL),
+    # ---- SpeechBrain (speech: 0.25 s waveforms at 16 kHz, or 26 frames of 40 filterbank features) ----
+    # ECAPA-TDNN speaker embeddings from the waveform: SpeechBrain's own filterbank (STFT, mel), SE-Res2Net
+    # blocks of dilated 1-d convs, attentive statistics pooling
+    "sb_ecapa_fbank": ZooModel(
+        "from speechbrain.lobes.models.ECAPA_TDNN import ECAPA_TDNN\nfrom speechbrain.lobes.features import Fbank\n"
+        "self.f = Fbank(n_mels=40)\nself.m = ECAPA_TDNN(input_size=40, channels=[32, 32, 32, 32, 96], lin_neurons=16,"
+        " attention_channels=16)", "return self.m(self.f(x))", (Input((2, 4000)),), _ATOL, _RTOL),
+    # CRDNN (CNN blocks, a bidirectional LSTM, a DNN), SpeechBrain's ASR encoder
+    "sb_crdnn": _speechbrain("CRDNN", "CRDNN(input_shape=[2, 26, 40], cnn_channels=(8, 16), rnn_neurons=16,"
+                             " dnn_neurons=16, rnn_layers=1, dnn_blocks=1, time_pooling=False, using_2d_pooling=False)"),
+    # the light GRU (its recurrence written in Python, unrolled by export), two bidirectional layers
+    "sb_ligru": _speechbrain("LiGRU", "LiGRU(hidden_size=16, input_shape=[2, 26, 40], num_layers=2, bidirectional=True)",
+                             module="speechbrain.nnet.RNN"),
+    # a Conformer ASR transformer (relative-position attention, Transformer-XL style; convolution modules)
+    # with its causal decoder over 7 tokens
+    "sb_conformer_asr": ZooModel(
+        "from speechbrain.lobes.models.transformer.TransformerASR import TransformerASR\n"
+        "self.m = TransformerASR(tgt_vocab=32, input_size=40, d_model=32, nhead=4, num_encoder_layers=2,"
+        " num_decoder_layers=1, d_ffn=64, encoder_module='conformer', attention_type='RelPosMHAXL',"
+        " normalize_before=True, causal=False)",
+        "return self.m(x, y)", (Input((2, 26, 40)), Input((2, 7), "index:32")), _ATOL, _RTOL),
+    # SepFormer's dual-path separation of two speakers: a conv encoder, intra- and inter-chunk
+    # transformers over 25-frame chunks (overlap-add back), a mask per speaker, transposed-conv decoders
+    "sb_sepformer": ZooModel(
+        "from speechbrain.lobes.models.dual_path import Dual_Path_Model, SBTransformerBlock, Encoder, Decoder\n"
+        "self.enc = Encoder(kernel_size=16, out_channels=32)\n"
+        "self.mask = Dual_Path_Model(in_channels=32, out_channels=32, num_layers=1, K=25, num_spks=2,"
+        " intra_model=SBTransformerBlock(num_layers=1, d_model=32, nhead=4, d_ffn=64),"
+        " inter_model=SBTransformerBlock(num_layers=1, d_model=32, nhead=4, d_ffn=64))\n"
+        "self.dec = Decoder(in_channels=32, out_channels=1, kernel_size=16, stride=8, bias=False)",
+        "e = self.enc(x)\nm = self.mask(e)\nreturn torch.stack([self.dec(e * m[i]) for i in range(2)], -1)",
+        (Input((2, 800)),), _ATOL, _RTOL),
+    # the ResNet speaker embedder (2-d residual blocks over time x frequency, attentive statistics pooling)
+    "sb_resnet_tdnn": _speechbrain("ResNet", "ResNet(input_size=40, channels=[8, 8, 16, 16], block_sizes=[1, 1, 1, 1],"
+                                   " lin_neurons=16)"),
 }
