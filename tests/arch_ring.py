@@ -1827,9 +1827,10 @@ RING: dict[str, ZooModel] = {
         " F.interpolate(x, size=(5, 7, 9), mode='trilinear', align_corners=True), m, i, F.max_unpool3d(m, i, 2),"
         " F.adaptive_avg_pool3d(x, (3, 2, 5)), F.adaptive_max_pool3d(x, (3, 2, 5)), F.avg_pool3d(x, 3, 1, 1))",
         (Input((2, 3, 4, 6, 8)),), 1e-5),
-    # A transformer encoder stack with a key padding mask, in eval mode (torch's fast path where it
-    # applies) and norm_first, gelu; a decoder layer over it with a causal mask (tgt_is_causal given: torch
-    # would otherwise compare the mask with a causal one, a data-dependent guard export refuses)
+    # A transformer encoder stack with a key padding mask, in eval mode (the reference is taken without
+    # MHA's fast path, which export does not trace: tests/aoti_zoo.py) and norm_first, gelu; a decoder
+    # layer over it with a causal mask (tgt_is_causal given: torch would otherwise compare the mask with
+    # a causal one, a data-dependent guard export refuses)
     "transformer_encoder": ZooModel(
         "layer = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, norm_first=True,"
         " activation='gelu')\n"
