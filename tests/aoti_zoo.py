@@ -258,7 +258,8 @@ def models() -> dict[str, ZooModel]:
     tests/arch_ring.py, the frozen models of tests/frozen_zoo.py, the dynamic-shape ring of
     tests/dynamic_ring.py, the torchao-quantized models of tests/torchao_zoo.py, torchvision's
     models and ops of tests/torchvision_zoo.py, torchaudio's models of tests/torchaudio_zoo.py and
-    torch_geometric's, kornia's, x-transformers', open_clip's and MONAI's of tests/libs_zoo.py, by name."""
+    other libraries' models of tests/libs_zoo.py (torch_geometric, kornia, x-transformers, open_clip, MONAI,
+    e3nn, SpeechBrain, PEFT), by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC

@@ -1,4 +1,4 @@
-"""Seven more libraries' models for the zoo (tests/aoti_zoo.py), at small sizes with random weights
+"""Eight more libraries' models for the zoo (tests/aoti_zoo.py), at small sizes with random weights
 (no download):
 
 - torch_geometric 2.8's graph neural networks (message passing: gathers over an edge list, then
@@ -10,7 +10,9 @@
   and CoCa;
 - MONAI 1.6's medical-imaging networks (3-d UNets, SwinUNETR, UNETR, DynUNet, a 3-d DenseNet);
 - e3nn 0.6's equivariant blocks (tensor products, spherical harmonics, gates: NequIP's and MACE's);
-- SpeechBrain 1.1's speech models (ECAPA-TDNN, CRDNN, light GRU, Conformer ASR, SepFormer).
+- SpeechBrain 1.1's speech models (ECAPA-TDNN, CRDNN, light GRU, Conformer ASR, SepFormer);
+- PEFT 0.22's adapters, unmerged, on a small Llama and a conv net (LoRA, DoRA, IA3, LoHa, LoKr,
+  VeRA, BOFT, OFT, HRA, FourierFT).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
 venv: they are installed beside it with ``pip install --no-deps --target DIR`` and put on PYTHONPATH.
@@ -19,8 +21,8 @@ loguru and torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, reg
 and timm needs torchvision (scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision); MONAI
 needs einops; e3nn needs opt_einsum and opt_einsum_fx; SpeechBrain needs hyperpyyaml, ruamel.yaml,
 sentencepiece, joblib and torchaudio (scripts/torchaudio_models_only/ beside a ``--no-deps``
-torchaudio). Where a library is absent every entry's compile is recorded as its absence and its row is
-SKIPPED.
+torchaudio); PEFT needs accelerate (and the venv's transformers). Where a library is absent every
+entry's compile is recorded as its absence and its row is SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -71,6 +73,23 @@ def _speechbrain(name: str, net: str, module: str = "") -> ZooModel:
     speechbrain.lobes.models.<name>)."""
     return ZooModel(f"from {module or 'speechbrain.lobes.models.' + name} import {name}\nself.m = {net}",
                     "return self.m(x)", (Input((2, 26, 40)),), _ATOL, _RTOL)
+
+
+def _peft(config: str, conv: bool = False) -> ZooModel:
+    """A PEFT adapter (config: an expression over peft's config classes; _T names Llama's q, v and down
+    projections) on a small random Llama, its logits; or, with conv, on a two-conv net with a head."""
+    init = f"import peft\nfrom peft import {config.split('(')[0]}\n_T = ['q_proj', 'v_proj', 'down_proj']\n"
+    if conv:
+        init += ("base = torch.nn.Sequential()\nbase.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)\nbase.r = torch.nn.ReLU()\n"
+                 "base.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)\nbase.p = torch.nn.AdaptiveAvgPool2d(1)\n"
+                 "base.f = torch.nn.Flatten()\nbase.fc = torch.nn.Linear(8, 4)\n")
+        forward, inputs = "return self.m(x)", (Input((2, 3, 16, 16)),)
+    else:
+        init += ("from transformers import LlamaConfig, LlamaForCausalLM\n"
+                 "base = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64,"
+                 " num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2))\n")
+        forward, inputs = "return self.m(input_ids=x).logits", (Input((2, 8), "index:64"),)
+    return ZooModel(init + f"self.m = peft.get_peft_model(base, {config})", forward, inputs, _ATOL, _RTOL)
 
 
 def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
@@ -327,4 +346,28 @@ LIBS: dict[str, ZooModel] = {
     # the ResNet speaker embedder (2-d residual blocks over time x frequency, attentive statistics pooling)
     "sb_resnet_tdnn": _speechbrain("ResNet", "ResNet(input_size=40, channels=[8, 8, 16, 16], block_sizes=[1, 1, 1, 1],"
                                    " lin_neurons=16)"),
+    # ---- PEFT (adapters as served, unmerged, on a small Llama; random adapter weights, each of which
+    # moves the logits by 0.06 to 0.53 from the base model's) ----
+    # LoRA on attention and MLP projections; DoRA (the same with a per-column magnitude over the
+    # adapted weight's norm)
+    "pf_lora_llama": _peft("LoraConfig(r=4, lora_alpha=8, target_modules=_T, init_lora_weights=False)"),
+    "pf_dora_llama": _peft("LoraConfig(r=4, lora_alpha=8, target_modules=_T, init_lora_weights=False, use_dora=True)"),
+    # (IA)^3: learned rescaling of keys, values and the MLP's input
+    "pf_ia3_llama": _peft("IA3Config(target_modules=['k_proj', 'v_proj', 'down_proj'], feedforward_modules=['down_proj'],"
+                          " init_ia3_weights=False)"),
+    # LyCORIS' LoHa (Hadamard product of two low-rank products) and LoKr (Kronecker product)
+    "pf_loha_llama": _peft("LoHaConfig(r=4, target_modules=_T, init_weights=False)"),
+    "pf_lokr_llama": _peft("LoKrConfig(r=4, target_modules=_T, init_weights=False)"),
+    # VeRA (frozen shared random projections, trained scaling vectors)
+    "pf_vera_llama": _peft("VeraConfig(r=4, target_modules=['q_proj', 'v_proj'], init_weights=False)"),
+    # orthogonal fine-tuning: BOFT's butterfly of Cayley-transformed blocks, OFT's block-diagonal
+    # rotation, HRA's chain of Householder reflections
+    "pf_boft_llama": _peft("BOFTConfig(boft_block_size=4, target_modules=['q_proj', 'v_proj'], init_weights=False)"),
+    "pf_oft_llama": _peft("OFTConfig(r=0, oft_block_size=8, target_modules=['q_proj', 'v_proj'], init_weights=False)"),
+    "pf_hra_llama": _peft("HRAConfig(r=4, target_modules=['q_proj', 'v_proj'], init_weights=False)"),
+    # FourierFT: a weight update from 16 learned spectral coefficients through an inverse 2-d FFT
+    "pf_fourierft_llama": _peft("FourierFTConfig(n_frequency=16, target_modules=['q_proj', 'v_proj'], init_weights=False)"),
+    # LoRA and LoHa on convolutions (a diffusion UNet's or a detector's layers) and a linear head
+    "pf_lora_conv": _peft("LoraConfig(r=2, target_modules=['c1', 'c2', 'fc'], init_lora_weights=False)", conv=True),
+    "pf_loha_conv": _peft("LoHaConfig(r=2, target_modules=['c1', 'c2'], init_weights=False)", conv=True),
 }
