@@ -1,4 +1,4 @@
-"""Eight more libraries' models for the zoo (tests/aoti_zoo.py), at small sizes with random weights
+"""Nine more libraries' models for the zoo (tests/aoti_zoo.py), at small sizes with random weights
 (no download):
 
 - torch_geometric 2.8's graph neural networks (message passing: gathers over an edge list, then
@@ -12,17 +12,20 @@
 - e3nn 0.6's equivariant blocks (tensor products, spherical harmonics, gates: NequIP's and MACE's);
 - SpeechBrain 1.1's speech models (ECAPA-TDNN, CRDNN, light GRU, Conformer ASR, SepFormer);
 - PEFT 0.22's adapters, unmerged, on a small Llama and a conv net (LoRA, DoRA, IA3, LoHa, LoKr,
-  VeRA, BOFT, OFT, HRA, FourierFT).
+  VeRA, BOFT, OFT, HRA, FourierFT);
+- Ultralytics 8.4's detectors (YOLOv8, YOLO11 for detection, segmentation, pose, oriented boxes and
+  classification, YOLOv10, YOLO12, YOLO26, RT-DETR).
 
 The libraries are imported only by the compiling child, from the model's source text. None is in the
 venv: they are installed beside it with ``pip install --no-deps --target DIR`` and put on PYTHONPATH.
 torch_geometric needs xxhash, psutil and pyparsing; x-transformers needs einops, einx, frozendict,
-loguru and torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm,
-and timm needs torchvision (scripts/torchvision_models_only/ beside a ``--no-deps`` torchvision); MONAI
-needs einops; e3nn needs opt_einsum and opt_einsum_fx; SpeechBrain needs hyperpyyaml, ruamel.yaml,
-sentencepiece, joblib and torchaudio (scripts/torchaudio_models_only/ beside a ``--no-deps``
-torchaudio); PEFT needs accelerate (and the venv's transformers). Where a library is absent every
-entry's compile is recorded as its absence and its row is SKIPPED.
+loguru and torch-einops-utils; kornia needs kornia_rs; open_clip needs ftfy, regex, wcwidth and timm;
+MONAI needs einops; e3nn needs opt_einsum and opt_einsum_fx; SpeechBrain needs hyperpyyaml,
+ruamel.yaml, sentencepiece, joblib and torchaudio; PEFT needs accelerate (and the venv's
+transformers); Ultralytics needs opencv-python-headless and torchvision (timm too). PyPI's torchvision
+and torchaudio are CUDA builds: ``--no-deps`` installs of them load beside CPU torch through
+scripts/zoo_site/ on PYTHONPATH. Where a library is absent every entry's compile is recorded as its
+absence and its row is SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
 images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
@@ -90,6 +93,16 @@ def _peft(config: str, conv: bool = False) -> ZooModel:
                  " num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2))\n")
         forward, inputs = "return self.m(input_ids=x).logits", (Input((2, 8), "index:64"),)
     return ZooModel(init + f"self.m = peft.get_peft_model(base, {config})", forward, inputs, _ATOL, _RTOL)
+
+
+def _ultralytics(config: str, task: str = "DetectionModel", forward: str = "return self.m(x)[0]") -> ZooModel:
+    """An Ultralytics model built from one of the package's YAMLs (config.yaml), random weights, on one
+    64 x 64 image: by default its first output (the decoded predictions). Rescaled (_rescaled): at
+    Ultralytics' own initialisation every output is the same for any image to 1.5e-5. Then boxes reach
+    hundreds of pixels, and float32 alone is 1e-3 from float64 there (ul_yolov8n: eager 9.4e-4,
+    shimgen 7.4e-4, torch's loader 7.1e-4, scripts/cuda_arbiter.py --device cpu): atol 1e-3, rtol 1e-4."""
+    return ZooModel(f"from ultralytics.nn.tasks import {task}\nself.m = {task}('{config}.yaml', verbose=False)"
+                    + _rescaled((2, 3, 64, 64)), forward, (Input((1, 3, 64, 64)),), 1e-3, 1e-4)
 
 
 def _conv(layer: str, second: str, forward: str = "h = self.c1(x, y).relu()\nreturn self.c2(h, y)") -> ZooModel:
@@ -370,4 +383,25 @@ LIBS: dict[str, ZooModel] = {
     # LoRA and LoHa on convolutions (a diffusion UNet's or a detector's layers) and a linear head
     "pf_lora_conv": _peft("LoraConfig(r=2, target_modules=['c1', 'c2', 'fc'], init_lora_weights=False)", conv=True),
     "pf_loha_conv": _peft("LoHaConfig(r=2, target_modules=['c1', 'c2'], init_weights=False)", conv=True),
+    # ---- Ultralytics (detectors from the package's own model YAMLs, 80 classes, 64 x 64 images) ----
+    # YOLOv8n: CSP/C2f backbone, SPPF, PAN neck, the decoupled head decoded in the graph (anchors from the
+    # feature shapes, DFL's softmax over box bins, dist2bbox, sigmoid scores)
+    "ul_yolov8n": _ultralytics("yolov8n"),
+    # YOLO11n: C3k2 blocks and C2PSA position-sensitive attention
+    "ul_yolo11n": _ultralytics("yolo11n"),
+    # YOLO11n's instance segmentation (mask coefficients and the 16 x 16 prototype masks), keypoints (17
+    # per box, decoded) and oriented boxes (angles)
+    "ul_yolo11n_seg": _ultralytics("yolo11n-seg", "SegmentationModel", "return tuple(self.m(x)[0])"),
+    "ul_yolo11n_pose": _ultralytics("yolo11n-pose", "PoseModel"),
+    "ul_yolo11n_obb": _ultralytics("yolo11n-obb", "OBBModel"),
+    # YOLO11n's classifier (softmax over 1000 classes)
+    "ul_yolo11n_cls": _ultralytics("yolo11n-cls", "ClassificationModel"),
+    # YOLOv10n (NMS-free one-to-one head, compact inverted blocks, partial self-attention), YOLO12n
+    # (area attention) and YOLO26n
+    "ul_yolov10n": _ultralytics("yolov10n"),
+    "ul_yolo12n": _ultralytics("yolo12n"),
+    "ul_yolo26n": _ultralytics("yolo26n"),
+    # RT-DETR-l: HGNetv2 backbone, an attention-based intra-scale encoder, a deformable-attention decoder
+    # (grid_sample over the multi-scale features) choosing its 300 queries by top-k
+    "ul_rtdetr_l": _ultralytics("rtdetr-l", "RTDETRDetectionModel"),
 }
