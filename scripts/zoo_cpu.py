@@ -18,7 +18,8 @@ the op fallbacks each model imports (measured on its .so) and the largest differ
                                                               # way (scripts/torchaudio_models_only/)
     python scripts/zoo_cpu.py --libs [--runtime LIB] [NAME...]  # tests/libs_zoo.py: torch_geometric,
                                                               # kornia, x-transformers, open_clip, MONAI,
-                                                              # e3nn, SpeechBrain, PEFT (the same way)
+                                                              # e3nn, SpeechBrain, PEFT, Ultralytics (the
+                                                              # same way: scripts/zoo_site/)
     python scripts/zoo_cpu.py --dynamic [--runtime LIB] [NAME...]  # the dynamic ring
                                                               # (tests/dynamic_ring.py): a row per
                                                               # shape, NAME@<run> past the example's
@@ -141,7 +142,7 @@ def main(argv: list[str]) -> int:
                         help="torchvision's models and operators (tests/torchvision_zoo.py)")
     parser.add_argument("--torchaudio", action="store_true", help="torchaudio's models (tests/torchaudio_zoo.py)")
     parser.add_argument("--libs", action="store_true",
-                        help="eight other libraries' models (tests/libs_zoo.py)")
+                        help="nine other libraries' models (tests/libs_zoo.py)")
     parser.add_argument("--dynamic", action="store_true",
                         help="the dynamic-shape models of tests/dynamic_ring.py, each at every shape it declares")
     parser.add_argument("--runtime", type=Path, help="a built libshimgen_runtime.so (default: build one)")

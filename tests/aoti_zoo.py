@@ -259,7 +259,7 @@ def models() -> dict[str, ZooModel]:
     tests/dynamic_ring.py, the torchao-quantized models of tests/torchao_zoo.py, torchvision's
     models and ops of tests/torchvision_zoo.py, torchaudio's models of tests/torchaudio_zoo.py and
     other libraries' models of tests/libs_zoo.py (torch_geometric, kornia, x-transformers, open_clip, MONAI,
-    e3nn, SpeechBrain, PEFT), by name."""
+    e3nn, SpeechBrain, PEFT, Ultralytics), by name."""
     from arch_ring import RING  # both import this module: loaded lazily
     from arch_zoo import ARCH
     from dynamic_ring import DYNAMIC
