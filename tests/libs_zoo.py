@@ -28,11 +28,14 @@ scripts/zoo_site/ on PYTHONPATH. Where a library is absent every entry's compile
 absence and its row is SKIPPED.
 
 Graphs are two of ten nodes each (20 nodes, 60 random edges, self-loops and repeats possible);
-images are 32 x 32 (inputs go through a sigmoid where an operator wants [0, 1]); sequences are 16
-tokens. Left out, upstream: torch_geometric's SchNet/DimeNet (radius_graph needs pyg-lib) and
-DynamicEdgeConv (knn needs torch_cluster); kornia's SOLD2 (export refuses a data-dependent size: "Could
-not extract specialized integer from data-dependent expression u0", torch 2.13) and DISK's forward
-(its DISKFeatures output is no pytree type export knows; its dense heads are kept below).
+kornia's and open_clip's images are 32 x 32 (inputs go through a sigmoid where an operator wants
+[0, 1]); sequences are 16 tokens; the other libraries' shapes are at their sections. Left out,
+upstream: torch_geometric's SchNet/DimeNet (radius_graph needs pyg-lib) and DynamicEdgeConv (knn
+needs torch_cluster); kornia's SOLD2 (export refuses a data-dependent size: "Could not extract
+specialized integer from data-dependent expression u0", torch 2.13) and DISK's forward (its
+DISKFeatures output is no pytree type export knows; its dense heads are kept below); SpeechBrain's
+Xvector (export: "Unexpected key _export_root.blocks.16, expected _export_root"); e3nn's Wigner D from
+input angles (so3_generators asserts on data).
 """
 
 from __future__ import annotations
