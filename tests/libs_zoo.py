@@ -68,17 +68,22 @@ def _clip(vision: str, image: int = 32, text: str = "") -> ZooModel:
                     (Input((2, 3, image, image)), Input((2, 16), "index:64")), _ATOL, _RTOL)
 
 
+def _built(module: str, net: str) -> str:
+    """Source that imports ``net``'s class (the name before its call) from ``module`` and builds it as
+    ``self.m``."""
+    return f"from {module} import {net.split('(')[0]}\nself.m = {net}"
+
+
 def _monai(net: str, shape: tuple[int, ...]) -> ZooModel:
     """One of MONAI's networks (monai.networks.nets) on one random volume or batch of slices."""
-    return ZooModel(f"from monai.networks.nets import {net.split('(')[0]}\nself.m = {net}", "return self.m(x)",
-                    (Input(shape),), _ATOL, _RTOL)
+    return ZooModel(_built("monai.networks.nets", net), "return self.m(x)", (Input(shape),), _ATOL, _RTOL)
 
 
 def _speechbrain(name: str, net: str, module: str = "") -> ZooModel:
     """One of SpeechBrain's networks on 26 frames of 40 filterbank features (by default from
     speechbrain.lobes.models.<name>)."""
-    return ZooModel(f"from {module or 'speechbrain.lobes.models.' + name} import {name}\nself.m = {net}",
-                    "return self.m(x)", (Input((2, 26, 40)),), _ATOL, _RTOL)
+    return ZooModel(_built(module or f"speechbrain.lobes.models.{name}", net), "return self.m(x)",
+                    (Input((2, 26, 40)),), _ATOL, _RTOL)
 
 
 def _peft(config: str, conv: bool = False) -> ZooModel:
@@ -104,17 +109,17 @@ def _ultralytics(config: str, task: str = "DetectionModel", forward: str = "retu
     Ultralytics' own initialisation every output is the same for any image to 1.5e-5. Then boxes reach
     hundreds of pixels, and float32 alone is 1e-3 from float64 there (ul_yolov8n: eager 9.4e-4,
     shimgen 7.4e-4, torch's loader 7.1e-4, scripts/cuda_arbiter.py --device cpu): atol 1e-3, rtol 1e-4."""
-    return ZooModel(f"from ultralytics.nn.tasks import {task}\nself.m = {task}('{config}.yaml', verbose=False)"
-                    + _rescaled((2, 3, 64, 64)), forward, (Input((1, 3, 64, 64)),), 1e-3, 1e-4)
+    return ZooModel(_built("ultralytics.nn.tasks", f"{task}('{config}.yaml', verbose=False)") + _rescaled((2, 3, 64, 64)),
+                    forward, (Input((1, 3, 64, 64)),), 1e-3, 1e-4)
 
 
 def _bf16(model: ZooModel, atol: float = 0.05, rtol: float = 0.02) -> ZooModel:
     """``model`` with its parameters, buffers and floating inputs in bfloat16, its outputs compared in
     float32 (the tolerances of tests/arch_ring.py's _timm_bf16)."""
     body = "\n".join("    " + line for line in model.forward.splitlines())
-    names = ", ".join("xyzw"[:len(model.inputs)])
-    cast = "".join(f"{v} = {v}.to(torch.bfloat16) if {v}.is_floating_point() else {v}\n"
-                   for v in "xyzw"[:len(model.inputs)])
+    args = "xyzw"[:len(model.inputs)]
+    names = ", ".join(args)
+    cast = "".join(f"{v} = {v}.to(torch.bfloat16) if {v}.is_floating_point() else {v}\n" for v in args)
     return ZooModel(model.init + "\nself.to(torch.bfloat16)",
                     f"def run({names}):\n{body}\n{cast}out = run({names})\n"
                     "return tuple(o.float() for o in out) if isinstance(out, (tuple, list)) else out.float()",
